@@ -1,0 +1,138 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, describeConfig, loadConfig } from './config.js';
+
+const HEX_KEY = 'ab'.repeat(32);
+
+describe('loadConfig', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'pal-config-'));
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const env = (extra: Record<string, string> = {}) => ({ DATA_DIR: dataDir, PAL_SECRET_KEY: HEX_KEY, ...extra });
+
+  it('fills every default', () => {
+    const config = loadConfig(env());
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      publicUrl: 'http://127.0.0.1:8080',
+      serviceRoot: 'services',
+      userRoot: 'user',
+      dataDir,
+      database: { kind: 'sqlite', path: join(dataDir, 'pal.sqlite') },
+      mailFrom: 'Pal Workflow <no-reply@localhost>',
+      secretKeySource: 'env',
+      tokenTtlSeconds: 60,
+      pageSize: 100,
+      bodyLimitBytes: 25 * 1024 * 1024,
+      logLevel: 'info',
+    });
+    expect(config.mailUrl).toBeUndefined();
+    expect(config.secretKey.toString('hex')).toBe(HEX_KEY);
+  });
+
+  it('derives PUBLIC_URL from HOST and PORT, and trims a trailing slash from an explicit one', () => {
+    expect(loadConfig(env({ HOST: '0.0.0.0', PORT: '9000' })).publicUrl).toBe('http://0.0.0.0:9000');
+    expect(loadConfig(env({ HOST: '::1', PORT: '9000' })).publicUrl).toBe('http://[::1]:9000');
+    expect(loadConfig(env({ PUBLIC_URL: 'https://pal.example.com/base/' })).publicUrl).toBe(
+      'https://pal.example.com/base',
+    );
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig(env({ PORT: '', LOG_LEVEL: ' ' })).port).toBe(8080);
+  });
+
+  it('resolves DATA_DIR and sqlite: paths to absolute paths', () => {
+    const config = loadConfig(env({ DATABASE_URL: 'sqlite:some/where.db' }));
+    expect(config.database).toEqual({ kind: 'sqlite', path: resolve('some/where.db') });
+    expect(loadConfig(env({ DATABASE_URL: 'sqlite::memory:' })).database.path).toBe(':memory:');
+  });
+
+  it('accepts the other settings', () => {
+    const config = loadConfig(
+      env({
+        SERVICE_ROOT: '/svc/',
+        USER_ROOT: 'people',
+        MAIL_URL: 'smtp://user:secret@mail.example.com:2525',
+        MAIL_FROM: 'robot@example.com',
+        TOKEN_TTL_SECONDS: '120',
+        PAGE_SIZE: '1000',
+        BODY_LIMIT_BYTES: '2048',
+        LOG_LEVEL: 'DEBUG',
+      }),
+    );
+    expect(config).toMatchObject({
+      serviceRoot: 'svc',
+      userRoot: 'people',
+      mailUrl: 'smtp://user:secret@mail.example.com:2525',
+      mailFrom: 'robot@example.com',
+      tokenTtlSeconds: 120,
+      pageSize: 1000,
+      bodyLimitBytes: 2048,
+      logLevel: 'debug',
+    });
+    expect(JSON.stringify(describeConfig(config))).not.toContain('secret@');
+    expect(JSON.stringify(describeConfig(config))).not.toContain(HEX_KEY);
+  });
+
+  it.each([
+    ['PORT', 'abc', /PORT: expected an integer from 0 to 65535, got "abc"/],
+    ['PORT', '70000', /PORT: expected an integer/],
+    ['PORT', '80.5', /PORT: expected an integer/],
+    ['PAGE_SIZE', '1001', /PAGE_SIZE: expected an integer from 1 to 1000/],
+    ['PAGE_SIZE', '0', /PAGE_SIZE: expected an integer from 1 to 1000/],
+    ['TOKEN_TTL_SECONDS', '-5', /TOKEN_TTL_SECONDS: expected an integer/],
+    ['BODY_LIMIT_BYTES', '1e9', /BODY_LIMIT_BYTES: expected an integer/],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL: expected one of fatal, error/],
+    ['PUBLIC_URL', 'pal.example.com', /PUBLIC_URL: expected an absolute http/],
+    ['PUBLIC_URL', 'ftp://pal.example.com', /PUBLIC_URL: expected an http/],
+    ['SERVICE_ROOT', 'a/b', /SERVICE_ROOT: expected one URL path segment/],
+    ['USER_ROOT', 'services', /USER_ROOT: must differ from SERVICE_ROOT/],
+    ['DATABASE_URL', 'postgres://db/pal', /DATABASE_URL: PostgreSQL is not supported yet/],
+    ['DATABASE_URL', 'mysql://db/pal', /DATABASE_URL: expected sqlite:PATH/],
+    ['MAIL_URL', 'http://mail', /MAIL_URL: expected an smtp:\/\/ or smtps:\/\/ URL/],
+    ['MAIL_FROM', 'nobody', /MAIL_FROM: expected an address/],
+    ['PAL_SECRET_KEY', 'short', /PAL_SECRET_KEY: expected 32 bytes/],
+    ['PAL_SECRET_KEY', 'ab'.repeat(31), /PAL_SECRET_KEY: expected 32 bytes/],
+  ])('rejects %s=%s with a message naming it', (name, value, message) => {
+    let thrown: unknown;
+    try {
+      loadConfig(env({ [name]: value }));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as ConfigError).variable).toBe(name);
+    expect((thrown as ConfigError).message).toMatch(message);
+  });
+
+  it('accepts a base64 or base64url key', () => {
+    const key = Buffer.alloc(32, 0xfb);
+    expect(loadConfig(env({ PAL_SECRET_KEY: key.toString('base64') })).secretKey.equals(key)).toBe(true);
+    expect(loadConfig(env({ PAL_SECRET_KEY: key.toString('base64url') })).secretKey.equals(key)).toBe(true);
+  });
+
+  it('generates a key in embedded mode, keeps it in DATA_DIR/secret.key (0600) and reuses it', () => {
+    const first = loadConfig({ DATA_DIR: dataDir });
+    expect(first.secretKeySource).toBe('generated');
+    expect(first.secretKey).toHaveLength(32);
+    const file = join(dataDir, 'secret.key');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, 'utf8').trim()).toBe(first.secretKey.toString('hex'));
+
+    const second = loadConfig({ DATA_DIR: dataDir });
+    expect(second.secretKeySource).toBe('file');
+    expect(second.secretKey.equals(first.secretKey)).toBe(true);
+  });
+
+  it('refuses a damaged key file instead of replacing it', () => {
+    writeFileSync(join(dataDir, 'secret.key'), 'not a key\n');
+    expect(() => loadConfig({ DATA_DIR: dataDir })).toThrow(/PAL_SECRET_KEY: unset, and .*secret.key does not hold/);
+  });
+});
