@@ -13,7 +13,11 @@ describe('loadConfig', () => {
   });
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  const env = (extra: Record<string, string> = {}) => ({ DATA_DIR: dataDir, PAL_SECRET_KEY: HEX_KEY, ...extra });
+  const env = (extra: Record<string, string> = {}) => ({
+    DATA_DIR: dataDir,
+    PAL_SECRET_KEY: HEX_KEY,
+    ...extra,
+  });
 
   it('fills every default', () => {
     const config = loadConfig(env());
@@ -37,7 +41,9 @@ describe('loadConfig', () => {
   });
 
   it('derives PUBLIC_URL from HOST and PORT, and trims a trailing slash from an explicit one', () => {
-    expect(loadConfig(env({ HOST: '0.0.0.0', PORT: '9000' })).publicUrl).toBe('http://0.0.0.0:9000');
+    expect(loadConfig(env({ HOST: '0.0.0.0', PORT: '9000' })).publicUrl).toBe(
+      'http://0.0.0.0:9000',
+    );
     expect(loadConfig(env({ HOST: '::1', PORT: '9000' })).publicUrl).toBe('http://[::1]:9000');
     expect(loadConfig(env({ PUBLIC_URL: 'https://pal.example.com/base/' })).publicUrl).toBe(
       'https://pal.example.com/base',
@@ -114,8 +120,12 @@ describe('loadConfig', () => {
 
   it('accepts a base64 or base64url key', () => {
     const key = Buffer.alloc(32, 0xfb);
-    expect(loadConfig(env({ PAL_SECRET_KEY: key.toString('base64') })).secretKey.equals(key)).toBe(true);
-    expect(loadConfig(env({ PAL_SECRET_KEY: key.toString('base64url') })).secretKey.equals(key)).toBe(true);
+    expect(loadConfig(env({ PAL_SECRET_KEY: key.toString('base64') })).secretKey.equals(key)).toBe(
+      true,
+    );
+    expect(
+      loadConfig(env({ PAL_SECRET_KEY: key.toString('base64url') })).secretKey.equals(key),
+    ).toBe(true);
   });
 
   it('generates a key in embedded mode, keeps it in DATA_DIR/secret.key (0600) and reuses it', () => {
@@ -133,6 +143,8 @@ describe('loadConfig', () => {
 
   it('refuses a damaged key file instead of replacing it', () => {
     writeFileSync(join(dataDir, 'secret.key'), 'not a key\n');
-    expect(() => loadConfig({ DATA_DIR: dataDir })).toThrow(/PAL_SECRET_KEY: unset, and .*secret.key does not hold/);
+    expect(() => loadConfig({ DATA_DIR: dataDir })).toThrow(
+      /PAL_SECRET_KEY: unset, and .*secret.key does not hold/,
+    );
   });
 });

@@ -72,7 +72,10 @@ export function loadConfig(env: Env = process.env): Config {
 
   const host = get('HOST') ?? CONFIG_DEFAULTS.HOST;
   const port = integerSetting('PORT', get('PORT'), CONFIG_DEFAULTS.PORT, 0, 65535);
-  const serviceRoot = pathSegment('SERVICE_ROOT', get('SERVICE_ROOT') ?? CONFIG_DEFAULTS.SERVICE_ROOT);
+  const serviceRoot = pathSegment(
+    'SERVICE_ROOT',
+    get('SERVICE_ROOT') ?? CONFIG_DEFAULTS.SERVICE_ROOT,
+  );
   const userRoot = pathSegment('USER_ROOT', get('USER_ROOT') ?? CONFIG_DEFAULTS.USER_ROOT);
   if (serviceRoot === userRoot) {
     throw new ConfigError('USER_ROOT', `must differ from SERVICE_ROOT (both are "${userRoot}")`);
@@ -103,9 +106,17 @@ export function loadConfig(env: Env = process.env): Config {
     1024,
     1024 * 1024 * 1024,
   );
-  const logLevel = enumSetting('LOG_LEVEL', get('LOG_LEVEL'), LOG_LEVELS, CONFIG_DEFAULTS.LOG_LEVEL);
+  const logLevel = enumSetting(
+    'LOG_LEVEL',
+    get('LOG_LEVEL'),
+    LOG_LEVELS,
+    CONFIG_DEFAULTS.LOG_LEVEL,
+  );
   // Last, because in embedded mode it may write DATA_DIR/secret.key: only once everything else is valid.
-  const { key: secretKey, source: secretKeySource } = secretKeySetting(get('PAL_SECRET_KEY'), dataDir);
+  const { key: secretKey, source: secretKeySource } = secretKeySetting(
+    get('PAL_SECRET_KEY'),
+    dataDir,
+  );
 
   return {
     host,
@@ -157,16 +168,32 @@ function defaultPublicUrl(host: string, port: number): string {
   return `http://${shownHost}:${port}`;
 }
 
-function integerSetting(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+function integerSetting(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   if (raw === undefined) return fallback;
-  const parsed = z.coerce.number().int().min(min).max(max).safeParse(/^[+-]?\d+$/.test(raw) ? raw : NaN);
+  const parsed = z.coerce
+    .number()
+    .int()
+    .min(min)
+    .max(max)
+    .safeParse(/^[+-]?\d+$/.test(raw) ? raw : NaN);
   if (!parsed.success) {
     throw new ConfigError(name, `expected an integer from ${min} to ${max}, got "${raw}"`);
   }
   return parsed.data;
 }
 
-function enumSetting<T extends string>(name: string, raw: string | undefined, values: readonly T[], fallback: T): T {
+function enumSetting<T extends string>(
+  name: string,
+  raw: string | undefined,
+  values: readonly T[],
+  fallback: T,
+): T {
   if (raw === undefined) return fallback;
   const value = raw.toLowerCase();
   if (!(values as readonly string[]).includes(value)) {
@@ -178,7 +205,10 @@ function enumSetting<T extends string>(name: string, raw: string | undefined, va
 function pathSegment(name: string, raw: string): string {
   const segment = raw.replace(/^\/+|\/+$/g, '');
   if (!/^[A-Za-z0-9._~-]+$/.test(segment) || segment === '.' || segment === '..') {
-    throw new ConfigError(name, `expected one URL path segment (letters, digits, . _ ~ -), got "${raw}"`);
+    throw new ConfigError(
+      name,
+      `expected one URL path segment (letters, digits, . _ ~ -), got "${raw}"`,
+    );
   }
   return segment;
 }
@@ -224,7 +254,10 @@ function mailUrlSetting(raw: string | undefined): string | undefined {
     throw new ConfigError('MAIL_URL', 'expected smtp://[user:password@]host[:port] or smtps://…');
   }
   if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
-    throw new ConfigError('MAIL_URL', `expected an smtp:// or smtps:// URL, got a ${url.protocol}// URL`);
+    throw new ConfigError(
+      'MAIL_URL',
+      `expected an smtp:// or smtps:// URL, got a ${url.protocol}// URL`,
+    );
   }
   if (!url.hostname) throw new ConfigError('MAIL_URL', 'the URL names no host');
   return raw;
@@ -298,11 +331,17 @@ function readKeyFile(file: string): Buffer | undefined {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new ConfigError('PAL_SECRET_KEY', `unset, and ${file} cannot be read: ${(error as Error).message}`);
+    throw new ConfigError(
+      'PAL_SECRET_KEY',
+      `unset, and ${file} cannot be read: ${(error as Error).message}`,
+    );
   }
   const key = decodeSecretKey(text);
   if (!key) {
-    throw new ConfigError('PAL_SECRET_KEY', `unset, and ${file} does not hold a 32-byte hex or base64 key`);
+    throw new ConfigError(
+      'PAL_SECRET_KEY',
+      `unset, and ${file} does not hold a 32-byte hex or base64 key`,
+    );
   }
   return key;
 }

@@ -1,0 +1,164 @@
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir, testConfig } from '../../test/helpers.js';
+import { migrateToLatest, migrationStatus, openDatabase, type Db } from './database.js';
+import { dialectOf } from './dialect.js';
+import { migrations } from './migrations/index.js';
+
+describe('database', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let db: Db;
+  beforeEach(() => {
+    dir = tempDir();
+    db = openDatabase(testConfig(dir.path));
+  });
+  afterEach(async () => {
+    await db.destroy();
+    dir.remove();
+  });
+
+  it('opens the file with WAL, synchronous=FULL and foreign keys on', async () => {
+    const pragma = async (name: string) =>
+      Object.values((await sql.raw(`pragma ${name}`).execute(db)).rows[0] as object)[0];
+    expect(await pragma('journal_mode')).toBe('wal');
+    expect(await pragma('synchronous')).toBe(2); // FULL
+    expect(await pragma('foreign_keys')).toBe(1);
+  });
+
+  it('migrates a fresh database to the latest schema, once', async () => {
+    expect(await migrationStatus(db)).toEqual([{ name: '0001_initial', applied: false }]);
+    expect(await migrateToLatest(db)).toEqual(Object.keys(migrations));
+    expect(await migrateToLatest(db)).toEqual([]);
+    expect((await migrationStatus(db)).every((m) => m.applied)).toBe(true);
+
+    const tables = (await db.introspection.getTables()).map((t) => t.name);
+    for (const table of [
+      'enterprises',
+      'api_clients',
+      'pals',
+      'pal_versions',
+      'accounts',
+      'ssos',
+      'invitations',
+      'console_grants',
+      'transactions',
+      'transaction_roles',
+      'tokens',
+    ]) {
+      expect(tables).toContain(table);
+    }
+  });
+
+  it('keeps the transaction name index in step with inserts, updates and deletes', async () => {
+    await migrateToLatest(db);
+    const now = new Date().toISOString();
+    await db
+      .insertInto('enterprises')
+      .values({ id: 'e', name: 'E', name_key: 'e', created_at: now })
+      .execute();
+    await db
+      .insertInto('pals')
+      .values({
+        enterprise_id: 'e',
+        id: 'p',
+        version: 1,
+        name: null,
+        name_key: null,
+        description: null,
+        description_key: null,
+        category: null,
+        category_key: null,
+        publisher: null,
+        publisher_key: null,
+        branch_name: null,
+        mode_transaction: 1,
+        mode_console: 0,
+        mode_web: 0,
+        shadow: 0,
+        shell: 0,
+        test: 0,
+        installed: 0,
+        deployed: 1,
+        manifest: '{}',
+        content_hash: 'x',
+        create_date: now,
+        last_modified_date: now,
+      })
+      .execute();
+    const insert = (id: string, name: string) =>
+      db
+        .insertInto('transactions')
+        .values({
+          id,
+          enterprise_id: 'e',
+          pal_id: 'p',
+          pal_version: 1,
+          name,
+          name_key: name.toLowerCase(),
+          description: null,
+          description_key: null,
+          category: null,
+          category_key: null,
+          status: 'NEW',
+          system_status: 'OPEN',
+          web_service_status: 'IDLE',
+          test: 0,
+          create_date: now,
+          modified_date: now,
+          execute_end_date: null,
+          access_end_date: null,
+          archive_end_date: null,
+        })
+        .execute();
+    await insert('t1', 'Quarterly Expense Report');
+    await insert('t2', 'Travel expenses 50%_off');
+    const contains = async (needle: string) =>
+      (
+        await db
+          .selectFrom('transactions')
+          .select('id')
+          .where(dialectOf(db).transactionNameContains(needle))
+          .orderBy('seq')
+          .execute()
+      ).map((r) => r.id);
+
+    expect(await contains('expense')).toEqual(['t1', 't2']);
+    expect(await contains('report')).toEqual(['t1']);
+    expect(await contains('50%_')).toEqual(['t2']); // wildcards are literal
+    expect(await contains('0%')).toEqual(['t2']); // short: the LIKE fallback, escaped too
+    expect(await contains('%')).toEqual(['t2']);
+    expect(await contains('xyz')).toEqual([]);
+    expect(await contains('"ex')).toEqual([]); // quotes cannot break out of the phrase
+
+    await db
+      .updateTable('transactions')
+      .set({ name: 'Budget', name_key: 'budget' })
+      .where('id', '=', 't1')
+      .execute();
+    expect(await contains('report')).toEqual([]);
+    expect(await contains('udg')).toEqual(['t1']);
+    await db.deleteFrom('transactions').where('id', '=', 't2').execute();
+    expect(await contains('expense')).toEqual([]);
+    const check =
+      await sql`insert into transactions_name_fts(transactions_name_fts) values ('integrity-check')`.execute(
+        db,
+      );
+    expect(check).toBeDefined();
+  });
+
+  it('rejects a row whose enterprise does not exist (foreign keys are enforced)', async () => {
+    await migrateToLatest(db);
+    await expect(
+      db
+        .insertInto('api_clients')
+        .values({
+          id: 'c',
+          enterprise_id: 'missing',
+          username: 'u',
+          secret_hash: 'h',
+          created_at: 'now',
+        })
+        .execute(),
+    ).rejects.toThrow(/FOREIGN KEY/);
+  });
+});

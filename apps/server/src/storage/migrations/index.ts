@@ -1,0 +1,8 @@
+// The migrations, listed in code rather than found by scanning a folder, so they run the same
+// from src (tsx, vitest) and from dist. Kysely applies them in the order of their names.
+import type { Migration } from 'kysely';
+import { initial } from './0001-initial.js';
+
+export const migrations: Record<string, Migration> = {
+  '0001_initial': initial,
+};

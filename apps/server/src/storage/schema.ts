@@ -1,0 +1,191 @@
+// The typed shape of the database, as the migrations in ./migrations create it. Kysely checks
+// every query against these interfaces.
+//
+// Portable conventions (SQLite today, PostgreSQL later):
+// - dates are ISO-8601 UTC strings (`2025-01-31T12:00:00.000Z`): they sort as text and read back
+//   unchanged on both databases;
+// - booleans are integers 0/1 (`Flag`), converted at the edge of each repository;
+// - a `*_key` column holds the case-folded copy of a searchable string (String#toLowerCase in
+//   JavaScript, so both databases fold alike), which "contains" searches compare against.
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/** 0 or 1. */
+export type Flag = number;
+/** ISO-8601 UTC. */
+export type IsoDate = string;
+
+export interface EnterprisesTable {
+  id: string;
+  name: string;
+  /** Lower-case name; unique, so "Demo" and "demo" are one enterprise. */
+  name_key: string;
+  created_at: IsoDate;
+}
+
+export interface ApiClientsTable {
+  id: string;
+  enterprise_id: string;
+  /** BASIC user name; unique across the service. */
+  username: string;
+  /** base64url HMAC-SHA-256 of the secret under the server pepper. */
+  secret_hash: string;
+  created_at: IsoDate;
+}
+
+export interface PalsTable {
+  enterprise_id: string;
+  id: string;
+  /** 1 on the first deployment, +1 on every redeployment. */
+  version: number;
+  name: string | null;
+  name_key: string | null;
+  description: string | null;
+  description_key: string | null;
+  category: string | null;
+  category_key: string | null;
+  publisher: string | null;
+  publisher_key: string | null;
+  branch_name: string | null;
+  mode_transaction: Flag;
+  mode_console: Flag;
+  mode_web: Flag;
+  shadow: Flag;
+  shell: Flag;
+  test: Flag;
+  installed: Flag;
+  deployed: Flag;
+  /** The validated pal.json of the current version, as JSON. */
+  manifest: string;
+  /** SHA-256 of manifest and files, so an unchanged package need not become a new version. */
+  content_hash: string;
+  create_date: IsoDate;
+  last_modified_date: IsoDate;
+}
+
+/** Every deployed version of a pal, with its workflow sources, so a transaction can keep its version. */
+export interface PalVersionsTable {
+  enterprise_id: string;
+  pal_id: string;
+  version: number;
+  manifest: string;
+  /** JSON object: file path inside the pal folder → UTF-8 text. */
+  files: string;
+  content_hash: string;
+  deployed_at: IsoDate;
+}
+
+export interface AccountsTable {
+  id: string;
+  email: string;
+  /** Lower-case e-mail; unique: one account per address, across all enterprises. */
+  email_key: string;
+  first_name: string;
+  last_name: string;
+  created_at: IsoDate;
+  updated_at: IsoDate;
+}
+
+export type SsoStatus = 'ACTIVE' | 'PENDING_ACTIVATION' | 'DELETED';
+
+export interface SsosTable {
+  /** Opaque, 128 random bits, base64url. */
+  id: string;
+  enterprise_id: string;
+  account_id: string;
+  status: SsoStatus;
+  created_at: IsoDate;
+  updated_at: IsoDate;
+}
+
+export interface InvitationsTable {
+  id: string;
+  /** base64url SHA-256 of the token; the token itself is only in the mail. */
+  token_hash: string;
+  enterprise_id: string;
+  sso_id: string;
+  email: string;
+  created_at: IsoDate;
+  expires_at: IsoDate;
+  used_at: IsoDate | null;
+}
+
+export type ConsoleProfile = 'enterprise' | 'personal';
+
+export interface ConsoleGrantsTable {
+  enterprise_id: string;
+  pal_id: string;
+  sso_id: string;
+  profile: ConsoleProfile;
+  created_at: IsoDate;
+}
+
+export interface TransactionsTable {
+  /** Surrogate integer key: insertion order, and the rowid the SQLite name index refers to. */
+  seq: Generated<number>;
+  /** Opaque, 128 random bits, base64url; unique across the service. */
+  id: string;
+  enterprise_id: string;
+  pal_id: string;
+  pal_version: number;
+  name: string | null;
+  name_key: string | null;
+  description: string | null;
+  description_key: string | null;
+  category: string | null;
+  category_key: string | null;
+  status: string;
+  system_status: string;
+  web_service_status: string;
+  test: Flag;
+  create_date: IsoDate;
+  modified_date: IsoDate;
+  execute_end_date: IsoDate | null;
+  access_end_date: IsoDate | null;
+  archive_end_date: IsoDate | null;
+}
+
+export interface TransactionRolesTable {
+  transaction_id: string;
+  sso_id: string;
+  role: string;
+  enterprise_id: string;
+  created_at: IsoDate;
+}
+
+/** Single-use tokens of later issues (C6, T5, T8, P3): stored only as a hash. */
+export interface TokensTable {
+  token_hash: string;
+  kind: string;
+  enterprise_id: string;
+  pal_id: string | null;
+  transaction_id: string | null;
+  sso_id: string | null;
+  action: string | null;
+  /** JSON, free for the token kind. */
+  data: string | null;
+  created_at: IsoDate;
+  expires_at: IsoDate;
+  used_at: IsoDate | null;
+}
+
+export interface DatabaseSchema {
+  enterprises: EnterprisesTable;
+  api_clients: ApiClientsTable;
+  pals: PalsTable;
+  pal_versions: PalVersionsTable;
+  accounts: AccountsTable;
+  ssos: SsosTable;
+  invitations: InvitationsTable;
+  console_grants: ConsoleGrantsTable;
+  transactions: TransactionsTable;
+  transaction_roles: TransactionRolesTable;
+  tokens: TokensTable;
+}
+
+export type PalRow = Selectable<PalsTable>;
+export type NewPal = Insertable<PalsTable>;
+export type TransactionRow = Selectable<TransactionsTable>;
+export type NewTransaction = Insertable<TransactionsTable>;
+export type TransactionUpdate = Updateable<TransactionsTable>;
+export type SsoRow = Selectable<SsosTable>;
+export type AccountRow = Selectable<AccountsTable>;

@@ -1,0 +1,83 @@
+// Everything that only SQLite accepts lives here: opening the file with its pragmas, and the FTS5
+// trigram index that makes "transaction name contains" fast over millions of rows.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql, type SqlBool } from 'kysely';
+import { likeContains } from './conditions.js';
+import type { StorageDialect } from './dialect.js';
+import type { DatabaseSchema } from './schema.js';
+
+/** Milliseconds a writer waits for another process's write lock (e.g. the CLI beside the server). */
+const BUSY_TIMEOUT_MS = 5000;
+const NAME_INDEX = 'transactions_name_fts';
+
+/**
+ * Opens (creating if need be) a SQLite database file.
+ * - WAL: readers never block the writer;
+ * - synchronous=FULL: with WAL, a commit returns only after the log is synced to disk, so an
+ *   acknowledged write survives a power cut (NORMAL may lose the last commits);
+ * - foreign_keys=ON: SQLite leaves them off by default.
+ */
+export function openSqlite(path: string): Kysely<DatabaseSchema> {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const database = new Database(path);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = FULL');
+  database.pragma('foreign_keys = ON');
+  database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  return new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database }) });
+}
+
+/** FTS5 phrase query: the needle's trigrams in a row, i.e. a literal substring. */
+function ftsPhrase(needle: string): string {
+  return `"${needle.replace(/"/g, '""')}"`;
+}
+
+export const sqliteDialect: StorageDialect = {
+  name: 'sqlite',
+
+  serialPrimaryKey(table, column) {
+    return table.addColumn(column, 'integer', (col) => col.primaryKey().autoIncrement().notNull());
+  },
+
+  async createTransactionNameIndex(db) {
+    // An external-content index over transactions.name_key (already case-folded), keyed by the
+    // integer primary key `seq` (a rowid alias, so VACUUM never renumbers it). case_sensitive 1:
+    // the stored text is folded by the application, the index must not fold it differently.
+    await sql`create virtual table ${sql.raw(NAME_INDEX)} using fts5(
+      name_key, content='transactions', content_rowid='seq', tokenize='trigram case_sensitive 1'
+    )`.execute(db);
+    await sql`create trigger ${sql.raw(NAME_INDEX)}_insert after insert on transactions begin
+      insert into ${sql.raw(NAME_INDEX)}(rowid, name_key) values (new.seq, new.name_key);
+    end`.execute(db);
+    await sql`create trigger ${sql.raw(NAME_INDEX)}_delete after delete on transactions begin
+      insert into ${sql.raw(NAME_INDEX)}(${sql.raw(NAME_INDEX)}, rowid, name_key)
+        values ('delete', old.seq, old.name_key);
+    end`.execute(db);
+    await sql`create trigger ${sql.raw(NAME_INDEX)}_update after update of name_key on transactions begin
+      insert into ${sql.raw(NAME_INDEX)}(${sql.raw(NAME_INDEX)}, rowid, name_key)
+        values ('delete', old.seq, old.name_key);
+      insert into ${sql.raw(NAME_INDEX)}(rowid, name_key) values (new.seq, new.name_key);
+    end`.execute(db);
+    // Index whatever rows exist already.
+    await sql`insert into ${sql.raw(NAME_INDEX)}(${sql.raw(NAME_INDEX)}) values ('rebuild')`.execute(
+      db,
+    );
+  },
+
+  async dropTransactionNameIndex(db) {
+    for (const suffix of ['insert', 'delete', 'update']) {
+      await sql`drop trigger if exists ${sql.raw(`${NAME_INDEX}_${suffix}`)}`.execute(db);
+    }
+    await sql`drop table if exists ${sql.raw(NAME_INDEX)}`.execute(db);
+  },
+
+  transactionNameContains(foldedNeedle) {
+    // Trigrams need three characters; a shorter needle scans the enterprise's rows instead.
+    if ([...foldedNeedle].length < 3) return likeContains('transactions.name_key', foldedNeedle);
+    return sql<SqlBool>`transactions.seq in (
+      select rowid from ${sql.raw(NAME_INDEX)} where ${sql.raw(NAME_INDEX)} match ${ftsPhrase(foldedNeedle)}
+    )`;
+  },
+};
