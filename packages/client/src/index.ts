@@ -1,0 +1,1 @@
+export * from './generated/index.gen.js';

@@ -1,0 +1,30 @@
+/**
+ * Content negotiation (DESIGN §3): an absent Accept, or one that allows anything, gives XML;
+ * q-values are honoured; text/plain only for simple (string, boolean, int) responses.
+ */
+import Negotiator from 'negotiator';
+
+export type Format = 'xml' | 'json' | 'text';
+
+export const MEDIA_TYPE: Record<Format, string> = {
+  xml: 'application/xml',
+  json: 'application/json',
+  text: 'text/plain',
+};
+
+const OFFERS_SIMPLE = ['application/xml', 'application/json', 'text/plain', 'text/xml'];
+const OFFERS_STRUCTURED = ['application/xml', 'application/json', 'text/xml'];
+
+const BY_MEDIA_TYPE: Record<string, Format> = {
+  'application/xml': 'xml',
+  'text/xml': 'xml',
+  'application/json': 'json',
+  'text/plain': 'text',
+};
+
+/** The format to answer in, or undefined when nothing acceptable is on offer (406). */
+export function negotiate(accept: string | undefined, simple: boolean): Format | undefined {
+  if (accept === undefined || accept.trim() === '') return 'xml';
+  const chosen = new Negotiator({ headers: { accept } }).mediaType(simple ? OFFERS_SIMPLE : OFFERS_STRUCTURED);
+  return chosen ? BY_MEDIA_TYPE[chosen] : undefined;
+}

@@ -1,0 +1,41 @@
+/** The shape of the generated route table (../generated/operations.gen.ts). */
+import type { RootName } from '@pal-workflow/validators';
+
+export type ScalarType = 'string' | 'boolean' | 'int';
+
+export interface ParamSpec {
+  readonly name: string;
+  readonly type: ScalarType;
+  readonly required: boolean;
+}
+
+export type ResponseSpec =
+  | { readonly kind: 'simple'; readonly root: 'string' | 'boolean' | 'int' }
+  | { readonly kind: 'object'; readonly root: RootName }
+  | { readonly kind: 'list'; readonly root: RootName; readonly totalCount: boolean };
+
+export interface OperationSpec {
+  readonly id: string;
+  readonly specId: string;
+  readonly method: 'GET' | 'POST';
+  readonly root: 'service' | 'user';
+  /** Fastify path after the root, e.g. `/rest/pals/:id`. */
+  readonly path: string;
+  readonly pathParams: readonly ParamSpec[];
+  readonly queryParams: readonly ParamSpec[];
+  readonly search?: { readonly type: string; readonly headers: readonly ParamSpec[] };
+  readonly form?: { readonly fields: readonly ParamSpec[] };
+  readonly body?:
+    | { readonly kind: 'typed'; readonly root: RootName; readonly required: boolean }
+    | { readonly kind: 'any'; readonly required: boolean };
+  readonly response: ResponseSpec;
+}
+
+/** A list answer with the number of all matches, sent as `X-Total-Count`. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+/** A caller-chosen document (C5): parsed XML or JSON, as plain data. */
+export type AnyDocument = { readonly [key: string]: unknown };

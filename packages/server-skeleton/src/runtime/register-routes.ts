@@ -1,0 +1,180 @@
+/**
+ * The Fastify plugin that serves every operation of the route table: it reads path
+ * parameters, search headers, query strings, forms and XML/JSON bodies into typed
+ * inputs, negotiates the response format before the handler runs, calls the app's
+ * handler and writes the result; every failure becomes an errorResult.
+ */
+import multipart from '@fastify/multipart';
+import {
+  decodeJson,
+  decodeXml,
+  DecodeError,
+  encodeXml,
+  parseXmlDocument,
+  type RootName,
+  type RootValues,
+} from '@pal-workflow/validators';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Handlers } from '../generated/handlers.gen.js';
+import { operations, type OperationId } from '../generated/operations.gen.js';
+import { readParams, readSearch, type RawValues } from './coerce.js';
+import { sendError } from './error-result.js';
+import { badRequest, HttpError, notAcceptable } from './http-error.js';
+import { MEDIA_TYPE, negotiate, type Format } from './negotiate.js';
+import type { OperationSpec, Page } from './operation-spec.js';
+
+export interface RegisterRoutesOptions<Ctx> {
+  handlers: Handlers<Ctx>;
+  /**
+   * The authentication slot: runs before the body is read. Return the context the
+   * handlers receive, or throw (an HttpError 401 gets `WWW-Authenticate`).
+   */
+  authenticate: (request: FastifyRequest) => Ctx | Promise<Ctx>;
+  /** First path segment of the console, transactions, enterprise and pals areas. */
+  serviceRoot?: string;
+  /** First path segment of the user service. */
+  userRoot?: string;
+  /** Largest accepted body in bytes (default 25 MiB). */
+  bodyLimit?: number;
+}
+
+type ReceivedBody =
+  | { kind: 'xml' | 'json'; text: string }
+  | { kind: 'form'; fields: RawValues };
+
+const BODY = Symbol('palBody');
+const CONTEXT = Symbol('palContext');
+type PalRequest = FastifyRequest & { [BODY]?: ReceivedBody; [CONTEXT]?: unknown };
+
+export async function registerRoutes<Ctx>(app: FastifyInstance, options: RegisterRoutesOptions<Ctx>): Promise<void> {
+  const serviceRoot = options.serviceRoot ?? 'services';
+  const userRoot = options.userRoot ?? 'user';
+  const bodyLimit = options.bodyLimit ?? 25 * 1024 * 1024;
+
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string', bodyLimit }, (_req, text, done) =>
+      done(null, { kind: 'xml', text: String(text) } satisfies ReceivedBody),
+    );
+    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (_req, text, done) =>
+      done(null, { kind: 'json', text: String(text) } satisfies ReceivedBody),
+    );
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit }, (_req, text, done) =>
+      done(null, { kind: 'form', fields: parseUrlEncoded(String(text)) } satisfies ReceivedBody),
+    );
+    await scope.register(multipart, {
+      attachFieldsToBody: 'keyValues',
+      limits: { fileSize: bodyLimit, fieldSize: bodyLimit, fields: 100, files: 10 },
+    });
+
+    scope.setErrorHandler((error, request, reply) => sendError(request, reply, error));
+    scope.addHook('onRequest', async (request) => {
+      (request as PalRequest)[CONTEXT] = await options.authenticate(request);
+    });
+
+    for (const id of Object.keys(operations) as OperationId[]) {
+      const spec: OperationSpec = operations[id];
+      const root = spec.root === 'service' ? serviceRoot : userRoot;
+      scope.route({
+        method: spec.method,
+        url: `/${root}${spec.path}`,
+        handler: async (request, reply) => {
+          const format = negotiate(request.headers.accept, spec.response.kind === 'simple');
+          if (!format) throw notAcceptable(request.headers.accept ?? '');
+          const input = readInput(spec, request as PalRequest);
+          const handler = options.handlers[id] as (input: unknown, ctx: Ctx) => Promise<unknown>;
+          const output = await handler.call(options.handlers, input, (request as PalRequest)[CONTEXT] as Ctx);
+          let value = output;
+          if (spec.response.kind === 'list' && spec.response.totalCount) {
+            const page = output as Page<unknown>;
+            reply.header('X-Total-Count', String(page.total));
+            value = page.items;
+          }
+          return reply
+            .code(200)
+            .type(`${MEDIA_TYPE[format]}; charset=utf-8`)
+            .send(writeValue(format, spec.response.root, value));
+        },
+      });
+    }
+  });
+}
+
+function readInput(spec: OperationSpec, request: PalRequest): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  const body = receivedBody(request);
+  if (spec.pathParams.length) input.params = readParams(spec.pathParams, request.params as RawValues, 'path parameter');
+  if (spec.queryParams.length) {
+    // Query parameters may also come as form fields (DESIGN §3, U1).
+    const formFields = body?.kind === 'form' ? body.fields : {};
+    input.query = readParams(spec.queryParams, { ...formFields, ...(request.query as RawValues) }, 'parameter');
+  }
+  if (spec.search) input.search = readSearch(spec.search.headers, request.headers as RawValues);
+  if (spec.form) {
+    if (body && body.kind !== 'form')
+      throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'this operation takes a form: application/x-www-form-urlencoded or multipart/form-data');
+    input.form = readParams(spec.form.fields, body?.fields ?? {}, 'form field');
+  }
+  if (spec.body) {
+    if (!body || (body.kind === 'form' && spec.queryParams.length)) {
+      if (spec.body.required) throw badRequest('a request body is required');
+    } else if (body.kind === 'form') {
+      throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'this operation takes an application/xml or application/json body');
+    } else if (spec.body.kind === 'typed') {
+      input.body = body.kind === 'xml' ? decodeXml(body.text, spec.body.root) : decodeJson(spec.body.root, body.text);
+    } else {
+      input.body = body.kind === 'xml' ? parseXmlDocument(body.text).value : parseJsonObject(body.text);
+    }
+  } else if (body && body.kind !== 'form' && !spec.form) {
+    if (body.text.trim()) throw badRequest('this operation takes no request body');
+  }
+  return input;
+}
+
+function receivedBody(request: PalRequest): ReceivedBody | undefined {
+  const raw = request.body as ReceivedBody | Record<string, unknown> | undefined;
+  if (raw === undefined || raw === null) return undefined;
+  if (request.isMultipart()) return { kind: 'form', fields: multipartFields(raw as Record<string, unknown>) };
+  return raw as ReceivedBody;
+}
+
+function multipartFields(raw: Record<string, unknown>): RawValues {
+  const out: RawValues = {};
+  for (const [k, v] of Object.entries(raw)) {
+    const text = (x: unknown) => (Buffer.isBuffer(x) ? x.toString('utf8') : String(x));
+    out[k] = Array.isArray(v) ? v.map(text) : text(v);
+  }
+  return out;
+}
+
+function parseUrlEncoded(text: string): RawValues {
+  const out: RawValues = {};
+  for (const [k, v] of new URLSearchParams(text)) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+}
+
+function parseJsonObject(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new DecodeError([{ path: '', message: `malformed JSON: ${(e as Error).message}` }]);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new DecodeError([{ path: '', message: 'expected a JSON object' }]);
+  return value as Record<string, unknown>;
+}
+
+function writeValue(format: Format, root: RootName, value: unknown): string {
+  switch (format) {
+    case 'xml':
+      return encodeXml(root, value as RootValues[typeof root]);
+    case 'json':
+      return JSON.stringify(value);
+    case 'text':
+      return String(value);
+  }
+}

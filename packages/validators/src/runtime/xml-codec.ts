@@ -1,0 +1,306 @@
+/**
+ * XML bodies, driven by the generated descriptors: roots in their type's namespace,
+ * unqualified members in schema order, repeated elements for lists, `entry` maps,
+ * `xsi:nil` and base64 text. Decoding refuses DOCTYPEs (so no entity is ever
+ * expanded), reports every problem with its path, then validates with zod.
+ */
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import {
+  rootElements,
+  typeDescriptors,
+  type RootName,
+  type RootValues,
+  type TypeName,
+} from '../generated/descriptors.gen.js';
+import { DecodeError, type DecodeIssue } from './decode-error.js';
+import type { MemberDescriptor, TypeDescriptor } from './descriptor.js';
+import { validateRoot } from './json-codec.js';
+
+const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
+const PREFIX_BY_NAMESPACE: Record<string, string> = {
+  'urn:pal-workflow:pal': 'pal',
+  'urn:pal-workflow:services': 'svc',
+};
+
+// ---------------------------------------------------------------- encoding
+
+/** Writes a value as an XML document whose root is the given global element. */
+export function encodeXml<R extends RootName>(root: R, value: RootValues[R]): string {
+  const { namespace, type } = rootElements[root];
+  const prefix = PREFIX_BY_NAMESPACE[namespace] ?? 'ns';
+  const state = { nil: false };
+  const body = writeContent(type, value, state);
+  const xsi = state.nil ? ` xmlns:xsi="${XSI}"` : '';
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<${prefix}:${root} xmlns:${prefix}="${namespace}"${xsi}>${body}</${prefix}:${root}>`;
+}
+
+function writeContent(type: string, value: unknown, state: { nil: boolean }): string {
+  if (type.startsWith('xs:')) return writeBuiltin(type, value);
+  const d = typeDescriptors[type as TypeName];
+  switch (d.kind) {
+    case 'enum':
+      return escapeText(String(value));
+    case 'array':
+      return (value as unknown[]).map((item) => element(d.itemElement, d.item, item, false, state)).join('');
+    case 'map':
+      return Object.entries(value as Record<string, unknown>)
+        .map(([k, v]) => `<entry><key>${escapeText(k)}</key>${element('value', d.value, v, false, state)}</entry>`)
+        .join('');
+    case 'object': {
+      let out = '';
+      const obj = value as Record<string, unknown>;
+      for (const m of d.members) {
+        const v = obj[m.name];
+        if (v === undefined) continue;
+        if (m.list) for (const item of v as unknown[]) out += element(m.name, m.type, item, m.nillable, state);
+        else out += element(m.name, m.type, v, m.nillable, state);
+      }
+      return out;
+    }
+  }
+}
+
+function element(name: string, type: string, value: unknown, nillable: boolean, state: { nil: boolean }): string {
+  if (value === null && nillable) {
+    state.nil = true;
+    return `<${name} xsi:nil="true"/>`;
+  }
+  return `<${name}>${writeContent(type, value, state)}</${name}>`;
+}
+
+function writeBuiltin(type: string, value: unknown): string {
+  switch (type) {
+    case 'xs:boolean':
+      return value ? 'true' : 'false';
+    case 'xs:int':
+    case 'xs:unsignedShort':
+      return String(value);
+    default:
+      return escapeText(String(value));
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#13;' };
+
+/** Escapes text content; CR is written as a reference so that parsers do not normalise it away. */
+export function escapeText(text: string): string {
+  return /[&<>\r]/.test(text) ? text.replace(/[&<>\r]/g, (c) => ESCAPES[c]!) : text;
+}
+
+// ---------------------------------------------------------------- decoding
+
+type XmlNode = Record<string, unknown>;
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  removeNSPrefix: false,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  alwaysCreateTextNode: true,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  processEntities: true,
+  htmlEntities: false,
+  isArray: (_name, _jpath, _isLeaf, isAttribute) => !isAttribute,
+});
+
+const DOCTYPE = /<!DOCTYPE|<!ENTITY/i;
+
+/**
+ * Reads an XML document. When `expected` is given the root must be that element;
+ * otherwise any global element is accepted and returned with its name.
+ */
+export function decodeXml<R extends RootName>(text: string, expected: R): RootValues[R];
+export function decodeXml(text: string): { root: RootName; value: unknown };
+export function decodeXml(text: string, expected?: RootName): unknown {
+  if (DOCTYPE.test(text)) throw new DecodeError([{ path: '', message: 'a DOCTYPE is not allowed' }]);
+  const wellFormed = XMLValidator.validate(text);
+  if (wellFormed !== true) {
+    const { msg, line, col } = wellFormed.err;
+    throw new DecodeError([{ path: '', message: `malformed XML at line ${line}, column ${col}: ${msg}` }]);
+  }
+  const doc = parser.parse(text) as XmlNode;
+  const tops = Object.keys(doc).filter((k) => !k.startsWith('?') && k !== '#text');
+  if (tops.length !== 1 || (doc[tops[0]!] as unknown[]).length !== 1)
+    throw new DecodeError([{ path: '', message: 'the document must have exactly one root element' }]);
+  const qname = tops[0]!;
+  const node = (doc[qname] as XmlNode[])[0]!;
+  const local = localName(qname);
+  const prefix = qname.includes(':') ? qname.slice(0, qname.indexOf(':')) : '';
+  const namespace = String(node[prefix ? `@_xmlns:${prefix}` : '@_xmlns'] ?? '');
+  if (!(local in rootElements) || (expected && local !== expected)) {
+    const want = expected ? `<${expected}>` : `one of ${Object.keys(rootElements).join(', ')}`;
+    throw new DecodeError([{ path: '', message: `unexpected root element <${qname}>: expected ${want}` }]);
+  }
+  const root = local as RootName;
+  const descriptor = rootElements[root];
+  if (namespace !== descriptor.namespace)
+    throw new DecodeError([
+      { path: root, message: `the root element must be in namespace ${descriptor.namespace}, not "${namespace}"` },
+    ]);
+  const issues: DecodeIssue[] = [];
+  const value = readContent(descriptor.type, node, root, issues);
+  if (issues.length) throw new DecodeError(issues);
+  const valid = validateRoot(root, value);
+  return expected ? valid : { root, value: valid };
+}
+
+function readContent(type: string, node: XmlNode, path: string, issues: DecodeIssue[]): unknown {
+  if (type.startsWith('xs:')) {
+    checkOnlyText(node, path, issues);
+    return readBuiltin(type, textOf(node), path, issues);
+  }
+  const d: TypeDescriptor = typeDescriptors[type as TypeName];
+  switch (d.kind) {
+    case 'enum':
+      checkOnlyText(node, path, issues);
+      return textOf(node).trim();
+    case 'array': {
+      checkChildren(node, [d.itemElement], path, issues);
+      return children(node, d.itemElement).map((c, i) => readElement(d.item, c, `${path}.${d.itemElement}[${i}]`, false, issues));
+    }
+    case 'map': {
+      checkChildren(node, ['entry'], path, issues);
+      const out: Record<string, unknown> = {};
+      children(node, 'entry').forEach((entry, i) => {
+        const at = `${path}.entry[${i}]`;
+        checkChildren(entry, ['key', 'value'], at, issues);
+        const keys = children(entry, 'key');
+        const values = children(entry, 'value');
+        if (keys.length !== 1 || values.length !== 1) {
+          issues.push({ path: at, message: 'an entry needs exactly one <key> and one <value>' });
+          return;
+        }
+        const key = textOf(keys[0]!);
+        if (key in out) issues.push({ path: at, message: `duplicate key "${key}"` });
+        out[key] = readElement(d.value, values[0]!, `${path}["${key}"]`, false, issues);
+      });
+      return out;
+    }
+    case 'object': {
+      checkChildren(node, d.members.map((m) => m.name), path, issues);
+      const out: Record<string, unknown> = {};
+      for (const m of d.members) {
+        const found = children(node, m.name);
+        if (found.length === 0) continue;
+        out[m.name] = readMember(m, found, `${path}.${m.name}`, issues);
+      }
+      return out;
+    }
+  }
+}
+
+function readMember(m: MemberDescriptor, found: XmlNode[], path: string, issues: DecodeIssue[]): unknown {
+  if (m.list) return found.map((c, i) => readElement(m.type, c, `${path}[${i}]`, m.nillable, issues));
+  if (found.length > 1) issues.push({ path, message: `must occur at most once, found ${found.length}` });
+  return readElement(m.type, found[0]!, path, m.nillable, issues);
+}
+
+function readElement(type: string, node: XmlNode, path: string, nillable: boolean, issues: DecodeIssue[]): unknown {
+  const nil = Object.entries(node).find(([k]) => k.startsWith('@_') && localName(k.slice(2)) === 'nil');
+  if (nil && (nil[1] === 'true' || nil[1] === '1')) {
+    if (!nillable) issues.push({ path, message: 'is not nillable' });
+    return null;
+  }
+  return readContent(type, node, path, issues);
+}
+
+function readBuiltin(type: string, text: string, path: string, issues: DecodeIssue[]): unknown {
+  switch (type) {
+    case 'xs:boolean': {
+      const t = text.trim();
+      if (t === 'true' || t === '1') return true;
+      if (t === 'false' || t === '0') return false;
+      issues.push({ path, message: `expected a boolean (true or false), got "${text}"` });
+      return undefined;
+    }
+    case 'xs:int':
+    case 'xs:unsignedShort': {
+      const t = text.trim();
+      if (!/^[+-]?\d+$/.test(t)) {
+        issues.push({ path, message: `expected an integer, got "${text}"` });
+        return undefined;
+      }
+      return Number(t);
+    }
+    case 'xs:base64Binary':
+      return text.replace(/\s+/g, '');
+    default:
+      return text;
+  }
+}
+
+function checkChildren(node: XmlNode, allowed: readonly string[], path: string, issues: DecodeIssue[]): void {
+  for (const key of Object.keys(node)) {
+    if (key === '#text') {
+      const text = (node[key] as unknown[]).join('');
+      if (text.trim()) issues.push({ path, message: `unexpected text "${text.trim().slice(0, 40)}"` });
+    } else if (key.startsWith('@_')) {
+      checkAttribute(key.slice(2), path, issues);
+    } else if (key.includes(':')) {
+      issues.push({ path: `${path}.${key}`, message: 'members are unqualified: remove the namespace prefix' });
+    } else if (!allowed.includes(key)) {
+      issues.push({ path: `${path}.${key}`, message: 'unknown member' });
+    }
+  }
+}
+
+function checkOnlyText(node: XmlNode, path: string, issues: DecodeIssue[]): void {
+  for (const key of Object.keys(node)) {
+    if (key === '#text') continue;
+    if (key.startsWith('@_')) checkAttribute(key.slice(2), path, issues);
+    else issues.push({ path: `${path}.${key}`, message: 'a simple value cannot contain elements' });
+  }
+}
+
+function checkAttribute(name: string, path: string, issues: DecodeIssue[]): void {
+  // Namespace declarations and the xsi attributes (nil, type, schemaLocation) are allowed anywhere.
+  if (name === 'xmlns' || name.startsWith('xmlns:') || name.startsWith('xsi:')) return;
+  issues.push({ path, message: `unexpected attribute ${name}` });
+}
+
+function children(node: XmlNode, name: string): XmlNode[] {
+  return (node[name] as XmlNode[] | undefined) ?? [];
+}
+
+function textOf(node: XmlNode): string {
+  const t = node['#text'];
+  return Array.isArray(t) ? t.join('') : t === undefined ? '' : String(t);
+}
+
+function localName(qname: string): string {
+  return qname.includes(':') ? qname.slice(qname.indexOf(':') + 1) : qname;
+}
+
+// ---------------------------------------------------------------- any document
+
+/**
+ * Reads a caller-chosen XML document (no schema): elements become properties,
+ * repeated elements arrays, text values strings. DOCTYPEs are refused as above.
+ */
+export function parseXmlDocument(text: string): { root: string; value: Record<string, unknown> } {
+  if (DOCTYPE.test(text)) throw new DecodeError([{ path: '', message: 'a DOCTYPE is not allowed' }]);
+  const wellFormed = XMLValidator.validate(text);
+  if (wellFormed !== true) {
+    const { msg, line, col } = wellFormed.err;
+    throw new DecodeError([{ path: '', message: `malformed XML at line ${line}, column ${col}: ${msg}` }]);
+  }
+  const doc = looseParser.parse(text) as Record<string, unknown>;
+  const tops = Object.keys(doc).filter((k) => !k.startsWith('?'));
+  if (tops.length !== 1) throw new DecodeError([{ path: '', message: 'the document must have exactly one root element' }]);
+  const root = tops[0]!;
+  const value = doc[root];
+  return { root: localName(root), value: typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : { '#text': value } };
+}
+
+const looseParser = new XMLParser({
+  ignoreAttributes: true,
+  removeNSPrefix: true,
+  parseTagValue: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  processEntities: true,
+  htmlEntities: false,
+});

@@ -1,0 +1,13 @@
+/**
+ * zod schemas of the XSD built-ins whose value space is narrower than a JS string,
+ * so that JSON input is held to what XML can carry: xs:string allows only XML
+ * characters, xs:base64Binary only base64 text.
+ */
+import { z } from 'zod';
+
+// The XML 1.0 Char production: no control characters but tab, LF and CR, no lone surrogates.
+const XML_CHARS = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]*$/u;
+
+export const xsString = z.string().regex(XML_CHARS, 'contains a character that XML cannot carry');
+
+export const xsBase64Binary = z.base64();

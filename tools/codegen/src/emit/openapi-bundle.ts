@@ -1,0 +1,75 @@
+/**
+ * Bundles the OpenAPI document: the hand-written operations plus component
+ * schemas derived from the XSD model, so XML and JSON describe the same types.
+ * Object types are flattened (base members first) with `x-extends` naming the
+ * base, because OpenAPI client generators handle `allOf` inconsistently.
+ */
+import { readFileSync } from 'node:fs';
+import YAML from 'yaml';
+import { abs, type GenerateContext } from '../context.js';
+import type { OperationModel } from '../model/operation-model.js';
+import type { MemberModel, SchemaModel, TypeModel, TypeRef } from '../model/schema-model.js';
+
+type Json = Record<string, unknown>;
+
+export interface OpenApiBundle {
+  document: Json;
+}
+
+function refSchema(ref: TypeRef): Json {
+  if (ref.kind !== 'builtin') return { $ref: `#/components/schemas/${ref.name}` };
+  switch (ref.name) {
+    case 'string':
+      return { type: 'string' };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'int':
+      return { type: 'integer', format: 'int32' };
+    case 'unsignedShort':
+      return { type: 'integer', format: 'int32', minimum: 0, maximum: 65535 };
+    case 'base64Binary':
+      return { type: 'string', format: 'byte' };
+  }
+}
+
+function memberSchema(m: MemberModel): Json {
+  const item = refSchema(m.type);
+  const schema: Json = m.list ? { type: 'array', items: item } : item;
+  if (m.nillable) return m.type.kind === 'builtin' ? { ...schema, nullable: true } : { allOf: [schema], nullable: true };
+  return m.doc ? { ...schema, description: m.doc } : schema;
+}
+
+export function componentSchema(t: TypeModel, model: SchemaModel): Json {
+  const doc = t.doc ? { description: t.doc } : {};
+  switch (t.kind) {
+    case 'enum':
+      return { type: 'string', enum: t.values, ...doc };
+    case 'map':
+      return { type: 'object', additionalProperties: refSchema(t.value), ...doc };
+    case 'array':
+      return { type: 'array', items: { ...refSchema(t.item) }, ...doc };
+    case 'object': {
+      const root = model.roots.find((r) => r.type.kind === 'named' && r.type.name === t.name);
+      const required = t.members.filter((m) => !m.optional).map((m) => m.name);
+      return {
+        type: 'object',
+        ...doc,
+        ...(t.base ? { 'x-extends': t.base } : {}),
+        properties: Object.fromEntries(t.members.map((m) => [m.name, memberSchema(m)])),
+        ...(required.length ? { required } : {}),
+        additionalProperties: false,
+        xml: { ...(root ? { name: root.name } : {}), namespace: t.namespace },
+      };
+    }
+  }
+}
+
+export function emitOpenApiBundle(ctx: GenerateContext, model: SchemaModel, _operations: OperationModel[]): OpenApiBundle {
+  const document = YAML.parse(readFileSync(abs(ctx, ctx.openapiFile), 'utf8')) as Json;
+  const components = (document.components ?? {}) as Json;
+  document.components = {
+    schemas: Object.fromEntries(model.types.map((t) => [t.name, componentSchema(t, model)])),
+    ...components,
+  };
+  return { document };
+}

@@ -1,0 +1,137 @@
+/**
+ * Loads the hand-written OpenAPI operations (schemas/openapi/operations.yaml) into
+ * the operation model, checking them against the XSD model: every referenced type
+ * exists and has a root element, every search header is a member of its search type.
+ */
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import YAML from 'yaml';
+import type { Diagnostics } from '../diagnostics.js';
+import type { OperationModel, ParamModel, ResponseModel, ScalarType } from '../model/operation-model.js';
+import type { SchemaModel } from '../model/schema-model.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export const DEFAULT_ROOTS = { service: 'services', user: 'user' } as const;
+
+export function loadOpenApi(path: string, model: SchemaModel, diagnostics: Diagnostics): OperationModel[] {
+  const file = basename(path);
+  const doc = YAML.parse(readFileSync(path, 'utf8')) as Json;
+  const deref = (node: Json): Json => {
+    if (node && typeof node.$ref === 'string' && node.$ref.startsWith('#/components/')) {
+      const [, , section, name] = node.$ref.split('/');
+      const target = doc.components?.[section!]?.[name!];
+      if (!target) diagnostics.error('OAS001', file, `unresolved reference ${node.$ref}`);
+      return target ?? {};
+    }
+    return node;
+  };
+  const schemaName = (schema: Json | undefined): string | undefined => {
+    const ref = schema?.$ref ?? schema?.allOf?.[0]?.$ref;
+    return typeof ref === 'string' ? ref.split('/').pop() : undefined;
+  };
+  const rootOfType = (type: string, where: string): string => {
+    const root = model.roots.find((r) => r.type.kind !== 'builtin' && r.type.name === type);
+    if (!root) diagnostics.error('OAS010', where, `type ${type} has no root element in the XSDs`);
+    return root?.name ?? type;
+  };
+  const rootOfList = (itemType: string, where: string): string => {
+    const listType = model.types.find((t) => t.kind === 'array' && t.item.kind === 'named' && t.item.name === itemType);
+    return listType ? rootOfType(listType.name, where) : (diagnostics.error('OAS011', where, `no list wrapper type of ${itemType}`), itemType);
+  };
+  const scalar = (schema: Json | undefined, where: string): ScalarType => {
+    switch (schema?.type) {
+      case 'string':
+        return 'string';
+      case 'boolean':
+        return 'boolean';
+      case 'integer':
+        return 'int';
+      default:
+        diagnostics.error('OAS020', where, `parameter type ${String(schema?.type)} is not supported`);
+        return 'string';
+    }
+  };
+  const param = (p: Json, where: string): ParamModel => ({
+    name: String(p.name),
+    type: scalar(p.schema, `${where} ${p.name}`),
+    required: p.required === true,
+    ...(p.description ? { description: String(p.description).trim() } : {}),
+  });
+
+  const operations: OperationModel[] = [];
+  for (const [openapiPath, item] of Object.entries(doc.paths as Json)) {
+    for (const method of ['get', 'post'] as const) {
+      const op = (item as Json)[method] as Json | undefined;
+      if (!op) continue;
+      const where = `${file}#${op.operationId ?? `${method} ${openapiPath}`}`;
+      const segments = openapiPath.split('/');
+      const rootKind = segments[1] === DEFAULT_ROOTS.service ? 'service' : segments[1] === DEFAULT_ROOTS.user ? 'user' : undefined;
+      if (!rootKind) diagnostics.error('OAS030', where, `path must start with /${DEFAULT_ROOTS.service}/ or /${DEFAULT_ROOTS.user}/`);
+      const params = ((op.parameters ?? []) as Json[]).map(deref);
+      const headers = params.filter((p) => p.in === 'header').map((p) => param(p, where));
+      const searchType = op['x-search'] as string | undefined;
+      if (headers.length && !searchType) diagnostics.error('OAS040', where, 'header parameters need x-search');
+      if (searchType) {
+        const t = model.types.find((x) => x.name === searchType);
+        if (t?.kind !== 'object') diagnostics.error('OAS041', where, `x-search ${searchType} is not an XSD type`);
+        else
+          for (const h of headers)
+            if (!t.members.some((m) => m.name === h.name))
+              diagnostics.error('OAS042', where, `header ${h.name} is not a member of ${searchType}`);
+      }
+      const body = op.requestBody ? deref(op.requestBody) : undefined;
+      const content = (body?.content ?? {}) as Json;
+      let form: OperationModel['form'];
+      let typedBody: OperationModel['body'];
+      const formSchema = content['application/x-www-form-urlencoded']?.schema as Json | undefined;
+      if (formSchema) {
+        const required = new Set<string>(formSchema.required ?? []);
+        form = {
+          fields: Object.entries((formSchema.properties ?? {}) as Json).map(([name, s]) =>
+            param({ name, schema: s, required: required.has(name), description: (s as Json).description }, where),
+          ),
+        };
+      } else if (content['application/json'] || content['application/xml']) {
+        const schema = (content['application/json'] ?? content['application/xml']).schema as Json;
+        const type = schemaName(schema);
+        typedBody = type
+          ? { kind: 'typed', type, root: rootOfType(type, where), required: body?.required === true }
+          : { kind: 'any', required: body?.required === true };
+      }
+      const ok = deref(op.responses?.['200'] ?? {}) as Json;
+      const okSchema = (ok.content?.['application/json'] ?? ok.content?.['application/xml'])?.schema as Json | undefined;
+      let response: ResponseModel;
+      if (okSchema?.type === 'array') {
+        const itemType = schemaName(okSchema.items) ?? 'unknown';
+        response = { kind: 'list', itemType, root: rootOfList(itemType, where) };
+      } else if (schemaName(okSchema)) {
+        const type = schemaName(okSchema)!;
+        response = { kind: 'object', type, root: rootOfType(type, where) };
+      } else {
+        const type = scalar(okSchema, `${where} response`);
+        response = { kind: 'simple', type, root: type };
+      }
+      const pathAfterRoot = `/${segments.slice(2).join('/')}`;
+      operations.push({
+        id: String(op.operationId),
+        specId: String(op['x-spec-id'] ?? ''),
+        tag: String(op.tags?.[0] ?? ''),
+        summary: String(op.summary ?? '').trim(),
+        method: method.toUpperCase() as 'GET' | 'POST',
+        root: rootKind ?? 'service',
+        path: pathAfterRoot,
+        openapiPath,
+        pathParams: params.filter((p) => p.in === 'path').map((p) => param(p, where)),
+        queryParams: params.filter((p) => p.in === 'query').map((p) => param(p, where)),
+        ...(searchType ? { search: { type: searchType, headers } } : {}),
+        ...(form ? { form } : {}),
+        ...(typedBody ? { body: typedBody } : {}),
+        response,
+        totalCountHeader: Boolean(ok.headers?.['X-Total-Count']),
+      });
+      if (!op.operationId || !op['x-spec-id']) diagnostics.error('OAS050', where, 'operationId and x-spec-id are required');
+    }
+  }
+  return operations;
+}

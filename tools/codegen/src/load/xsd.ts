@@ -1,0 +1,259 @@
+/**
+ * Loads XSD files into the schema model. It understands the subset the contract
+ * uses: global elements, named complexTypes with a sequence or a complexContent
+ * extension, string enumerations, the built-ins of BuiltinName, minOccurs,
+ * maxOccurs="unbounded" and nillable. Anything else is a diagnostic, never a guess.
+ */
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
+import { Diagnostics } from '../diagnostics.js';
+import type {
+  BuiltinName,
+  MemberModel,
+  ObjectTypeModel,
+  RootElementModel,
+  SchemaFileModel,
+  SchemaModel,
+  TypeModel,
+  TypeRef,
+} from '../model/schema-model.js';
+
+const XS = 'http://www.w3.org/2001/XMLSchema';
+const BUILTINS: readonly BuiltinName[] = ['string', 'boolean', 'int', 'unsignedShort', 'base64Binary'];
+
+type Node = Record<string, unknown>;
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  removeNSPrefix: false,
+  isArray: (_name, _jpath, _isLeaf, isAttribute) => !isAttribute,
+  parseAttributeValue: false,
+  parseTagValue: false,
+});
+
+export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaModel {
+  const files: SchemaFileModel[] = [];
+  const types: TypeModel[] = [];
+  const roots: RootElementModel[] = [];
+  const pendingExtensions: { type: ObjectTypeModel; location: string }[] = [];
+
+  for (const path of paths) {
+    const file = basename(path);
+    const doc = parser.parse(readFileSync(path, 'utf8')) as Node;
+    const schemaKey = Object.keys(doc).find((k) => localName(k) === 'schema');
+    const schema = schemaKey ? (doc[schemaKey] as Node[])[0] : undefined;
+    if (!schema) {
+      diagnostics.error('XSD001', file, 'no xs:schema root element');
+      continue;
+    }
+    const prefixes = namespacePrefixes(schema);
+    const xs = [...prefixes].find(([, uri]) => uri === XS)?.[0];
+    const namespace = String(schema['@targetNamespace'] ?? '');
+    if (!namespace) diagnostics.error('XSD002', file, 'the schema has no targetNamespace');
+    if (schema['@elementFormDefault'] !== 'unqualified')
+      diagnostics.error('XSD003', file, 'elementFormDefault must be "unqualified" (members are unqualified)');
+    files.push({ file, namespace, version: String(schema['@version'] ?? '') });
+
+    const resolve = (qname: string, location: string): TypeRef | undefined => {
+      const [prefix, local] = qname.includes(':') ? qname.split(':') : ['', qname];
+      const uri = prefixes.get(prefix ?? '');
+      if (uri === XS || (prefix === xs && xs !== undefined)) {
+        if ((BUILTINS as readonly string[]).includes(local!)) return { kind: 'builtin', name: local as BuiltinName };
+        diagnostics.error('XSD010', location, `built-in type xs:${local} is not supported`);
+        return undefined;
+      }
+      if (uri !== namespace) {
+        diagnostics.error('XSD011', location, `type ${qname} is outside the target namespace`);
+        return undefined;
+      }
+      return { kind: 'named', name: local! };
+    };
+
+    const sequenceMembers = (owner: Node, location: string): MemberModel[] => {
+      const seq = child(owner, 'sequence');
+      if (!seq) return [];
+      for (const key of Object.keys(seq)) {
+        if (!key.startsWith('@') && localName(key) !== 'element' && localName(key) !== 'annotation')
+          diagnostics.error('XSD020', location, `xs:${localName(key)} inside a sequence is not supported`);
+      }
+      return children(seq, 'element').map((el) => member(el, `${location}.${String(el['@name'])}`));
+    };
+
+    const member = (el: Node, location: string): MemberModel => {
+      const name = String(el['@name']);
+      const maxOccurs = String(el['@maxOccurs'] ?? '1');
+      if (maxOccurs !== '1' && maxOccurs !== 'unbounded')
+        diagnostics.error('XSD021', location, `maxOccurs="${maxOccurs}" is not supported (use 1 or unbounded)`);
+      let type: TypeRef | undefined;
+      if (el['@type']) type = resolve(String(el['@type']), location);
+      else {
+        const anonymous = child(el, 'complexType');
+        if (anonymous) {
+          // Anonymous types only occur as map entries; they get a derived name.
+          const name = `${location.split('#')[1]!.split('.')[0]}Entry`;
+          types.push(objectType(name, anonymous, location));
+          type = { kind: 'named', name };
+        } else diagnostics.error('XSD022', location, 'an element needs a type');
+      }
+      return {
+        name,
+        type: type ?? { kind: 'builtin', name: 'string' },
+        optional: String(el['@minOccurs'] ?? '1') === '0',
+        list: maxOccurs === 'unbounded',
+        nillable: el['@nillable'] === 'true',
+        ...docOf(el),
+      };
+    };
+
+    const objectType = (name: string, node: Node, location: string): ObjectTypeModel => {
+      const extension = child(child(node, 'complexContent') ?? {}, 'extension');
+      const t: ObjectTypeModel = {
+        kind: 'object',
+        name,
+        namespace,
+        source: file,
+        ownMembers: sequenceMembers(extension ?? node, location),
+        members: [],
+        ...docOf(node),
+      };
+      if (extension) {
+        const base = resolve(String(extension['@base']), location);
+        if (base?.kind === 'named') t.base = base.name;
+        pendingExtensions.push({ type: t, location });
+      }
+      return t;
+    };
+
+    for (const ct of children(schema, 'complexType')) {
+      const name = String(ct['@name']);
+      types.push(objectType(name, ct, `${file}#${name}`));
+    }
+    for (const st of children(schema, 'simpleType')) {
+      const xsdName = String(st['@name']);
+      const restriction = child(st, 'restriction');
+      const values = restriction ? children(restriction, 'enumeration').map((e) => String(e['@value'])) : [];
+      if (!restriction || values.length === 0) {
+        diagnostics.error('XSD030', `${file}#${xsdName}`, 'only string enumerations are supported as simple types');
+        continue;
+      }
+      types.push({
+        kind: 'enum',
+        name: xsdName.charAt(0).toUpperCase() + xsdName.slice(1),
+        xsdName,
+        namespace,
+        source: file,
+        values,
+        ...docOf(st),
+      });
+    }
+    for (const el of children(schema, 'element')) {
+      const name = String(el['@name']);
+      const type = resolve(String(el['@type'] ?? ''), `${file}#element ${name}`);
+      if (type) roots.push({ name, namespace, type });
+    }
+  }
+
+  // Enumerations are referenced like complex types in XSD: tell them apart now.
+  const enumByXsdName = new Map(
+    types.flatMap((t) => (t.kind === 'enum' ? [[`${t.namespace} ${t.xsdName}`, t.name] as const] : [])),
+  );
+  const retarget = (ref: TypeRef, ns: string): TypeRef =>
+    ref.kind === 'named' && enumByXsdName.has(`${ns} ${ref.name}`)
+      ? { kind: 'enum', name: enumByXsdName.get(`${ns} ${ref.name}`)! }
+      : ref;
+  for (const t of types) {
+    if (t.kind === 'object') t.ownMembers = t.ownMembers.map((m) => ({ ...m, type: retarget(m.type, t.namespace) }));
+  }
+  for (const r of roots) r.type = retarget(r.type, r.namespace);
+
+  const names = new Set<string>();
+  for (const t of types) {
+    if (names.has(t.name)) diagnostics.error('XSD040', `${t.source}#${t.name}`, `type name ${t.name} is used twice`);
+    names.add(t.name);
+  }
+  for (const t of types) {
+    if (t.kind !== 'object') continue;
+    for (const m of t.ownMembers)
+      if (m.type.kind !== 'builtin' && !names.has(m.type.name))
+        diagnostics.error('XSD041', `${t.source}#${t.name}.${m.name}`, `unknown type ${m.type.name}`);
+  }
+
+  const model: SchemaModel = { files, types: types.map((t) => classify(t)), roots };
+  resolveMembers(model, pendingExtensions.map((p) => p.type.name), diagnostics);
+  return model;
+}
+
+/** Maps and arrays are object shapes that JSON writes differently: recognise them by shape. */
+function classify(t: TypeModel): TypeModel {
+  if (t.kind !== 'object' || t.base) return t;
+  const [only, ...rest] = t.ownMembers;
+  if (!only || rest.length > 0 || !only.list) return t;
+  if (only.name === 'entry' && only.type.kind === 'named') return t; // decided after entries are known
+  return { kind: 'array', name: t.name, namespace: t.namespace, source: t.source, itemElement: only.name, item: only.type, ...(t.doc ? { doc: t.doc } : {}) };
+}
+
+function resolveMembers(model: SchemaModel, extended: string[], diagnostics: Diagnostics): void {
+  const byName = new Map(model.types.map((t) => [t.name, t]));
+  // Maps: a single repeated `entry` whose type has exactly `key` (string) and `value`.
+  model.types = model.types.map((t) => {
+    if (t.kind !== 'object' || t.base || t.ownMembers.length !== 1) return t;
+    const only = t.ownMembers[0]!;
+    const entry = only.type.kind === 'named' ? byName.get(only.type.name) : undefined;
+    if (only.name !== 'entry' || !only.list || entry?.kind !== 'object') return t;
+    const [key, value, ...rest] = entry.ownMembers;
+    if (key?.name !== 'key' || key.type.kind !== 'builtin' || key.type.name !== 'string' || value?.name !== 'value' || rest.length) {
+      diagnostics.error('XSD050', `${t.source}#${t.name}`, 'an `entry` list must have exactly `key` (xs:string) and `value`');
+      return t;
+    }
+    return { kind: 'map', name: t.name, namespace: t.namespace, source: t.source, value: value.type, ...(t.doc ? { doc: t.doc } : {}) };
+  });
+  // Entry types only exist inside maps: drop them from the model.
+  const entryNames = new Set(
+    model.types.flatMap((t) => (t.kind === 'map' ? [`${t.name}Entry`] : [])),
+  );
+  model.types = model.types.filter((t) => !entryNames.has(t.name));
+
+  const objects = new Map(model.types.flatMap((t) => (t.kind === 'object' ? [[t.name, t] as const] : [])));
+  const membersOf = (t: ObjectTypeModel, seen: string[]): MemberModel[] => {
+    if (!t.base) return t.ownMembers;
+    const base = objects.get(t.base);
+    if (!base || seen.includes(t.base)) {
+      diagnostics.error('XSD060', `${t.source}#${t.name}`, `base type ${t.base} is not a complex type with a sequence`);
+      return t.ownMembers;
+    }
+    return [...membersOf(base, [...seen, t.name]), ...t.ownMembers];
+  };
+  for (const t of objects.values()) t.members = membersOf(t, []);
+  void extended;
+}
+
+function namespacePrefixes(schema: Node): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === '@xmlns') map.set('', String(v));
+    else if (k.startsWith('@xmlns:')) map.set(k.slice('@xmlns:'.length), String(v));
+  }
+  return map;
+}
+
+function localName(qname: string): string {
+  return qname.includes(':') ? qname.slice(qname.indexOf(':') + 1) : qname;
+}
+
+function children(node: Node, local: string): Node[] {
+  return Object.entries(node)
+    .filter(([k]) => !k.startsWith('@') && localName(k) === local)
+    .flatMap(([, v]) => v as Node[]);
+}
+
+function child(node: Node, local: string): Node | undefined {
+  return children(node, local)[0];
+}
+
+function docOf(node: Node): { doc?: string } {
+  const text = child(child(node, 'annotation') ?? {}, 'documentation');
+  const value = text === undefined ? undefined : typeof text === 'string' ? text : (text as Node)['#text'];
+  return typeof value === 'string' && value.trim() ? { doc: value.trim() } : {};
+}
