@@ -101,10 +101,29 @@ const parser = new XMLParser({
   alwaysCreateTextNode: true,
   ignoreDeclaration: true,
   ignorePiTags: true,
-  processEntities: true,
+  // Entities are decoded by decodeEntities below: the parser's own handling skips
+  // character references such as &#13;.
+  processEntities: false,
   htmlEntities: false,
   isArray: (_name, _jpath, _isLeaf, isAttribute) => !isAttribute,
 });
+
+const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+/** The five predefined entities and character references; DOCTYPEs are refused, so there are no others. */
+function decodeEntities(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z][\w.-]*);/g, (whole, ref: string) => {
+    if (ref.startsWith('#')) {
+      const code = ref.startsWith('#x') ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
+      if (!(code <= 0x10ffff)) throw new DecodeError([{ path: '', message: `invalid character reference ${whole}` }]);
+      return String.fromCodePoint(code);
+    }
+    const value = PREDEFINED[ref];
+    if (value === undefined) throw new DecodeError([{ path: '', message: `unknown entity ${whole}` }]);
+    return value;
+  });
+}
 
 const DOCTYPE = /<!DOCTYPE|<!ENTITY/i;
 
@@ -235,7 +254,7 @@ function readBuiltin(type: string, text: string, path: string, issues: DecodeIss
 function checkChildren(node: XmlNode, allowed: readonly string[], path: string, issues: DecodeIssue[]): void {
   for (const key of Object.keys(node)) {
     if (key === '#text') {
-      const text = (node[key] as unknown[]).join('');
+      const text = textOf(node);
       if (text.trim()) issues.push({ path, message: `unexpected text "${text.trim().slice(0, 40)}"` });
     } else if (key.startsWith('@_')) {
       checkAttribute(key.slice(2), path, issues);
@@ -267,7 +286,7 @@ function children(node: XmlNode, name: string): XmlNode[] {
 
 function textOf(node: XmlNode): string {
   const t = node['#text'];
-  return Array.isArray(t) ? t.join('') : t === undefined ? '' : String(t);
+  return decodeEntities(Array.isArray(t) ? t.join('') : t === undefined ? '' : String(t));
 }
 
 function localName(qname: string): string {

@@ -1,0 +1,78 @@
+/**
+ * The XML half of the client. openapi-generator's TypeScript clients send no Accept
+ * header and parse every body as JSON; this middleware makes the same typed calls
+ * work in XML: it asks for the chosen format, encodes JSON request bodies as XML
+ * with the validators' codec, and decodes XML responses (including errorResults)
+ * back to the JSON the generated mappers expect. It also maps the default path
+ * roots to the configured ones.
+ */
+import { decodeXml, encodeXml, type RootName, type RootValues } from '@pal-workflow/validators';
+import type { Middleware } from './generated/runtime.gen.js';
+import { clientOperations, type ClientOperation } from './generated/operations.gen.js';
+
+export type WireFormat = 'json' | 'xml';
+
+export interface XmlMiddlewareOptions {
+  format: WireFormat;
+  serviceRoot: string;
+  userRoot: string;
+}
+
+// The generated client's paths carry the default roots.
+const DEFAULT_ROOTS = { service: 'services', user: 'user' } as const;
+
+export function wireMiddleware(options: XmlMiddlewareOptions): Middleware {
+  const routes = clientOperations.map((op) => ({
+    op,
+    regex: new RegExp(
+      op.pattern.replace('{service}', escapeRegex(options.serviceRoot)).replace('{user}', escapeRegex(options.userRoot)),
+    ),
+  }));
+  const find = (method: string | undefined, url: string): ClientOperation | undefined => {
+    const path = new URL(url).pathname;
+    return routes.find((r) => r.op.method === (method ?? 'GET').toUpperCase() && r.regex.test(path))?.op;
+  };
+
+  return {
+    async pre({ url, init }) {
+      const headers = new Headers(init.headers);
+      headers.set('Accept', options.format === 'xml' ? 'application/xml' : 'application/json');
+      const target = rewriteRoots(url, options);
+      let body = init.body;
+      if (options.format === 'xml' && typeof body === 'string' && headers.get('Content-Type')?.startsWith('application/json')) {
+        const op = find(init.method, target);
+        if (op?.bodyRoot) {
+          body = encodeXml(op.bodyRoot, JSON.parse(body) as RootValues[RootName]);
+          headers.set('Content-Type', 'application/xml');
+        }
+      }
+      return { url: target, init: { ...init, headers, body } };
+    },
+    async post({ response }) {
+      const type = response.headers.get('Content-Type') ?? '';
+      if (!/^(application|text)\/xml/.test(type)) return response;
+      const { value } = decodeXml(await response.text());
+      const headers = new Headers(response.headers);
+      headers.set('Content-Type', 'application/json');
+      headers.delete('Content-Length');
+      return new Response(JSON.stringify(value), { status: response.status, statusText: response.statusText, headers });
+    },
+  };
+}
+
+function rewriteRoots(url: string, options: XmlMiddlewareOptions): string {
+  const u = new URL(url);
+  for (const kind of ['service', 'user'] as const) {
+    const from = `/${DEFAULT_ROOTS[kind]}/`;
+    const to = `/${kind === 'service' ? options.serviceRoot : options.userRoot}/`;
+    if (from !== to && u.pathname.startsWith(from)) {
+      u.pathname = to + u.pathname.slice(from.length);
+      break;
+    }
+  }
+  return u.toString();
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

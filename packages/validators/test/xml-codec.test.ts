@@ -1,0 +1,154 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { SchemaValidator } from '@pal-workflow/test-support';
+import { DecodeError, decodeJson, decodeXml, encodeXml } from '../src/index.js';
+
+const validator = new SchemaValidator();
+afterAll(() => validator.dispose());
+
+function issuesOf(f: () => unknown): string[] {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof DecodeError) return e.issues.map((i) => `${i.path}: ${i.message}`);
+    throw e;
+  }
+  throw new Error('expected a DecodeError');
+}
+
+const PAL = 'xmlns:pal="urn:pal-workflow:pal"';
+
+describe('encodeXml', () => {
+  it('puts the root in its namespace and leaves members unqualified, in schema order', () => {
+    const xml = encodeXml('palInfo', {
+      shell: false,
+      deployed: true,
+      id: 'p1',
+      modeTransaction: true,
+      modeConsole: false,
+      modeWeb: false,
+      shadow: false,
+    });
+    expect(xml).toBe(
+      `<?xml version="1.0" encoding="UTF-8"?>\n<pal:palInfo ${PAL}><id>p1</id><deployed>true</deployed><modeTransaction>true</modeTransaction><modeConsole>false</modeConsole><modeWeb>false</modeWeb><shadow>false</shadow><shell>false</shell></pal:palInfo>`,
+    );
+    validator.assertValid(xml);
+  });
+
+  it('repeats list members without a wrapper and writes xsi:nil with a value', () => {
+    const xml = encodeXml('errorResult', {
+      success: false,
+      messages: [
+        { message: 'a', type: 'NOT_FOUND' },
+        { message: 'b', type: null },
+      ],
+    });
+    expect(xml).toContain('<messages><message>a</message><type>NOT_FOUND</type></messages><messages><message>b</message><type xsi:nil="true"/></messages>');
+    expect(xml).toContain('xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"');
+    validator.assertValid(xml);
+  });
+
+  it('writes list responses as a wrapper of unqualified items', () => {
+    const xml = encodeXml('nameValueList', [{ name: 'a', value: '1' }, { name: 'b' }]);
+    expect(xml).toContain(`<pal:nameValueList ${PAL}><nameValue><name>a</name><value>1</value></nameValue><nameValue><name>b</name></nameValue></pal:nameValueList>`);
+    validator.assertValid(xml);
+  });
+
+  it('writes maps as entry elements and the user service root in its namespace', () => {
+    const xml = encodeXml('ServiceResponse', {
+      success: true,
+      currentPage: 1,
+      totalPages: 1,
+      listBindings: { k: 'v' },
+      payload: { data: { a: '1' }, dataMaps: { m: { name: 'm', entries: { x: 'y' } } }, dataLists: { l: { name: 'l', columns: ['c'], rows: [['r1'], []] } } },
+    });
+    expect(xml).toContain('<svc:ServiceResponse xmlns:svc="urn:pal-workflow:services">');
+    expect(xml).toContain('<listBindings><entry><key>k</key><value>v</value></entry></listBindings>');
+    expect(xml).toContain('<rows><item>r1</item></rows><rows></rows>');
+    validator.assertValid(xml);
+  });
+
+  it('escapes markup and keeps carriage returns', () => {
+    const xml = encodeXml('string', 'a<b>&c\r\n');
+    expect(xml).toContain('a&lt;b&gt;&amp;c&#13;\n');
+    expect(decodeXml(xml, 'string')).toBe('a<b>&c\r\n');
+  });
+});
+
+describe('decodeXml', () => {
+  it('reads a document with any prefix for the root namespace', () => {
+    const value = decodeXml(
+      `<x:nameValue xmlns:x="urn:pal-workflow:pal"><name>n</name><value> v </value></x:nameValue>`,
+      'nameValue',
+    );
+    expect(value).toEqual({ name: 'n', value: ' v ' });
+  });
+
+  it('refuses a DOCTYPE before reading anything', () => {
+    const xxe = `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><pal:nameValue ${PAL}><name>&e;</name></pal:nameValue>`;
+    expect(issuesOf(() => decodeXml(xxe, 'nameValue'))).toEqual([': a DOCTYPE is not allowed']);
+  });
+
+  it('names the path and the reason of every problem', () => {
+    const xml = `<pal:consoleContent ${PAL}>
+      <postData><name>a</name><colour>red</colour></postData>
+      <documents><fields><x>1</x><y>two</y><width>1</width><height>1</height><page>1</page><palDefined>maybe</palDefined></fields></documents>
+    </pal:consoleContent>`;
+    expect(issuesOf(() => decodeXml(xml, 'consoleContent'))).toEqual([
+      'consoleContent.postData[0].colour: unknown member',
+      'consoleContent.documents[0].fields[0].y: expected an integer, got "two"',
+      'consoleContent.documents[0].fields[0].palDefined: expected a boolean (true or false), got "maybe"',
+    ]);
+  });
+
+  it('reports missing required members and enum violations through zod, with paths', () => {
+    const xml = `<pal:consoleContent ${PAL}><documents><fields><type>BUTTON</type><x>1</x><y>1</y><width>1</width><height>1</height><page>1</page></fields></documents></pal:consoleContent>`;
+    const issues = issuesOf(() => decodeXml(xml, 'consoleContent'));
+    expect(issues.some((i) => i.startsWith('consoleContent.documents[0].fields[0].type:'))).toBe(true);
+    expect(issues.some((i) => i.startsWith('consoleContent.documents[0].fields[0].palDefined:'))).toBe(true);
+  });
+
+  it('refuses the wrong root, the wrong namespace, qualified members and repeated single members', () => {
+    expect(issuesOf(() => decodeXml(`<pal:palInfo ${PAL}/>`, 'nameValue'))[0]).toContain('unexpected root element <pal:palInfo>');
+    expect(issuesOf(() => decodeXml(`<nameValue xmlns="urn:other"/>`, 'nameValue'))[0]).toContain('must be in namespace urn:pal-workflow:pal');
+    expect(issuesOf(() => decodeXml(`<pal:nameValue ${PAL}><pal:name>a</pal:name></pal:nameValue>`, 'nameValue'))[0]).toContain('unqualified');
+    expect(issuesOf(() => decodeXml(`<pal:nameValue ${PAL}><name>a</name><name>b</name></pal:nameValue>`, 'nameValue'))).toEqual([
+      'nameValue.name: must occur at most once, found 2',
+    ]);
+  });
+
+  it('accepts xsi:nil only where the schema allows it', () => {
+    const nil = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
+    expect(
+      decodeXml(`<pal:errorResult ${PAL} ${nil}><success>false</success><messages><message>m</message><type xsi:nil="true"/></messages></pal:errorResult>`, 'errorResult'),
+    ).toEqual({ success: false, messages: [{ message: 'm', type: null }] });
+    expect(issuesOf(() => decodeXml(`<pal:nameValue ${PAL} ${nil}><name xsi:nil="true"/></pal:nameValue>`, 'nameValue'))).toEqual([
+      'nameValue.name: is not nillable',
+    ]);
+  });
+
+  it('reports malformed XML with its position', () => {
+    expect(issuesOf(() => decodeXml(`<pal:nameValue ${PAL}><name>a</nam></pal:nameValue>`, 'nameValue'))[0]).toMatch(/^: malformed XML at line 1/);
+  });
+});
+
+describe('decodeJson', () => {
+  it('refuses unknown members, wrong types and characters XML cannot carry, with paths', () => {
+    const issues = issuesOf(() =>
+      decodeJson('consoleContent', JSON.stringify({ postData: [{ name: 'a\u0001' }], extra: 1, payload: '***' })),
+    );
+    expect(issues).toContain('consoleContent.postData[0].name: contains a character that XML cannot carry');
+    expect(issues.some((i) => i.startsWith('consoleContent: Unrecognized key') && i.includes('extra'))).toBe(true);
+    expect(issues.some((i) => i.startsWith('consoleContent.payload:'))).toBe(true);
+  });
+
+  it('refuses malformed JSON', () => {
+    expect(issuesOf(() => decodeJson('nameValue', '{'))[0]).toMatch(/^: malformed JSON/);
+  });
+});
+
+describe('entities', () => {
+  it('decodes the predefined entities and character references, and refuses others', () => {
+    expect(decodeXml(`<pal:string ${PAL}>&lt;&#x41;&#66;&amp;amp;&quot;</pal:string>`, 'string')).toBe('<AB&amp;"');
+    expect(issuesOf(() => decodeXml(`<pal:string ${PAL}>&#x110000;</pal:string>`, 'string'))[0]).toContain('invalid character reference');
+  });
+});

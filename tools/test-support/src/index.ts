@@ -1,0 +1,1 @@
+export { SchemaValidator, SCHEMA_DIR, type XsdCheck } from './xsd-validator.js';
