@@ -193,8 +193,11 @@ function readContent(type: string, node: XmlNode, path: string, issues: DecodeIs
           return;
         }
         const key = textOf(keys[0]!);
-        if (key in out) issues.push({ path: at, message: `duplicate key "${key}"` });
-        out[key] = readElement(d.value, values[0]!, `${path}["${key}"]`, false, issues);
+        if (key === '__proto__') issues.push({ path: at, message: 'the map key "__proto__" is reserved' });
+        else if (Object.hasOwn(out, key)) issues.push({ path: at, message: `duplicate key "${key}"` });
+        // defineProperty: a key such as "__proto__" is data, never the prototype.
+        const value = readElement(d.value, values[0]!, `${path}["${key}"]`, false, issues);
+        Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
       });
       return out;
     }
