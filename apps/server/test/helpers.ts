@@ -1,9 +1,14 @@
-// Test fixtures: a fresh DATA_DIR with a real SQLite file per test file, and a domain context on it.
+// Test fixtures: a fresh DATA_DIR with a real SQLite file, and a domain context on it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../src/config.js';
 import { migrateToLatest, openDatabase, type Db } from '../src/storage/database.js';
+import { pino } from 'pino';
+import { createDomainContext, type DomainContext } from '../src/domain/context.js';
+import { buildPalPackage } from '../src/domain/pal-manifest.js';
+import { deployPalPackage } from '../src/domain/pals.js';
+import type { Mailer } from '../src/mail/mailer.js';
 
 export const TEST_SECRET_KEY = '0f'.repeat(32);
 
@@ -25,4 +30,52 @@ export async function migratedDatabase(config: Config): Promise<Db> {
   const db = openDatabase(config);
   await migrateToLatest(db);
   return db;
+}
+
+export interface TestContext {
+  ctx: DomainContext;
+  dir: string;
+  close(): Promise<void>;
+}
+
+/** A domain context on a fresh, migrated file database in a temporary DATA_DIR (outbox mail). */
+export async function testContext(
+  env: Record<string, string> = {},
+  options: { now?: () => Date; mailer?: Mailer } = {},
+): Promise<TestContext> {
+  const dir = tempDir();
+  const config = testConfig(dir.path, env);
+  const db = await migratedDatabase(config);
+  const log = pino({ level: 'silent' });
+  const ctx = createDomainContext({ db, config, log, now: options.now, mailer: options.mailer });
+  return {
+    ctx,
+    dir: dir.path,
+    async close() {
+      ctx.mailer.close();
+      await db.destroy();
+      dir.remove();
+    },
+  };
+}
+
+/** Deploys a pal from a manifest object (and optional workflow files) to the enterprise. */
+export function deployManifest(
+  ctx: DomainContext,
+  enterpriseId: string,
+  manifest: Record<string, unknown>,
+  files: Record<string, string> = {},
+) {
+  return deployPalPackage(ctx, enterpriseId, buildPalPackage(manifest, files));
+}
+
+/** A clock that tests move by hand. */
+export function manualClock(start = new Date('2025-03-01T09:00:00.000Z')) {
+  let now = start.getTime();
+  return {
+    now: () => new Date(now),
+    advance(ms: number) {
+      now += ms;
+    },
+  };
 }

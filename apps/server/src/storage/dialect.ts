@@ -21,6 +21,8 @@ export interface StorageDialect {
    * `transactions` table (not aliased) of the query it is used in.
    */
   transactionNameContains(foldedNeedle: string): Expression<SqlBool>;
+  /** True when `error` is the database refusing a duplicate key (unique or primary key). */
+  isUniqueViolation(error: unknown): boolean;
 }
 
 /** The dialect of a Kysely instance (or of a transaction of one). */

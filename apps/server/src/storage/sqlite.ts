@@ -80,4 +80,9 @@ export const sqliteDialect: StorageDialect = {
       select rowid from ${sql.raw(NAME_INDEX)} where ${sql.raw(NAME_INDEX)} match ${ftsPhrase(foldedNeedle)}
     )`;
   },
+
+  isUniqueViolation(error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  },
 };

@@ -1,0 +1,141 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { manualClock, testContext, type TestContext } from '../../test/helpers.js';
+import {
+  AUTH_THROTTLE,
+  CLIENT_CACHE_TTL_MS,
+  createClient,
+  deleteClient,
+  listClients,
+  throttleKey,
+  upsertClientWithSecret,
+} from './clients.js';
+import { createEnterprise, ensureEnterprise, getEnterpriseByName } from './enterprises.js';
+import { ConflictError, InvalidArgumentError, NotFoundError } from './errors.js';
+
+describe('enterprises', () => {
+  let t: TestContext;
+  beforeEach(async () => {
+    t = await testContext();
+  });
+  afterEach(() => t.close());
+
+  it('creates an enterprise with a unique name, whatever its case', async () => {
+    const acme = await createEnterprise(t.ctx, '  Acme Corp ');
+    expect(acme.name).toBe('Acme Corp');
+    expect(acme.id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    await expect(createEnterprise(t.ctx, 'ACME CORP')).rejects.toThrow(ConflictError);
+    expect((await getEnterpriseByName(t.ctx, 'acme corp')).id).toBe(acme.id);
+    await expect(getEnterpriseByName(t.ctx, 'nobody')).rejects.toThrow(NotFoundError);
+    await expect(createEnterprise(t.ctx, '   ')).rejects.toThrow(InvalidArgumentError);
+  });
+
+  it('ensureEnterprise creates once and then finds', async () => {
+    const first = await ensureEnterprise(t.ctx, 'demo');
+    const second = await ensureEnterprise(t.ctx, 'Demo');
+    expect(first.created).toBe(true);
+    expect(second.created).toBe(false);
+    expect(second.enterprise.id).toBe(first.enterprise.id);
+  });
+});
+
+describe('API clients', () => {
+  let t: TestContext;
+  const clock = manualClock();
+  let enterpriseId: string;
+  beforeEach(async () => {
+    t = await testContext({}, { now: clock.now });
+    enterpriseId = (await createEnterprise(t.ctx, 'Acme Corp')).id;
+  });
+  afterEach(() => t.close());
+
+  it('generates a 256-bit secret, stores only its keyed hash, and authenticates with it', async () => {
+    const client = await createClient(t.ctx, enterpriseId);
+    expect(client.username).toMatch(/^acme-corp-[a-z0-9x]{8}$/);
+    expect(client.password).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const stored = await t.ctx.db.selectFrom('api_clients').selectAll().executeTakeFirstOrThrow();
+    expect(stored.secret_hash).not.toContain(client.password);
+    expect(Buffer.from(stored.secret_hash, 'base64url')).toHaveLength(32);
+
+    expect(await t.ctx.clients.authenticate(client.username, client.password)).toEqual({
+      clientId: client.clientId,
+      enterpriseId,
+    });
+    expect(await t.ctx.clients.authenticate(client.username, `${client.password}x`)).toBeNull();
+    expect(await t.ctx.clients.authenticate(client.username, '')).toBeNull();
+    expect(await t.ctx.clients.authenticate('nobody', client.password)).toBeNull();
+    expect(await t.ctx.clients.authenticate(client.username, 'x'.repeat(5000))).toBeNull();
+  });
+
+  it('refuses a taken or malformed username', async () => {
+    await createClient(t.ctx, enterpriseId, { username: 'erp' });
+    await expect(createClient(t.ctx, enterpriseId, { username: 'erp' })).rejects.toThrow(
+      ConflictError,
+    );
+    await expect(createClient(t.ctx, enterpriseId, { username: 'a:b' })).rejects.toThrow(
+      InvalidArgumentError,
+    );
+    await expect(createClient(t.ctx, 'no-such-enterprise')).rejects.toThrow(NotFoundError);
+    expect((await listClients(t.ctx, enterpriseId)).map((c) => c.username)).toEqual(['erp']);
+  });
+
+  it('serves a seen client from memory, and re-reads it after the cache time', async () => {
+    const client = await createClient(t.ctx, enterpriseId);
+    expect(await t.ctx.clients.authenticate(client.username, client.password)).not.toBeNull();
+    // Removed behind the service's back (another process): the cached row still answers ...
+    await t.ctx.db.deleteFrom('api_clients').execute();
+    expect(await t.ctx.clients.authenticate(client.username, client.password)).not.toBeNull();
+    // ... until it is read again.
+    clock.advance(CLIENT_CACHE_TTL_MS);
+    expect(await t.ctx.clients.authenticate(client.username, client.password)).toBeNull();
+  });
+
+  it('stops a deleted client at once', async () => {
+    const client = await createClient(t.ctx, enterpriseId);
+    expect(await t.ctx.clients.authenticate(client.username, client.password)).not.toBeNull();
+    const other = (await createEnterprise(t.ctx, 'Other')).id;
+    await expect(deleteClient(t.ctx, other, client.clientId)).rejects.toThrow(NotFoundError);
+    expect(await t.ctx.clients.authenticate(client.username, client.password)).not.toBeNull();
+    await deleteClient(t.ctx, enterpriseId, client.clientId);
+    expect(await t.ctx.clients.authenticate(client.username, client.password)).toBeNull();
+  });
+
+  it('gives a client a derived secret, and changing it takes effect at once', async () => {
+    await upsertClientWithSecret(t.ctx, enterpriseId, 'demo', 'first-secret');
+    expect(await t.ctx.clients.authenticate('demo', 'first-secret')).not.toBeNull();
+    await upsertClientWithSecret(t.ctx, enterpriseId, 'demo', 'second-secret');
+    expect(await t.ctx.clients.authenticate('demo', 'first-secret')).toBeNull();
+    expect(await t.ctx.clients.authenticate('demo', 'second-secret')).not.toBeNull();
+    const other = (await createEnterprise(t.ctx, 'Other')).id;
+    await expect(upsertClientWithSecret(t.ctx, other, 'demo', 'x')).rejects.toThrow(ConflictError);
+  });
+
+  it('throttles a (username, address) pair after repeated failures, for the rest of the window', async () => {
+    const client = await createClient(t.ctx, enterpriseId);
+    const key = throttleKey(client.username, '10.0.0.1');
+    for (let i = 0; i < AUTH_THROTTLE.maxFailures - 1; i++) {
+      expect(await t.ctx.clients.authenticate(client.username, 'wrong', '10.0.0.1')).toBeNull();
+    }
+    expect(t.ctx.clients.isThrottled(key)).toBe(0);
+    await t.ctx.clients.authenticate(client.username, 'wrong', '10.0.0.1');
+    expect(t.ctx.clients.isThrottled(key)).toBe(AUTH_THROTTLE.windowSeconds);
+    // Other addresses and other usernames are not affected.
+    expect(t.ctx.clients.isThrottled(throttleKey(client.username, '10.0.0.2'))).toBe(0);
+    expect(t.ctx.clients.isThrottled(throttleKey('someone-else', '10.0.0.1'))).toBe(0);
+
+    clock.advance(100_000);
+    expect(t.ctx.clients.isThrottled(key)).toBe(AUTH_THROTTLE.windowSeconds - 100);
+    clock.advance(AUTH_THROTTLE.windowSeconds * 1000);
+    expect(t.ctx.clients.isThrottled(key)).toBe(0);
+  });
+
+  it('a success clears the failures of its pair', async () => {
+    const client = await createClient(t.ctx, enterpriseId);
+    const key = throttleKey(client.username, '::1');
+    for (let i = 0; i < AUTH_THROTTLE.maxFailures - 1; i++) t.ctx.clients.recordFailure(key);
+    expect(
+      await t.ctx.clients.authenticate(client.username, client.password, '::1'),
+    ).not.toBeNull();
+    t.ctx.clients.recordFailure(key);
+    expect(t.ctx.clients.isThrottled(key)).toBe(0);
+  });
+});

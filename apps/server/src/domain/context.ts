@@ -1,0 +1,42 @@
+// What every domain function works with: the database, the settings, the mailer, a logger, the
+// clock, and the in-memory API-client cache. Built once per process (or per test) and passed as
+// the first argument, so the domain has no globals and no Fastify.
+import { pino, type Logger } from 'pino';
+import type { Config } from '../config.js';
+import { createMailer, type Mailer } from '../mail/mailer.js';
+import type { Db } from '../storage/database.js';
+import { ClientAuthenticator } from './clients.js';
+
+export interface DomainContext {
+  readonly db: Db;
+  readonly config: Config;
+  readonly mailer: Mailer;
+  readonly log: Logger;
+  /** API-client authentication with its cache and failed-attempt throttle. */
+  readonly clients: ClientAuthenticator;
+  /** The clock; tests may fix it. */
+  now(): Date;
+}
+
+export interface DomainContextOptions {
+  db: Db;
+  config: Config;
+  mailer?: Mailer;
+  log?: Logger;
+  now?: () => Date;
+}
+
+export function createDomainContext(options: DomainContextOptions): DomainContext {
+  const log = options.log ?? pino({ level: options.config.logLevel });
+  const now = options.now ?? (() => new Date());
+  return {
+    db: options.db,
+    config: options.config,
+    mailer: options.mailer ?? createMailer(options.config, log),
+    log,
+    clients: new ClientAuthenticator(options.db, options.config.secretKey, {
+      now: () => now().getTime(),
+    }),
+    now,
+  };
+}

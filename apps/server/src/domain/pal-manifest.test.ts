@@ -1,0 +1,176 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../../test/helpers.js';
+import { InvalidArgumentError } from './errors.js';
+import {
+  ManifestError,
+  buildPalPackage,
+  loadPalPackage,
+  parsePalManifest,
+} from './pal-manifest.js';
+
+const FILE = 'examples/pals/x/pal.json';
+
+function problems(json: unknown): string {
+  try {
+    parsePalManifest(json, FILE);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ManifestError);
+    expect(error).toBeInstanceOf(InvalidArgumentError); // so the HTTP layer answers 400
+    return (error as Error).message;
+  }
+  throw new Error('expected the manifest to be refused');
+}
+
+describe('parsePalManifest', () => {
+  it('accepts a manifest with only the decided keys, and fills the defaults', () => {
+    const manifest = parsePalManifest({ id: 'expense-approval', name: 'Expense approval' }, FILE);
+    expect(manifest).toEqual({
+      id: 'expense-approval',
+      name: 'Expense approval',
+      modes: { transaction: false, console: false, web: false },
+      shadow: false,
+      shell: false,
+      test: false,
+      installed: false,
+    });
+  });
+
+  it('accepts every key', () => {
+    const manifest = parsePalManifest(
+      {
+        id: 'onboarding.v2',
+        name: 'Customer onboarding',
+        description: 'Collects documents',
+        category: 'Sales',
+        publisher: 'Acme',
+        branchName: 'main',
+        modes: { transaction: true, web: true },
+        shadow: true,
+        shell: false,
+        test: true,
+        installed: true,
+        lifetimes: { executeDays: 14, accessDays: 90, archiveDays: 365 },
+        workflows: { main: 'workflows/main.js' },
+      },
+      FILE,
+    );
+    expect(manifest.modes).toEqual({ transaction: true, console: false, web: true });
+    expect(manifest.lifetimes).toEqual({ executeDays: 14, accessDays: 90, archiveDays: 365 });
+  });
+
+  it.each([
+    [
+      { id: 'a', modes: { console: 'yes' } },
+      `${FILE}: modes.console: expected boolean, got string`,
+    ],
+    [{ name: 'no id' }, `${FILE}: id: is required (expected string)`],
+    [{ id: 42 }, `${FILE}: id: expected string, got number`],
+    [{ id: '../etc' }, `${FILE}: id: expected 1 to 128 letters`],
+    [{ id: 'a', colour: 'red' }, `${FILE}: colour: unknown key`],
+    [{ id: 'a', modes: { console: true, batch: true } }, `${FILE}: modes.batch: unknown key`],
+    [{ id: 'a', name: '' }, `${FILE}: name: must not be empty`],
+    [{ id: 'a', test: 'true' }, `${FILE}: test: expected boolean, got string`],
+    [{ id: 'a', modes: [] }, `${FILE}: modes: expected object, got array`],
+    [
+      { id: 'a', lifetimes: { executeDays: 1.5 } },
+      `${FILE}: lifetimes.executeDays: expected a whole number, got 1.5`,
+    ],
+    [
+      { id: 'a', lifetimes: { executeDays: 0 } },
+      `${FILE}: lifetimes.executeDays: must be at least 1`,
+    ],
+    [
+      { id: 'a', lifetimes: { executeDays: 30, accessDays: 10 } },
+      `${FILE}: lifetimes.accessDays: must not be less than executeDays`,
+    ],
+    [
+      { id: 'a', lifetimes: { accessDays: 30, archiveDays: 10 } },
+      `${FILE}: lifetimes.archiveDays: must not be less than accessDays`,
+    ],
+    [
+      { id: 'a', workflows: { main: 'main.ts' } },
+      `${FILE}: workflows.main: expected a path to a .js file`,
+    ],
+    [
+      { id: 'a', workflows: { main: '../main.js' } },
+      `${FILE}: workflows.main: must be a path inside the pal folder`,
+    ],
+    [
+      { id: 'a', workflows: { main: '/abs/main.js' } },
+      `${FILE}: workflows.main: must be a path inside the pal folder`,
+    ],
+    [[1, 2], `${FILE}: expected object, got array`],
+  ])('refuses %j naming the file and the key', (json, message) => {
+    expect(problems(json)).toContain(message);
+  });
+
+  it('reports every problem, one per line', () => {
+    const message = problems({ id: 1, shadow: 'no', extra: true });
+    expect(message.split('\n')).toHaveLength(3);
+    expect(message).toContain(`${FILE}: shadow: expected boolean`);
+  });
+});
+
+describe('loadPalPackage', () => {
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => {
+    dir = tempDir('pal-manifest-');
+  });
+  afterEach(() => dir.remove());
+
+  const folder = (name: string, manifest: unknown, files: Record<string, string> = {}) => {
+    const path = join(dir.path, name);
+    mkdirSync(path, { recursive: true });
+    writeFileSync(
+      join(path, 'pal.json'),
+      typeof manifest === 'string' ? manifest : JSON.stringify(manifest),
+    );
+    for (const [file, content] of Object.entries(files)) {
+      mkdirSync(join(path, file, '..'), { recursive: true });
+      writeFileSync(join(path, file), content);
+    }
+    return path;
+  };
+
+  it('reads the manifest and the workflow files it names', async () => {
+    const path = folder(
+      'ok',
+      { id: 'ok', workflows: { main: 'flows/main.js' } },
+      { 'flows/main.js': 'export function run() {}' },
+    );
+    const pkg = await loadPalPackage(path);
+    expect(pkg.manifest.id).toBe('ok');
+    expect(pkg.files).toEqual({ 'flows/main.js': 'export function run() {}' });
+    expect(pkg.contentHash).toMatch(/^[0-9a-f]{64}$/);
+    // Same content, same hash; other content, another.
+    expect((await loadPalPackage(path)).contentHash).toBe(pkg.contentHash);
+    writeFileSync(join(path, 'flows/main.js'), 'export function run() { return 1 }');
+    expect((await loadPalPackage(path)).contentHash).not.toBe(pkg.contentHash);
+  });
+
+  it('names the file when pal.json is missing, is not JSON, or names a missing workflow file', async () => {
+    const empty = join(dir.path, 'empty');
+    mkdirSync(empty);
+    await expect(loadPalPackage(empty)).rejects.toThrow(`${join(empty, 'pal.json')}: not found`);
+    const broken = folder('broken', '{ "id": ');
+    await expect(loadPalPackage(broken)).rejects.toThrow(
+      `${join(broken, 'pal.json')}: not valid JSON`,
+    );
+    const missing = folder('missing', { id: 'm', workflows: { main: 'main.js' } });
+    await expect(loadPalPackage(missing)).rejects.toThrow(
+      `${join(missing, 'pal.json')}: workflows.main: file "main.js" not found in the pal folder`,
+    );
+    const bad = folder('bad', { id: 'b', modes: { console: 1 } });
+    await expect(loadPalPackage(bad)).rejects.toThrow(
+      `${join(bad, 'pal.json')}: modes.console: expected boolean`,
+    );
+  });
+
+  it('buildPalPackage checks that the workflow files are given', () => {
+    expect(() => buildPalPackage({ id: 'w', workflows: { main: 'main.js' } }, {})).toThrow(
+      'pal.json: workflows.main: file "main.js" not found',
+    );
+  });
+});

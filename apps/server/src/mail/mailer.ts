@@ -1,0 +1,79 @@
+// Outgoing mail. With MAIL_URL (smtp:// or smtps://) nodemailer sends each message; without it,
+// each message is built the same way (nodemailer's stream transport) and written as one RFC 822
+// `.eml` file into DATA_DIR/outbox/, and logged, so a developer can open what would have gone out.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+}
+
+export interface SentMail {
+  messageId: string;
+  /** The .eml file, in outbox mode. */
+  file?: string;
+}
+
+export interface Mailer {
+  readonly mode: 'smtp' | 'outbox';
+  send(message: MailMessage): Promise<SentMail>;
+  close(): void;
+}
+
+export function createMailer(
+  config: Pick<Config, 'mailUrl' | 'mailFrom' | 'dataDir'>,
+  log: Logger,
+): Mailer {
+  return config.mailUrl
+    ? smtpMailer(config.mailUrl, config.mailFrom, log)
+    : outboxMailer(config, log);
+}
+
+function smtpMailer(mailUrl: string, from: string, log: Logger): Mailer {
+  // nodemailer reads host, port, credentials and options (e.g. ?ignoreTLS=true) from the URL.
+  const transport = nodemailer.createTransport(mailUrl, { from });
+  return {
+    mode: 'smtp',
+    async send(message) {
+      const info = await transport.sendMail(message);
+      log.info(
+        { to: message.to, subject: message.subject, messageId: info.messageId },
+        'mail sent',
+      );
+      return { messageId: info.messageId };
+    },
+    close: () => transport.close(),
+  };
+}
+
+function outboxMailer(config: Pick<Config, 'mailFrom' | 'dataDir'>, log: Logger): Mailer {
+  const outbox = join(config.dataDir, 'outbox');
+  const transport = nodemailer.createTransport(
+    { streamTransport: true, buffer: true, newline: 'windows' },
+    { from: config.mailFrom },
+  );
+  return {
+    mode: 'outbox',
+    async send(message) {
+      const info = await transport.sendMail(message);
+      mkdirSync(outbox, { recursive: true, mode: 0o700 });
+      // Sortable by time; the random part keeps two mails of one millisecond apart.
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      const file = join(outbox, `${stamp}-${randomBytes(4).toString('hex')}.eml`);
+      writeFileSync(file, info.message as Buffer, { flag: 'wx', mode: 0o600 });
+      log.info(
+        { to: message.to, subject: message.subject, messageId: info.messageId, file },
+        'mail written to the outbox (no MAIL_URL)',
+      );
+      return { messageId: info.messageId, file };
+    },
+    close: () => transport.close(),
+  };
+}
