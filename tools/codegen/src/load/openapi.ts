@@ -100,7 +100,9 @@ export function loadOpenApi(path: string, model: SchemaModel, diagnostics: Diagn
           : { kind: 'any', required: body?.required === true };
       }
       const ok = deref(op.responses?.['200'] ?? {}) as Json;
-      const okSchema = (ok.content?.['application/json'] ?? ok.content?.['application/xml'])?.schema as Json | undefined;
+      const okContent = (ok.content ?? {}) as Json;
+      const okSchema = (okContent['application/json'] ?? okContent['application/xml'] ?? Object.values(okContent)[0])
+        ?.schema as Json | undefined;
       let response: ResponseModel;
       if (okSchema?.type === 'array') {
         const itemType = schemaName(okSchema.items) ?? 'unknown';

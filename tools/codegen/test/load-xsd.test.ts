@@ -1,0 +1,86 @@
+/** Given a small XSD, want this model: the mappings of load/xsd.ts, case by case. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Diagnostics } from '../src/diagnostics.js';
+import { loadXsdFiles } from '../src/load/xsd.js';
+import type { SchemaModel } from '../src/model/schema-model.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'load-xsd-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function load(body: string, form = 'unqualified'): { model: SchemaModel; diagnostics: Diagnostics } {
+  const path = join(dir, `t${Math.random().toString(36).slice(2)}.xsd`);
+  writeFileSync(
+    path,
+    `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:t="urn:t" targetNamespace="urn:t" elementFormDefault="${form}" version="1.0">${body}</xs:schema>`,
+  );
+  const diagnostics = new Diagnostics();
+  return { model: loadXsdFiles([path], diagnostics), diagnostics };
+}
+
+const seq = (name: string, elements: string) =>
+  `<xs:complexType name="${name}"><xs:sequence>${elements}</xs:sequence></xs:complexType>`;
+
+describe('load/xsd', () => {
+  it.each([
+    {
+      given: seq('A', '<xs:element name="x" type="xs:int"/><xs:element name="y" type="xs:string" minOccurs="0" maxOccurs="unbounded"/>'),
+      want: { kind: 'object', members: ['x:int', 'y?:string[]'] },
+    },
+    {
+      given: seq('A', '<xs:element name="n" type="xs:string" minOccurs="0" nillable="true"/>'),
+      want: { kind: 'object', members: ['n?:string nil'] },
+    },
+    {
+      given: seq('A', '<xs:element name="row" type="xs:string" minOccurs="0" maxOccurs="unbounded"/>'),
+      want: { kind: 'array', item: 'string', itemElement: 'row' },
+    },
+    {
+      given: seq('A', '<xs:element name="entry" minOccurs="0" maxOccurs="unbounded"><xs:complexType><xs:sequence><xs:element name="key" type="xs:string"/><xs:element name="value" type="xs:int"/></xs:sequence></xs:complexType></xs:element>'),
+      want: { kind: 'map', value: 'int' },
+    },
+  ])('maps $want.kind', ({ given, want }) => {
+    const { model, diagnostics } = load(given);
+    expect(diagnostics.format('warning')).toBe('');
+    const t = model.types.find((x) => x.name === 'A')!;
+    expect(t.kind).toBe(want.kind);
+    if (t.kind === 'object')
+      expect(t.members.map((m) => `${m.name}${m.optional ? '?' : ''}:${m.type.name}${m.list ? '[]' : ''}${m.nillable ? ' nil' : ''}`)).toEqual(want.members);
+    if (t.kind === 'array') expect({ item: t.item.name, itemElement: t.itemElement }).toEqual({ item: want.item, itemElement: want.itemElement });
+    if (t.kind === 'map') expect(t.value.name).toBe(want.value);
+    // Entry types exist only inside maps.
+    expect(model.types.map((x) => x.name)).toEqual(['A']);
+  });
+
+  it('flattens extensions base-first and tells enums from complex types', () => {
+    const { model } = load(
+      seq('Base', '<xs:element name="a" type="xs:string"/>') +
+        '<xs:complexType name="Derived"><xs:complexContent><xs:extension base="t:Base"><xs:sequence><xs:element name="b" type="t:colour"/></xs:sequence></xs:extension></xs:complexContent></xs:complexType>' +
+        '<xs:simpleType name="colour"><xs:restriction base="xs:string"><xs:enumeration value="RED"/></xs:restriction></xs:simpleType>',
+    );
+    const derived = model.types.find((t) => t.name === 'Derived');
+    expect(derived).toMatchObject({ kind: 'object', base: 'Base' });
+    expect(derived?.kind === 'object' && derived.members.map((m) => `${m.name}:${m.type.kind}/${m.type.name}`)).toEqual([
+      'a:builtin/string',
+      'b:enum/Colour',
+    ]);
+    expect(model.types.find((t) => t.name === 'Colour')).toMatchObject({ kind: 'enum', xsdName: 'colour', values: ['RED'] });
+  });
+
+  it.each([
+    { given: seq('A', '<xs:choice><xs:element name="x" type="xs:int"/></xs:choice>'), code: 'XSD020' },
+    { given: seq('A', '<xs:element name="x" type="xs:int" maxOccurs="5"/>'), code: 'XSD021' },
+    { given: seq('A', '<xs:element name="x" type="xs:dateTime"/>'), code: 'XSD010' },
+    { given: seq('A', '<xs:element name="x" type="t:Missing"/>'), code: 'XSD041' },
+  ])('reports $code with its location', ({ given, code }) => {
+    const { diagnostics } = load(given);
+    expect(diagnostics.hasErrors).toBe(true);
+    expect(diagnostics.format('error')).toMatch(new RegExp(`^error ${code} t\\w+\\.xsd#A`));
+  });
+
+  it('requires unqualified members', () => {
+    expect(load(seq('A', ''), 'qualified').diagnostics.format('error')).toContain('XSD003');
+  });
+});
