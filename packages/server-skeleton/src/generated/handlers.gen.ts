@@ -15,7 +15,8 @@ import type {
 import type { AnyDocument, Page } from '../runtime/operation-spec.js';
 /** Input of C1 listConsolePals. */
 export type ListConsolePalsInput = {
-  /** Built from the search headers; absent booleans are false, startRecord 0. */ search: PalSearch;
+  /** Built from the search headers; absent booleans are false, startRecord 0. */
+  search: PalSearch;
 };
 /** Input of C2 runConsolePal. */
 export type RunConsolePalInput = { params: { palId: string }; body: ConsoleContent };
@@ -40,7 +41,8 @@ export type CreateConsoleTokenInput = {
 export type RunConsoleWorkflowInput = { params: { palId: string }; body: ConsoleContent };
 /** Input of T2 searchTransactions. */
 export type SearchTransactionsInput = {
-  /** Built from the search headers; absent booleans are false, startRecord 0. */ search: TransactionSearch;
+  /** Built from the search headers; absent booleans are false, startRecord 0. */
+  search: TransactionSearch;
 };
 /** Input of T1 createTransaction. */
 export type CreateTransactionInput = { form: { palId: string } };
@@ -95,7 +97,8 @@ export type UpdateSsoInput = {
 };
 /** Input of P1 searchPals. */
 export type SearchPalsInput = {
-  /** Built from the search headers; absent booleans are false, startRecord 0. */ search: PalSearch;
+  /** Built from the search headers; absent booleans are false, startRecord 0. */
+  search: PalSearch;
 };
 /** Input of P2 getPal. */
 export type GetPalInput = { params: { id: string } };

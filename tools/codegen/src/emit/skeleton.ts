@@ -36,7 +36,7 @@ function inputMembers(op: OperationModel): string[] {
   const members: string[] = [];
   if (op.pathParams.length) members.push(`params: ${paramsType(op.pathParams)}`);
   if (op.queryParams.length) members.push(`query: ${paramsType(op.queryParams)}`);
-  if (op.search) members.push(`/** Built from the search headers; absent booleans are false, startRecord 0. */ search: ${op.search.type}`);
+  if (op.search) members.push(`\n/** Built from the search headers; absent booleans are false, startRecord 0. */\nsearch: ${op.search.type}`);
   if (op.form) members.push(`form: ${paramsType(op.form.fields)}`);
   if (op.body) {
     const type = op.body.kind === 'typed' ? op.body.type : 'AnyDocument';

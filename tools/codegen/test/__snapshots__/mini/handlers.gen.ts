@@ -3,7 +3,8 @@ import type { Item, ItemSearch } from '@pal-workflow/types';
 import type { AnyDocument, Page } from '../runtime/operation-spec.js';
 /** Input of M1 searchItems. */
 export type SearchItemsInput = {
-  /** Built from the search headers; absent booleans are false, startRecord 0. */ search: ItemSearch;
+  /** Built from the search headers; absent booleans are false, startRecord 0. */
+  search: ItemSearch;
 };
 /** Input of M2 createItem. */
 export type CreateItemInput = { form: { name: string; count?: number } };

@@ -1,0 +1,17 @@
+/**
+ * `npm run bench [section]`: prints figures side by side with their baselines,
+ * from one run. Sections: generate, server (default: all).
+ */
+import { resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runGenerateBench } from './generate.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const sections = process.argv.slice(2);
+const wants = (name: string) => sections.length === 0 || sections.includes(name);
+
+if (wants('generate')) runGenerateBench(ROOT);
+if (wants('server')) {
+  const { runServerBench } = await import('./server.js');
+  await runServerBench(ROOT);
+}
