@@ -1,0 +1,39 @@
+// BASIC authentication for every operation, through the skeleton's authentication slot (an
+// onRequest hook, so a refused request never has its body read). Failed attempts are throttled
+// per (username, address): a throttled pair gets 429 with Retry-After before any check is made.
+import { HttpError } from '@pal-workflow/server-skeleton';
+import type { FastifyRequest } from 'fastify';
+import { throttleKey } from '../domain/clients.js';
+import type { DomainContext } from '../domain/context.js';
+import type { AppContext } from './app-context.js';
+
+const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="pal"' };
+
+export function parseBasic(header: string | undefined): { username: string; password: string } | undefined {
+  if (!header) return undefined;
+  const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return undefined;
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+export function authenticator(domain: DomainContext) {
+  return async (request: FastifyRequest): Promise<AppContext> => {
+    const credentials = parseBasic(request.headers.authorization);
+    if (!credentials) {
+      const reason = request.headers.authorization ? 'malformed Authorization header: expected Basic credentials' : 'credentials required';
+      throw new HttpError(401, 'UNAUTHORIZED', reason, CHALLENGE);
+    }
+    const key = throttleKey(credentials.username, request.ip);
+    const wait = domain.clients.isThrottled(key);
+    if (wait > 0)
+      throw new HttpError(429, 'RATE_LIMITED', `too many failed attempts: try again in ${wait} s`, {
+        'Retry-After': String(wait),
+      });
+    const client = await domain.clients.authenticate(credentials.username, credentials.password, request.ip);
+    if (!client) throw new HttpError(401, 'UNAUTHORIZED', 'wrong credentials', CHALLENGE);
+    return { domain, enterpriseId: client.enterpriseId, clientId: client.clientId };
+  };
+}

@@ -1,0 +1,48 @@
+// Starting the service: open and migrate the database, build the app, listen, and close
+// cleanly on SIGINT/SIGTERM. `start` also prepares the demo enterprise (npm start).
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import { buildApp } from './app.js';
+import { createDomainContext, type DomainContext } from './domain/context.js';
+import { migrateToLatest, openDatabase } from './storage/database.js';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  domain: DomainContext;
+  /** The address it listens on, e.g. http://127.0.0.1:8080 */
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Runs after migration and before listening (npm start prepares the demo here). */
+  prepare?: (domain: DomainContext) => Promise<void>;
+  logger?: boolean;
+  /** Close on SIGINT/SIGTERM (the CLI); tests leave it off. */
+  handleSignals?: boolean;
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const db = openDatabase(config);
+  await migrateToLatest(db);
+  const domain = createDomainContext({ db, config });
+  await options.prepare?.(domain);
+  const app = await buildApp(domain, { logger: options.logger ?? true });
+  const url = await app.listen({ host: config.host, port: config.port });
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await app.close();
+    await domain.mailer.close?.();
+    await db.destroy();
+  };
+  if (options.handleSignals) {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const)
+      process.once(signal, () => {
+        app.log.info({ signal }, 'shutting down');
+        void close().then(() => process.exit(0));
+      });
+  }
+  return { app, domain, url, close };
+}
