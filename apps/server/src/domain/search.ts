@@ -23,28 +23,30 @@ export interface StringFilter {
   column: string;
   /** The case-folded copy of that column, which "contains" searches. */
   keyColumn: string;
-  /** A faster "contains" over keyColumn (e.g. a full-text index); default: LIKE. */
-  contains?: (foldedNeedle: string) => Expression<SqlBool>;
+}
+
+/** A filter's value when one is given (absent or empty: undefined); 400 when it is too long. */
+export function filterValue(field: string, value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string' || value.length > MAX_FILTER_LENGTH) {
+    throw new InvalidArgumentError(
+      `${field}: must be a text of at most ${MAX_FILTER_LENGTH} characters`,
+    );
+  }
+  return value;
 }
 
 /** One condition per string filter given. */
 export function stringFilterConditions(filters: StringFilter[]): Expression<SqlBool>[] {
   const conditions: Expression<SqlBool>[] = [];
   for (const filter of filters) {
-    if (filter.value === undefined || filter.value === '') continue;
-    if (typeof filter.value !== 'string' || filter.value.length > MAX_FILTER_LENGTH) {
-      throw new InvalidArgumentError(
-        `${filter.field}: must be a text of at most ${MAX_FILTER_LENGTH} characters`,
-      );
-    }
-    if (filter.exact) {
-      conditions.push(sql<SqlBool>`${sql.ref(filter.column)} = ${filter.value}`);
-    } else {
-      const needle = fold(filter.value);
-      conditions.push(
-        filter.contains ? filter.contains(needle) : likeContains(filter.keyColumn, needle),
-      );
-    }
+    const value = filterValue(filter.field, filter.value);
+    if (value === undefined) continue;
+    conditions.push(
+      filter.exact
+        ? sql<SqlBool>`${sql.ref(filter.column)} = ${value}`
+        : likeContains(filter.keyColumn, fold(value)),
+    );
   }
   return conditions;
 }
@@ -55,12 +57,7 @@ export function exactCondition(
   column: string,
   value: string | undefined,
 ): Expression<SqlBool> | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string' || value.length > MAX_FILTER_LENGTH) {
-    throw new InvalidArgumentError(
-      `${field}: must be a text of at most ${MAX_FILTER_LENGTH} characters`,
-    );
-  }
+  if (filterValue(field, value) === undefined) return undefined;
   return sql<SqlBool>`${sql.ref(column)} = ${value}`;
 }
 

@@ -112,15 +112,14 @@ describe('database', () => {
         .execute();
     await insert('t1', 'Quarterly Expense Report');
     await insert('t2', 'Travel expenses 50%_off');
-    const contains = async (needle: string) =>
-      (
-        await db
-          .selectFrom('transactions')
-          .select('id')
-          .where(dialectOf(db).transactionNameContains(needle))
-          .orderBy('seq')
-          .execute()
-      ).map((r) => r.id);
+    const contains = async (needle: string) => {
+      const { query, creationOrder } = dialectOf(db).whereTransactionNameContains(
+        db.selectFrom('transactions'),
+        needle,
+      );
+      const rows = await query.select('transactions.id').orderBy(creationOrder).execute();
+      return rows.map((r) => r.id);
+    };
 
     expect(await contains('expense')).toEqual(['t1', 't2']);
     expect(await contains('report')).toEqual(['t1']);

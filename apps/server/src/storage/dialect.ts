@@ -2,9 +2,13 @@
 // this interface (migrations, repositories, searches) is written with Kysely's query builder in
 // SQL that SQLite and PostgreSQL both run; each database's peculiarities (pragmas, the full-text
 // index behind "name contains") live in one module per database: today ./sqlite.ts only.
-import type { CreateTableBuilder, Expression, Kysely, SqlBool } from 'kysely';
+import type { CreateTableBuilder, Expression, Kysely, SelectQueryBuilder } from 'kysely';
+import type { DatabaseSchema } from './schema.js';
 import { PostgresAdapter } from 'kysely';
 import { sqliteDialect } from './sqlite.js';
+
+/** A query over the transactions table, before its selection. */
+export type TransactionsQuery = SelectQueryBuilder<DatabaseSchema, 'transactions', {}>;
 
 export interface StorageDialect {
   readonly name: 'sqlite' | 'postgres';
@@ -17,10 +21,14 @@ export interface StorageDialect {
   createTransactionNameIndex(db: Kysely<unknown>): Promise<void>;
   dropTransactionNameIndex(db: Kysely<unknown>): Promise<void>;
   /**
-   * The condition "the transaction's folded name contains `foldedNeedle`", over the
-   * `transactions` table (not aliased) of the query it is used in.
+   * Narrows a query over `transactions` to the rows whose folded name contains `foldedNeedle`, and
+   * names the expression that orders the narrowed rows by creation (`transactions.seq`, or an
+   * equal column that the index returns in order) at least cost.
    */
-  transactionNameContains(foldedNeedle: string): Expression<SqlBool>;
+  whereTransactionNameContains(
+    query: TransactionsQuery,
+    foldedNeedle: string,
+  ): { query: TransactionsQuery; creationOrder: Expression<number> };
   /** True when `error` is the database refusing a duplicate key (unique or primary key). */
   isUniqueViolation(error: unknown): boolean;
 }

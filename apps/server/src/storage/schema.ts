@@ -168,6 +168,15 @@ export interface TokensTable {
   used_at: IsoDate | null;
 }
 
+/**
+ * SQLite only: the FTS5 index over transactions.name_key (storage/sqlite.ts). Typed here so the
+ * SQLite dialect can join it; nothing outside that module refers to it.
+ */
+export interface TransactionsNameFtsTable {
+  rowid: number;
+  name_key: string | null;
+}
+
 export interface DatabaseSchema {
   enterprises: EnterprisesTable;
   api_clients: ApiClientsTable;
@@ -180,6 +189,7 @@ export interface DatabaseSchema {
   transactions: TransactionsTable;
   transaction_roles: TransactionRolesTable;
   tokens: TokensTable;
+  transactions_name_fts: TransactionsNameFtsTable;
 }
 
 export type PalRow = Selectable<PalsTable>;

@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type SqlBool } from 'kysely';
 import { likeContains } from './conditions.js';
-import type { StorageDialect } from './dialect.js';
+import type { StorageDialect, TransactionsQuery } from './dialect.js';
 import type { DatabaseSchema } from './schema.js';
 
 /** Milliseconds a writer waits for another process's write lock (e.g. the CLI beside the server). */
@@ -73,12 +73,23 @@ export const sqliteDialect: StorageDialect = {
     await sql`drop table if exists ${sql.raw(NAME_INDEX)}`.execute(db);
   },
 
-  transactionNameContains(foldedNeedle) {
+  whereTransactionNameContains(query, foldedNeedle) {
     // Trigrams need three characters; a shorter needle scans the enterprise's rows instead.
-    if ([...foldedNeedle].length < 3) return likeContains('transactions.name_key', foldedNeedle);
-    return sql<SqlBool>`transactions.seq in (
-      select rowid from ${sql.raw(NAME_INDEX)} where ${sql.raw(NAME_INDEX)} match ${ftsPhrase(foldedNeedle)}
-    )`;
+    if ([...foldedNeedle].length < 3) {
+      return {
+        query: query.where(likeContains('transactions.name_key', foldedNeedle)),
+        creationOrder: sql.ref<number>('transactions.seq'),
+      };
+    }
+    // Joined rather than `seq IN (…)`: ordered by the index's own rowid (= seq), SQLite walks the
+    // matches in creation order and stops after one page, instead of collecting all of them first.
+    const narrowed = query
+      .innerJoin('transactions_name_fts', 'transactions_name_fts.rowid', 'transactions.seq')
+      .where(sql<SqlBool>`${sql.table(NAME_INDEX)} match ${ftsPhrase(foldedNeedle)}`);
+    return {
+      query: narrowed as unknown as TransactionsQuery,
+      creationOrder: sql.ref<number>('transactions_name_fts.rowid'),
+    };
   },
 
   isUniqueViolation(error) {

@@ -198,6 +198,13 @@ export const initial: Migration = {
       .on('transactions')
       .columns(['enterprise_id', 'seq'])
       .execute();
+    // The same without test transactions (T2's default), and small enough to check each match of
+    // the name index against enterprise and test flag without reading the table.
+    await db.schema
+      .createIndex('transactions_enterprise_test_seq')
+      .on('transactions')
+      .columns(['enterprise_id', 'test', 'seq'])
+      .execute();
     for (const column of [
       'name',
       'description',
