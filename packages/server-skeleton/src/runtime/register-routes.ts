@@ -126,7 +126,7 @@ function readInput(spec: OperationSpec, request: PalRequest): Record<string, unk
       input.body = body.kind === 'xml' ? parseXmlDocument(body.text).value : parseJsonObject(body.text);
     }
   } else if (body && body.kind !== 'form' && !spec.form) {
-    if (body.text.trim()) throw badRequest('this operation takes no request body');
+    throw badRequest('this operation takes no request body');
   }
   return input;
 }
@@ -135,7 +135,11 @@ function receivedBody(request: PalRequest): ReceivedBody | undefined {
   const raw = request.body as ReceivedBody | Record<string, unknown> | undefined;
   if (raw === undefined || raw === null) return undefined;
   if (request.isMultipart()) return { kind: 'form', fields: multipartFields(raw as Record<string, unknown>) };
-  return raw as ReceivedBody;
+  const body = raw as ReceivedBody;
+  // An empty XML or JSON body is no body: clients send a Content-Type on an empty POST
+  // (the generated client does for U1 without a ServiceRequest).
+  if (body.kind !== 'form' && body.text.trim() === '') return undefined;
+  return body;
 }
 
 function multipartFields(raw: Record<string, unknown>): RawValues {
