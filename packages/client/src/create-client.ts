@@ -15,7 +15,7 @@ import {
 import { wireMiddleware, type WireFormat } from './xml-middleware.js';
 
 export interface PalClientOptions {
-  /** e.g. `http://127.0.0.1:8080` */
+  /** e.g. `http://127.0.0.1:8080`, or `https://example.com/pal` for a service below a path */
   baseUrl: string;
   username: string;
   password: string;
@@ -73,6 +73,7 @@ export function createPalClient(options: PalClientOptions): PalClient {
         format: options.format ?? 'json',
         serviceRoot: options.serviceRoot ?? 'services',
         userRoot: options.userRoot ?? 'user',
+        basePath: new URL(options.baseUrl).pathname,
       }),
     ],
   });

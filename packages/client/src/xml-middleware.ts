@@ -16,6 +16,11 @@ export interface XmlMiddlewareOptions {
   format: WireFormat;
   serviceRoot: string;
   userRoot: string;
+  /**
+   * Path of the base URL when the service is served below one (`/api` for
+   * `https://host/api`): the roots are found and replaced after it. Default: none.
+   */
+  basePath?: string;
 }
 
 // The generated client's paths carry the default roots.
@@ -28,8 +33,9 @@ export function wireMiddleware(options: XmlMiddlewareOptions): Middleware {
       op.pattern.replace('{service}', escapeRegex(options.serviceRoot)).replace('{user}', escapeRegex(options.userRoot)),
     ),
   }));
+  const basePath = (options.basePath ?? '').replace(/\/+$/, '');
   const find = (method: string | undefined, url: string): ClientOperation | undefined => {
-    const path = new URL(url).pathname;
+    const path = pathAfterBase(new URL(url).pathname, basePath);
     return routes.find((r) => r.op.method === (method ?? 'GET').toUpperCase() && r.regex.test(path))?.op;
   };
 
@@ -37,7 +43,7 @@ export function wireMiddleware(options: XmlMiddlewareOptions): Middleware {
     async pre({ url, init }) {
       const headers = new Headers(init.headers);
       headers.set('Accept', options.format === 'xml' ? 'application/xml' : 'application/json');
-      const target = rewriteRoots(url, options);
+      const target = rewriteRoots(url, options, basePath);
       let body = init.body;
       if (options.format === 'xml' && typeof body === 'string' && headers.get('Content-Type')?.startsWith('application/json')) {
         const op = find(init.method, target);
@@ -60,17 +66,23 @@ export function wireMiddleware(options: XmlMiddlewareOptions): Middleware {
   };
 }
 
-function rewriteRoots(url: string, options: XmlMiddlewareOptions): string {
+function rewriteRoots(url: string, options: XmlMiddlewareOptions, basePath: string): string {
   const u = new URL(url);
+  const path = pathAfterBase(u.pathname, basePath);
   for (const kind of ['service', 'user'] as const) {
     const from = `/${DEFAULT_ROOTS[kind]}/`;
     const to = `/${kind === 'service' ? options.serviceRoot : options.userRoot}/`;
-    if (from !== to && u.pathname.startsWith(from)) {
-      u.pathname = to + u.pathname.slice(from.length);
+    if (from !== to && path.startsWith(from)) {
+      u.pathname = basePath + to + path.slice(from.length);
       break;
     }
   }
   return u.toString();
+}
+
+/** The operation's own path: what follows the base URL's path. */
+function pathAfterBase(pathname: string, basePath: string): string {
+  return basePath && pathname.startsWith(`${basePath}/`) ? pathname.slice(basePath.length) : pathname;
 }
 
 function escapeRegex(text: string): string {
