@@ -421,9 +421,9 @@ describe.each(['json', 'xml'] as const)('the generated client in %s', (format: W
     });
     expect(result).toEqual({
       success: true,
-      // The generated client maps a nil (null) member to undefined; the wire has it (below).
+      // A nil member (xsi:nil in XML, null in JSON) reaches the caller as null.
       messages: [
-        { message: '1 documents, 1 images, 1 styles', type: undefined },
+        { message: '1 documents, 1 images, 1 styles', type: null },
         { message: `run by ${USERNAME}`, type: 'INFO' },
       ],
       data: postData,

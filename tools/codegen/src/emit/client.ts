@@ -68,7 +68,7 @@ function postProcess(ctx: GenerateContext, files: { rel: string; text: string }[
       .replace(/new runtime\.TextApiResponse\(response\) as any/g, 'new runtime.JSONApiResponse<any>(response)')
       .replace(/GlobalFetch\['fetch'\]/g, 'typeof fetch')
       .replace(/window\.fetch\.bind\(window\)/g, 'fetch');
-    const source = project.createSourceFile(rel, fixed, { overwrite: true });
+    const source = project.createSourceFile(rel, keepNulls(fixed), { overwrite: true });
     const here = rel.split('/').slice(0, -1).join('/');
     for (const decl of [...source.getImportDeclarations(), ...source.getExportDeclarations()]) {
       const spec = decl.getModuleSpecifierValue();
@@ -85,6 +85,18 @@ function postProcess(ctx: GenerateContext, files: { rel: string; text: string }[
       sources: ['schemas/openapi/operations.yaml', 'schemas/xsd/*.xsd'],
     };
   });
+}
+
+/**
+ * The template's FromJSON turns `null` into `undefined` for every member; for nillable members
+ * (`type?: string | null`, xsi:nil in XML) null is a value of its own and is kept.
+ */
+function keepNulls(text: string): string {
+  const nillable = [...text.matchAll(/^\s+(\w+)\?: [^;]*\| null;$/gm)].map((m) => m[1]!);
+  return nillable.reduce(
+    (t, name) => t.split(`!exists(json, '${name}') ? undefined : json['${name}']`).join(`json['${name}'] === undefined ? undefined : json['${name}']`),
+    text,
+  );
 }
 
 function operationsFile(ctx: GenerateContext, operations: OperationModel[]): EmittedFile {

@@ -45,7 +45,7 @@ export function MessageFromJSONTyped(json: any, ignoreDiscriminator: boolean): M
   }
   return {
     message: json['message'],
-    type: !exists(json, 'type') ? undefined : json['type'],
+    type: json['type'] === undefined ? undefined : json['type'],
   };
 }
 
