@@ -540,7 +540,7 @@ describe.each(['json', 'xml'] as const)('the generated client in %s', (format: W
     const encrypted = { encryptedToken: 'a+b/c==', encryptedAction: 'x y&z=1?#' };
     expect(await client.transactions.getTransactionFromEmail(encrypted)).toEqual({
       success: true,
-      messages: [{ message: `resolved for ${USERNAME}`, type: undefined }],
+      messages: [{ message: `resolved for ${USERNAME}`, type: null }],
       token: encrypted.encryptedToken,
       action: encrypted.encryptedAction,
       emailType: 'LINK',
