@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { negotiate } from '../src/index.js';
+
+describe('negotiate', () => {
+  it.each([
+    { accept: undefined, simple: false, want: 'xml' },
+    { accept: '', simple: true, want: 'xml' },
+    { accept: '*/*', simple: false, want: 'xml' },
+    { accept: 'application/json', simple: false, want: 'json' },
+    { accept: 'text/xml', simple: false, want: 'xml' },
+    { accept: 'text/plain', simple: true, want: 'text' },
+    { accept: 'text/plain', simple: false, want: undefined },
+    { accept: 'text/html', simple: true, want: undefined },
+    { accept: 'application/xml;q=0.2, application/json;q=0.9', simple: false, want: 'json' },
+    { accept: 'text/plain;q=1, application/json;q=0.1', simple: false, want: 'json' },
+    { accept: 'text/plain;q=1, application/json;q=0.1', simple: true, want: 'text' },
+    { accept: 'application/*', simple: false, want: 'xml' },
+    { accept: 'application/json;q=0', simple: false, want: undefined },
+  ])('Accept $accept (simple: $simple) → $want', ({ accept, simple, want }) => {
+    expect(negotiate(accept, simple)).toBe(want);
+  });
+});
