@@ -1,0 +1,220 @@
+// The `pal` CLI end to end: each command runs in its own process (tsx on src/cli.ts) against a
+// fresh DATA_DIR, and its --json output is parsed.
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../test/helpers.js';
+import { loadConfig } from './config.js';
+import { ClientAuthenticator } from './domain/clients.js';
+import { openDatabase } from './storage/database.js';
+
+const serverDir = fileURLToPath(new URL('..', import.meta.url));
+const examples = resolve(serverDir, '../../examples/pals');
+const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function pal(env: Record<string, string>, ...args: string[]): Promise<Run> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [tsxCli, 'src/cli.ts', ...args],
+      // A clean environment: only what the test sets, plus PATH for node itself.
+      { cwd: serverDir, env: { PATH: process.env.PATH ?? '', ...env } },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** The one JSON object a --json command prints, and nothing else. */
+function json(run: Run): Record<string, unknown> {
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  const lines = run.stdout.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  const value = JSON.parse(lines[0]) as unknown;
+  expect(value).toBeTypeOf('object');
+  expect(Array.isArray(value)).toBe(false);
+  return value as Record<string, unknown>;
+}
+
+describe('pal CLI on a fresh DATA_DIR', () => {
+  const dir = tempDir('pal-cli-');
+  const env = { DATA_DIR: join(dir.path, 'data') };
+  afterAll(() => dir.remove());
+
+  it('migrate creates and migrates the database, then has nothing to do', async () => {
+    expect(json(await pal(env, 'migrate', '--json'))).toEqual({
+      applied: ['0001_initial'],
+      database: join(env.DATA_DIR, 'pal.sqlite'),
+    });
+    expect(json(await pal(env, 'migrate', '--json'))).toMatchObject({ applied: [] });
+    const text = await pal(env, 'migrate');
+    expect(text.stdout).toBe(`The database ${join(env.DATA_DIR, 'pal.sqlite')} is up to date.\n`);
+  });
+
+  let acmeId: string;
+  it('enterprise create prints {id, name}; a taken name fails with status 1', async () => {
+    const created = json(await pal(env, 'enterprise', 'create', 'Acme Corp', '--json'));
+    expect(created).toEqual({
+      id: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+      name: 'Acme Corp',
+    });
+    acmeId = created.id as string;
+    const again = await pal(env, 'enterprise', 'create', 'acme corp', '--json');
+    expect(again).toMatchObject({ code: 1, stdout: '' });
+    expect(again.stderr).toBe('error: enterprise "acme corp" already exists\n');
+    const text = await pal(env, 'enterprise', 'create', 'Globex');
+    expect(text.stdout).toMatch(/^Created enterprise "Globex" \(id [A-Za-z0-9_-]{22}\)\.\n$/);
+  });
+
+  it('client create prints {enterprise, username, password}, and those credentials authenticate', async () => {
+    const created = json(await pal(env, 'client', 'create', '--enterprise', 'ACME CORP', '--json'));
+    expect(created).toEqual({
+      enterprise: 'Acme Corp',
+      username: expect.stringMatching(/^acme-corp-/),
+      password: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+    });
+    // The embedded-mode key the CLI generated is the one the server will load.
+    const config = loadConfig(env);
+    expect(config.secretKeySource).toBe('file');
+    const db = openDatabase(config);
+    try {
+      const auth = new ClientAuthenticator(db, config.secretKey);
+      expect(
+        await auth.authenticate(created.username as string, created.password as string),
+      ).toMatchObject({
+        enterpriseId: acmeId,
+      });
+      expect(await auth.authenticate(created.username as string, 'wrong')).toBeNull();
+    } finally {
+      await db.destroy();
+    }
+    const named = json(
+      await pal(env, 'client', 'create', '--enterprise', 'Globex', '--username', 'erp', '--json'),
+    );
+    expect(named.username).toBe('erp');
+  });
+
+  it('pal deploy prints {id, name}; a redeployment is a new version, not an error', async () => {
+    const folder = relative(serverDir, join(examples, 'expense-approval'));
+    expect(
+      json(await pal(env, 'pal', 'deploy', folder, '--enterprise', 'Acme Corp', '--json')),
+    ).toEqual({
+      id: 'expense-approval',
+      name: 'Expense approval',
+    });
+    const again = await pal(env, 'pal', 'deploy', folder, '--enterprise', 'Acme Corp');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(
+      'Deployed pal "expense-approval" (Expense approval) to "Acme Corp" as version 2.\n',
+    );
+    json(
+      await pal(
+        env,
+        'pal',
+        'deploy',
+        join(examples, 'team-directory'),
+        '--enterprise',
+        'Acme Corp',
+        '--json',
+      ),
+    );
+  });
+
+  it('pal deploy names the file and the key of a bad manifest', async () => {
+    const bad = join(dir.path, 'bad-pal');
+    mkdirSync(bad);
+    writeFileSync(
+      join(bad, 'pal.json'),
+      JSON.stringify({ id: 'bad', modes: { console: 'yes' }, colour: 1 }),
+    );
+    const run = await pal(env, 'pal', 'deploy', bad, '--enterprise', 'Acme Corp', '--json');
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(
+      `${join(bad, 'pal.json')}: modes.console: expected boolean, got string`,
+    );
+    expect(run.stderr).toContain(`${join(bad, 'pal.json')}: colour: unknown key`);
+    const missing = await pal(
+      env,
+      'pal',
+      'deploy',
+      join(dir.path, 'nowhere'),
+      '--enterprise',
+      'Acme Corp',
+    );
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('pal.json: not found');
+  });
+
+  it('pal list prints {pals: [PalInfo…]}, only the enterprise pals', async () => {
+    const listed = json(await pal(env, 'pal', 'list', '--enterprise', 'Acme Corp', '--json'));
+    expect(listed).toEqual({
+      pals: [
+        {
+          id: 'expense-approval',
+          name: 'Expense approval',
+          description: expect.stringContaining('expenses'),
+          category: 'Finance',
+          branchName: 'main',
+          createDate: expect.any(String),
+          lastModifiedDate: expect.any(String),
+          deployed: true,
+          modeTransaction: true,
+          modeConsole: false,
+          modeWeb: false,
+          shadow: false,
+          shell: false,
+        },
+        expect.objectContaining({ id: 'team-directory', modeConsole: true }),
+      ],
+    });
+    expect(json(await pal(env, 'pal', 'list', '--enterprise', 'Globex', '--json'))).toEqual({
+      pals: [],
+    });
+    const text = await pal(env, 'pal', 'list', '--enterprise', 'Acme Corp');
+    expect(text.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+CATEGORY\s+MODES\s+MODIFIED$/);
+    expect(text.stdout).toMatch(/team-directory\s+Team directory\s+People\s+console/);
+  });
+
+  it('fails with status 1 and one message for an unknown enterprise, a bad setting or bad usage', async () => {
+    const unknown = await pal(env, 'pal', 'list', '--enterprise', 'Nobody', '--json');
+    expect(unknown).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: enterprise "Nobody" not found\n',
+    });
+    const badSetting = await pal({ ...env, PAGE_SIZE: '5000' }, 'migrate', '--json');
+    expect(badSetting.code).toBe(1);
+    expect(badSetting.stderr).toBe(
+      'error: bad setting PAGE_SIZE: expected an integer from 1 to 1000, got "5000"\n',
+    );
+    const postgres = await pal({ ...env, DATABASE_URL: 'postgres://db/pal' }, 'migrate');
+    expect(postgres.code).toBe(1);
+    expect(postgres.stderr).toContain('DATABASE_URL: PostgreSQL is not supported yet');
+    const usage = await pal(env, 'client', 'create');
+    expect(usage.code).toBe(1);
+    expect(usage.stderr).toContain("required option '--enterprise <name>' not specified");
+  });
+});
+
+describe('pal CLI commands that change the database', () => {
+  const dir = tempDir('pal-cli-fresh-');
+  afterAll(() => dir.remove());
+
+  it('migrate it first, so they work on an empty DATA_DIR', async () => {
+    const env = { DATA_DIR: dir.path, PAL_SECRET_KEY: 'ab'.repeat(32) };
+    expect(json(await pal(env, 'enterprise', 'create', 'First', '--json')).name).toBe('First');
+  });
+});

@@ -1,0 +1,252 @@
+#!/usr/bin/env node
+// The `pal` command line (apps/server's bin; from the repository root: `npx pal …`).
+//
+//   pal migrate
+//   pal enterprise create NAME
+//   pal client create --enterprise NAME [--username NAME]
+//   pal pal deploy FOLDER --enterprise NAME
+//   pal pal list --enterprise NAME
+//
+// Each takes --json and then prints exactly one JSON object on stdout; otherwise it prints text.
+// Commands that touch the database bring its schema up to date first. Any error (a bad setting
+// too) prints one clear message on stderr and exits with status 1. Settings come from the
+// environment, as for the server (docs/configuration.md).
+//
+// buildProgram() returns the commander program without running it, so the server's entry point
+// can add its own commands (serve, start) and run the whole with runCli().
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { destination, pino } from 'pino';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createClient } from './domain/clients.js';
+import { createDomainContext, type DomainContext } from './domain/context.js';
+import { createEnterprise, getEnterpriseByName } from './domain/enterprises.js';
+import { isDomainError } from './domain/errors.js';
+import { deployPal, listPals, type PalInfo } from './domain/pals.js';
+import { migrateToLatest, openDatabase } from './storage/database.js';
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  env: Record<string, string | undefined>;
+}
+
+const processIo: CliIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env,
+};
+
+interface JsonOption {
+  json?: boolean;
+}
+
+/** Loads the settings, opens and migrates the database, and runs `work` in a domain context. */
+export async function withDomain<T>(
+  io: CliIo,
+  work: (ctx: DomainContext, applied: string[]) => Promise<T>,
+): Promise<T> {
+  const config: Config = loadConfig(io.env);
+  // Logs go to stderr, so stdout holds only the command's answer. Quiet unless LOG_LEVEL says so.
+  const log = pino({ level: io.env.LOG_LEVEL ? config.logLevel : 'warn' }, destination(2));
+  const db = openDatabase(config);
+  try {
+    const applied = await migrateToLatest(db);
+    const ctx = createDomainContext({ db, config, log });
+    try {
+      return await work(ctx, applied);
+    } finally {
+      ctx.mailer.close();
+    }
+  } finally {
+    await db.destroy();
+  }
+}
+
+function modesOf(pal: PalInfo): string {
+  const modes = [
+    pal.modeTransaction && 'transaction',
+    pal.modeConsole && 'console',
+    pal.modeWeb && 'web',
+  ].filter(Boolean);
+  return modes.length > 0 ? modes.join('+') : '-';
+}
+
+function palTable(pals: PalInfo[]): string {
+  if (pals.length === 0) return 'No pals deployed.\n';
+  const rows = [
+    ['ID', 'NAME', 'CATEGORY', 'MODES', 'MODIFIED'],
+    ...pals.map((p) => [
+      p.id,
+      p.name ?? '',
+      p.category ?? '',
+      modesOf(p),
+      p.lastModifiedDate ?? '',
+    ]),
+  ];
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return (
+    rows
+      .map((r) =>
+        r
+          .map((cell, i) => cell.padEnd(widths[i]))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
+}
+
+/** The `pal` program, with every command but serve and start. */
+export function buildProgram(io: CliIo = processIo): Command {
+  const print = (options: JsonOption, json: object, text: string) =>
+    io.stdout(
+      options.json ? `${JSON.stringify(json)}\n` : text.endsWith('\n') ? text : `${text}\n`,
+    );
+
+  const program = new Command('pal')
+    .description('Pal Workflow Services: database, tenants, API clients and pals')
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError()
+    .exitOverride();
+
+  program
+    .command('migrate')
+    .description('bring the database schema up to date')
+    .option('--json', 'print one JSON object')
+    .action(async (options: JsonOption) => {
+      await withDomain(io, async (ctx, applied) => {
+        const where = ctx.config.database.path;
+        print(
+          options,
+          { applied, database: where },
+          applied.length > 0
+            ? `Applied ${applied.join(', ')} to ${where}.`
+            : `The database ${where} is up to date.`,
+        );
+      });
+    });
+
+  const enterprise = program.command('enterprise').description('manage enterprises (tenants)');
+  enterprise
+    .command('create')
+    .description('create an enterprise')
+    .argument('<name>', 'its unique name')
+    .option('--json', 'print one JSON object')
+    .action(async (name: string, options: JsonOption) => {
+      await withDomain(io, async (ctx) => {
+        const created = await createEnterprise(ctx, name);
+        print(
+          options,
+          { id: created.id, name: created.name },
+          `Created enterprise "${created.name}" (id ${created.id}).`,
+        );
+      });
+    });
+
+  const client = program.command('client').description('manage API clients (BASIC credentials)');
+  client
+    .command('create')
+    .description('create an API client; its password is shown only this once')
+    .requiredOption('--enterprise <name>', 'the enterprise it acts for')
+    .option('--username <username>', 'its BASIC user name (default: made from the enterprise name)')
+    .option('--json', 'print one JSON object')
+    .action(async (options: JsonOption & { enterprise: string; username?: string }) => {
+      await withDomain(io, async (ctx) => {
+        const owner = await getEnterpriseByName(ctx, options.enterprise);
+        const created = await createClient(ctx, owner.id, { username: options.username });
+        print(
+          options,
+          { enterprise: owner.name, username: created.username, password: created.password },
+          [
+            `Created an API client for enterprise "${owner.name}".`,
+            `  username: ${created.username}`,
+            `  password: ${created.password}`,
+            'Store the password now: it cannot be shown again.',
+          ].join('\n'),
+        );
+      });
+    });
+
+  const pal = program.command('pal').description('deploy and list pals');
+  pal
+    .command('deploy')
+    .description(
+      'deploy the pal in FOLDER (its pal.json and files); the same id again is a new version',
+    )
+    .argument('<folder>', 'the pal folder')
+    .requiredOption('--enterprise <name>', 'the enterprise to deploy to')
+    .option('--json', 'print one JSON object')
+    .action(async (folder: string, options: JsonOption & { enterprise: string }) => {
+      await withDomain(io, async (ctx) => {
+        const owner = await getEnterpriseByName(ctx, options.enterprise);
+        const deployed = await deployPal(ctx, owner.id, folder);
+        const label = deployed.name ? ` (${deployed.name})` : '';
+        print(
+          options,
+          { id: deployed.id, name: deployed.name },
+          `Deployed pal "${deployed.id}"${label} to "${owner.name}" as version ${deployed.version}.`,
+        );
+      });
+    });
+  pal
+    .command('list')
+    .description("list an enterprise's pals, test and installed ones included")
+    .requiredOption('--enterprise <name>', 'the enterprise')
+    .option('--json', 'print one JSON object')
+    .action(async (options: JsonOption & { enterprise: string }) => {
+      await withDomain(io, async (ctx) => {
+        const owner = await getEnterpriseByName(ctx, options.enterprise);
+        const pals = await listPals(ctx, owner.id);
+        print(options, { pals }, palTable(pals));
+      });
+    });
+
+  return program;
+}
+
+/**
+ * Runs the program on `argv` (as process.argv: node, script, arguments…); returns the exit status.
+ * Errors are printed on stderr as one message: 0 on success, 1 on any error.
+ */
+export async function runCli(
+  argv: readonly string[] = process.argv,
+  program: Command = buildProgram(),
+  io: CliIo = processIo,
+): Promise<number> {
+  try {
+    await program.parseAsync([...argv]);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has printed its message (or the help) already.
+      return error.exitCode === 0 ? 0 : 1;
+    }
+    if (error instanceof ConfigError) {
+      io.stderr(`error: bad setting ${error.message}\n`);
+    } else if (isDomainError(error)) {
+      io.stderr(`error: ${error.message}\n`);
+    } else {
+      io.stderr(`error: ${(error as Error)?.message ?? String(error)}\n`);
+      if (io.env.LOG_LEVEL === 'debug' || io.env.LOG_LEVEL === 'trace') {
+        io.stderr(`${(error as Error)?.stack ?? ''}\n`);
+      }
+    }
+    return 1;
+  }
+}
+
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(script)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  process.exitCode = await runCli(process.argv);
+}

@@ -1,0 +1,73 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { migratedDatabase, tempDir, testConfig } from '../../test/helpers.js';
+import type { Config } from '../config.js';
+import type { Db } from '../storage/database.js';
+import { ClientAuthenticator } from './clients.js';
+import { DEMO_ENTERPRISE, EXAMPLE_PALS_DIR, demoPassword, ensureDemo } from './demo.js';
+
+describe('ensureDemo', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let config: Config;
+  let db: Db;
+  beforeEach(async () => {
+    dir = tempDir('pal-demo-');
+    config = testConfig(dir.path);
+    db = await migratedDatabase(config);
+  });
+  afterEach(async () => {
+    await db.destroy();
+    dir.remove();
+  });
+
+  it('finds the repository examples from its own location', () => {
+    expect(EXAMPLE_PALS_DIR.replace(/\/$/, '')).toMatch(/\/examples\/pals$/);
+    expect(statSync(join(EXAMPLE_PALS_DIR, 'expense-approval', 'pal.json')).isFile()).toBe(true);
+  });
+
+  it('creates the enterprise, deploys every example pal and a working client, then changes nothing', async () => {
+    const first = await ensureDemo(db, config);
+    expect(first.enterprise.name).toBe(DEMO_ENTERPRISE);
+    expect(first.pals.map((p) => p.id)).toEqual([
+      'customer-onboarding',
+      'expense-approval',
+      'onboarding-sandbox',
+      'team-directory',
+    ]);
+    expect(first.pals.every((p) => p.version === 1 && p.changed)).toBe(true);
+    expect(first.username).toBe('demo');
+    expect(first.password).toBe(demoPassword(config.secretKey));
+    expect(readFileSync(join(dir.path, 'demo-client.txt'), 'utf8')).toBe(
+      `demo:${first.password}\n`,
+    );
+    expect(statSync(first.credentialsFile).mode & 0o777).toBe(0o600);
+
+    const auth = new ClientAuthenticator(db, config.secretKey);
+    expect(await auth.authenticate('demo', first.password)).toMatchObject({
+      enterpriseId: first.enterprise.id,
+    });
+
+    const second = await ensureDemo(db, config);
+    expect(second.enterprise.id).toBe(first.enterprise.id);
+    expect(second.password).toBe(first.password);
+    expect(second.pals.every((p) => p.version === 1 && !p.changed)).toBe(true);
+    expect(await db.selectFrom('enterprises').select('id').execute()).toHaveLength(1);
+    expect(await db.selectFrom('api_clients').select('id').execute()).toHaveLength(1);
+  });
+
+  it('derives another password from another key, and the old one stops working', async () => {
+    const first = await ensureDemo(db, config);
+    const rekeyed = { ...config, secretKey: Buffer.alloc(32, 7) };
+    const second = await ensureDemo(db, rekeyed);
+    expect(second.password).not.toBe(first.password);
+    const auth = new ClientAuthenticator(db, rekeyed.secretKey);
+    expect(await auth.authenticate('demo', second.password)).not.toBeNull();
+    expect(await auth.authenticate('demo', first.password)).toBeNull();
+  });
+
+  it('deploys from another folder when asked, and copes with a missing one', async () => {
+    const none = await ensureDemo(db, config, { examplesDir: join(dir.path, 'nothing-here') });
+    expect(none.pals).toEqual([]);
+  });
+});

@@ -1,0 +1,82 @@
+// The demo set-up that `npm start` runs on every start: the enterprise "demo", the example pals of
+// the repository, and an API client whose password is derived from PAL_SECRET_KEY, so the same
+// credentials can be printed on every start without being stored in clear (except in
+// DATA_DIR/demo-client.txt, readable by its owner only, for convenience).
+import { createHmac } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Db } from '../storage/database.js';
+import { upsertClientWithSecret } from './clients.js';
+import { createDomainContext } from './context.js';
+import { ensureEnterprise, type Enterprise } from './enterprises.js';
+import { PAL_MANIFEST_FILE } from './pal-manifest.js';
+import { deployPal, type DeployResult } from './pals.js';
+
+export const DEMO_ENTERPRISE = 'demo';
+export const DEMO_USERNAME = 'demo';
+export const DEMO_CREDENTIALS_FILE = 'demo-client.txt';
+
+/**
+ * examples/pals of the repository. This module sits at apps/server/{src,dist}/domain/, four
+ * levels below the root, both as TypeScript source and as built JavaScript.
+ */
+export const EXAMPLE_PALS_DIR = fileURLToPath(
+  new URL('../../../../examples/pals/', import.meta.url),
+);
+
+/** The demo client's password: HMAC-SHA-256(PAL_SECRET_KEY, "demo-client"), base64url. */
+export function demoPassword(secretKey: Buffer): string {
+  return createHmac('sha256', secretKey).update('demo-client').digest('base64url');
+}
+
+export interface DemoSetup {
+  enterprise: Enterprise;
+  username: string;
+  password: string;
+  /** The example pals, each deployed (changed=true) or already current (changed=false). */
+  pals: DeployResult[];
+  /** DATA_DIR/demo-client.txt, holding `username:password`. */
+  credentialsFile: string;
+}
+
+/**
+ * Creates what is missing of the demo: the enterprise, the example pals (a pal whose package has
+ * not changed keeps its version), and the API client with its derived password. Safe to run on
+ * every start.
+ */
+export async function ensureDemo(
+  db: Db,
+  config: Config,
+  options: { examplesDir?: string; log?: Logger } = {},
+): Promise<DemoSetup> {
+  const ctx = createDomainContext({ db, config, log: options.log });
+  try {
+    const { enterprise } = await ensureEnterprise(ctx, DEMO_ENTERPRISE);
+    const examplesDir = options.examplesDir ?? EXAMPLE_PALS_DIR;
+    const folders = existsSync(examplesDir)
+      ? readdirSync(examplesDir, { withFileTypes: true })
+          .filter(
+            (entry) =>
+              entry.isDirectory() && existsSync(join(examplesDir, entry.name, PAL_MANIFEST_FILE)),
+          )
+          .map((entry) => join(examplesDir, entry.name))
+          .sort()
+      : [];
+    const pals: DeployResult[] = [];
+    for (const folder of folders) {
+      pals.push(await deployPal(ctx, enterprise.id, folder, { skipIfUnchanged: true }));
+    }
+
+    const password = demoPassword(config.secretKey);
+    await upsertClientWithSecret(ctx, enterprise.id, DEMO_USERNAME, password);
+    mkdirSync(config.dataDir, { recursive: true });
+    const credentialsFile = join(config.dataDir, DEMO_CREDENTIALS_FILE);
+    writeFileSync(credentialsFile, `${DEMO_USERNAME}:${password}\n`, { mode: 0o600 });
+    return { enterprise, username: DEMO_USERNAME, password, pals, credentialsFile };
+  } finally {
+    ctx.mailer.close();
+  }
+}
