@@ -1,0 +1,89 @@
+/**
+ * The server under benchmark, in a process of its own: a fresh DATA_DIR, the demo pals, an API
+ * client, optionally N seeded transactions; beside it, the baseline: a bare Fastify route that
+ * returns the same bytes without authentication. Prints one JSON line with the addresses.
+ *
+ *   tsx --conditions=@pal-workflow/source bench-server.ts [--transactions N]
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Fastify from 'fastify';
+import { sql } from 'kysely';
+import { loadConfig } from '../../../apps/server/src/config.js';
+import { createClient } from '../../../apps/server/src/domain/clients.js';
+import { createEnterprise } from '../../../apps/server/src/domain/enterprises.js';
+import { deployPal } from '../../../apps/server/src/domain/pals.js';
+import { createTransaction } from '../../../apps/server/src/domain/transactions.js';
+import { startServer } from '../../../apps/server/src/server.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const count = Number(process.argv[process.argv.indexOf('--transactions') + 1] ?? 0) || 0;
+
+const ADJECTIVES = ['quarterly', 'urgent', 'annual', 'regional', 'internal', 'external', 'monthly', 'special', 'standard', 'delayed'];
+const NOUNS = ['expense', 'invoice', 'travel', 'purchase', 'contract', 'onboarding', 'refund', 'audit', 'payroll', 'renewal',
+  'shipment', 'claim', 'budget', 'order', 'review', 'request', 'permit', 'lease', 'grant', 'transfer'];
+
+const dataDir = mkdtempSync(join(tmpdir(), 'pal-bench-'));
+const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', PAGE_SIZE: '100' });
+let auth = '';
+const server = await startServer(config, {
+  logger: false,
+  prepare: async (domain) => {
+    const enterprise = await createEnterprise(domain, 'bench');
+    const client = await createClient(domain, enterprise.id);
+    auth = `Basic ${Buffer.from(`${client.username}:${client.password}`).toString('base64')}`;
+    const pals = join(ROOT, 'examples/pals');
+    for (const folder of readdirSync(pals)) await deployPal(domain, enterprise.id, join(pals, folder));
+    if (count > 0) {
+      // Copy every column of one real transaction; generate the rest inside SQLite.
+      const model = await createTransaction(domain, enterprise.id, 'expense-approval');
+      const row = await domain.db.selectFrom('transactions').selectAll().where('id', '=', model.id).executeTakeFirstOrThrow();
+      const adjectives = sql.raw(`json('${JSON.stringify(ADJECTIVES)}')`);
+      const nouns = sql.raw(`json('${JSON.stringify(NOUNS)}')`);
+      await sql`
+        with recursive n(i) as (select 1 union all select i + 1 from n where i < ${count}),
+        named(i, name) as (
+          select i, json_extract(${adjectives}, '$[' || (i % 10) || ']') || ' ' ||
+                    json_extract(${nouns}, '$[' || ((i / 10) % 20) || ']') || ' ' || (i * 7919 % 1000003)
+          from n)
+        insert into transactions (id, enterprise_id, pal_id, pal_version, name, name_key, description, description_key,
+          category, category_key, status, system_status, web_service_status, test, create_date, modified_date,
+          execute_end_date, access_end_date, archive_end_date)
+        select 'bench-' || i, ${row.enterprise_id}, ${row.pal_id}, ${row.pal_version}, name, lower(name),
+          ${row.description}, ${row.description_key}, ${row.category}, ${row.category_key}, ${row.status},
+          ${row.system_status}, ${row.web_service_status}, 0, ${row.create_date}, ${row.modified_date},
+          ${row.execute_end_date}, ${row.access_end_date}, ${row.archive_end_date}
+        from named`.execute(domain.db);
+      await sql`analyze`.execute(domain.db);
+    }
+  },
+});
+
+// The baseline: the very bytes the service answers, served by a bare route without authentication.
+const baseline = Fastify({ logger: false });
+const captured: Record<string, { type: string; body: string }> = {};
+for (const [key, path, accept] of [
+  ['p2-json', '/services/rest/pals/expense-approval', 'application/json'],
+  ['p2-xml', '/services/rest/pals/expense-approval', 'application/xml'],
+  ['p1-json', '/services/rest/pals', 'application/json'],
+  ['p1-xml', '/services/rest/pals', 'application/xml'],
+] as const) {
+  const response = await fetch(`${server.url}${path}`, { headers: { authorization: auth, accept } });
+  if (response.status !== 200) throw new Error(`${path} answered ${response.status}`);
+  captured[key] = { type: response.headers.get('content-type') ?? accept, body: await response.text() };
+  baseline.get(`/${key}`, async (_request, reply) => reply.type(captured[key]!.type).send(captured[key]!.body));
+}
+const baselineUrl = await baseline.listen({ host: '127.0.0.1', port: 0 });
+
+console.log(JSON.stringify({ url: server.url, baselineUrl, auth, transactions: count, nouns: NOUNS }));
+
+const stop = async () => {
+  await baseline.close();
+  await server.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  process.exit(0);
+};
+process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => void stop());
