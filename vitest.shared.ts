@@ -2,7 +2,10 @@
 // (the "@pal-workflow/source" export condition), so tests never need a prior build.
 import { defineConfig } from 'vitest/config';
 
-export const sourceConditions = ['@pal-workflow/source', 'import', 'node', 'default'];
+// No `import` here: vitest passes these to its workers as `node --conditions …`, and with
+// `import` a CommonJS require() inside node_modules (mailparser requiring nodemailer) would load
+// an ESM build. Vite adds import/require/default by itself.
+export const sourceConditions = ['@pal-workflow/source', 'node'];
 
 export default defineConfig({
   resolve: { conditions: sourceConditions },

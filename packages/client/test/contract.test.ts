@@ -766,7 +766,7 @@ describe('HTTP rules, with plain fetch', () => {
       method?: string;
       accept?: string;
       headers?: Record<string, string>;
-      body?: BodyInit;
+      body?: NonNullable<RequestInit['body']>;
       auth?: string | null;
     } = {},
   ): Promise<Answer> {

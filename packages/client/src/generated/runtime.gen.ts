@@ -117,7 +117,7 @@ export class BaseAPI {
 }
 
 export class RequiredError extends Error {
-  name: 'RequiredError' = 'RequiredError';
+  override name: 'RequiredError' = 'RequiredError';
   constructor(
     public field: string,
     msg?: string,
@@ -133,7 +133,7 @@ export const COLLECTION_FORMATS = {
   pipes: '|',
 };
 
-export type FetchAPI = WindowOrWorkerGlobalScope['fetch'];
+export type FetchAPI = (url: string, init: RequestInit) => Promise<Response>;
 
 export interface ConfigurationParameters {
   basePath?: string; // override base path
@@ -145,7 +145,7 @@ export interface ConfigurationParameters {
   apiKey?: string | ((name: string) => string); // parameter for apiKey security
   accessToken?: string | ((name?: string, scopes?: string[]) => string); // parameter for oauth2 security
   headers?: HTTPHeaders; //header params we want to use on every request
-  credentials?: RequestCredentials; //value for the credentials param we want to use on each request
+  credentials?: RequestInit['credentials']; //value for the credentials param we want to use on each request
 }
 
 export class Configuration {
@@ -195,7 +195,7 @@ export class Configuration {
     return this.configuration.headers;
   }
 
-  get credentials(): RequestCredentials | undefined {
+  get credentials(): RequestInit['credentials'] | undefined {
     return this.configuration.credentials;
   }
 }

@@ -6,7 +6,8 @@
  *    specifiers (the packages are ESM with NodeNext resolution);
  *  - simple (string/boolean/int) responses read as JSON instead of raw text, because
  *    the hand-written entry point always asks for JSON or XML and decodes XML to JSON;
- *  - the `GlobalFetch` type of the old template (gone from current DOM typings) replaced.
+ *  - DOM-only type names (`GlobalFetch`, `RequestCredentials`, `BodyInit`) replaced by ones that
+ *    Node's fetch typings also have, and `override` added where the strict base config wants it.
  * Plus operations.gen.ts: for each operation, its path pattern and root elements, which
  * the entry point's XML middleware needs to encode bodies and decode responses.
  */
@@ -66,7 +67,11 @@ function postProcess(ctx: GenerateContext, files: { rel: string; text: string }[
   return files.map(({ rel, text }) => {
     const fixed = text
       .replace(/new runtime\.TextApiResponse\(response\) as any/g, 'new runtime.JSONApiResponse<any>(response)')
-      .replace(/GlobalFetch\['fetch'\]/g, 'typeof fetch')
+      .replace(/GlobalFetch\['fetch'\]|WindowOrWorkerGlobalScope\['fetch'\]/g, '(url: string, init: RequestInit) => Promise<Response>')
+      // DOM-only names, so the client also compiles against Node's own fetch typings.
+      .replace(/\bRequestCredentials\b/g, "RequestInit['credentials']")
+      .replace(/\bBodyInit\b/g, "NonNullable<RequestInit['body']>")
+      .replace(/^(\s+)name: (['"])RequiredError\2/m, '$1override name: $2RequiredError$2')
       .replace(/window\.fetch\.bind\(window\)/g, 'fetch');
     const source = project.createSourceFile(rel, keepNulls(fixed), { overwrite: true });
     const here = rel.split('/').slice(0, -1).join('/');
