@@ -1,4 +1,4 @@
-// The `pal` CLI end to end: each command runs in its own process (tsx on src/cli.ts) against a
+// The `pal` CLI end to end: each command runs in its own process (tsx on src/main.ts, the bin) against a
 // fresh DATA_DIR, and its --json output is parsed.
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -25,7 +25,7 @@ function pal(env: Record<string, string>, ...args: string[]): Promise<Run> {
   return new Promise((done) => {
     execFile(
       process.execPath,
-      [tsxCli, 'src/cli.ts', ...args],
+      [tsxCli, '--conditions=@pal-workflow/source', 'src/main.ts', ...args],
       // A clean environment: only what the test sets, plus PATH for node itself.
       { cwd: serverDir, env: { PATH: process.env.PATH ?? '', ...env } },
       (error, stdout, stderr) => {

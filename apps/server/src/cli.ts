@@ -12,10 +12,8 @@
 // too) prints one clear message on stderr and exits with status 1. Settings come from the
 // environment, as for the server (docs/configuration.md).
 //
-// buildProgram() returns the commander program without running it, so the server's entry point
-// can add its own commands (serve, start) and run the whole with runCli().
-import { realpathSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+// buildProgram() returns the commander program without running it; main.ts (the bin) adds the
+// server's commands (serve, start) and runs the whole with runCli().
 import { Command, CommanderError } from 'commander';
 import { destination, pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -235,18 +233,4 @@ export async function runCli(
     }
     return 1;
   }
-}
-
-function isEntryPoint(): boolean {
-  const script = process.argv[1];
-  if (!script) return false;
-  try {
-    return import.meta.url === pathToFileURL(realpathSync(script)).href;
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) {
-  process.exitCode = await runCli(process.argv);
 }

@@ -4,7 +4,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { buildApp } from './app.js';
 import { createDomainContext, type DomainContext } from './domain/context.js';
+import { expireDueTransactions } from './domain/transactions.js';
 import { migrateToLatest, openDatabase } from './storage/database.js';
+
+/** How often transactions past their end dates are moved on (EXPIRED, ARCHIVED). */
+const EXPIRY_SWEEP_MS = 60_000;
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -29,10 +33,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   await options.prepare?.(domain);
   const app = await buildApp(domain, { logger: options.logger ?? true });
   const url = await app.listen({ host: config.host, port: config.port });
+  const sweep = setInterval(() => {
+    expireDueTransactions(domain)
+      .then((moved) => (moved.expired || moved.archived ? app.log.info(moved, 'transactions moved past their end dates') : undefined))
+      .catch((error: unknown) => app.log.error({ err: error }, 'expiry sweep failed'));
+  }, EXPIRY_SWEEP_MS);
+  sweep.unref();
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
+    clearInterval(sweep);
     await app.close();
     await domain.mailer.close?.();
     await db.destroy();
