@@ -63,3 +63,67 @@ describe('registerRoutes: request bodies', () => {
     expect(seen.runConsoleWorkflow).toEqual({ params: { palId: 'p' }, body: { payload: 'aGk=' } });
   });
 });
+
+describe('registerRoutes: multipart forms under the body limit', () => {
+  let app: FastifyInstance;
+  const seen: Partial<OperationInputs> = {};
+  const handlers = {
+    async createSso(input: OperationInputs['createSso']) {
+      seen.createSso = input;
+      return 'sso-1';
+    },
+  } as unknown as Handlers<null>;
+  const bodyLimit = 1024;
+
+  beforeAll(async () => {
+    app = Fastify();
+    await registerRoutes(app, { handlers, authenticate: () => null, bodyLimit });
+  });
+  afterAll(() => app.close());
+
+  const boundary = 'xYzBoundary';
+  const multipart = (fields: [string, string][], filename?: string) =>
+    fields
+      .map(
+        ([name, value]) =>
+          `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"` : ''}\r\n\r\n${value}\r\n`,
+      )
+      .join('') + `--${boundary}--\r\n`;
+  const post = (payload: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/services/rest/enterprises/sso',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, accept: 'application/json' },
+      payload,
+    });
+  const person: [string, string][] = [
+    ['firstName', 'Zoë'],
+    ['lastName', 'a & b'],
+    ['email', 'z@example.test'],
+  ];
+
+  it('reads the fields, a file part as its text', async () => {
+    const answer = await post(multipart(person));
+    expect(answer.statusCode, answer.body).toBe(200);
+    expect(seen.createSso).toEqual({ form: { firstName: 'Zoë', lastName: 'a & b', email: 'z@example.test' } });
+    expect((await post(multipart(person, 'f.txt'))).statusCode).toBe(200);
+    expect(seen.createSso).toEqual({ form: { firstName: 'Zoë', lastName: 'a & b', email: 'z@example.test' } });
+  });
+
+  it('answers 413 for a body over the limit, in one field or in many, and never truncates', async () => {
+    const oneField = await post(multipart([...person, ['firstName', 'x'.repeat(bodyLimit)]]));
+    expect(oneField.statusCode).toBe(413);
+    expect(oneField.json().messages[0].type).toBe('PAYLOAD_TOO_LARGE');
+    const many = Array.from({ length: 20 }, (_, i): [string, string] => [`f${i}`, 'y'.repeat(60)]);
+    expect((await post(multipart([...person, ...many]))).statusCode).toBe(413);
+  });
+
+  it('answers 400 for a malformed multipart body, and for a field given twice', async () => {
+    const broken = await post(`--${boundary}\r\nContent-Disposition: form-data; name="firstName"\r\n\r\nno end`);
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json().messages[0].type).toBe('INVALID_ARGUMENT');
+    const twice = await post(multipart([...person, ['email', 'other@example.test']]));
+    expect(twice.statusCode).toBe(400);
+    expect(twice.json().messages[0].message).toMatch(/email/);
+  });
+});

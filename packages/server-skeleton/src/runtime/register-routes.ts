@@ -4,7 +4,6 @@
  * inputs, negotiates the response format before the handler runs, calls the app's
  * handler and writes the result; every failure becomes an errorResult.
  */
-import multipart from '@fastify/multipart';
 import {
   decodeJson,
   decodeXml,
@@ -62,9 +61,15 @@ export async function registerRoutes<Ctx>(app: FastifyInstance, options: Registe
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit }, (_req, text, done) =>
       done(null, { kind: 'form', fields: parseUrlEncoded(String(text)) } satisfies ReceivedBody),
     );
-    await scope.register(multipart, {
-      attachFieldsToBody: 'keyValues',
-      limits: { fileSize: bodyLimit, fieldSize: bodyLimit, fields: 100, files: 10 },
+    // Read whole under the body limit like every other body, then parsed by the platform's own
+    // multipart parser (undici's Response.formData). @fastify/multipart streamed the raw request
+    // past Fastify's limit: a multipart body of any size was read, and a field over its fieldSize
+    // was silently truncated instead of answering 413.
+    scope.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit }, (request, body, done) => {
+      parseMultipart(String(request.headers['content-type']), body as Buffer).then(
+        (fields) => done(null, { kind: 'form', fields } satisfies ReceivedBody),
+        (error: unknown) => done(error as Error),
+      );
     });
 
     scope.setErrorHandler((error, request, reply) => sendError(request, reply, error));
@@ -134,7 +139,6 @@ function readInput(spec: OperationSpec, request: PalRequest): Record<string, unk
 function receivedBody(request: PalRequest): ReceivedBody | undefined {
   const raw = request.body as ReceivedBody | Record<string, unknown> | undefined;
   if (raw === undefined || raw === null) return undefined;
-  if (request.isMultipart()) return { kind: 'form', fields: multipartFields(raw as Record<string, unknown>) };
   const body = raw as ReceivedBody;
   // An empty XML or JSON body is no body: clients send a Content-Type on an empty POST
   // (the generated client does for U1 without a ServiceRequest).
@@ -142,11 +146,28 @@ function receivedBody(request: PalRequest): ReceivedBody | undefined {
   return body;
 }
 
-function multipartFields(raw: Record<string, unknown>): RawValues {
-  const out: RawValues = {};
-  for (const [k, v] of Object.entries(raw)) {
-    const text = (x: unknown) => (Buffer.isBuffer(x) ? x.toString('utf8') : String(x));
-    out[k] = Array.isArray(v) ? v.map(text) : text(v);
+const MAX_FORM_FIELDS = 100;
+const MAX_FORM_FILES = 10;
+
+/** The fields of a multipart/form-data body; a file part counts as a field with its text. */
+async function parseMultipart(contentType: string, body: Buffer): Promise<RawValues> {
+  let form: FormData;
+  try {
+    form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+  } catch {
+    throw badRequest('malformed multipart/form-data body');
+  }
+  const out: RawValues = Object.create(null) as RawValues;
+  let fields = 0;
+  let files = 0;
+  for (const [name, value] of form.entries()) {
+    if (typeof value === 'string') fields += 1;
+    else files += 1;
+    if (fields > MAX_FORM_FIELDS || files > MAX_FORM_FILES)
+      throw new HttpError(413, 'PAYLOAD_TOO_LARGE', `a form holds at most ${MAX_FORM_FIELDS} fields and ${MAX_FORM_FILES} files`);
+    const text = typeof value === 'string' ? value : await value.text();
+    const previous = out[name];
+    out[name] = previous === undefined ? text : Array.isArray(previous) ? [...previous, text] : [previous, text];
   }
   return out;
 }
