@@ -8,9 +8,13 @@ import { openApiDocument, registerRoutes, sendError, HttpError } from '@pal-work
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { DomainContext } from './domain/context.js';
+import { MAX_ID_LENGTH } from './domain/validate.js';
 import { handlers } from './handlers/index.js';
 import { authenticator } from './http/authenticate.js';
 import { registerPages } from './http/pages.js';
+
+/** Longest path parameter the router passes on: room for any id (MAX_ID_LENGTH) percent-encoded. */
+const MAX_PATH_PARAM_LENGTH = 3 * MAX_ID_LENGTH;
 
 export interface BuildAppOptions {
   /** Log requests (pino, JSON lines). Tests usually turn it off. */
@@ -24,6 +28,14 @@ export async function buildApp(domain: DomainContext, options: BuildAppOptions =
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
+    // Ids up to MAX_ID_LENGTH (pal ids up to 128 characters) must reach the operations, which
+    // judge them; find-my-way's default of 100 answered a longer one with a bare 414.
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
+    // Errors the router raises before any route (a bad URL encoding, an over-long path
+    // parameter) are errorResults too, not Fastify's own JSON.
+    frameworkErrors: (error, request, reply) => {
+      sendError(request, reply, routerError(error));
+    },
   });
 
   app.addHook('onSend', async (request, reply) => {
@@ -59,6 +71,18 @@ export async function buildApp(domain: DomainContext, options: BuildAppOptions =
     bodyLimit: config.bodyLimitBytes,
   });
   return app;
+}
+
+/** What the router's own errors mean to the caller: a bad parameter value (400). */
+function routerError(error: { code?: string }): unknown {
+  switch (error.code) {
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new HttpError(400, 'INVALID_ARGUMENT', `a path parameter is longer than ${MAX_PATH_PARAM_LENGTH} characters`);
+    case 'FST_ERR_BAD_URL':
+      return new HttpError(400, 'INVALID_ARGUMENT', 'the path is not valid percent-encoded UTF-8');
+    default:
+      return error;
+  }
 }
 
 /** The bundled OpenAPI document, with this server's address and configured roots. */
