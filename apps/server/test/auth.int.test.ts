@@ -1,0 +1,228 @@
+// BASIC authentication over real HTTP (DESIGN §4, §5): missing, wrong, unknown and malformed
+// credentials answer 401 with `WWW-Authenticate: Basic realm="pal"` and an errorResult, before
+// anything happens; the failed-attempt throttle answers 429 with Retry-After after
+// AUTH_THROTTLE.maxFailures failures of one username from one address, refuses the right password
+// too while it lasts, and is per (username, address).
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUTH_THROTTLE, createClient } from '../src/domain/clients.js';
+import { basic, expectError, form, startHarness, type Answer, type Harness } from './harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h?.close());
+
+const ROOT = '/services/rest';
+const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+
+/** Requests of every kind: a GET, a search, a form POST and a body POST (the body is never read). */
+const requests = (): {
+  path: string;
+  headers?: Record<string, string>;
+  body?: string | URLSearchParams;
+}[] => [
+  { path: `${ROOT}/pals/expense-approval` },
+  { path: `${ROOT}/pals`, headers: { name: 'expense' } },
+  { path: `${ROOT}/transactions`, body: form({ palId: 'leave-request' }) },
+  {
+    path: `${ROOT}/enterprises/sso`,
+    body: form({ firstName: 'Eve', lastName: 'Il', email: 'eve@example.test' }),
+  },
+  {
+    path: `${ROOT}/console/leave-request/runWorkflow`,
+    headers: { 'Content-Type': 'application/json' },
+    body: '{"postData": [{"name": "a", "value": "b"}]}',
+  },
+];
+
+/** A request from a chosen local address (127.0.0.x), which fetch cannot choose. */
+function fromAddress(localAddress: string, path: string, authorization: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      h.url + path,
+      { localAddress, headers: { Authorization: authorization } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          const headers = new Headers();
+          for (const [k, v] of Object.entries(res.headers))
+            if (typeof v === 'string') headers.set(k, v);
+          if (headers.get('content-type')?.startsWith('application/xml'))
+            h.validator.assertValid(text);
+          resolve({
+            status: res.statusCode ?? 0,
+            type: res.headers['content-type'] ?? '',
+            headers,
+            text,
+          });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('401 for missing, wrong, unknown and malformed credentials', () => {
+  // Failures of h.a's username count towards its throttle: a success after each one clears it.
+  // Unknown usernames get a fresh name each time for the same reason.
+  let n = 0;
+  const bad = () => {
+    const { username, password } = h.a;
+    n += 1;
+    return [
+      ['missing', null],
+      ['empty', ''],
+      ['wrong password', basic(username, `${password}x`)],
+      ['another client’s password', basic(username, h.b.password)],
+      ['password with a trailing blank', basic(username, `${password} `)],
+      ['a very long password', basic(username, 'p'.repeat(5000))],
+      ['unknown user', basic(`nobody-${n}`, password)],
+      ['a username that cannot exist', basic(`no body/${n}`, password)],
+      ['empty username', basic('', password)],
+      ['no colon', `Basic ${b64(`${username}${password}`)}`],
+      ['not base64', 'Basic !!!'],
+      ['no credentials after the scheme', 'Basic'],
+      ['Bearer', 'Bearer x'],
+      ['Digest', `Digest username="${username}"`],
+      ['two schemes', `${basic(username, password)}, Bearer x`],
+    ] as const;
+  };
+
+  it('answers 401 with WWW-Authenticate: Basic realm="pal" and an errorResult, XML or JSON', async () => {
+    for (const [what] of bad()) {
+      for (const request of requests()) {
+        for (const format of ['xml', 'json'] as const) {
+          const auth = bad().find(([w]) => w === what)![1];
+          const answer = await h.http(request.path, {
+            auth,
+            headers: request.headers,
+            body: request.body,
+            accept: format === 'json' ? 'application/json' : undefined,
+          });
+          expectError(answer, 401, 'UNAUTHORIZED', format);
+          expect(answer.headers.get('WWW-Authenticate'), `${what} ${request.path}`).toBe(
+            'Basic realm="pal"',
+          );
+          expect((await h.http(`${ROOT}/pals/bare`, { auth: h.a })).status).toBe(200);
+        }
+      }
+    }
+  });
+
+  it('did nothing for the refused requests', async () => {
+    // The refused T1 and E1 above created no transaction and no account.
+    expect(await h.a.json.transactions.searchTransactions({ includeTest: true })).toEqual([]);
+    expect(await h.a.json.enterprise.isEmailRegistered({ email: 'eve@example.test' })).toBe(false);
+  });
+
+  it('accepts the right credentials, with the scheme in any case, through the client in both formats', async () => {
+    expect(
+      (
+        await h.http(`${ROOT}/pals/bare`, {
+          auth: `basic ${b64(`${h.a.username}:${h.a.password}`)}`,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await h.http(`${ROOT}/pals/bare`, {
+          auth: `BASIC  ${b64(`${h.a.username}:${h.a.password}`)}`,
+        })
+      ).status,
+    ).toBe(200);
+    for (const format of ['json', 'xml'] as const) {
+      expect((await h.a[format].pals.getPal({ id: 'bare' })).id).toBe('bare');
+      const intruder = h.client({ username: h.a.username, password: 'wrong' }, format);
+      const error = (await intruder.pals.getPal({ id: 'bare' }).catch((e: unknown) => e)) as {
+        status: number;
+        code: string;
+        response: Response;
+      };
+      expect([error.status, error.code]).toEqual([401, 'UNAUTHORIZED']);
+      expect(error.response.headers.get('WWW-Authenticate')).toBe('Basic realm="pal"');
+    }
+  });
+
+  it('needs no credentials for /healthz, /openapi.json and /docs, and no others', async () => {
+    for (const path of ['/healthz', '/openapi.json', '/docs'])
+      expect((await h.http(path, { auth: null })).status, path).toBe(200);
+    for (const path of [
+      `${ROOT}/pals`,
+      `${ROOT}/console/consolePalList`,
+      `${ROOT}/transactions`,
+      `${ROOT}/enterprises/sso/registered?email=a%40b.test`,
+    ])
+      expectError(await h.http(path, { auth: null }), 401, 'UNAUTHORIZED');
+  });
+});
+
+describe('the failed-attempt throttle', () => {
+  const { maxFailures, windowSeconds } = AUTH_THROTTLE;
+  const path = `${ROOT}/pals/bare`;
+
+  async function newClient() {
+    return createClient(h.domain, h.a.enterpriseId);
+  }
+
+  function expectThrottled(answer: Answer, format: 'xml' | 'json' = 'xml') {
+    expectError(answer, 429, 'RATE_LIMITED', format);
+    const retryAfter = answer.headers.get('Retry-After');
+    expect(retryAfter).toMatch(/^\d+$/);
+    expect(Number(retryAfter)).toBeGreaterThan(0);
+    expect(Number(retryAfter)).toBeLessThanOrEqual(windowSeconds);
+  }
+
+  it(`answers 429 with Retry-After after ${maxFailures} failures of one username from one address, even to the right password`, async () => {
+    expect(maxFailures).toBeGreaterThan(1);
+    const client = await newClient();
+    const wrong = basic(client.username, 'wrong');
+    const right = basic(client.username, client.password);
+    for (let i = 1; i <= maxFailures; i++) {
+      const answer = await h.http(path, { auth: wrong });
+      expect(answer.status, `failure ${i}`).toBe(401);
+    }
+    expectThrottled(await h.http(path, { auth: right }));
+    expectThrottled(await h.http(path, { auth: wrong, accept: 'application/json' }), 'json');
+    // Every kind of operation, and a forged X-Forwarded-For changes nothing.
+    expectThrottled(
+      await h.http(`${ROOT}/transactions`, { auth: right, body: form({ palId: 'leave-request' }) }),
+    );
+    expectThrottled(
+      await h.http(path, { auth: right, headers: { 'X-Forwarded-For': '203.0.113.9' } }),
+    );
+    // Other usernames from the same address, and the same username from another address, go on.
+    expect((await h.http(path, { auth: h.a })).status).toBe(200);
+    expect((await fromAddress('127.0.0.2', path, right)).status).toBe(200);
+    expect((await fromAddress('127.0.0.1', path, right)).status).toBe(429);
+    // The refused T1 created nothing.
+    expect(await h.a.json.transactions.searchTransactions({ palId: 'leave-request' })).toEqual([]);
+  });
+
+  it('a success clears the count', async () => {
+    const client = await newClient();
+    const wrong = basic(client.username, 'wrong');
+    const right = basic(client.username, client.password);
+    for (let i = 1; i < maxFailures; i++)
+      expect((await h.http(path, { auth: wrong })).status).toBe(401);
+    expect((await h.http(path, { auth: right })).status).toBe(200);
+    for (let i = 1; i < maxFailures; i++)
+      expect((await h.http(path, { auth: wrong })).status).toBe(401);
+    expect((await h.http(path, { auth: right })).status).toBe(200);
+    for (let i = 1; i <= maxFailures; i++)
+      expect((await h.http(path, { auth: wrong })).status).toBe(401);
+    expectThrottled(await h.http(path, { auth: right }));
+  });
+
+  it('throttles unknown usernames too, per address', async () => {
+    const ghost = basic('ghost-user', 'whatever');
+    for (let i = 1; i <= maxFailures; i++)
+      expect((await h.http(path, { auth: ghost })).status).toBe(401);
+    expectThrottled(await h.http(path, { auth: ghost }));
+    expect((await fromAddress('127.0.0.3', path, ghost)).status).toBe(401);
+  });
+});

@@ -1,0 +1,747 @@
+// Bad input of every kind the operations take, over real HTTP, against a server with a small
+// BODY_LIMIT_BYTES: missing and empty fields, bad e-mail addresses, over-long and control
+// characters, bad booleans, repeated parameters, wrong Content-Types (415), DOCTYPE and malformed
+// bodies (400), bodies over the limit (413), unknown paths (404), used e-mail addresses (409).
+// Each answers its documented 4xx with an errorResult, changes nothing, and nothing answers 5xx.
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPalPackage } from '../src/domain/pal-manifest.js';
+import { deployPalPackage, undeployPal } from '../src/domain/pals.js';
+import {
+  expectError,
+  form,
+  startHarness,
+  type Answer,
+  type Harness,
+  type RequestOptions,
+} from './harness.js';
+
+const BODY_LIMIT = 2048;
+const ROOT = '/services/rest';
+const PAL_NS = 'urn:pal-workflow:pal';
+
+let h: Harness;
+let sso: string;
+let tx: string;
+
+beforeAll(async () => {
+  h = await startHarness({ env: { BODY_LIMIT_BYTES: String(BODY_LIMIT) } });
+  sso = await h.a.json.enterprise.createSso({
+    firstName: 'Bea',
+    lastName: 'Input',
+    email: 'bea@example.test',
+  });
+  tx = await h.a.json.transactions.createTransaction({ palId: 'leave-request' });
+});
+afterAll(() => h?.close());
+
+/** Sends the request and expects the errorResult; returns its messages joined. */
+async function refused(
+  path: string,
+  options: RequestOptions,
+  status: number,
+  code: string,
+): Promise<string> {
+  const answer = await h.http(path, options);
+  return expectError(
+    answer,
+    status,
+    code,
+    options.accept === 'application/json' ? 'json' : 'xml',
+  ).join('\n');
+}
+
+/** What a bad request could have changed: counts that the refused requests must leave alone. */
+async function state() {
+  const txs = await h.a.json.transactions.searchTransactionsRaw({ includeTest: true });
+  return {
+    transactions: txs.raw.headers.get('X-Total-Count'),
+    ssoStatus: await h.a.json.enterprise.getSsoStatus({ sso }),
+    bea: await h.a.json.enterprise.isEmailRegistered({ email: 'bea@example.test' }),
+    grant: await h.a.json.console.grantConsolePalAccess({ palId: 'leave-request', ssoId: sso }),
+  };
+}
+
+describe('missing, empty and malformed fields: 400 naming the field', () => {
+  const person = { firstName: 'New', lastName: 'Person', email: 'new.person@example.test' };
+
+  it('every required form field and query parameter, missing or empty', async () => {
+    const before = await state();
+    const cases: [string, string, Record<string, string>][] = [
+      ['T1', `${ROOT}/transactions`, { palId: 'leave-request' }],
+      ['T4', `${ROOT}/transactions/removeAllRoles`, { userSSO: sso }],
+      ['T7', `${ROOT}/transactions/${tx}/removeRole`, { userSSO: sso }],
+      ['C3', `${ROOT}/console/leave-request/grantConsolePalAccess`, { ssoId: sso }],
+      ['C4', `${ROOT}/console/leave-request/deleteConsolePalAccess`, { ssoId: sso }],
+      ['E1', `${ROOT}/enterprises/sso`, person],
+      ['E2', `${ROOT}/enterprises/sso/delete`, { sso }],
+      ['E3', `${ROOT}/enterprises/sso/invite`, { email: 'bea@example.test' }],
+      ['E6', `${ROOT}/enterprises/sso/update`, { sso, ...person }],
+    ];
+    for (const [op, path, fields] of cases) {
+      for (const name of Object.keys(fields)) {
+        const { [name]: _left, ...rest } = fields;
+        const missing = await refused(path, { body: form(rest) }, 400, 'INVALID_ARGUMENT');
+        expect(missing, `${op} without ${name}`).toContain(name);
+        for (const empty of ['', '   ']) {
+          // A blank SSO, pal or transaction id may also be an id that does not exist.
+          const answer = await h.http(path, { body: form({ ...fields, [name]: empty }) });
+          expect([400, 404], `${op} ${name}="${empty}": ${answer.text}`).toContain(answer.status);
+          if (empty === '' || ['firstName', 'lastName', 'email'].includes(name)) {
+            expect(
+              expectError(answer, 400, 'INVALID_ARGUMENT').join('\n'),
+              `${op} ${name}="${empty}"`,
+            ).toContain(name);
+          } else
+            expectError(
+              answer,
+              answer.status,
+              answer.status === 400 ? 'INVALID_ARGUMENT' : 'NOT_FOUND',
+            );
+        }
+      }
+      // No form at all.
+      expectError(await h.http(path, { method: 'POST' }), 400, 'INVALID_ARGUMENT');
+    }
+    for (const [path, name] of [
+      [`${ROOT}/enterprises/sso/registered`, 'email'],
+      [`${ROOT}/enterprises/sso/status`, 'sso'],
+    ] as const) {
+      expect(await refused(path, {}, 400, 'INVALID_ARGUMENT')).toContain(name);
+      expect(await refused(`${path}?${name}=`, {}, 400, 'INVALID_ARGUMENT')).toContain(name);
+      expect(await refused(`${path}?${name}=a&${name}=b`, {}, 400, 'INVALID_ARGUMENT')).toContain(
+        name,
+      );
+    }
+    expect(await state()).toEqual(before);
+  });
+
+  it('bad e-mail addresses on E1, E3, E4, E6', async () => {
+    const before = await state();
+    const bad = [
+      'not-an-email',
+      'a@',
+      '@example.test',
+      'a b@example.test',
+      'a@b..test',
+      'a@-b.test',
+      'a@b.test.',
+      `${'x'.repeat(250)}@e.test`,
+      'a\u0007@b.test',
+      'a@b.test\nBcc: c@d.test',
+    ];
+    for (const email of bad) {
+      for (const [path, fields] of [
+        [`${ROOT}/enterprises/sso`, { firstName: 'A', lastName: 'B', email }],
+        [`${ROOT}/enterprises/sso/invite`, { email }],
+        [`${ROOT}/enterprises/sso/update`, { sso, firstName: 'A', lastName: 'B', email }],
+      ] as const) {
+        expect(
+          await refused(path, { body: form(fields) }, 400, 'INVALID_ARGUMENT'),
+          `${path} ${email}`,
+        ).toContain('email');
+      }
+      expect(
+        await refused(
+          `${ROOT}/enterprises/sso/registered?email=${encodeURIComponent(email)}`,
+          {},
+          400,
+          'INVALID_ARGUMENT',
+        ),
+      ).toContain('email');
+    }
+    expect(await state()).toEqual(before);
+  });
+
+  it('names that are too long or hold control characters; bad booleans; repeated fields; too-long ids', async () => {
+    const before = await state();
+    for (const [name, value] of [
+      ['firstName', 'x'.repeat(101)],
+      ['lastName', 'x'.repeat(101)],
+      ['firstName', 'Tab\u0000Null'],
+      ['lastName', 'Line\nBreak'],
+    ] as const) {
+      const fields = {
+        firstName: 'A',
+        lastName: 'B',
+        email: 'long.name@example.test',
+        [name]: value,
+      };
+      expect(
+        await refused(`${ROOT}/enterprises/sso`, { body: form(fields) }, 400, 'INVALID_ARGUMENT'),
+      ).toContain(name);
+      expect(
+        await refused(
+          `${ROOT}/enterprises/sso/update`,
+          { body: form({ ...fields, sso }) },
+          400,
+          'INVALID_ARGUMENT',
+        ),
+      ).toContain(name);
+    }
+    for (const value of ['maybe', 'yes', '2', 'truee']) {
+      const fields = { ssoId: sso, useEnterpriseProfile: value };
+      expect(
+        await refused(
+          `${ROOT}/console/leave-request/grantConsolePalAccess`,
+          { body: form(fields) },
+          400,
+          'INVALID_ARGUMENT',
+        ),
+      ).toContain('useEnterpriseProfile');
+      expect(
+        await refused(
+          `${ROOT}/console/leave-request/deleteConsolePalAccess`,
+          { body: form(fields) },
+          400,
+          'INVALID_ARGUMENT',
+        ),
+      ).toContain('useEnterpriseProfile');
+    }
+    const twice = new URLSearchParams([
+      ['palId', 'leave-request'],
+      ['palId', 'travel-expenses'],
+    ]);
+    expect(
+      await refused(`${ROOT}/transactions`, { body: twice }, 400, 'INVALID_ARGUMENT'),
+    ).toContain('palId');
+    // Ids longer than any id can be: 400 naming the parameter, in the path too, however long.
+    for (const length of [201, 700, 5000]) {
+      const longId = 'x'.repeat(length);
+      expect(
+        await refused(`${ROOT}/pals/${longId}`, {}, 400, 'INVALID_ARGUMENT'),
+        `P2 ${length}`,
+      ).toMatch(/\bid\b|palId|path parameter/);
+      expect(
+        await refused(
+          `${ROOT}/transactions/${longId}`,
+          { accept: 'application/json' },
+          400,
+          'INVALID_ARGUMENT',
+        ),
+        `T10 ${length}`,
+      ).toMatch(/\bid\b|path parameter/);
+      await refused(
+        `${ROOT}/console/${longId}/grantConsolePalAccess`,
+        { body: form({ ssoId: sso }) },
+        400,
+        'INVALID_ARGUMENT',
+      );
+      await refused(
+        `${ROOT}/transactions/${longId}/removeRole`,
+        { body: form({ userSSO: sso }) },
+        400,
+        'INVALID_ARGUMENT',
+      );
+      // (In a form only while the form stays under the body limit.)
+      if (length < BODY_LIMIT - 100)
+        expect(
+          await refused(
+            `${ROOT}/transactions`,
+            { body: form({ palId: longId }) },
+            400,
+            'INVALID_ARGUMENT',
+          ),
+        ).toContain('palId');
+      expect(
+        await refused(`${ROOT}/enterprises/sso/status?sso=${longId}`, {}, 400, 'INVALID_ARGUMENT'),
+      ).toContain('sso');
+    }
+    expect(await state()).toEqual(before);
+  });
+
+  it('a pal id of the longest kind (128 characters) works in every path that takes one', async () => {
+    const id = `p${'1234567'.repeat(18)}x`;
+    expect(id).toHaveLength(128);
+    await deployPalPackage(
+      h.domain,
+      h.a.enterpriseId,
+      buildPalPackage({ id, name: 'Long Id', modes: { transaction: true, console: true } }, {}),
+    );
+    for (const client of [h.a.json, h.a.xml]) {
+      expect((await client.pals.getPal({ id })).name).toBe('Long Id');
+      const created = await client.transactions.createTransaction({ palId: id });
+      expect((await client.transactions.getTransaction({ id: created })).name).toBe('Long Id');
+      expect(await client.console.grantConsolePalAccess({ palId: id, ssoId: sso })).toBe(true);
+      expect(await client.console.deleteConsolePalAccess({ palId: id, ssoId: sso })).toBe(true);
+    }
+    expectError(await h.http(`${ROOT}/pals/${id}y`), 404, 'NOT_FOUND');
+  });
+
+  it('multipart/form-data is a form too: accepted, and checked the same way', async () => {
+    const body = new FormData();
+    body.set('firstName', 'Multi');
+    body.set('lastName', 'Part');
+    body.set('email', 'multi.part@example.test');
+    const created = await h.http(`${ROOT}/enterprises/sso`, { body, accept: 'application/json' });
+    expect(created.status, created.text).toBe(200);
+    expect(
+      await h.a.json.enterprise.getSsoStatus({ sso: JSON.parse(created.text) as string }),
+    ).toBe('ACTIVE');
+    const missing = new FormData();
+    missing.set('firstName', 'Multi');
+    missing.set('email', 'multi.part2@example.test');
+    expect(
+      await refused(`${ROOT}/enterprises/sso`, { body: missing }, 400, 'INVALID_ARGUMENT'),
+    ).toContain('lastName');
+    const boundary = '----pal-test-boundary';
+    const malformed = await h.http(`${ROOT}/enterprises/sso`, {
+      headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+      body: `--${boundary}\r\nContent-Disposition: form-data; name="firstName"\r\n\r\nno end`,
+    });
+    expectError(malformed, 400, 'INVALID_ARGUMENT');
+  });
+});
+
+describe('Content-Type and body rules', () => {
+  it('415 for a body that is not a form on a form operation, and for types no operation takes', async () => {
+    const before = await state();
+    const sends: [string, string][] = [
+      ['application/json', JSON.stringify({ palId: 'leave-request' })],
+      [
+        'application/xml',
+        `<pal:nameValue xmlns:pal="${PAL_NS}"><name>palId</name><value>leave-request</value></pal:nameValue>`,
+      ],
+      ['text/plain', 'palId=leave-request'],
+      ['text/csv', 'palId\nleave-request\n'],
+      ['application/octet-stream', 'palId=leave-request'],
+    ];
+    for (const [type, body] of sends) {
+      for (const path of [
+        `${ROOT}/transactions`,
+        `${ROOT}/enterprises/sso`,
+        `${ROOT}/console/leave-request/grantConsolePalAccess`,
+        `${ROOT}/transactions/removeAllRoles`,
+      ]) {
+        await refused(
+          path,
+          { headers: { 'Content-Type': type }, body },
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+        );
+        await refused(
+          path,
+          { headers: { 'Content-Type': type }, body, accept: 'application/json' },
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+        );
+      }
+    }
+    // A form sent to an operation that takes an XML or JSON body.
+    await refused(
+      `${ROOT}/console/leave-request/runWorkflow`,
+      { body: form({ payload: 'aGk=' }) },
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+    await refused(
+      `${ROOT}/transactions/${tx}/runWorkflow`,
+      { headers: { 'Content-Type': 'text/csv' }, body: 'a,b' },
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+    expect(await state()).toEqual(before);
+  });
+
+  it('400 for a DOCTYPE, before any operation runs (the workflow operations too, not 501)', async () => {
+    const doctype = (root: string, ns = PAL_NS) =>
+      `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>` +
+      `<p:${root} xmlns:p="${ns}"><postData><name>x</name><value>&b;</value></postData></p:${root}>`;
+    for (const [path, root, ns] of [
+      [`${ROOT}/console/leave-request/runWorkflow`, 'consoleContent', PAL_NS],
+      [`${ROOT}/console/leave-request/run`, 'consoleContent', PAL_NS],
+      [`${ROOT}/console/leave-request/executeWorkflow`, 'anything', 'urn:any'],
+      [`${ROOT}/transactions/${tx}/runWorkflow`, 'transactionContent', PAL_NS],
+      [`${ROOT}/transactions/${tx}/run`, 'transactionContent', PAL_NS],
+      ['/user/runWorkflow?action=a&workflow=w', 'ServiceRequest', 'urn:pal-workflow:services'],
+    ] as const) {
+      for (const type of ['application/xml', 'text/xml']) {
+        expect(
+          await refused(
+            path,
+            { headers: { 'Content-Type': type }, body: doctype(root, ns) },
+            400,
+            'INVALID_ARGUMENT',
+          ),
+          path,
+        ).toMatch(/DOCTYPE/);
+      }
+    }
+    // A DOCTYPE to a form operation is a body it does not take.
+    await refused(
+      `${ROOT}/transactions`,
+      { headers: { 'Content-Type': 'application/xml' }, body: doctype('consoleContent') },
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+  });
+
+  it('400 for malformed XML and JSON, unknown members and a wrong root, before any operation runs', async () => {
+    const path = `${ROOT}/console/leave-request/runWorkflow`;
+    const xml = { 'Content-Type': 'application/xml' };
+    const json = { 'Content-Type': 'application/json' };
+    await refused(
+      path,
+      { headers: xml, body: '<pal:consoleContent xmlns:pal="urn:pal-workflow:pal"><postData>' },
+      400,
+      'INVALID_ARGUMENT',
+    );
+    await refused(path, { headers: xml, body: 'not xml at all' }, 400, 'INVALID_ARGUMENT');
+    expect(
+      await refused(
+        path,
+        {
+          headers: xml,
+          body: `<pal:consoleContent xmlns:pal="${PAL_NS}"><bogus/></pal:consoleContent>`,
+        },
+        400,
+        'INVALID_ARGUMENT',
+      ),
+    ).toContain('bogus');
+    await refused(
+      path,
+      { headers: xml, body: `<pal:transactionContent xmlns:pal="${PAL_NS}"/>` },
+      400,
+      'INVALID_ARGUMENT',
+    );
+    await refused(path, { headers: json, body: '{"postData": [' }, 400, 'INVALID_ARGUMENT');
+    await refused(path, { headers: json, body: '[]' }, 400, 'INVALID_ARGUMENT');
+    expect(
+      await refused(
+        path,
+        { headers: json, body: '{"postData": [], "bogus": 1}', accept: 'application/json' },
+        400,
+        'INVALID_ARGUMENT',
+      ),
+    ).toContain('bogus');
+    await refused(
+      path,
+      { headers: json, body: '{"postData": [{"name": "\\u0001"}]}' },
+      400,
+      'INVALID_ARGUMENT',
+    );
+    // A required body that is missing.
+    await refused(path, { method: 'POST' }, 400, 'INVALID_ARGUMENT');
+  });
+
+  it('a body on a GET is no part of the request: it answers as without one', async () => {
+    const before = await state();
+    const body = '{"sso": "x"}';
+    const answer = await new Promise<Answer>((resolve, reject) => {
+      const req = httpRequest(
+        `${h.url}${ROOT}/enterprises/sso/status?sso=${sso}`,
+        {
+          method: 'GET',
+          headers: {
+            Authorization: h.a.authorization,
+            'Content-Type': 'application/json',
+            'Content-Length': String(Buffer.byteLength(body)),
+          },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              type: res.headers['content-type'] ?? '',
+              headers: new Headers(),
+              text,
+            }),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+    h.validator.assertValid(answer.text);
+    expect(answer.text).toBe((await h.http(`${ROOT}/enterprises/sso/status?sso=${sso}`)).text);
+    expect(await state()).toEqual(before);
+  });
+});
+
+describe(`bodies over BODY_LIMIT_BYTES (${BODY_LIMIT})`, () => {
+  const big = 'x'.repeat(BODY_LIMIT + 100);
+
+  it('413 for a form, an XML, a JSON and a multipart body over the limit, and for a chunked one', async () => {
+    const before = await state();
+    await refused(
+      `${ROOT}/enterprises/sso`,
+      { body: form({ firstName: big, lastName: 'L', email: 'big@example.test' }) },
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
+    await refused(
+      `${ROOT}/transactions`,
+      { body: form({ palId: big }), accept: 'application/json' },
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
+    const xml = `<pal:consoleContent xmlns:pal="${PAL_NS}"><payload>${Buffer.from(big).toString('base64')}</payload></pal:consoleContent>`;
+    await refused(
+      `${ROOT}/console/leave-request/runWorkflow`,
+      { headers: { 'Content-Type': 'application/xml' }, body: xml },
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
+    await refused(
+      `${ROOT}/transactions/${tx}/run`,
+      {
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ payload: Buffer.from(big).toString('base64') }),
+      },
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
+    const multipart = new FormData();
+    multipart.set('firstName', big);
+    multipart.set('lastName', 'L');
+    multipart.set('email', 'big.multi@example.test');
+    await refused(`${ROOT}/enterprises/sso`, { body: multipart }, 413, 'PAYLOAD_TOO_LARGE');
+    // Many small parts that add up to more than the limit.
+    const parts = new FormData();
+    for (let i = 0; i < 40; i++) parts.set(`extra${i}`, 'y'.repeat(60));
+    parts.set('firstName', 'Many');
+    parts.set('lastName', 'Parts');
+    parts.set('email', 'many.parts@example.test');
+    await refused(`${ROOT}/enterprises/sso`, { body: parts }, 413, 'PAYLOAD_TOO_LARGE');
+    // Without a Content-Length: the limit holds as the body streams in.
+    const chunks = [form({ palId: 'leave-request', pad: '' }).toString(), `x`.repeat(BODY_LIMIT)];
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const c of chunks) controller.enqueue(new TextEncoder().encode(c));
+        controller.close();
+      },
+    });
+    await refused(
+      `${ROOT}/transactions`,
+      { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: stream },
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
+    expect(await h.a.json.enterprise.isEmailRegistered({ email: 'big@example.test' })).toBe(false);
+    expect(await h.a.json.enterprise.isEmailRegistered({ email: 'big.multi@example.test' })).toBe(
+      false,
+    );
+    expect(await h.a.json.enterprise.isEmailRegistered({ email: 'many.parts@example.test' })).toBe(
+      false,
+    );
+    expect(await state()).toEqual(before);
+  });
+
+  it('a body just under the limit reaches the operation; without credentials, the size does not matter: 401', async () => {
+    const fine = await h.http(`${ROOT}/enterprises/sso`, {
+      body: form({
+        firstName: 'F',
+        lastName: 'x'.repeat(BODY_LIMIT - 200),
+        email: 'fine@example.test',
+      }),
+    });
+    // Under the limit, so the operation itself judges it: too long a name.
+    expect(expectError(fine, 400, 'INVALID_ARGUMENT').join('\n')).toContain('lastName');
+    const anonymous = await h.http(`${ROOT}/enterprises/sso`, {
+      auth: null,
+      body: form({ firstName: big, lastName: 'L', email: 'anon@example.test' }),
+    });
+    expectError(anonymous, 401, 'UNAUTHORIZED');
+  });
+});
+
+describe('unknown paths and methods', () => {
+  it('answer 404 with an errorResult, with or without credentials', async () => {
+    for (const [method, path] of [
+      ['GET', '/'],
+      ['GET', '/services'],
+      ['GET', '/services/rest'],
+      ['GET', `${ROOT}/nope`],
+      ['GET', `${ROOT}/pals/bare/extra`],
+      ['POST', `${ROOT}/pals/bare`],
+      ['DELETE', `${ROOT}/pals/bare`],
+      ['PUT', `${ROOT}/transactions`],
+      ['GET', '/user/runWorkflow'],
+      ['GET', '/rest/pals'],
+      ['GET', '/SERVICES/rest/pals'],
+    ] as const) {
+      for (const auth of [undefined, null]) {
+        const answer = await h.http(path, {
+          method,
+          auth,
+          body: method === 'GET' ? undefined : '',
+        });
+        expect(expectError(answer, 404, 'NOT_FOUND').join('\n'), `${method} ${path}`).toContain(
+          path.split('?')[0],
+        );
+        expectError(
+          await h.http(path, {
+            method,
+            auth,
+            accept: 'application/json',
+            body: method === 'GET' ? undefined : '',
+          }),
+          404,
+          'NOT_FOUND',
+          'json',
+        );
+      }
+    }
+  });
+
+  it('odd ids in the path are ids that do not exist; a broken percent-encoding is a 400', async () => {
+    for (const id of [
+      '%2e%2e',
+      'a%2Fb',
+      'ünïcode',
+      '%20',
+      "x'or'1'='1",
+      'x%22%3E%3Cscript%3E',
+      'a;b',
+      '~',
+    ]) {
+      expectError(await h.http(`${ROOT}/pals/${id}`), 404, 'NOT_FOUND');
+      expectError(
+        await h.http(`${ROOT}/transactions/${id}`, { accept: 'application/json' }),
+        404,
+        'NOT_FOUND',
+        'json',
+      );
+    }
+    // Control characters are no id.
+    expectError(await h.http(`${ROOT}/pals/%00`), 400, 'INVALID_ARGUMENT');
+    for (const path of [`${ROOT}/pals/%E0%A4%A`, `${ROOT}/pals/%zz`, `${ROOT}/transactions/%`]) {
+      expectError(await h.http(path), 400, 'INVALID_ARGUMENT');
+      expectError(
+        await h.http(path, { accept: 'application/json' }),
+        400,
+        'INVALID_ARGUMENT',
+        'json',
+      );
+    }
+  });
+});
+
+describe('409 for an e-mail address in use', () => {
+  it('E1 and E6 refuse an address another account has, in any case; E3 refuses an already active person', async () => {
+    const other = await h.a.json.enterprise.createSso({
+      firstName: 'Oz',
+      lastName: 'Other',
+      email: 'oz@example.test',
+    });
+    for (const email of ['bea@example.test', 'BEA@Example.Test']) {
+      expect(
+        await refused(
+          `${ROOT}/enterprises/sso`,
+          { body: form({ firstName: 'B', lastName: 'C', email }) },
+          409,
+          'CONFLICT',
+        ),
+      ).toContain('email');
+      expect(
+        await refused(
+          `${ROOT}/enterprises/sso`,
+          { body: form({ firstName: 'B', lastName: 'C', email }), auth: h.b },
+          409,
+          'CONFLICT',
+        ),
+      ).toContain('email');
+      expect(
+        await refused(
+          `${ROOT}/enterprises/sso/update`,
+          { body: form({ sso: other, firstName: 'Oz', lastName: 'O', email }) },
+          409,
+          'CONFLICT',
+        ),
+      ).toContain('email');
+    }
+    await refused(
+      `${ROOT}/enterprises/sso/invite`,
+      { body: form({ email: 'bea@example.test' }) },
+      409,
+      'CONFLICT',
+    );
+    // Nothing moved.
+    expect(await h.a.json.enterprise.isEmailRegistered({ email: 'oz@example.test' })).toBe(true);
+    expect(await h.a.json.enterprise.getSsoStatus({ sso: other })).toBe('ACTIVE');
+    expect(await h.a.json.enterprise.getSsoStatus({ sso })).toBe('ACTIVE');
+  });
+});
+
+describe('races and states', () => {
+  it('ten concurrent E1 with one address: exactly one SSO, the others 409', async () => {
+    const email = 'race@example.test';
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        h.http(`${ROOT}/enterprises/sso`, {
+          auth: i % 2 ? h.b : h.a,
+          body: form({
+            firstName: `R${i}`,
+            lastName: 'Ace',
+            email: i % 3 ? email : email.toUpperCase(),
+          }),
+        }),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    for (const a of answers.filter((x) => x.status !== 200)) expectError(a, 409, 'CONFLICT');
+  });
+
+  it('two SSOs moved to one new address at once (E6): one true, one 409', async () => {
+    const one = await h.a.json.enterprise.createSso({
+      firstName: 'One',
+      lastName: 'X',
+      email: 'one@example.test',
+    });
+    const two = await h.a.json.enterprise.createSso({
+      firstName: 'Two',
+      lastName: 'X',
+      email: 'two@example.test',
+    });
+    const target = 'both@example.test';
+    const answers = await Promise.all(
+      [one, two].map((s) =>
+        h.http(`${ROOT}/enterprises/sso/update`, {
+          body: form({ sso: s, firstName: 'N', lastName: 'X', email: target }),
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    expectError(
+      answers.find((a) => a.status === 409)!,
+      409,
+      'CONFLICT',
+    );
+    const registered = await Promise.all(
+      ['one@example.test', 'two@example.test'].map((email) =>
+        h.a.json.enterprise.isEmailRegistered({ email }),
+      ),
+    );
+    expect(registered.sort()).toEqual([false, true]);
+  });
+
+  it('T1 from a pal that is no longer deployed: 409; P2 shows deployed=false', async () => {
+    await undeployPal(h.domain, h.a.enterpriseId, 'expense-approval');
+    expect((await h.a.json.pals.getPal({ id: 'expense-approval' })).deployed).toBe(false);
+    expectError(
+      await h.http(`${ROOT}/transactions`, { body: form({ palId: 'expense-approval' }) }),
+      409,
+      'CONFLICT',
+    );
+    expect(await h.a.json.transactions.searchTransactions({ palId: 'expense-approval' })).toEqual(
+      [],
+    );
+  });
+});
+
+describe('over the whole suite', () => {
+  it('no answer was a 5xx, and every XML answer was valid', () => {
+    expect(h.exchanges.length).toBeGreaterThan(300);
+    expect(
+      h.exchanges
+        .filter((e) => e.status >= 500)
+        .map((e) => `${e.method} ${e.path} ${e.status} ${e.body}`),
+    ).toEqual([]);
+    expect(h.xmlValidated()).toBe(
+      h.exchanges.filter((e) => e.type.startsWith('application/xml')).length,
+    );
+  });
+});
