@@ -33,7 +33,9 @@ export async function buildApp(domain: DomainContext, options: BuildAppOptions =
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     // Errors the router raises before any route (a bad URL encoding, an over-long path
     // parameter) are errorResults too, not Fastify's own JSON.
+    // (They skip the hooks: the request id is set here.)
     frameworkErrors: (error, request, reply) => {
+      reply.header('X-Request-Id', request.id);
       sendError(request, reply, routerError(error));
     },
   });
