@@ -3,7 +3,7 @@
 // request ids, and the operations (and the invitation pages) under the configured roots only.
 import { operations, type OperationId } from '@pal-workflow/server-skeleton';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError, PUBLIC_URL, startHarness, type Harness } from './harness.js';
+import { expectError, PALS_A, PUBLIC_URL, startHarness, type Harness } from './harness.js';
 
 const SERVICE_ROOT = 'pal-api';
 const USER_ROOT = 'people';
@@ -122,6 +122,30 @@ describe('the configured roots', () => {
   });
 });
 
+describe('HEAD', () => {
+  it('answers an operation’s headers without a body, and needs credentials too', async () => {
+    const head = await h.http(`/${SERVICE_ROOT}/rest/pals/bare`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.type).toBe('application/xml; charset=utf-8');
+    expect(head.text).toBe('');
+    const list = await h.http(`/${SERVICE_ROOT}/rest/pals`, {
+      method: 'HEAD',
+      accept: 'application/json',
+    });
+    expect([list.status, list.type, list.headers.get('X-Total-Count')]).toEqual([
+      200,
+      'application/json; charset=utf-8',
+      String(PALS_A.filter((m) => !m.test && !m.installed).length),
+    ]);
+    const anonymous = await h.http(`/${SERVICE_ROOT}/rest/pals/bare`, {
+      method: 'HEAD',
+      auth: null,
+    });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('WWW-Authenticate')).toBe('Basic realm="pal"');
+  });
+});
+
 describe('request ids', () => {
   it('every answer carries X-Request-Id; a caller’s own id is kept', async () => {
     const mine = await h.http(`/${SERVICE_ROOT}/rest/pals/bare`, {
@@ -132,6 +156,8 @@ describe('request ids', () => {
     for (const path of [
       `/${SERVICE_ROOT}/rest/pals/bare`,
       `/${SERVICE_ROOT}/rest/pals/none`,
+      `/${SERVICE_ROOT}/rest/pals/%zz`,
+      `/${SERVICE_ROOT}/rest/pals/${'x'.repeat(1000)}`,
       '/nowhere',
       '/healthz',
     ]) {
@@ -139,6 +165,6 @@ describe('request ids', () => {
       expect(id, path).toMatch(/^[0-9a-f-]{36}$/);
       ids.add(id!);
     }
-    expect(ids.size).toBe(4);
+    expect(ids.size).toBe(6);
   });
 });
