@@ -9,4 +9,13 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  {
+    // Kysely's own idioms: migrations and dialect helpers see the schema as it was (`Kysely<any>`),
+    // and a query builder before its selection is typed with `{}`.
+    files: ['apps/server/src/storage/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-empty-object-type': 'off',
+    },
+  },
 );
