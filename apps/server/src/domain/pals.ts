@@ -1,5 +1,6 @@
 // Pals of an enterprise: deployment from a package (each deployment of an id is a new version),
 // look-up (P2) and the searches of P1 and C1 (DESIGN §8).
+import type * as Wire from '@pal-workflow/types';
 import type { Expression, SqlBool } from 'kysely';
 import type { PalRow } from '../storage/schema.js';
 import type { DomainContext } from './context.js';
@@ -10,22 +11,8 @@ import { optional, stringFilterConditions, withoutUndefined, type Page } from '.
 import { requireId, requireStartRecord } from './validate.js';
 import { fold } from '../storage/conditions.js';
 
-/** The spec's PalInfo: absent strings are left out, dates are ISO-8601. */
-export interface PalInfo {
-  id: string;
-  name?: string;
-  description?: string;
-  category?: string;
-  branchName?: string;
-  createDate?: string;
-  lastModifiedDate?: string;
-  deployed: boolean;
-  modeTransaction: boolean;
-  modeConsole: boolean;
-  modeWeb: boolean;
-  shadow: boolean;
-  shell: boolean;
-}
+/** The spec's PalInfo (generated from the XSD): absent strings are left out, dates are ISO-8601; the domain always knows the id. */
+export type PalInfo = Wire.PalInfo & { id: string };
 
 /** Everything the service knows of a pal, for the domain's own use. */
 export interface PalDetails extends PalInfo {
@@ -37,21 +24,8 @@ export interface PalDetails extends PalInfo {
   manifest: PalManifest;
 }
 
-/** PalSearch of the spec; absent booleans are false, an absent startRecord is 0. */
-export interface PalSearch {
-  name?: string;
-  description?: string;
-  category?: string;
-  publisher?: string;
-  exactName?: boolean;
-  exactDescription?: boolean;
-  exactCategory?: boolean;
-  exactPublisher?: boolean;
-  startRecord?: number;
-  includeTest?: boolean;
-  includeInstalled?: boolean;
-  matchAny?: boolean;
-}
+/** PalSearch of the spec (generated from the XSD); absent booleans are false, an absent startRecord is 0. */
+export type PalSearch = Partial<Wire.PalSearch>;
 
 export interface DeployResult {
   id: string;

@@ -1,5 +1,6 @@
 // Transactions: created from a deployed transaction-mode pal (T1), looked up (T10) and searched
 // (T2), and moved through the lifecycle of ./transaction-lifecycle.ts.
+import type * as Wire from '@pal-workflow/types';
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { dialectOf } from '../storage/dialect.js';
 import { fold } from '../storage/conditions.js';
@@ -30,21 +31,8 @@ import {
 } from './transaction-lifecycle.js';
 import { requireId, requireStartRecord, requireText } from './validate.js';
 
-/** The spec's TransactionInfo: absent strings are left out, dates are ISO-8601. */
-export interface TransactionInfo {
-  id: string;
-  name?: string;
-  description?: string;
-  category?: string;
-  status?: string;
-  webServiceStatus?: string;
-  createDate?: string;
-  executeEndDate?: string;
-  accessEndDate?: string;
-  archiveEndDate?: string;
-  modifiedDate?: string;
-  test: boolean;
-}
+/** The spec's TransactionInfo (generated from the XSD): absent strings are left out, dates are ISO-8601; the domain always knows the id. */
+export type TransactionInfo = Wire.TransactionInfo & { id: string };
 
 /** Everything the service knows of a transaction, for the domain's own use. */
 export interface TransactionDetails extends TransactionInfo {
@@ -56,22 +44,8 @@ export interface TransactionDetails extends TransactionInfo {
   webServiceStatus: string;
 }
 
-/** TransactionSearch of the spec; absent booleans are false, an absent startRecord is 0. */
-export interface TransactionSearch {
-  name?: string;
-  description?: string;
-  category?: string;
-  status?: string;
-  systemStatus?: string;
-  webServiceStatus?: string;
-  palId?: string;
-  sso?: string;
-  exactName?: boolean;
-  exactDescription?: boolean;
-  exactCategory?: boolean;
-  startRecord?: number;
-  includeTest?: boolean;
-}
+/** TransactionSearch of the spec (generated from the XSD); absent booleans are false, an absent startRecord is 0. */
+export type TransactionSearch = Partial<Wire.TransactionSearch>;
 
 const DAY_MS = 86_400_000;
 const MAX_STATUS_LENGTH = 64;
