@@ -4,7 +4,12 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { openApiDocument, registerRoutes, sendError, HttpError } from '@pal-workflow/server-skeleton';
+import {
+  openApiDocument,
+  registerRoutes,
+  sendError,
+  HttpError,
+} from '@pal-workflow/server-skeleton';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { DomainContext } from './domain/context.js';
@@ -21,7 +26,10 @@ export interface BuildAppOptions {
   logger?: boolean;
 }
 
-export async function buildApp(domain: DomainContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(
+  domain: DomainContext,
+  options: BuildAppOptions = {},
+): Promise<FastifyInstance> {
   const { config } = domain;
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
@@ -45,7 +53,15 @@ export async function buildApp(domain: DomainContext, options: BuildAppOptions =
   });
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
   app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new HttpError(404, 'NOT_FOUND', `no operation at ${request.method} ${request.url.split('?')[0]}`)),
+    sendError(
+      request,
+      reply,
+      new HttpError(
+        404,
+        'NOT_FOUND',
+        `no operation at ${request.method} ${request.url.split('?')[0]}`,
+      ),
+    ),
   );
 
   app.get('/healthz', async (_request, reply) => {
@@ -61,7 +77,10 @@ export async function buildApp(domain: DomainContext, options: BuildAppOptions =
   const document = servedDocument(domain);
   app.get('/openapi.json', async () => document);
   await app.register(swagger, { mode: 'static', specification: { document: document as never } });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+  });
 
   registerPages(app, domain);
 
@@ -79,7 +98,11 @@ export async function buildApp(domain: DomainContext, options: BuildAppOptions =
 function routerError(error: { code?: string }): unknown {
   switch (error.code) {
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new HttpError(400, 'INVALID_ARGUMENT', `a path parameter is longer than ${MAX_PATH_PARAM_LENGTH} characters`);
+      return new HttpError(
+        400,
+        'INVALID_ARGUMENT',
+        `a path parameter is longer than ${MAX_PATH_PARAM_LENGTH} characters`,
+      );
     case 'FST_ERR_BAD_URL':
       return new HttpError(400, 'INVALID_ARGUMENT', 'the path is not valid percent-encoded UTF-8');
     default:
@@ -90,10 +113,14 @@ function routerError(error: { code?: string }): unknown {
 /** The bundled OpenAPI document, with this server's address and configured roots. */
 function servedDocument(domain: DomainContext): Record<string, unknown> {
   const { serviceRoot, userRoot, publicUrl } = domain.config;
-  const doc = structuredClone(openApiDocument) as unknown as Record<string, unknown> & { paths: Record<string, unknown> };
+  const doc = structuredClone(openApiDocument) as unknown as Record<string, unknown> & {
+    paths: Record<string, unknown>;
+  };
   const paths: Record<string, unknown> = {};
   for (const [path, item] of Object.entries(doc.paths)) {
-    const rewritten = path.replace(/^\/services\//, `/${serviceRoot}/`).replace(/^\/user\//, `/${userRoot}/`);
+    const rewritten = path
+      .replace(/^\/services\//, `/${serviceRoot}/`)
+      .replace(/^\/user\//, `/${userRoot}/`);
     paths[rewritten] = item;
   }
   return { ...doc, servers: [{ url: publicUrl }], paths };

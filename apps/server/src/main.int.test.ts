@@ -17,11 +17,15 @@ describe('pal start', () => {
 
   it('sets up the demo, prints working credentials, serves, and stops on SIGTERM', async () => {
     const dataDir = join(dir.path, 'data');
-    const child = spawn(process.execPath, [tsxCli, '--conditions=@pal-workflow/source', 'src/main.ts', 'start'], {
-      cwd: serverDir,
-      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [tsxCli, '--conditions=@pal-workflow/source', 'src/main.ts', 'start'],
+      {
+        cwd: serverDir,
+        env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
@@ -40,7 +44,10 @@ describe('pal start', () => {
     const [username, password] = credentials.split(':');
     expect(output).toContain(`API client (BASIC):  ${username} / ${password}`);
     const response = await fetch(`${url}/services/rest/pals`, {
-      headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}`, accept: 'application/json' },
+      headers: {
+        authorization: `Basic ${Buffer.from(credentials).toString('base64')}`,
+        accept: 'application/json',
+      },
     });
     expect(response.status).toBe(200);
     const ids = ((await response.json()) as { id: string }[]).map((p) => p.id);

@@ -26,7 +26,10 @@ export interface StartOptions {
   handleSignals?: boolean;
 }
 
-export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  options: StartOptions = {},
+): Promise<RunningServer> {
   const db = openDatabase(config);
   await migrateToLatest(db);
   const domain = createDomainContext({ db, config });
@@ -35,7 +38,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const url = await app.listen({ host: config.host, port: config.port });
   const sweep = setInterval(() => {
     expireDueTransactions(domain)
-      .then((moved) => (moved.expired || moved.archived ? app.log.info(moved, 'transactions moved past their end dates') : undefined))
+      .then((moved) =>
+        moved.expired || moved.archived
+          ? app.log.info(moved, 'transactions moved past their end dates')
+          : undefined,
+      )
       .catch((error: unknown) => app.log.error({ err: error }, 'expiry sweep failed'));
   }, EXPIRY_SWEEP_MS);
   sweep.unref();

@@ -42,7 +42,11 @@ export class PalApiError extends Error {
     readonly response: Response,
   ) {
     const first = result?.messages?.[0];
-    super(first ? `${status} ${first.type ?? ''}: ${first.message}`.replace('  ', ' ') : `HTTP ${status}`);
+    super(
+      first
+        ? `${status} ${first.type ?? ''}: ${first.message}`.replace('  ', ' ')
+        : `HTTP ${status}`,
+    );
     this.name = 'PalApiError';
   }
 

@@ -30,13 +30,16 @@ export function wireMiddleware(options: XmlMiddlewareOptions): Middleware {
   const routes = clientOperations.map((op) => ({
     op,
     regex: new RegExp(
-      op.pattern.replace('{service}', escapeRegex(options.serviceRoot)).replace('{user}', escapeRegex(options.userRoot)),
+      op.pattern
+        .replace('{service}', escapeRegex(options.serviceRoot))
+        .replace('{user}', escapeRegex(options.userRoot)),
     ),
   }));
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
   const find = (method: string | undefined, url: string): ClientOperation | undefined => {
     const path = pathAfterBase(new URL(url).pathname, basePath);
-    return routes.find((r) => r.op.method === (method ?? 'GET').toUpperCase() && r.regex.test(path))?.op;
+    return routes.find((r) => r.op.method === (method ?? 'GET').toUpperCase() && r.regex.test(path))
+      ?.op;
   };
 
   return {
@@ -45,7 +48,11 @@ export function wireMiddleware(options: XmlMiddlewareOptions): Middleware {
       headers.set('Accept', options.format === 'xml' ? 'application/xml' : 'application/json');
       const target = rewriteRoots(url, options, basePath);
       let body = init.body;
-      if (options.format === 'xml' && typeof body === 'string' && headers.get('Content-Type')?.startsWith('application/json')) {
+      if (
+        options.format === 'xml' &&
+        typeof body === 'string' &&
+        headers.get('Content-Type')?.startsWith('application/json')
+      ) {
         const op = find(init.method, target);
         if (op?.bodyRoot) {
           body = encodeXml(op.bodyRoot, JSON.parse(body) as RootValues[RootName]);
@@ -61,7 +68,11 @@ export function wireMiddleware(options: XmlMiddlewareOptions): Middleware {
       const headers = new Headers(response.headers);
       headers.set('Content-Type', 'application/json');
       headers.delete('Content-Length');
-      return new Response(JSON.stringify(value), { status: response.status, statusText: response.statusText, headers });
+      return new Response(JSON.stringify(value), {
+        status: response.status,
+        statusText: response.statusText,
+        headers,
+      });
     },
   };
 }
@@ -82,7 +93,9 @@ function rewriteRoots(url: string, options: XmlMiddlewareOptions, basePath: stri
 
 /** The operation's own path: what follows the base URL's path. */
 function pathAfterBase(pathname: string, basePath: string): string {
-  return basePath && pathname.startsWith(`${basePath}/`) ? pathname.slice(basePath.length) : pathname;
+  return basePath && pathname.startsWith(`${basePath}/`)
+    ? pathname.slice(basePath.length)
+    : pathname;
 }
 
 function escapeRegex(text: string): string {

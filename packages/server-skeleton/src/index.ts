@@ -7,8 +7,26 @@ export * from './generated/handlers.gen.js';
 export { operations, type OperationId } from './generated/operations.gen.js';
 export { openApiDocument } from './generated/openapi.gen.js';
 export { registerRoutes, type RegisterRoutesOptions } from './runtime/register-routes.js';
-export { HttpError, badRequest, notAcceptable, CODE_BY_STATUS, type ErrorCode } from './runtime/http-error.js';
-export { describeError, errorResult, sendError, type ErrorDescription } from './runtime/error-result.js';
+export {
+  HttpError,
+  badRequest,
+  notAcceptable,
+  CODE_BY_STATUS,
+  type ErrorCode,
+} from './runtime/http-error.js';
+export {
+  describeError,
+  errorResult,
+  sendError,
+  type ErrorDescription,
+} from './runtime/error-result.js';
 export { negotiate, MEDIA_TYPE, type Format } from './runtime/negotiate.js';
 export { coerce, readParams, readSearch } from './runtime/coerce.js';
-export type { AnyDocument, OperationSpec, Page, ParamSpec, ResponseSpec, ScalarType } from './runtime/operation-spec.js';
+export type {
+  AnyDocument,
+  OperationSpec,
+  Page,
+  ParamSpec,
+  ResponseSpec,
+  ScalarType,
+} from './runtime/operation-spec.js';

@@ -42,12 +42,18 @@ describe('readParams and readSearch', () => {
   ] as const;
 
   it('reads declared parameters, ignores others, and refuses missing and repeated ones', () => {
-    expect(readParams(specs, { palId: 'p', useEnterpriseProfile: 'true', other: 'x' }, 'form field')).toEqual({
+    expect(
+      readParams(specs, { palId: 'p', useEnterpriseProfile: 'true', other: 'x' }, 'form field'),
+    ).toEqual({
       palId: 'p',
       useEnterpriseProfile: true,
     });
-    expect(errorOf(() => readParams(specs, {}, 'form field')).message).toBe('form field palId: required');
-    expect(errorOf(() => readParams(specs, { palId: ['a', 'b'] }, 'form field')).message).toBe('form field palId: given more than once');
+    expect(errorOf(() => readParams(specs, {}, 'form field')).message).toBe(
+      'form field palId: required',
+    );
+    expect(errorOf(() => readParams(specs, { palId: ['a', 'b'] }, 'form field')).message).toBe(
+      'form field palId: given more than once',
+    );
   });
 
   it('defaults absent booleans to false and startRecord to 0, matching header names case-insensitively', () => {
@@ -56,8 +62,15 @@ describe('readParams and readSearch', () => {
       { name: 'exactName', type: 'boolean', required: false },
       { name: 'startRecord', type: 'int', required: false },
     ] as const;
-    expect(readSearch(search, { name: 'x' })).toEqual({ name: 'x', exactName: false, startRecord: 0 });
-    expect(readSearch(search, { exactname: 'true', startrecord: '5' })).toEqual({ exactName: true, startRecord: 5 });
+    expect(readSearch(search, { name: 'x' })).toEqual({
+      name: 'x',
+      exactName: false,
+      startRecord: 0,
+    });
+    expect(readSearch(search, { exactname: 'true', startrecord: '5' })).toEqual({
+      exactName: true,
+      startRecord: 5,
+    });
     expect(errorOf(() => readSearch(search, { startrecord: '-1' })).statusCode).toBe(400);
   });
 });

@@ -12,16 +12,25 @@ describe('the bundled OpenAPI document', () => {
   it('has the 27 operations of the route table, with their spec numbers', () => {
     const ids: string[] = [];
     for (const item of Object.values(openApiDocument.paths))
-      for (const op of Object.values(item as Record<string, { operationId: string }>)) ids.push(op.operationId);
+      for (const op of Object.values(item as Record<string, { operationId: string }>))
+        ids.push(op.operationId);
     expect(ids.sort()).toEqual(Object.keys(operations).sort());
     expect(new Set(Object.values(operations).map((o) => o.specId)).size).toBe(27);
   });
 
   it('derives every component schema from the XSDs, including maps and nillable members', () => {
     const schemas = openApiDocument.components.schemas as Record<string, Record<string, unknown>>;
-    expect(schemas.PalInfo).toMatchObject({ type: 'object', xml: { name: 'palInfo', namespace: 'urn:pal-workflow:pal' } });
-    expect(schemas.StringMap).toEqual(expect.objectContaining({ type: 'object', additionalProperties: { type: 'string' } }));
-    expect((schemas.Message!.properties as Record<string, unknown>).type).toEqual({ type: 'string', nullable: true });
+    expect(schemas.PalInfo).toMatchObject({
+      type: 'object',
+      xml: { name: 'palInfo', namespace: 'urn:pal-workflow:pal' },
+    });
+    expect(schemas.StringMap).toEqual(
+      expect.objectContaining({ type: 'object', additionalProperties: { type: 'string' } }),
+    );
+    expect((schemas.Message!.properties as Record<string, unknown>).type).toEqual({
+      type: 'string',
+      nullable: true,
+    });
     expect(schemas.ConsoleResult).toMatchObject({ 'x-extends': 'Result' });
   });
 });

@@ -93,7 +93,10 @@ describe('registerRoutes: multipart forms under the body limit', () => {
     app.inject({
       method: 'POST',
       url: '/services/rest/enterprises/sso',
-      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, accept: 'application/json' },
+      headers: {
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        accept: 'application/json',
+      },
       payload,
     });
   const person: [string, string][] = [
@@ -105,9 +108,13 @@ describe('registerRoutes: multipart forms under the body limit', () => {
   it('reads the fields, a file part as its text', async () => {
     const answer = await post(multipart(person));
     expect(answer.statusCode, answer.body).toBe(200);
-    expect(seen.createSso).toEqual({ form: { firstName: 'Zoë', lastName: 'a & b', email: 'z@example.test' } });
+    expect(seen.createSso).toEqual({
+      form: { firstName: 'Zoë', lastName: 'a & b', email: 'z@example.test' },
+    });
     expect((await post(multipart(person, 'f.txt'))).statusCode).toBe(200);
-    expect(seen.createSso).toEqual({ form: { firstName: 'Zoë', lastName: 'a & b', email: 'z@example.test' } });
+    expect(seen.createSso).toEqual({
+      form: { firstName: 'Zoë', lastName: 'a & b', email: 'z@example.test' },
+    });
   });
 
   it('answers 413 for a body over the limit, in one field or in many, and never truncates', async () => {
@@ -119,7 +126,9 @@ describe('registerRoutes: multipart forms under the body limit', () => {
   });
 
   it('answers 400 for a malformed multipart body, and for a field given twice', async () => {
-    const broken = await post(`--${boundary}\r\nContent-Disposition: form-data; name="firstName"\r\n\r\nno end`);
+    const broken = await post(
+      `--${boundary}\r\nContent-Disposition: form-data; name="firstName"\r\n\r\nno end`,
+    );
     expect(broken.statusCode).toBe(400);
     expect(broken.json().messages[0].type).toBe('INVALID_ARGUMENT');
     const twice = await post(multipart([...person, ['email', 'other@example.test']]));

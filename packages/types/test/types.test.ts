@@ -17,7 +17,10 @@ import {
 const palXsd = readFileSync(new URL('../../../schemas/xsd/pal.xsd', import.meta.url), 'utf8');
 
 function enumeration(simpleType: string): string[] {
-  const body = new RegExp(`<xs:simpleType name="${simpleType}">([\\s\\S]*?)</xs:simpleType>`).exec(palXsd)?.[1] ?? '';
+  const body =
+    new RegExp(`<xs:simpleType name="${simpleType}">([\\s\\S]*?)</xs:simpleType>`).exec(
+      palXsd,
+    )?.[1] ?? '';
   return [...body.matchAll(/<xs:enumeration value="([^"]+)"\/>/g)].map((m) => m[1]!);
 }
 

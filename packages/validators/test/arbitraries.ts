@@ -7,7 +7,16 @@ const XML_CHAR = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]*$/u;
 export const xmlString: fc.Arbitrary<string> = fc.oneof(
   fc.string(),
   fc.string({ unit: 'binary', maxLength: 12 }).filter((s) => XML_CHAR.test(s)),
-  fc.constantFrom('', ' padded ', '&<>"\'', 'line\r\nbreak\r', '\t tab', 'ünïcødé €', '😀 emoji', ']]>'),
+  fc.constantFrom(
+    '',
+    ' padded ',
+    '&<>"\'',
+    'line\r\nbreak\r',
+    '\t tab',
+    'ünïcødé €',
+    '😀 emoji',
+    ']]>',
+  ),
 );
 
 export function arbitraryOf(type: string): fc.Arbitrary<unknown> {
@@ -31,7 +40,11 @@ export function arbitraryOf(type: string): fc.Arbitrary<unknown> {
       return fc.array(arbitraryOf(d.item), { maxLength: 3 });
     case 'map':
       // "__proto__" is reserved: zod drops it from records and the XML decoder refuses it.
-      return fc.dictionary(xmlString.filter((k) => k !== '__proto__'), arbitraryOf(d.value), { maxKeys: 3 });
+      return fc.dictionary(
+        xmlString.filter((k) => k !== '__proto__'),
+        arbitraryOf(d.value),
+        { maxKeys: 3 },
+      );
     case 'object': {
       const shape: Record<string, fc.Arbitrary<unknown>> = {};
       for (const m of d.members) {

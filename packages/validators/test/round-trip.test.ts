@@ -5,7 +5,14 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SchemaValidator } from '@pal-workflow/test-support';
-import { decodeJson, decodeXml, encodeJson, encodeXml, rootElements, type RootName } from '../src/index.js';
+import {
+  decodeJson,
+  decodeXml,
+  encodeJson,
+  encodeXml,
+  rootElements,
+  type RootName,
+} from '../src/index.js';
 import { arbitraryOfRoot } from './arbitraries.js';
 
 const validator = new SchemaValidator();

@@ -42,14 +42,18 @@ describe('encodeXml', () => {
         { message: 'b', type: null },
       ],
     });
-    expect(xml).toContain('<messages><message>a</message><type>NOT_FOUND</type></messages><messages><message>b</message><type xsi:nil="true"/></messages>');
+    expect(xml).toContain(
+      '<messages><message>a</message><type>NOT_FOUND</type></messages><messages><message>b</message><type xsi:nil="true"/></messages>',
+    );
     expect(xml).toContain('xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"');
     validator.assertValid(xml);
   });
 
   it('writes list responses as a wrapper of unqualified items', () => {
     const xml = encodeXml('nameValueList', [{ name: 'a', value: '1' }, { name: 'b' }]);
-    expect(xml).toContain(`<pal:nameValueList ${PAL}><nameValue><name>a</name><value>1</value></nameValue><nameValue><name>b</name></nameValue></pal:nameValueList>`);
+    expect(xml).toContain(
+      `<pal:nameValueList ${PAL}><nameValue><name>a</name><value>1</value></nameValue><nameValue><name>b</name></nameValue></pal:nameValueList>`,
+    );
     validator.assertValid(xml);
   });
 
@@ -59,10 +63,16 @@ describe('encodeXml', () => {
       currentPage: 1,
       totalPages: 1,
       listBindings: { k: 'v' },
-      payload: { data: { a: '1' }, dataMaps: { m: { name: 'm', entries: { x: 'y' } } }, dataLists: { l: { name: 'l', columns: ['c'], rows: [['r1'], []] } } },
+      payload: {
+        data: { a: '1' },
+        dataMaps: { m: { name: 'm', entries: { x: 'y' } } },
+        dataLists: { l: { name: 'l', columns: ['c'], rows: [['r1'], []] } },
+      },
     });
     expect(xml).toContain('<svc:ServiceResponse xmlns:svc="urn:pal-workflow:services">');
-    expect(xml).toContain('<listBindings><entry><key>k</key><value>v</value></entry></listBindings>');
+    expect(xml).toContain(
+      '<listBindings><entry><key>k</key><value>v</value></entry></listBindings>',
+    );
     expect(xml).toContain('<rows><item>r1</item></rows><rows></rows>');
     validator.assertValid(xml);
   });
@@ -103,41 +113,77 @@ describe('decodeXml', () => {
   it('reports missing required members and enum violations through zod, with paths', () => {
     const xml = `<pal:consoleContent ${PAL}><documents><fields><type>BUTTON</type><x>1</x><y>1</y><width>1</width><height>1</height><page>1</page></fields></documents></pal:consoleContent>`;
     const issues = issuesOf(() => decodeXml(xml, 'consoleContent'));
-    expect(issues.some((i) => i.startsWith('consoleContent.documents[0].fields[0].type:'))).toBe(true);
-    expect(issues.some((i) => i.startsWith('consoleContent.documents[0].fields[0].palDefined:'))).toBe(true);
+    expect(issues.some((i) => i.startsWith('consoleContent.documents[0].fields[0].type:'))).toBe(
+      true,
+    );
+    expect(
+      issues.some((i) => i.startsWith('consoleContent.documents[0].fields[0].palDefined:')),
+    ).toBe(true);
   });
 
   it('refuses the wrong root, the wrong namespace, qualified members and repeated single members', () => {
-    expect(issuesOf(() => decodeXml(`<pal:palInfo ${PAL}/>`, 'nameValue'))[0]).toContain('unexpected root element <pal:palInfo>');
-    expect(issuesOf(() => decodeXml(`<nameValue xmlns="urn:other"/>`, 'nameValue'))[0]).toContain('must be in namespace urn:pal-workflow:pal');
-    expect(issuesOf(() => decodeXml(`<pal:nameValue ${PAL}><pal:name>a</pal:name></pal:nameValue>`, 'nameValue'))[0]).toContain('unqualified');
-    expect(issuesOf(() => decodeXml(`<pal:nameValue ${PAL}><name>a</name><name>b</name></pal:nameValue>`, 'nameValue'))).toEqual([
-      'nameValue.name: must occur at most once, found 2',
-    ]);
+    expect(issuesOf(() => decodeXml(`<pal:palInfo ${PAL}/>`, 'nameValue'))[0]).toContain(
+      'unexpected root element <pal:palInfo>',
+    );
+    expect(issuesOf(() => decodeXml(`<nameValue xmlns="urn:other"/>`, 'nameValue'))[0]).toContain(
+      'must be in namespace urn:pal-workflow:pal',
+    );
+    expect(
+      issuesOf(() =>
+        decodeXml(`<pal:nameValue ${PAL}><pal:name>a</pal:name></pal:nameValue>`, 'nameValue'),
+      )[0],
+    ).toContain('unqualified');
+    expect(
+      issuesOf(() =>
+        decodeXml(
+          `<pal:nameValue ${PAL}><name>a</name><name>b</name></pal:nameValue>`,
+          'nameValue',
+        ),
+      ),
+    ).toEqual(['nameValue.name: must occur at most once, found 2']);
   });
 
   it('accepts xsi:nil only where the schema allows it', () => {
     const nil = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
     expect(
-      decodeXml(`<pal:errorResult ${PAL} ${nil}><success>false</success><messages><message>m</message><type xsi:nil="true"/></messages></pal:errorResult>`, 'errorResult'),
+      decodeXml(
+        `<pal:errorResult ${PAL} ${nil}><success>false</success><messages><message>m</message><type xsi:nil="true"/></messages></pal:errorResult>`,
+        'errorResult',
+      ),
     ).toEqual({ success: false, messages: [{ message: 'm', type: null }] });
-    expect(issuesOf(() => decodeXml(`<pal:nameValue ${PAL} ${nil}><name xsi:nil="true"/></pal:nameValue>`, 'nameValue'))).toEqual([
-      'nameValue.name: is not nillable',
-    ]);
+    expect(
+      issuesOf(() =>
+        decodeXml(
+          `<pal:nameValue ${PAL} ${nil}><name xsi:nil="true"/></pal:nameValue>`,
+          'nameValue',
+        ),
+      ),
+    ).toEqual(['nameValue.name: is not nillable']);
   });
 
   it('reports malformed XML with its position', () => {
-    expect(issuesOf(() => decodeXml(`<pal:nameValue ${PAL}><name>a</nam></pal:nameValue>`, 'nameValue'))[0]).toMatch(/^: malformed XML at line 1/);
+    expect(
+      issuesOf(() =>
+        decodeXml(`<pal:nameValue ${PAL}><name>a</nam></pal:nameValue>`, 'nameValue'),
+      )[0],
+    ).toMatch(/^: malformed XML at line 1/);
   });
 });
 
 describe('decodeJson', () => {
   it('refuses unknown members, wrong types and characters XML cannot carry, with paths', () => {
     const issues = issuesOf(() =>
-      decodeJson('consoleContent', JSON.stringify({ postData: [{ name: 'a\u0001' }], extra: 1, payload: '***' })),
+      decodeJson(
+        'consoleContent',
+        JSON.stringify({ postData: [{ name: 'a\u0001' }], extra: 1, payload: '***' }),
+      ),
     );
-    expect(issues).toContain('consoleContent.postData[0].name: contains a character that XML cannot carry');
-    expect(issues.some((i) => i.startsWith('consoleContent: Unrecognized key') && i.includes('extra'))).toBe(true);
+    expect(issues).toContain(
+      'consoleContent.postData[0].name: contains a character that XML cannot carry',
+    );
+    expect(
+      issues.some((i) => i.startsWith('consoleContent: Unrecognized key') && i.includes('extra')),
+    ).toBe(true);
     expect(issues.some((i) => i.startsWith('consoleContent.payload:'))).toBe(true);
   });
 
@@ -148,7 +194,11 @@ describe('decodeJson', () => {
 
 describe('entities', () => {
   it('decodes the predefined entities and character references, and refuses others', () => {
-    expect(decodeXml(`<pal:string ${PAL}>&lt;&#x41;&#66;&amp;amp;&quot;</pal:string>`, 'string')).toBe('<AB&amp;"');
-    expect(issuesOf(() => decodeXml(`<pal:string ${PAL}>&#x110000;</pal:string>`, 'string'))[0]).toContain('invalid character reference');
+    expect(
+      decodeXml(`<pal:string ${PAL}>&lt;&#x41;&#66;&amp;amp;&quot;</pal:string>`, 'string'),
+    ).toBe('<AB&amp;"');
+    expect(
+      issuesOf(() => decodeXml(`<pal:string ${PAL}>&#x110000;</pal:string>`, 'string'))[0],
+    ).toContain('invalid character reference');
   });
 });

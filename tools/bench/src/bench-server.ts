@@ -21,12 +21,49 @@ import { startServer } from '../../../apps/server/src/server.js';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const count = Number(process.argv[process.argv.indexOf('--transactions') + 1] ?? 0) || 0;
 
-const ADJECTIVES = ['quarterly', 'urgent', 'annual', 'regional', 'internal', 'external', 'monthly', 'special', 'standard', 'delayed'];
-const NOUNS = ['expense', 'invoice', 'travel', 'purchase', 'contract', 'onboarding', 'refund', 'audit', 'payroll', 'renewal',
-  'shipment', 'claim', 'budget', 'order', 'review', 'request', 'permit', 'lease', 'grant', 'transfer'];
+const ADJECTIVES = [
+  'quarterly',
+  'urgent',
+  'annual',
+  'regional',
+  'internal',
+  'external',
+  'monthly',
+  'special',
+  'standard',
+  'delayed',
+];
+const NOUNS = [
+  'expense',
+  'invoice',
+  'travel',
+  'purchase',
+  'contract',
+  'onboarding',
+  'refund',
+  'audit',
+  'payroll',
+  'renewal',
+  'shipment',
+  'claim',
+  'budget',
+  'order',
+  'review',
+  'request',
+  'permit',
+  'lease',
+  'grant',
+  'transfer',
+];
 
 const dataDir = mkdtempSync(join(tmpdir(), 'pal-bench-'));
-const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', PAGE_SIZE: '100' });
+const config = loadConfig({
+  ...process.env,
+  DATA_DIR: dataDir,
+  PORT: '0',
+  LOG_LEVEL: 'silent',
+  PAGE_SIZE: '100',
+});
 let auth = '';
 const server = await startServer(config, {
   logger: false,
@@ -35,11 +72,16 @@ const server = await startServer(config, {
     const client = await createClient(domain, enterprise.id);
     auth = `Basic ${Buffer.from(`${client.username}:${client.password}`).toString('base64')}`;
     const pals = join(ROOT, 'examples/pals');
-    for (const folder of readdirSync(pals)) await deployPal(domain, enterprise.id, join(pals, folder));
+    for (const folder of readdirSync(pals))
+      await deployPal(domain, enterprise.id, join(pals, folder));
     if (count > 0) {
       // Copy every column of one real transaction; generate the rest inside SQLite.
       const model = await createTransaction(domain, enterprise.id, 'expense-approval');
-      const row = await domain.db.selectFrom('transactions').selectAll().where('id', '=', model.id).executeTakeFirstOrThrow();
+      const row = await domain.db
+        .selectFrom('transactions')
+        .selectAll()
+        .where('id', '=', model.id)
+        .executeTakeFirstOrThrow();
       const adjectives = sql.raw(`json('${JSON.stringify(ADJECTIVES)}')`);
       const nouns = sql.raw(`json('${JSON.stringify(NOUNS)}')`);
       await sql`
@@ -70,14 +112,23 @@ for (const [key, path, accept] of [
   ['p1-json', '/services/rest/pals', 'application/json'],
   ['p1-xml', '/services/rest/pals', 'application/xml'],
 ] as const) {
-  const response = await fetch(`${server.url}${path}`, { headers: { authorization: auth, accept } });
+  const response = await fetch(`${server.url}${path}`, {
+    headers: { authorization: auth, accept },
+  });
   if (response.status !== 200) throw new Error(`${path} answered ${response.status}`);
-  captured[key] = { type: response.headers.get('content-type') ?? accept, body: await response.text() };
-  baseline.get(`/${key}`, async (_request, reply) => reply.type(captured[key]!.type).send(captured[key]!.body));
+  captured[key] = {
+    type: response.headers.get('content-type') ?? accept,
+    body: await response.text(),
+  };
+  baseline.get(`/${key}`, async (_request, reply) =>
+    reply.type(captured[key]!.type).send(captured[key]!.body),
+  );
 }
 const baselineUrl = await baseline.listen({ host: '127.0.0.1', port: 0 });
 
-console.log(JSON.stringify({ url: server.url, baselineUrl, auth, transactions: count, nouns: NOUNS }));
+console.log(
+  JSON.stringify({ url: server.url, baselineUrl, auth, transactions: count, nouns: NOUNS }),
+);
 
 const stop = async () => {
   await baseline.close();

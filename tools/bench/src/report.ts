@@ -15,7 +15,9 @@ export function printTable(title: string, rows: Row[]): void {
   console.log('|---|---|---|---|---|');
   for (const r of rows) {
     const base = r.baseline === undefined ? '' : `${fmt(r.baseline)} ${r.unit}`;
-    console.log(`| ${r.name} | ${fmt(r.value)} ${r.unit} | ${base} | ${r.target} | ${r.met ? 'yes' : '**MISSED**'} |`);
+    console.log(
+      `| ${r.name} | ${fmt(r.value)} ${r.unit} | ${base} | ${r.target} | ${r.met ? 'yes' : '**MISSED**'} |`,
+    );
   }
 }
 

@@ -21,10 +21,20 @@ interface Started {
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
 const CONNECTIONS = 50;
 
-async function startChild(root: string, transactions: number): Promise<{ child: ChildProcess; info: Started }> {
+async function startChild(
+  root: string,
+  transactions: number,
+): Promise<{ child: ChildProcess; info: Started }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--conditions=@pal-workflow/source', join(root, 'tools/bench/src/bench-server.ts'), '--transactions', String(transactions)],
+    [
+      '--import',
+      'tsx',
+      '--conditions=@pal-workflow/source',
+      join(root, 'tools/bench/src/bench-server.ts'),
+      '--transactions',
+      String(transactions),
+    ],
     { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const lines = createInterface({ input: child.stdout! });
@@ -37,7 +47,8 @@ async function startChild(root: string, transactions: number): Promise<{ child: 
 
 async function throughput(url: string, headers: Record<string, string>): Promise<number> {
   const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return result.requests.average;
 }
 
@@ -46,7 +57,13 @@ export async function runServerBench(root: string): Promise<void> {
   const rows: Row[] = [];
   try {
     for (const [name, path, key, accept, targetShare] of [
-      ['P2 getPal, JSON', '/services/rest/pals/expense-approval', 'p2-json', 'application/json', 0.6],
+      [
+        'P2 getPal, JSON',
+        '/services/rest/pals/expense-approval',
+        'p2-json',
+        'application/json',
+        0.6,
+      ],
       ['P2 getPal, XML', '/services/rest/pals/expense-approval', 'p2-xml', 'application/xml', 0.5],
       ['P1 searchPals, JSON', '/services/rest/pals', 'p1-json', 'application/json', 0.6],
       ['P1 searchPals, XML', '/services/rest/pals', 'p1-xml', 'application/xml', 0.5],
@@ -65,14 +82,24 @@ export async function runServerBench(root: string): Promise<void> {
   } finally {
     child.kill('SIGTERM');
   }
-  printTable(`P1/P2 throughput: ${CONNECTIONS} connections, ${DURATION_S} s each, loopback, server and load on the same cores`, rows);
+  printTable(
+    `P1/P2 throughput: ${CONNECTIONS} connections, ${DURATION_S} s each, loopback, server and load on the same cores`,
+    rows,
+  );
 
   const size = Number(process.env.BENCH_TRANSACTIONS ?? 1_000_000);
   const seedStart = performance.now();
   const seeded = await startChild(root, size);
   const seedSeconds = (performance.now() - seedStart) / 1000;
   try {
-    const terms = [...seeded.info.nouns.slice(0, 10), 'urgent inv', 'report 4711', '12345', 'nomatch', 'ly tr'];
+    const terms = [
+      ...seeded.info.nouns.slice(0, 10),
+      'urgent inv',
+      'report 4711',
+      '12345',
+      'nomatch',
+      'ly tr',
+    ];
     const latencies: number[] = [];
     const totals = new Map<string, number>();
     for (let round = 0; round < 25; round++) {
@@ -89,12 +116,24 @@ export async function runServerBench(root: string): Promise<void> {
       }
     }
     latencies.sort((a, b) => a - b);
-    const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
-    printTable(`T2 name-contains search over ${size.toLocaleString('en-US')} transactions (seeded in ${seedSeconds.toFixed(1)} s); ${latencies.length} requests, one at a time`, [
-      { name: 'T2 latency p50', value: pct(50), unit: 'ms', target: '(reference)', met: true },
-      { name: 'T2 latency p99', value: pct(99), unit: 'ms', target: '≤ 20 ms', met: pct(99) <= 20 },
-    ]);
-    console.log(`\nmatches per term (X-Total-Count): ${[...totals].map(([t, n]) => `"${t}" ${n}`).join(', ')}`);
+    const pct = (p: number) =>
+      latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
+    printTable(
+      `T2 name-contains search over ${size.toLocaleString('en-US')} transactions (seeded in ${seedSeconds.toFixed(1)} s); ${latencies.length} requests, one at a time`,
+      [
+        { name: 'T2 latency p50', value: pct(50), unit: 'ms', target: '(reference)', met: true },
+        {
+          name: 'T2 latency p99',
+          value: pct(99),
+          unit: 'ms',
+          target: '≤ 20 ms',
+          met: pct(99) <= 20,
+        },
+      ],
+    );
+    console.log(
+      `\nmatches per term (X-Total-Count): ${[...totals].map(([t, n]) => `"${t}" ${n}`).join(', ')}`,
+    );
   } finally {
     seeded.child.kill('SIGTERM');
   }

@@ -25,7 +25,10 @@ export async function generate(
   options: GenerateOptions = {},
 ): Promise<{ result: WriteResult; diagnostics: Diagnostics; files: EmittedFile[] }> {
   const diagnostics = new Diagnostics();
-  const model = loadXsdFiles(ctx.xsdFiles.map((f) => abs(ctx, f)), diagnostics);
+  const model = loadXsdFiles(
+    ctx.xsdFiles.map((f) => abs(ctx, f)),
+    diagnostics,
+  );
   const operations = loadOpenApi(abs(ctx, ctx.openapiFile), model, diagnostics);
   if (diagnostics.hasErrors) throw new GenerationError(diagnostics);
   const bundle = emitOpenApiBundle(ctx, model, operations);
@@ -36,7 +39,12 @@ export async function generate(
     ...(options.skipClient ? [] : emitClient(ctx, bundle.document, operations)),
   ];
   if (diagnostics.hasErrors) throw new GenerationError(diagnostics);
-  const folders = [ctx.out.types, ctx.out.validators, ctx.out.skeleton, ...(options.skipClient ? [] : [ctx.out.client])];
+  const folders = [
+    ctx.out.types,
+    ctx.out.validators,
+    ctx.out.skeleton,
+    ...(options.skipClient ? [] : [ctx.out.client]),
+  ];
   const result = await writeOutputs(ctx.root, folders, files, options.check ?? false);
   return { result, diagnostics, files };
 }
@@ -51,13 +59,18 @@ async function main(argv: string[]): Promise<number> {
     const ms = Math.round(performance.now() - started);
     if (check) {
       if (result.stale.length) {
-        console.error(`Generated code is stale. Run \`npm run generate\`. Stale files:\n${result.stale.map((s) => `  ${s}`).join('\n')}`);
+        console.error(
+          `Generated code is stale. Run \`npm run generate\`. Stale files:\n${result.stale.map((s) => `  ${s}`).join('\n')}`,
+        );
         return 1;
       }
       console.log(`Generated code is current (${ms} ms).`);
       return 0;
     }
-    const changed = [...result.written.map((p) => `  wrote ${p}`), ...result.deleted.map((p) => `  deleted ${p}`)];
+    const changed = [
+      ...result.written.map((p) => `  wrote ${p}`),
+      ...result.deleted.map((p) => `  deleted ${p}`),
+    ];
     console.log(changed.length ? changed.join('\n') : 'Generated code was already current.');
     console.log(`Done in ${ms} ms.`);
     return 0;

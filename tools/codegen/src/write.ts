@@ -44,7 +44,9 @@ export async function writeOutputs(
   const result: WriteResult = { written: [], deleted: [], stale: [] };
   const wanted = new Map<string, string>();
   for (const f of files) wanted.set(f.path, await finish(root, f));
-  const existing = folders.flatMap((folder) => listFiles(join(root, folder)).map((p) => relative(root, p)));
+  const existing = folders.flatMap((folder) =>
+    listFiles(join(root, folder)).map((p) => relative(root, p)),
+  );
   for (const path of existing) {
     if (!wanted.has(path)) {
       if (check) result.stale.push(`${path} (no longer generated)`);

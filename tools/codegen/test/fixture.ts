@@ -25,7 +25,8 @@ export function copyFixture(name: string): Fixture {
   return {
     ctx,
     read: (path) => readFileSync(join(root, path), 'utf8'),
-    edit: (path, change) => writeFileSync(join(root, path), change(readFileSync(join(root, path), 'utf8'))),
+    edit: (path, change) =>
+      writeFileSync(join(root, path), change(readFileSync(join(root, path), 'utf8'))),
     dispose: () => rmSync(root, { recursive: true, force: true }),
   };
 }

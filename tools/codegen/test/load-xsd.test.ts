@@ -10,7 +10,10 @@ import type { SchemaModel } from '../src/model/schema-model.js';
 const dir = mkdtempSync(join(tmpdir(), 'load-xsd-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function load(body: string, form = 'unqualified'): { model: SchemaModel; diagnostics: Diagnostics } {
+function load(
+  body: string,
+  form = 'unqualified',
+): { model: SchemaModel; diagnostics: Diagnostics } {
   const path = join(dir, `t${Math.random().toString(36).slice(2)}.xsd`);
   writeFileSync(
     path,
@@ -26,7 +29,10 @@ const seq = (name: string, elements: string) =>
 describe('load/xsd', () => {
   it.each([
     {
-      given: seq('A', '<xs:element name="x" type="xs:int"/><xs:element name="y" type="xs:string" minOccurs="0" maxOccurs="unbounded"/>'),
+      given: seq(
+        'A',
+        '<xs:element name="x" type="xs:int"/><xs:element name="y" type="xs:string" minOccurs="0" maxOccurs="unbounded"/>',
+      ),
       want: { kind: 'object', members: ['x:int', 'y?:string[]'] },
     },
     {
@@ -34,11 +40,17 @@ describe('load/xsd', () => {
       want: { kind: 'object', members: ['n?:string nil'] },
     },
     {
-      given: seq('A', '<xs:element name="row" type="xs:string" minOccurs="0" maxOccurs="unbounded"/>'),
+      given: seq(
+        'A',
+        '<xs:element name="row" type="xs:string" minOccurs="0" maxOccurs="unbounded"/>',
+      ),
       want: { kind: 'array', item: 'string', itemElement: 'row' },
     },
     {
-      given: seq('A', '<xs:element name="entry" minOccurs="0" maxOccurs="unbounded"><xs:complexType><xs:sequence><xs:element name="key" type="xs:string"/><xs:element name="value" type="xs:int"/></xs:sequence></xs:complexType></xs:element>'),
+      given: seq(
+        'A',
+        '<xs:element name="entry" minOccurs="0" maxOccurs="unbounded"><xs:complexType><xs:sequence><xs:element name="key" type="xs:string"/><xs:element name="value" type="xs:int"/></xs:sequence></xs:complexType></xs:element>',
+      ),
       want: { kind: 'map', value: 'int' },
     },
   ])('maps $want.kind', ({ given, want }) => {
@@ -47,8 +59,17 @@ describe('load/xsd', () => {
     const t = model.types.find((x) => x.name === 'A')!;
     expect(t.kind).toBe(want.kind);
     if (t.kind === 'object')
-      expect(t.members.map((m) => `${m.name}${m.optional ? '?' : ''}:${m.type.name}${m.list ? '[]' : ''}${m.nillable ? ' nil' : ''}`)).toEqual(want.members);
-    if (t.kind === 'array') expect({ item: t.item.name, itemElement: t.itemElement }).toEqual({ item: want.item, itemElement: want.itemElement });
+      expect(
+        t.members.map(
+          (m) =>
+            `${m.name}${m.optional ? '?' : ''}:${m.type.name}${m.list ? '[]' : ''}${m.nillable ? ' nil' : ''}`,
+        ),
+      ).toEqual(want.members);
+    if (t.kind === 'array')
+      expect({ item: t.item.name, itemElement: t.itemElement }).toEqual({
+        item: want.item,
+        itemElement: want.itemElement,
+      });
     if (t.kind === 'map') expect(t.value.name).toBe(want.value);
     // Entry types exist only inside maps.
     expect(model.types.map((x) => x.name)).toEqual(['A']);
@@ -62,15 +83,22 @@ describe('load/xsd', () => {
     );
     const derived = model.types.find((t) => t.name === 'Derived');
     expect(derived).toMatchObject({ kind: 'object', base: 'Base' });
-    expect(derived?.kind === 'object' && derived.members.map((m) => `${m.name}:${m.type.kind}/${m.type.name}`)).toEqual([
-      'a:builtin/string',
-      'b:enum/Colour',
-    ]);
-    expect(model.types.find((t) => t.name === 'Colour')).toMatchObject({ kind: 'enum', xsdName: 'colour', values: ['RED'] });
+    expect(
+      derived?.kind === 'object' &&
+        derived.members.map((m) => `${m.name}:${m.type.kind}/${m.type.name}`),
+    ).toEqual(['a:builtin/string', 'b:enum/Colour']);
+    expect(model.types.find((t) => t.name === 'Colour')).toMatchObject({
+      kind: 'enum',
+      xsdName: 'colour',
+      values: ['RED'],
+    });
   });
 
   it.each([
-    { given: seq('A', '<xs:choice><xs:element name="x" type="xs:int"/></xs:choice>'), code: 'XSD020' },
+    {
+      given: seq('A', '<xs:choice><xs:element name="x" type="xs:int"/></xs:choice>'),
+      code: 'XSD020',
+    },
     { given: seq('A', '<xs:element name="x" type="xs:int" maxOccurs="5"/>'), code: 'XSD021' },
     { given: seq('A', '<xs:element name="x" type="xs:dateTime"/>'), code: 'XSD010' },
     { given: seq('A', '<xs:element name="x" type="t:Missing"/>'), code: 'XSD041' },

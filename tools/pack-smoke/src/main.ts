@@ -23,9 +23,14 @@ try {
   run('npx', ['nx', 'run-many', '-t', 'build', '-p', ...PACKAGES, '--outputStyle=stream'], ROOT);
   const tarballs = join(work, 'tarballs');
   mkdirSync(tarballs);
-  for (const name of PACKAGES) run('npm', ['pack', '--silent', '--pack-destination', tarballs], join(ROOT, 'packages', name));
+  for (const name of PACKAGES)
+    run('npm', ['pack', '--silent', '--pack-destination', tarballs], join(ROOT, 'packages', name));
   const files = readdirSync(tarballs);
-  const tarball = (name: string) => `file:${join(tarballs, files.find((f) => f.startsWith(`pal-workflow-${name}-`))!)}`;
+  const tarball = (name: string) =>
+    `file:${join(
+      tarballs,
+      files.find((f) => f.startsWith(`pal-workflow-${name}-`))!,
+    )}`;
   const project = join(work, 'consumer');
   cpSync(join(HERE, 'consumer'), join(project, 'src'), { recursive: true });
   writeFileSync(
@@ -35,7 +40,10 @@ try {
         name: 'consumer',
         private: true,
         type: 'module',
-        dependencies: { ...Object.fromEntries(PACKAGES.map((n) => [`@pal-workflow/${n}`, tarball(n)])), fastify: '5.12.8' },
+        dependencies: {
+          ...Object.fromEntries(PACKAGES.map((n) => [`@pal-workflow/${n}`, tarball(n)])),
+          fastify: '5.12.8',
+        },
         // The published packages depend on each other by version; point those at the tarballs too.
         overrides: Object.fromEntries(PACKAGES.map((n) => [`@pal-workflow/${n}`, tarball(n)])),
         devDependencies: { typescript: '6.0.3', '@types/node': '20.19.43' },
@@ -47,7 +55,16 @@ try {
   writeFileSync(
     join(project, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { rootDir: 'src', target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'dist', types: ['node'], lib: ['ES2023'] },
+      compilerOptions: {
+        rootDir: 'src',
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        outDir: 'dist',
+        types: ['node'],
+        lib: ['ES2023'],
+      },
       include: ['src'],
     }),
   );

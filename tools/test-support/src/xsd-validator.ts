@@ -53,7 +53,9 @@ export class SchemaValidator {
       const details = (e as { details?: { message: string; line?: number }[] }).details;
       return {
         valid: false,
-        errors: details?.length ? details.map((d) => `line ${d.line}: ${d.message.trim()}`) : [(e as Error).message],
+        errors: details?.length
+          ? details.map((d) => `line ${d.line}: ${d.message.trim()}`)
+          : [(e as Error).message],
       };
     } finally {
       doc.dispose();
@@ -63,7 +65,10 @@ export class SchemaValidator {
   /** Throws with every libxml2 message when the document is not valid. */
   assertValid(xml: string): void {
     const result = this.check(xml);
-    if (!result.valid) throw new Error(`XML is not valid against the XSDs:\n${result.errors.join('\n')}\n${xml.slice(0, 2000)}`);
+    if (!result.valid)
+      throw new Error(
+        `XML is not valid against the XSDs:\n${result.errors.join('\n')}\n${xml.slice(0, 2000)}`,
+      );
   }
 
   dispose(): void {

@@ -17,11 +17,24 @@ type ConsoleHandlers = Pick<
 >;
 
 export const consoleHandlers: ConsoleHandlers = {
-  listConsolePals: ({ search }, ctx) => searchPals(ctx.domain, ctx.enterpriseId, search, { consoleOnly: true }),
+  listConsolePals: ({ search }, ctx) =>
+    searchPals(ctx.domain, ctx.enterpriseId, search, { consoleOnly: true }),
   grantConsolePalAccess: ({ params, form }, ctx) =>
-    grantConsoleAccess(ctx.domain, ctx.enterpriseId, params.palId, form.ssoId, form.useEnterpriseProfile ?? false),
+    grantConsoleAccess(
+      ctx.domain,
+      ctx.enterpriseId,
+      params.palId,
+      form.ssoId,
+      form.useEnterpriseProfile ?? false,
+    ),
   deleteConsolePalAccess: ({ params, form }, ctx) =>
-    deleteConsoleAccess(ctx.domain, ctx.enterpriseId, params.palId, form.ssoId, form.useEnterpriseProfile ?? false),
+    deleteConsoleAccess(
+      ctx.domain,
+      ctx.enterpriseId,
+      params.palId,
+      form.ssoId,
+      form.useEnterpriseProfile ?? false,
+    ),
   runConsolePal: async () => notImplemented('C2', 'runs a workflow'),
   executeConsoleWorkflow: async () => notImplemented('C5', 'runs a workflow'),
   createConsoleToken: async () => notImplemented('C6', 'issues or redeems a token'),

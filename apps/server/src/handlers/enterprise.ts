@@ -21,5 +21,6 @@ export const enterpriseHandlers: EnterpriseHandlers = {
   inviteSso: ({ form }, ctx) => inviteSso(ctx.domain, ctx.enterpriseId, form.email),
   isEmailRegistered: ({ query }, ctx) => isEmailRegistered(ctx.domain, query.email),
   getSsoStatus: ({ query }, ctx) => getSsoStatus(ctx.domain, ctx.enterpriseId, query.sso),
-  updateSso: ({ form: { sso, ...person } }, ctx) => updateSso(ctx.domain, ctx.enterpriseId, sso, person),
+  updateSso: ({ form: { sso, ...person } }, ctx) =>
+    updateSso(ctx.domain, ctx.enterpriseId, sso, person),
 };

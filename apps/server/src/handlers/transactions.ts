@@ -20,7 +20,8 @@ type TransactionHandlers = Pick<
 >;
 
 export const transactionHandlers: TransactionHandlers = {
-  createTransaction: async ({ form }, ctx) => (await createTransaction(ctx.domain, ctx.enterpriseId, form.palId)).id,
+  createTransaction: async ({ form }, ctx) =>
+    (await createTransaction(ctx.domain, ctx.enterpriseId, form.palId)).id,
   searchTransactions: ({ search }, ctx) => searchTransactions(ctx.domain, ctx.enterpriseId, search),
   getTransaction: ({ params }, ctx) => getTransaction(ctx.domain, ctx.enterpriseId, params.id),
   removeAllRoles: ({ form }, ctx) => removeAllRoles(ctx.domain, ctx.enterpriseId, form.userSSO),

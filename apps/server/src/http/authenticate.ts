@@ -9,7 +9,9 @@ import type { AppContext } from './app-context.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="pal"' };
 
-export function parseBasic(header: string | undefined): { username: string; password: string } | undefined {
+export function parseBasic(
+  header: string | undefined,
+): { username: string; password: string } | undefined {
   if (!header) return undefined;
   const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
   if (!match) return undefined;
@@ -23,7 +25,9 @@ export function authenticator(domain: DomainContext) {
   return async (request: FastifyRequest): Promise<AppContext> => {
     const credentials = parseBasic(request.headers.authorization);
     if (!credentials) {
-      const reason = request.headers.authorization ? 'malformed Authorization header: expected Basic credentials' : 'credentials required';
+      const reason = request.headers.authorization
+        ? 'malformed Authorization header: expected Basic credentials'
+        : 'credentials required';
       throw new HttpError(401, 'UNAUTHORIZED', reason, CHALLENGE);
     }
     const key = throttleKey(credentials.username, request.ip);
@@ -32,7 +36,11 @@ export function authenticator(domain: DomainContext) {
       throw new HttpError(429, 'RATE_LIMITED', `too many failed attempts: try again in ${wait} s`, {
         'Retry-After': String(wait),
       });
-    const client = await domain.clients.authenticate(credentials.username, credentials.password, request.ip);
+    const client = await domain.clients.authenticate(
+      credentials.username,
+      credentials.password,
+      request.ip,
+    );
     if (!client) throw new HttpError(401, 'UNAUTHORIZED', 'wrong credentials', CHALLENGE);
     return { domain, enterpriseId: client.enterpriseId, clientId: client.clientId };
   };

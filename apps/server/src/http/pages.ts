@@ -24,7 +24,10 @@ function sendPage(reply: FastifyReply, status: number, title: string, body: stri
     .code(status)
     .header('Cache-Control', 'no-store')
     .header('Referrer-Policy', 'no-referrer')
-    .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+    .header(
+      'Content-Security-Policy',
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+    )
     .type('text/html; charset=utf-8')
     .send(page(title, body));
 }
@@ -46,7 +49,8 @@ export function registerPages(app: FastifyInstance, domain: DomainContext): void
 <form method="post"><button type="submit" id="accept">Accept the invitation</button></form>`,
       );
     } catch (error) {
-      if (isDomainError(error) && error.statusCode === 410) return sendPage(reply, 410, GONE_TITLE, GONE_BODY);
+      if (isDomainError(error) && error.statusCode === 410)
+        return sendPage(reply, 410, GONE_TITLE, GONE_BODY);
       throw error;
     }
   });
@@ -61,7 +65,8 @@ export function registerPages(app: FastifyInstance, domain: DomainContext): void
         `<h1 id="accepted">Invitation accepted</h1><p>${escapeHtml(accepted.email)} can now use ${escapeHtml(accepted.enterpriseName)}'s application.</p>`,
       );
     } catch (error) {
-      if (isDomainError(error) && error.statusCode === 410) return sendPage(reply, 410, GONE_TITLE, GONE_BODY);
+      if (isDomainError(error) && error.statusCode === 410)
+        return sendPage(reply, 410, GONE_TITLE, GONE_BODY);
       throw error;
     }
   });

@@ -26,7 +26,9 @@ export function openSqlite(path: string): Kysely<DatabaseSchema> {
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  return new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  return new Kysely<DatabaseSchema>({
+    dialect: new SqliteDialect({ database: withStatementCache(database) }),
+  });
 }
 
 /** How many distinct SQL texts keep a prepared statement; the queries are built from a few shapes. */

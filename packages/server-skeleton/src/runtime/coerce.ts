@@ -51,7 +51,10 @@ export function readParams(
 }
 
 /** Search headers: absent booleans are false and an absent startRecord is 0 (DESIGN §8). */
-export function readSearch(specs: readonly ParamSpec[], headers: RawValues): Record<string, unknown> {
+export function readSearch(
+  specs: readonly ParamSpec[],
+  headers: RawValues,
+): Record<string, unknown> {
   const out = readParams(specs, headers, 'header', (n) => n.toLowerCase());
   for (const spec of specs) {
     if (out[spec.name] !== undefined) continue;

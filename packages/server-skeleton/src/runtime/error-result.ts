@@ -37,33 +37,63 @@ export function describeError(error: unknown): ErrorDescription {
       messages: error.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)),
       headers: {},
     };
-  const e = error as { statusCode?: unknown; status?: unknown; code?: unknown; message?: unknown; headers?: unknown };
+  const e = error as {
+    statusCode?: unknown;
+    status?: unknown;
+    code?: unknown;
+    message?: unknown;
+    headers?: unknown;
+  };
   const code = typeof e.code === 'string' ? e.code : undefined;
   const status =
     (code && FASTIFY_STATUS[code]) ||
-    (typeof e.statusCode === 'number' ? e.statusCode : typeof e.status === 'number' ? e.status : 500);
+    (typeof e.statusCode === 'number'
+      ? e.statusCode
+      : typeof e.status === 'number'
+        ? e.status
+        : 500);
   if (status < 400 || status >= 500) {
     if (status === 501 && code === 'NOT_IMPLEMENTED')
       return { status, code, messages: [String(e.message)], headers: {} };
-    return { status: 500, code: 'INTERNAL', messages: ['internal error: the server logged it with the request id'], headers: {} };
+    return {
+      status: 500,
+      code: 'INTERNAL',
+      messages: ['internal error: the server logged it with the request id'],
+      headers: {},
+    };
   }
-  const stable = code && !code.startsWith('FST_') ? code : (CODE_BY_STATUS[status] ?? 'INVALID_ARGUMENT');
-  const headers = e.headers && typeof e.headers === 'object' ? (e.headers as Record<string, string>) : {};
-  return { status, code: stable, messages: [typeof e.message === 'string' ? e.message : stable], headers };
+  const stable =
+    code && !code.startsWith('FST_') ? code : (CODE_BY_STATUS[status] ?? 'INVALID_ARGUMENT');
+  const headers =
+    e.headers && typeof e.headers === 'object' ? (e.headers as Record<string, string>) : {};
+  return {
+    status,
+    code: stable,
+    messages: [typeof e.message === 'string' ? e.message : stable],
+    headers,
+  };
 }
 
 export function errorResult(description: ErrorDescription): Result {
-  return { success: false, messages: description.messages.map((message) => ({ message, type: description.code })) };
+  return {
+    success: false,
+    messages: description.messages.map((message) => ({ message, type: description.code })),
+  };
 }
 
 /** Writes an error in the format the request accepts (XML when it accepts neither). */
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: unknown,
+): FastifyReply {
   const d = describeError(error);
   if (d.status >= 500) request.log.error({ err: error }, 'request failed');
   const format = negotiate(request.headers.accept, false) ?? 'xml';
   const body = errorResult(d);
   for (const [name, value] of Object.entries(d.headers)) reply.header(name, value);
-  if (d.status === 401 && !reply.hasHeader('www-authenticate')) reply.header('WWW-Authenticate', 'Basic realm="pal"');
+  if (d.status === 401 && !reply.hasHeader('www-authenticate'))
+    reply.header('WWW-Authenticate', 'Basic realm="pal"');
   return reply
     .code(d.status)
     .type(`${MEDIA_TYPE[format]}; charset=utf-8`)

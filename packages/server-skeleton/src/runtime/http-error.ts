@@ -48,4 +48,8 @@ export const CODE_BY_STATUS: Record<number, ErrorCode> = {
 
 export const badRequest = (message: string) => new HttpError(400, 'INVALID_ARGUMENT', message);
 export const notAcceptable = (accept: string) =>
-  new HttpError(406, 'NOT_ACCEPTABLE', `cannot answer in any format that Accept allows ("${accept}")`);
+  new HttpError(
+    406,
+    'NOT_ACCEPTABLE',
+    `cannot answer in any format that Accept allows ("${accept}")`,
+  );

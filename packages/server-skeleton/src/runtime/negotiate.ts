@@ -25,6 +25,8 @@ const BY_MEDIA_TYPE: Record<string, Format> = {
 /** The format to answer in, or undefined when nothing acceptable is on offer (406). */
 export function negotiate(accept: string | undefined, simple: boolean): Format | undefined {
   if (accept === undefined || accept.trim() === '') return 'xml';
-  const chosen = new Negotiator({ headers: { accept } }).mediaType(simple ? OFFERS_SIMPLE : OFFERS_STRUCTURED);
+  const chosen = new Negotiator({ headers: { accept } }).mediaType(
+    simple ? OFFERS_SIMPLE : OFFERS_STRUCTURED,
+  );
   return chosen ? BY_MEDIA_TYPE[chosen] : undefined;
 }

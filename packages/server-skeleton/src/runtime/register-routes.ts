@@ -37,40 +37,52 @@ export interface RegisterRoutesOptions<Ctx> {
   bodyLimit?: number;
 }
 
-type ReceivedBody =
-  | { kind: 'xml' | 'json'; text: string }
-  | { kind: 'form'; fields: RawValues };
+type ReceivedBody = { kind: 'xml' | 'json'; text: string } | { kind: 'form'; fields: RawValues };
 
 const BODY = Symbol('palBody');
 const CONTEXT = Symbol('palContext');
 type PalRequest = FastifyRequest & { [BODY]?: ReceivedBody; [CONTEXT]?: unknown };
 
-export async function registerRoutes<Ctx>(app: FastifyInstance, options: RegisterRoutesOptions<Ctx>): Promise<void> {
+export async function registerRoutes<Ctx>(
+  app: FastifyInstance,
+  options: RegisterRoutesOptions<Ctx>,
+): Promise<void> {
   const serviceRoot = options.serviceRoot ?? 'services';
   const userRoot = options.userRoot ?? 'user';
   const bodyLimit = options.bodyLimit ?? 25 * 1024 * 1024;
 
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string', bodyLimit }, (_req, text, done) =>
-      done(null, { kind: 'xml', text: String(text) } satisfies ReceivedBody),
+    scope.addContentTypeParser(
+      ['application/xml', 'text/xml'],
+      { parseAs: 'string', bodyLimit },
+      (_req, text, done) => done(null, { kind: 'xml', text: String(text) } satisfies ReceivedBody),
     );
-    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (_req, text, done) =>
-      done(null, { kind: 'json', text: String(text) } satisfies ReceivedBody),
+    scope.addContentTypeParser(
+      'application/json',
+      { parseAs: 'string', bodyLimit },
+      (_req, text, done) => done(null, { kind: 'json', text: String(text) } satisfies ReceivedBody),
     );
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit }, (_req, text, done) =>
-      done(null, { kind: 'form', fields: parseUrlEncoded(String(text)) } satisfies ReceivedBody),
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit },
+      (_req, text, done) =>
+        done(null, { kind: 'form', fields: parseUrlEncoded(String(text)) } satisfies ReceivedBody),
     );
     // Read whole under the body limit like every other body, then parsed by the platform's own
     // multipart parser (undici's Response.formData). @fastify/multipart streamed the raw request
     // past Fastify's limit: a multipart body of any size was read, and a field over its fieldSize
     // was silently truncated instead of answering 413.
-    scope.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit }, (request, body, done) => {
-      parseMultipart(String(request.headers['content-type']), body as Buffer).then(
-        (fields) => done(null, { kind: 'form', fields } satisfies ReceivedBody),
-        (error: unknown) => done(error as Error),
-      );
-    });
+    scope.addContentTypeParser(
+      'multipart/form-data',
+      { parseAs: 'buffer', bodyLimit },
+      (request, body, done) => {
+        parseMultipart(String(request.headers['content-type']), body as Buffer).then(
+          (fields) => done(null, { kind: 'form', fields } satisfies ReceivedBody),
+          (error: unknown) => done(error as Error),
+        );
+      },
+    );
 
     scope.setErrorHandler((error, request, reply) => sendError(request, reply, error));
     scope.addHook('onRequest', async (request) => {
@@ -88,7 +100,11 @@ export async function registerRoutes<Ctx>(app: FastifyInstance, options: Registe
           if (!format) throw notAcceptable(request.headers.accept ?? '');
           const input = readInput(spec, request as PalRequest);
           const handler = options.handlers[id] as (input: unknown, ctx: Ctx) => Promise<unknown>;
-          const output = await handler.call(options.handlers, input, (request as PalRequest)[CONTEXT] as Ctx);
+          const output = await handler.call(
+            options.handlers,
+            input,
+            (request as PalRequest)[CONTEXT] as Ctx,
+          );
           let value = output;
           if (spec.response.kind === 'list' && spec.response.totalCount) {
             const page = output as Page<unknown>;
@@ -108,27 +124,44 @@ export async function registerRoutes<Ctx>(app: FastifyInstance, options: Registe
 function readInput(spec: OperationSpec, request: PalRequest): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   const body = receivedBody(request);
-  if (spec.pathParams.length) input.params = readParams(spec.pathParams, request.params as RawValues, 'path parameter');
+  if (spec.pathParams.length)
+    input.params = readParams(spec.pathParams, request.params as RawValues, 'path parameter');
   if (spec.queryParams.length) {
     // Query parameters may also come as form fields (DESIGN §3, U1).
     const formFields = body?.kind === 'form' ? body.fields : {};
-    input.query = readParams(spec.queryParams, { ...formFields, ...(request.query as RawValues) }, 'parameter');
+    input.query = readParams(
+      spec.queryParams,
+      { ...formFields, ...(request.query as RawValues) },
+      'parameter',
+    );
   }
   if (spec.search) input.search = readSearch(spec.search.headers, request.headers as RawValues);
   if (spec.form) {
     if (body && body.kind !== 'form')
-      throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'this operation takes a form: application/x-www-form-urlencoded or multipart/form-data');
+      throw new HttpError(
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+        'this operation takes a form: application/x-www-form-urlencoded or multipart/form-data',
+      );
     input.form = readParams(spec.form.fields, body?.fields ?? {}, 'form field');
   }
   if (spec.body) {
     if (!body || (body.kind === 'form' && spec.queryParams.length)) {
       if (spec.body.required) throw badRequest('a request body is required');
     } else if (body.kind === 'form') {
-      throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'this operation takes an application/xml or application/json body');
+      throw new HttpError(
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+        'this operation takes an application/xml or application/json body',
+      );
     } else if (spec.body.kind === 'typed') {
-      input.body = body.kind === 'xml' ? decodeXml(body.text, spec.body.root) : decodeJson(spec.body.root, body.text);
+      input.body =
+        body.kind === 'xml'
+          ? decodeXml(body.text, spec.body.root)
+          : decodeJson(spec.body.root, body.text);
     } else {
-      input.body = body.kind === 'xml' ? parseXmlDocument(body.text).value : parseJsonObject(body.text);
+      input.body =
+        body.kind === 'xml' ? parseXmlDocument(body.text).value : parseJsonObject(body.text);
     }
   } else if (body && body.kind !== 'form' && !spec.form) {
     throw badRequest('this operation takes no request body');
@@ -164,10 +197,19 @@ async function parseMultipart(contentType: string, body: Buffer): Promise<RawVal
     if (typeof value === 'string') fields += 1;
     else files += 1;
     if (fields > MAX_FORM_FIELDS || files > MAX_FORM_FILES)
-      throw new HttpError(413, 'PAYLOAD_TOO_LARGE', `a form holds at most ${MAX_FORM_FIELDS} fields and ${MAX_FORM_FILES} files`);
+      throw new HttpError(
+        413,
+        'PAYLOAD_TOO_LARGE',
+        `a form holds at most ${MAX_FORM_FIELDS} fields and ${MAX_FORM_FILES} files`,
+      );
     const text = typeof value === 'string' ? value : await value.text();
     const previous = out[name];
-    out[name] = previous === undefined ? text : Array.isArray(previous) ? [...previous, text] : [previous, text];
+    out[name] =
+      previous === undefined
+        ? text
+        : Array.isArray(previous)
+          ? [...previous, text]
+          : [previous, text];
   }
   return out;
 }

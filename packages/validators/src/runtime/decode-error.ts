@@ -16,7 +16,8 @@ export class DecodeError extends Error {
 
 export function joinPath(path: readonly PropertyKey[], root = ''): string {
   return path.reduce<string>(
-    (acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key)),
+    (acc, key) =>
+      typeof key === 'number' ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key),
     root,
   );
 }

@@ -12,7 +12,11 @@ export interface MemberDescriptor {
 }
 
 export type TypeDescriptor =
-  | { readonly kind: 'object'; readonly namespace: string; readonly members: readonly MemberDescriptor[] }
+  | {
+      readonly kind: 'object';
+      readonly namespace: string;
+      readonly members: readonly MemberDescriptor[];
+    }
   | { readonly kind: 'map'; readonly value: TypeRefName }
   | { readonly kind: 'array'; readonly itemElement: string; readonly item: TypeRefName }
   | { readonly kind: 'enum'; readonly values: readonly string[] };

@@ -11,7 +11,9 @@ export function validateRoot<R extends RootName>(root: R, value: unknown): RootV
   const schema = schemaOf(rootElements[root].type);
   const result = schema.safeParse(value);
   if (!result.success)
-    throw new DecodeError(result.error.issues.map((i) => ({ path: joinPath(i.path, root), message: i.message })));
+    throw new DecodeError(
+      result.error.issues.map((i) => ({ path: joinPath(i.path, root), message: i.message })),
+    );
   return result.data as RootValues[R];
 }
 

@@ -41,10 +41,15 @@ function writeContent(type: string, value: unknown, state: { nil: boolean }): st
     case 'enum':
       return escapeText(String(value));
     case 'array':
-      return (value as unknown[]).map((item) => element(d.itemElement, d.item, item, false, state)).join('');
+      return (value as unknown[])
+        .map((item) => element(d.itemElement, d.item, item, false, state))
+        .join('');
     case 'map':
       return Object.entries(value as Record<string, unknown>)
-        .map(([k, v]) => `<entry><key>${escapeText(k)}</key>${element('value', d.value, v, false, state)}</entry>`)
+        .map(
+          ([k, v]) =>
+            `<entry><key>${escapeText(k)}</key>${element('value', d.value, v, false, state)}</entry>`,
+        )
         .join('');
     case 'object': {
       let out = '';
@@ -52,7 +57,9 @@ function writeContent(type: string, value: unknown, state: { nil: boolean }): st
       for (const m of d.members) {
         const v = obj[m.name];
         if (v === undefined) continue;
-        if (m.list) for (const item of v as unknown[]) out += element(m.name, m.type, item, m.nillable, state);
+        if (m.list)
+          for (const item of v as unknown[])
+            out += element(m.name, m.type, item, m.nillable, state);
         else out += element(m.name, m.type, v, m.nillable, state);
       }
       return out;
@@ -60,7 +67,13 @@ function writeContent(type: string, value: unknown, state: { nil: boolean }): st
   }
 }
 
-function element(name: string, type: string, value: unknown, nillable: boolean, state: { nil: boolean }): string {
+function element(
+  name: string,
+  type: string,
+  value: unknown,
+  nillable: boolean,
+  state: { nil: boolean },
+): string {
   if (value === null && nillable) {
     state.nil = true;
     return `<${name} xsi:nil="true"/>`;
@@ -116,11 +129,13 @@ function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z][\w.-]*);/g, (whole, ref: string) => {
     if (ref.startsWith('#')) {
       const code = ref.startsWith('#x') ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-      if (!(code <= 0x10ffff)) throw new DecodeError([{ path: '', message: `invalid character reference ${whole}` }]);
+      if (!(code <= 0x10ffff))
+        throw new DecodeError([{ path: '', message: `invalid character reference ${whole}` }]);
       return String.fromCodePoint(code);
     }
     const value = PREDEFINED[ref];
-    if (value === undefined) throw new DecodeError([{ path: '', message: `unknown entity ${whole}` }]);
+    if (value === undefined)
+      throw new DecodeError([{ path: '', message: `unknown entity ${whole}` }]);
     return value;
   });
 }
@@ -134,16 +149,21 @@ const DOCTYPE = /<!DOCTYPE|<!ENTITY/i;
 export function decodeXml<R extends RootName>(text: string, expected: R): RootValues[R];
 export function decodeXml(text: string): { root: RootName; value: unknown };
 export function decodeXml(text: string, expected?: RootName): unknown {
-  if (DOCTYPE.test(text)) throw new DecodeError([{ path: '', message: 'a DOCTYPE is not allowed' }]);
+  if (DOCTYPE.test(text))
+    throw new DecodeError([{ path: '', message: 'a DOCTYPE is not allowed' }]);
   const wellFormed = XMLValidator.validate(text);
   if (wellFormed !== true) {
     const { msg, line, col } = wellFormed.err;
-    throw new DecodeError([{ path: '', message: `malformed XML at line ${line}, column ${col}: ${msg}` }]);
+    throw new DecodeError([
+      { path: '', message: `malformed XML at line ${line}, column ${col}: ${msg}` },
+    ]);
   }
   const doc = parser.parse(text) as XmlNode;
   const tops = Object.keys(doc).filter((k) => !k.startsWith('?') && k !== '#text');
   if (tops.length !== 1 || (doc[tops[0]!] as unknown[]).length !== 1)
-    throw new DecodeError([{ path: '', message: 'the document must have exactly one root element' }]);
+    throw new DecodeError([
+      { path: '', message: 'the document must have exactly one root element' },
+    ]);
   const qname = tops[0]!;
   const node = (doc[qname] as XmlNode[])[0]!;
   const local = localName(qname);
@@ -151,13 +171,18 @@ export function decodeXml(text: string, expected?: RootName): unknown {
   const namespace = String(node[prefix ? `@_xmlns:${prefix}` : '@_xmlns'] ?? '');
   if (!(local in rootElements) || (expected && local !== expected)) {
     const want = expected ? `<${expected}>` : `one of ${Object.keys(rootElements).join(', ')}`;
-    throw new DecodeError([{ path: '', message: `unexpected root element <${qname}>: expected ${want}` }]);
+    throw new DecodeError([
+      { path: '', message: `unexpected root element <${qname}>: expected ${want}` },
+    ]);
   }
   const root = local as RootName;
   const descriptor = rootElements[root];
   if (namespace !== descriptor.namespace)
     throw new DecodeError([
-      { path: root, message: `the root element must be in namespace ${descriptor.namespace}, not "${namespace}"` },
+      {
+        path: root,
+        message: `the root element must be in namespace ${descriptor.namespace}, not "${namespace}"`,
+      },
     ]);
   const issues: DecodeIssue[] = [];
   const value = readContent(descriptor.type, node, root, issues);
@@ -178,7 +203,9 @@ function readContent(type: string, node: XmlNode, path: string, issues: DecodeIs
       return textOf(node).trim();
     case 'array': {
       checkChildren(node, [d.itemElement], path, issues);
-      return children(node, d.itemElement).map((c, i) => readElement(d.item, c, `${path}.${d.itemElement}[${i}]`, false, issues));
+      return children(node, d.itemElement).map((c, i) =>
+        readElement(d.item, c, `${path}.${d.itemElement}[${i}]`, false, issues),
+      );
     }
     case 'map': {
       checkChildren(node, ['entry'], path, issues);
@@ -193,16 +220,28 @@ function readContent(type: string, node: XmlNode, path: string, issues: DecodeIs
           return;
         }
         const key = textOf(keys[0]!);
-        if (key === '__proto__') issues.push({ path: at, message: 'the map key "__proto__" is reserved' });
-        else if (Object.hasOwn(out, key)) issues.push({ path: at, message: `duplicate key "${key}"` });
+        if (key === '__proto__')
+          issues.push({ path: at, message: 'the map key "__proto__" is reserved' });
+        else if (Object.hasOwn(out, key))
+          issues.push({ path: at, message: `duplicate key "${key}"` });
         // defineProperty: a key such as "__proto__" is data, never the prototype.
         const value = readElement(d.value, values[0]!, `${path}["${key}"]`, false, issues);
-        Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, key, {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       });
       return out;
     }
     case 'object': {
-      checkChildren(node, d.members.map((m) => m.name), path, issues);
+      checkChildren(
+        node,
+        d.members.map((m) => m.name),
+        path,
+        issues,
+      );
       const out: Record<string, unknown> = {};
       for (const m of d.members) {
         const found = children(node, m.name);
@@ -214,14 +253,29 @@ function readContent(type: string, node: XmlNode, path: string, issues: DecodeIs
   }
 }
 
-function readMember(m: MemberDescriptor, found: XmlNode[], path: string, issues: DecodeIssue[]): unknown {
-  if (m.list) return found.map((c, i) => readElement(m.type, c, `${path}[${i}]`, m.nillable, issues));
-  if (found.length > 1) issues.push({ path, message: `must occur at most once, found ${found.length}` });
+function readMember(
+  m: MemberDescriptor,
+  found: XmlNode[],
+  path: string,
+  issues: DecodeIssue[],
+): unknown {
+  if (m.list)
+    return found.map((c, i) => readElement(m.type, c, `${path}[${i}]`, m.nillable, issues));
+  if (found.length > 1)
+    issues.push({ path, message: `must occur at most once, found ${found.length}` });
   return readElement(m.type, found[0]!, path, m.nillable, issues);
 }
 
-function readElement(type: string, node: XmlNode, path: string, nillable: boolean, issues: DecodeIssue[]): unknown {
-  const nil = Object.entries(node).find(([k]) => k.startsWith('@_') && localName(k.slice(2)) === 'nil');
+function readElement(
+  type: string,
+  node: XmlNode,
+  path: string,
+  nillable: boolean,
+  issues: DecodeIssue[],
+): unknown {
+  const nil = Object.entries(node).find(
+    ([k]) => k.startsWith('@_') && localName(k.slice(2)) === 'nil',
+  );
   if (nil && (nil[1] === 'true' || nil[1] === '1')) {
     if (!nillable) issues.push({ path, message: 'is not nillable' });
     return null;
@@ -254,15 +308,24 @@ function readBuiltin(type: string, text: string, path: string, issues: DecodeIss
   }
 }
 
-function checkChildren(node: XmlNode, allowed: readonly string[], path: string, issues: DecodeIssue[]): void {
+function checkChildren(
+  node: XmlNode,
+  allowed: readonly string[],
+  path: string,
+  issues: DecodeIssue[],
+): void {
   for (const key of Object.keys(node)) {
     if (key === '#text') {
       const text = textOf(node);
-      if (text.trim()) issues.push({ path, message: `unexpected text "${text.trim().slice(0, 40)}"` });
+      if (text.trim())
+        issues.push({ path, message: `unexpected text "${text.trim().slice(0, 40)}"` });
     } else if (key.startsWith('@_')) {
       checkAttribute(key.slice(2), path, issues);
     } else if (key.includes(':')) {
-      issues.push({ path: `${path}.${key}`, message: 'members are unqualified: remove the namespace prefix' });
+      issues.push({
+        path: `${path}.${key}`,
+        message: 'members are unqualified: remove the namespace prefix',
+      });
     } else if (!allowed.includes(key)) {
       issues.push({ path: `${path}.${key}`, message: 'unknown member' });
     }
@@ -303,18 +366,30 @@ function localName(qname: string): string {
  * repeated elements arrays, text values strings. DOCTYPEs are refused as above.
  */
 export function parseXmlDocument(text: string): { root: string; value: Record<string, unknown> } {
-  if (DOCTYPE.test(text)) throw new DecodeError([{ path: '', message: 'a DOCTYPE is not allowed' }]);
+  if (DOCTYPE.test(text))
+    throw new DecodeError([{ path: '', message: 'a DOCTYPE is not allowed' }]);
   const wellFormed = XMLValidator.validate(text);
   if (wellFormed !== true) {
     const { msg, line, col } = wellFormed.err;
-    throw new DecodeError([{ path: '', message: `malformed XML at line ${line}, column ${col}: ${msg}` }]);
+    throw new DecodeError([
+      { path: '', message: `malformed XML at line ${line}, column ${col}: ${msg}` },
+    ]);
   }
   const doc = looseParser.parse(text) as Record<string, unknown>;
   const tops = Object.keys(doc).filter((k) => !k.startsWith('?'));
-  if (tops.length !== 1) throw new DecodeError([{ path: '', message: 'the document must have exactly one root element' }]);
+  if (tops.length !== 1)
+    throw new DecodeError([
+      { path: '', message: 'the document must have exactly one root element' },
+    ]);
   const root = tops[0]!;
   const value = doc[root];
-  return { root: localName(root), value: typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : { '#text': value } };
+  return {
+    root: localName(root),
+    value:
+      typeof value === 'object' && value !== null
+        ? (value as Record<string, unknown>)
+        : { '#text': value },
+  };
 }
 
 const looseParser = new XMLParser({

@@ -22,7 +22,11 @@ import type { EmittedFile } from '../write.js';
 
 const GENERATOR = 'emit/client.ts (openapi-generator 4.3.1 typescript-fetch + ts-morph)';
 
-export function emitClient(ctx: GenerateContext, document: Record<string, unknown>, operations: OperationModel[]): EmittedFile[] {
+export function emitClient(
+  ctx: GenerateContext,
+  document: Record<string, unknown>,
+  operations: OperationModel[],
+): EmittedFile[] {
   const scratch = mkdtempSync(join(tmpdir(), 'openapi-client-'));
   try {
     const spec = join(scratch, 'openapi.json');
@@ -44,7 +48,10 @@ export function emitClient(ctx: GenerateContext, document: Record<string, unknow
       ],
       { stdio: 'pipe' },
     );
-    const files = listTs(out).map((path) => ({ rel: relative(out, path), text: readFileSync(path, 'utf8') }));
+    const files = listTs(out).map((path) => ({
+      rel: relative(out, path),
+      text: readFileSync(path, 'utf8'),
+    }));
     return [...postProcess(ctx, files), operationsFile(ctx, operations)];
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -66,8 +73,14 @@ function postProcess(ctx: GenerateContext, files: { rel: string; text: string }[
   const dirs = new Set(files.map((f) => f.rel.split('/').slice(0, -1).join('/')).filter(Boolean));
   return files.map(({ rel, text }) => {
     const fixed = text
-      .replace(/new runtime\.TextApiResponse\(response\) as any/g, 'new runtime.JSONApiResponse<any>(response)')
-      .replace(/GlobalFetch\['fetch'\]|WindowOrWorkerGlobalScope\['fetch'\]/g, '(url: string, init: RequestInit) => Promise<Response>')
+      .replace(
+        /new runtime\.TextApiResponse\(response\) as any/g,
+        'new runtime.JSONApiResponse<any>(response)',
+      )
+      .replace(
+        /GlobalFetch\['fetch'\]|WindowOrWorkerGlobalScope\['fetch'\]/g,
+        '(url: string, init: RequestInit) => Promise<Response>',
+      )
       // DOM-only names, so the client also compiles against Node's own fetch typings.
       .replace(/\bRequestCredentials\b/g, "RequestInit['credentials']")
       .replace(/\bBodyInit\b/g, "NonNullable<RequestInit['body']>")
@@ -80,7 +93,9 @@ function postProcess(ctx: GenerateContext, files: { rel: string; text: string }[
       if (!spec?.startsWith('.')) continue;
       const target = join(here, spec);
       const folder = spec === './' || spec === '.' || dirs.has(target);
-      decl.setModuleSpecifier(folder ? `${spec.replace(/\/$/, '')}/index.gen.js` : `${spec}.gen.js`);
+      decl.setModuleSpecifier(
+        folder ? `${spec.replace(/\/$/, '')}/index.gen.js` : `${spec}.gen.js`,
+      );
     }
     return {
       path: `${ctx.out.client}/${rel.replace(/\.ts$/, '.gen.ts')}`,
@@ -99,7 +114,10 @@ function postProcess(ctx: GenerateContext, files: { rel: string; text: string }[
 function keepNulls(text: string): string {
   const nillable = [...text.matchAll(/^\s+(\w+)\?: [^;]*\| null;$/gm)].map((m) => m[1]!);
   return nillable.reduce(
-    (t, name) => t.split(`!exists(json, '${name}') ? undefined : json['${name}']`).join(`json['${name}'] === undefined ? undefined : json['${name}']`),
+    (t, name) =>
+      t
+        .split(`!exists(json, '${name}') ? undefined : json['${name}']`)
+        .join(`json['${name}'] === undefined ? undefined : json['${name}']`),
     text,
   );
 }

@@ -35,7 +35,10 @@ function refSchema(ref: TypeRef): Json {
 function memberSchema(m: MemberModel): Json {
   const item = refSchema(m.type);
   const schema: Json = m.list ? { type: 'array', items: item } : item;
-  if (m.nillable) return m.type.kind === 'builtin' ? { ...schema, nullable: true } : { allOf: [schema], nullable: true };
+  if (m.nillable)
+    return m.type.kind === 'builtin'
+      ? { ...schema, nullable: true }
+      : { allOf: [schema], nullable: true };
   return m.doc ? { ...schema, description: m.doc } : schema;
 }
 
@@ -64,7 +67,11 @@ export function componentSchema(t: TypeModel, model: SchemaModel): Json {
   }
 }
 
-export function emitOpenApiBundle(ctx: GenerateContext, model: SchemaModel, _operations: OperationModel[]): OpenApiBundle {
+export function emitOpenApiBundle(
+  ctx: GenerateContext,
+  model: SchemaModel,
+  _operations: OperationModel[],
+): OpenApiBundle {
   const document = YAML.parse(readFileSync(abs(ctx, ctx.openapiFile), 'utf8')) as Json;
   const components = (document.components ?? {}) as Json;
   document.components = {

@@ -4,14 +4,23 @@
  * document (openapi.gen.ts). All logic (parsing, negotiation, errors) lives in the
  * package's hand-written runtime, which the route table drives.
  */
-import { Project, StructureKind, VariableDeclarationKind, type StatementStructures } from 'ts-morph';
+import {
+  Project,
+  StructureKind,
+  VariableDeclarationKind,
+  type StatementStructures,
+} from 'ts-morph';
 import type { GenerateContext } from '../context.js';
 import type { OperationModel, ParamModel, ScalarType } from '../model/operation-model.js';
 import type { SchemaModel } from '../model/schema-model.js';
 import type { EmittedFile } from '../write.js';
 import type { OpenApiBundle } from './openapi-bundle.js';
 
-const TS_SCALAR: Record<ScalarType, string> = { string: 'string', boolean: 'boolean', int: 'number' };
+const TS_SCALAR: Record<ScalarType, string> = {
+  string: 'string',
+  boolean: 'boolean',
+  int: 'number',
+};
 
 export function pascal(id: string): string {
   return id.charAt(0).toUpperCase() + id.slice(1);
@@ -36,7 +45,10 @@ function inputMembers(op: OperationModel): string[] {
   const members: string[] = [];
   if (op.pathParams.length) members.push(`params: ${paramsType(op.pathParams)}`);
   if (op.queryParams.length) members.push(`query: ${paramsType(op.queryParams)}`);
-  if (op.search) members.push(`\n/** Built from the search headers; absent booleans are false, startRecord 0. */\nsearch: ${op.search.type}`);
+  if (op.search)
+    members.push(
+      `\n/** Built from the search headers; absent booleans are false, startRecord 0. */\nsearch: ${op.search.type}`,
+    );
   if (op.form) members.push(`form: ${paramsType(op.form.fields)}`);
   if (op.body) {
     const type = op.body.kind === 'typed' ? op.body.type : 'AnyDocument';
@@ -46,7 +58,8 @@ function inputMembers(op: OperationModel): string[] {
 }
 
 function specLiteral(op: OperationModel): string {
-  const params = (ps: ParamModel[]) => JSON.stringify(ps.map(({ name, type, required }) => ({ name, type, required })));
+  const params = (ps: ParamModel[]) =>
+    JSON.stringify(ps.map(({ name, type, required }) => ({ name, type, required })));
   const parts = [
     `id: ${JSON.stringify(op.id)}`,
     `specId: ${JSON.stringify(op.specId)}`,
@@ -56,7 +69,10 @@ function specLiteral(op: OperationModel): string {
     `pathParams: ${params(op.pathParams)}`,
     `queryParams: ${params(op.queryParams)}`,
   ];
-  if (op.search) parts.push(`search: { type: ${JSON.stringify(op.search.type)}, headers: ${params(op.search.headers)} }`);
+  if (op.search)
+    parts.push(
+      `search: { type: ${JSON.stringify(op.search.type)}, headers: ${params(op.search.headers)} }`,
+    );
   if (op.form) parts.push(`form: { fields: ${params(op.form.fields)} }`);
   if (op.body)
     parts.push(
@@ -89,12 +105,19 @@ export function emitSkeleton(
 
   const operationsFile = project.createSourceFile('operations.gen.ts', {
     statements: [
-      { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: '../runtime/operation-spec.js', namedImports: ['OperationSpec'] },
+      {
+        kind: StructureKind.ImportDeclaration,
+        isTypeOnly: true,
+        moduleSpecifier: '../runtime/operation-spec.js',
+        namedImports: ['OperationSpec'],
+      },
       {
         kind: StructureKind.VariableStatement,
         isExported: true,
         declarationKind: VariableDeclarationKind.Const,
-        docs: ['Every operation of the interface: how its request is read and its response written.'],
+        docs: [
+          'Every operation of the interface: how its request is read and its response written.',
+        ],
         declarations: [
           {
             name: 'operations',
@@ -102,7 +125,12 @@ export function emitSkeleton(
           },
         ],
       },
-      { kind: StructureKind.TypeAlias, isExported: true, name: 'OperationId', type: 'keyof typeof operations' },
+      {
+        kind: StructureKind.TypeAlias,
+        isExported: true,
+        name: 'OperationId',
+        type: 'keyof typeof operations',
+      },
     ],
   });
 
@@ -114,17 +142,25 @@ export function emitSkeleton(
     if (op.response.kind === 'list') typeImports.add(op.response.itemType);
   }
   const handlerStatements: StatementStructures[] = [
-    { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: '@pal-workflow/types', namedImports: [...typeImports].sort() },
-    { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: '../runtime/operation-spec.js', namedImports: ['AnyDocument', 'Page'] },
-    ...operations.map(
-      (op): StatementStructures => ({
-        kind: StructureKind.TypeAlias,
-        isExported: true,
-        name: `${pascal(op.id)}Input`,
-        docs: [`Input of ${op.specId} ${op.id}.`],
-        type: `{ ${inputMembers(op).join('; ')} }`,
-      }),
-    ),
+    {
+      kind: StructureKind.ImportDeclaration,
+      isTypeOnly: true,
+      moduleSpecifier: '@pal-workflow/types',
+      namedImports: [...typeImports].sort(),
+    },
+    {
+      kind: StructureKind.ImportDeclaration,
+      isTypeOnly: true,
+      moduleSpecifier: '../runtime/operation-spec.js',
+      namedImports: ['AnyDocument', 'Page'],
+    },
+    ...operations.map((op): StatementStructures => ({
+      kind: StructureKind.TypeAlias,
+      isExported: true,
+      name: `${pascal(op.id)}Input`,
+      docs: [`Input of ${op.specId} ${op.id}.`],
+      type: `{ ${inputMembers(op).join('; ')} }`,
+    })),
     {
       kind: StructureKind.Interface,
       isExported: true,
@@ -156,7 +192,9 @@ export function emitSkeleton(
       type: `{ ${operations.map((op) => `${op.id}: ${outputType(op)}`).join('; ')} }`,
     },
   ];
-  const handlersFile = project.createSourceFile('handlers.gen.ts', { statements: handlerStatements });
+  const handlersFile = project.createSourceFile('handlers.gen.ts', {
+    statements: handlerStatements,
+  });
 
   const openapiFile = project.createSourceFile('openapi.gen.ts', {
     statements: [
@@ -164,15 +202,34 @@ export function emitSkeleton(
         kind: StructureKind.VariableStatement,
         isExported: true,
         declarationKind: VariableDeclarationKind.Const,
-        docs: ['The bundled OpenAPI document: the hand-written operations with component schemas from the XSDs.'],
-        declarations: [{ name: 'openApiDocument', initializer: `${JSON.stringify(bundle.document)} as const` }],
+        docs: [
+          'The bundled OpenAPI document: the hand-written operations with component schemas from the XSDs.',
+        ],
+        declarations: [
+          { name: 'openApiDocument', initializer: `${JSON.stringify(bundle.document)} as const` },
+        ],
       },
     ],
   });
   void model;
   return [
-    { path: `${ctx.out.skeleton}/operations.gen.ts`, content: operationsFile.getFullText(), generator, sources },
-    { path: `${ctx.out.skeleton}/handlers.gen.ts`, content: handlersFile.getFullText(), generator, sources },
-    { path: `${ctx.out.skeleton}/openapi.gen.ts`, content: openapiFile.getFullText(), generator, sources },
+    {
+      path: `${ctx.out.skeleton}/operations.gen.ts`,
+      content: operationsFile.getFullText(),
+      generator,
+      sources,
+    },
+    {
+      path: `${ctx.out.skeleton}/handlers.gen.ts`,
+      content: handlersFile.getFullText(),
+      generator,
+      sources,
+    },
+    {
+      path: `${ctx.out.skeleton}/openapi.gen.ts`,
+      content: openapiFile.getFullText(),
+      generator,
+      sources,
+    },
   ];
 }

@@ -29,9 +29,14 @@ import type { ObjectTypeModel, SchemaModel, TypeModel } from '../model/schema-mo
 import type { EmittedFile } from '../write.js';
 import { tsMemberType, tsTypeOf } from './ts-names.js';
 
-type Statement = InterfaceDeclarationStructure | EnumDeclarationStructure | TypeAliasDeclarationStructure;
+type Statement =
+  InterfaceDeclarationStructure | EnumDeclarationStructure | TypeAliasDeclarationStructure;
 
-export function emitTypes(ctx: GenerateContext, model: SchemaModel, diagnostics: Diagnostics): EmittedFile[] {
+export function emitTypes(
+  ctx: GenerateContext,
+  model: SchemaModel,
+  diagnostics: Diagnostics,
+): EmittedFile[] {
   const translated = runXsd2ts(ctx);
   const statements = model.types.map((t) => statementFor(t, translated, diagnostics));
   const project = new Project({ useInMemoryFileSystem: true });
@@ -64,7 +69,10 @@ function runXsd2ts(ctx: GenerateContext): SourceFile[] {
     const project = new Project({ useInMemoryFileSystem: true });
     return names.map((n) => {
       const out = n.replace(/\.xsd$/, '.ts');
-      return project.createSourceFile(out, readFileSync(join(scratch, 'src/generated', out), 'utf8'));
+      return project.createSourceFile(
+        out,
+        readFileSync(join(scratch, 'src/generated', out), 'utf8'),
+      );
     });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -81,7 +89,11 @@ function statementFor(t: TypeModel, translated: SourceFile[], diagnostics: Diagn
       const fromXsd2ts = found?.getMembers().map((m) => m.getName());
       const same = fromXsd2ts && fromXsd2ts.join('|') === t.values.join('|');
       if (!same)
-        diagnostics.info('TYPES101', `${t.source}#${t.xsdName}`, 'xsd2ts wrote no matching enum; emitted from the model');
+        diagnostics.info(
+          'TYPES101',
+          `${t.source}#${t.xsdName}`,
+          'xsd2ts wrote no matching enum; emitted from the model',
+        );
       return {
         kind: StructureKind.Enum,
         name: t.name,
@@ -91,11 +103,31 @@ function statementFor(t: TypeModel, translated: SourceFile[], diagnostics: Diagn
       };
     }
     case 'map':
-      diagnostics.info('TYPES102', `${t.source}#${t.name}`, 'xsd2ts cannot express an entry map; emitted from the model as a Record');
-      return { kind: StructureKind.TypeAlias, name: t.name, isExported: true, docs, type: `Record<string, ${tsTypeOf(t.value)}>` };
+      diagnostics.info(
+        'TYPES102',
+        `${t.source}#${t.name}`,
+        'xsd2ts cannot express an entry map; emitted from the model as a Record',
+      );
+      return {
+        kind: StructureKind.TypeAlias,
+        name: t.name,
+        isExported: true,
+        docs,
+        type: `Record<string, ${tsTypeOf(t.value)}>`,
+      };
     case 'array':
-      diagnostics.info('TYPES103', `${t.source}#${t.name}`, 'xsd2ts emits no type for a single-list wrapper; emitted from the model as an array');
-      return { kind: StructureKind.TypeAlias, name: t.name, isExported: true, docs, type: `${tsTypeOf(t.item)}[]` };
+      diagnostics.info(
+        'TYPES103',
+        `${t.source}#${t.name}`,
+        'xsd2ts emits no type for a single-list wrapper; emitted from the model as an array',
+      );
+      return {
+        kind: StructureKind.TypeAlias,
+        name: t.name,
+        isExported: true,
+        docs,
+        type: `${tsTypeOf(t.item)}[]`,
+      };
   }
 }
 
@@ -106,7 +138,12 @@ function objectInterface(
   docs: string[],
 ): InterfaceDeclarationStructure {
   const cls = translated.map((f) => f.getClass(t.name)).find((c) => c !== undefined);
-  if (!cls) diagnostics.info('TYPES104', `${t.source}#${t.name}`, 'xsd2ts wrote no class; emitted from the model');
+  if (!cls)
+    diagnostics.info(
+      'TYPES104',
+      `${t.source}#${t.name}`,
+      'xsd2ts wrote no class; emitted from the model',
+    );
   const properties: OptionalKind<PropertySignatureStructure>[] = t.ownMembers.map((m) => {
     const want = tsMemberType(m);
     const prop = cls?.getProperty(m.name);

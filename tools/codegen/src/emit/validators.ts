@@ -4,7 +4,12 @@
  * in packages/validators/src/runtime interpret: member order, list-ness, maps,
  * arrays, nillable members and the root elements with their namespaces.
  */
-import { Project, StructureKind, VariableDeclarationKind, type StatementStructures } from 'ts-morph';
+import {
+  Project,
+  StructureKind,
+  VariableDeclarationKind,
+  type StatementStructures,
+} from 'ts-morph';
 import type { GenerateContext } from '../context.js';
 import {
   dependencyOrder,
@@ -62,22 +67,26 @@ export function emitValidators(ctx: GenerateContext, model: SchemaModel): Emitte
   const schemaStatements: StatementStructures[] = [
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: 'zod', namedImports: ['z'] },
     ...(enums.length
-      ? [{ kind: StructureKind.ImportDeclaration, moduleSpecifier: '@pal-workflow/types', namedImports: enums } as const]
+      ? [
+          {
+            kind: StructureKind.ImportDeclaration,
+            moduleSpecifier: '@pal-workflow/types',
+            namedImports: enums,
+          } as const,
+        ]
       : []),
     {
       kind: StructureKind.ImportDeclaration,
       moduleSpecifier: '../runtime/xsd-builtins.js',
       namedImports: ['xsString', 'xsBase64Binary'],
     },
-    ...dependencyOrder(model).map(
-      (t): StatementStructures => ({
-        kind: StructureKind.VariableStatement,
-        isExported: true,
-        declarationKind: VariableDeclarationKind.Const,
-        docs: [`zod schema of {@link @pal-workflow/types#${t.name}} (${t.source}).`],
-        declarations: [{ name: zodName(t.name), initializer: zodInitializer(t) }],
-      }),
-    ),
+    ...dependencyOrder(model).map((t): StatementStructures => ({
+      kind: StructureKind.VariableStatement,
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: [`zod schema of {@link @pal-workflow/types#${t.name}} (${t.source}).`],
+      declarations: [{ name: zodName(t.name), initializer: zodInitializer(t) }],
+    })),
     {
       kind: StructureKind.VariableStatement,
       isExported: true,
@@ -169,7 +178,10 @@ export function emitValidators(ctx: GenerateContext, model: SchemaModel): Emitte
             name: 'rootElements',
             type: 'Readonly<Record<RootName, RootDescriptor>>',
             initializer: `{ ${model.roots
-              .map((r) => `${r.name}: { namespace: ${JSON.stringify(r.namespace)}, type: ${JSON.stringify(rootType(r.type))} }`)
+              .map(
+                (r) =>
+                  `${r.name}: { namespace: ${JSON.stringify(r.namespace)}, type: ${JSON.stringify(rootType(r.type))} }`,
+              )
               .join(', ')} }`,
           },
         ],
@@ -192,7 +204,17 @@ export function emitValidators(ctx: GenerateContext, model: SchemaModel): Emitte
   const sources = ctx.xsdFiles;
   const generator = 'emit/validators.ts';
   return [
-    { path: `${ctx.out.validators}/schemas.gen.ts`, content: schemasFile.getFullText(), generator, sources },
-    { path: `${ctx.out.validators}/descriptors.gen.ts`, content: descriptorFile.getFullText(), generator, sources },
+    {
+      path: `${ctx.out.validators}/schemas.gen.ts`,
+      content: schemasFile.getFullText(),
+      generator,
+      sources,
+    },
+    {
+      path: `${ctx.out.validators}/descriptors.gen.ts`,
+      content: descriptorFile.getFullText(),
+      generator,
+      sources,
+    },
   ];
 }

@@ -7,14 +7,23 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import YAML from 'yaml';
 import type { Diagnostics } from '../diagnostics.js';
-import type { OperationModel, ParamModel, ResponseModel, ScalarType } from '../model/operation-model.js';
+import type {
+  OperationModel,
+  ParamModel,
+  ResponseModel,
+  ScalarType,
+} from '../model/operation-model.js';
 import type { SchemaModel } from '../model/schema-model.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export const DEFAULT_ROOTS = { service: 'services', user: 'user' } as const;
 
-export function loadOpenApi(path: string, model: SchemaModel, diagnostics: Diagnostics): OperationModel[] {
+export function loadOpenApi(
+  path: string,
+  model: SchemaModel,
+  diagnostics: Diagnostics,
+): OperationModel[] {
   const file = basename(path);
   const doc = YAML.parse(readFileSync(path, 'utf8')) as Json;
   const deref = (node: Json): Json => {
@@ -36,8 +45,12 @@ export function loadOpenApi(path: string, model: SchemaModel, diagnostics: Diagn
     return root?.name ?? type;
   };
   const rootOfList = (itemType: string, where: string): string => {
-    const listType = model.types.find((t) => t.kind === 'array' && t.item.kind === 'named' && t.item.name === itemType);
-    return listType ? rootOfType(listType.name, where) : (diagnostics.error('OAS011', where, `no list wrapper type of ${itemType}`), itemType);
+    const listType = model.types.find(
+      (t) => t.kind === 'array' && t.item.kind === 'named' && t.item.name === itemType,
+    );
+    return listType
+      ? rootOfType(listType.name, where)
+      : (diagnostics.error('OAS011', where, `no list wrapper type of ${itemType}`), itemType);
   };
   const scalar = (schema: Json | undefined, where: string): ScalarType => {
     switch (schema?.type) {
@@ -48,7 +61,11 @@ export function loadOpenApi(path: string, model: SchemaModel, diagnostics: Diagn
       case 'integer':
         return 'int';
       default:
-        diagnostics.error('OAS020', where, `parameter type ${String(schema?.type)} is not supported`);
+        diagnostics.error(
+          'OAS020',
+          where,
+          `parameter type ${String(schema?.type)} is not supported`,
+        );
         return 'string';
     }
   };
@@ -66,19 +83,35 @@ export function loadOpenApi(path: string, model: SchemaModel, diagnostics: Diagn
       if (!op) continue;
       const where = `${file}#${op.operationId ?? `${method} ${openapiPath}`}`;
       const segments = openapiPath.split('/');
-      const rootKind = segments[1] === DEFAULT_ROOTS.service ? 'service' : segments[1] === DEFAULT_ROOTS.user ? 'user' : undefined;
-      if (!rootKind) diagnostics.error('OAS030', where, `path must start with /${DEFAULT_ROOTS.service}/ or /${DEFAULT_ROOTS.user}/`);
+      const rootKind =
+        segments[1] === DEFAULT_ROOTS.service
+          ? 'service'
+          : segments[1] === DEFAULT_ROOTS.user
+            ? 'user'
+            : undefined;
+      if (!rootKind)
+        diagnostics.error(
+          'OAS030',
+          where,
+          `path must start with /${DEFAULT_ROOTS.service}/ or /${DEFAULT_ROOTS.user}/`,
+        );
       const params = ((op.parameters ?? []) as Json[]).map(deref);
       const headers = params.filter((p) => p.in === 'header').map((p) => param(p, where));
       const searchType = op['x-search'] as string | undefined;
-      if (headers.length && !searchType) diagnostics.error('OAS040', where, 'header parameters need x-search');
+      if (headers.length && !searchType)
+        diagnostics.error('OAS040', where, 'header parameters need x-search');
       if (searchType) {
         const t = model.types.find((x) => x.name === searchType);
-        if (t?.kind !== 'object') diagnostics.error('OAS041', where, `x-search ${searchType} is not an XSD type`);
+        if (t?.kind !== 'object')
+          diagnostics.error('OAS041', where, `x-search ${searchType} is not an XSD type`);
         else
           for (const h of headers)
             if (!t.members.some((m) => m.name === h.name))
-              diagnostics.error('OAS042', where, `header ${h.name} is not a member of ${searchType}`);
+              diagnostics.error(
+                'OAS042',
+                where,
+                `header ${h.name} is not a member of ${searchType}`,
+              );
       }
       const body = op.requestBody ? deref(op.requestBody) : undefined;
       const content = (body?.content ?? {}) as Json;
@@ -89,20 +122,36 @@ export function loadOpenApi(path: string, model: SchemaModel, diagnostics: Diagn
         const required = new Set<string>(formSchema.required ?? []);
         form = {
           fields: Object.entries((formSchema.properties ?? {}) as Json).map(([name, s]) =>
-            param({ name, schema: s, required: required.has(name), description: (s as Json).description }, where),
+            param(
+              {
+                name,
+                schema: s,
+                required: required.has(name),
+                description: (s as Json).description,
+              },
+              where,
+            ),
           ),
         };
       } else if (content['application/json'] || content['application/xml']) {
         const schema = (content['application/json'] ?? content['application/xml']).schema as Json;
         const type = schemaName(schema);
         typedBody = type
-          ? { kind: 'typed', type, root: rootOfType(type, where), required: body?.required === true }
+          ? {
+              kind: 'typed',
+              type,
+              root: rootOfType(type, where),
+              required: body?.required === true,
+            }
           : { kind: 'any', required: body?.required === true };
       }
       const ok = deref(op.responses?.['200'] ?? {}) as Json;
       const okContent = (ok.content ?? {}) as Json;
-      const okSchema = (okContent['application/json'] ?? okContent['application/xml'] ?? Object.values(okContent)[0])
-        ?.schema as Json | undefined;
+      const okSchema = (
+        okContent['application/json'] ??
+        okContent['application/xml'] ??
+        Object.values(okContent)[0]
+      )?.schema as Json | undefined;
       let response: ResponseModel;
       if (okSchema?.type === 'array') {
         const itemType = schemaName(okSchema.items) ?? 'unknown';
@@ -132,7 +181,8 @@ export function loadOpenApi(path: string, model: SchemaModel, diagnostics: Diagn
         response,
         totalCountHeader: Boolean(ok.headers?.['X-Total-Count']),
       });
-      if (!op.operationId || !op['x-spec-id']) diagnostics.error('OAS050', where, 'operationId and x-spec-id are required');
+      if (!op.operationId || !op['x-spec-id'])
+        diagnostics.error('OAS050', where, 'operationId and x-spec-id are required');
     }
   }
   return operations;

@@ -20,7 +20,13 @@ import type {
 } from '../model/schema-model.js';
 
 const XS = 'http://www.w3.org/2001/XMLSchema';
-const BUILTINS: readonly BuiltinName[] = ['string', 'boolean', 'int', 'unsignedShort', 'base64Binary'];
+const BUILTINS: readonly BuiltinName[] = [
+  'string',
+  'boolean',
+  'int',
+  'unsignedShort',
+  'base64Binary',
+];
 
 type Node = Record<string, unknown>;
 
@@ -53,14 +59,19 @@ export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaM
     const namespace = String(schema['@targetNamespace'] ?? '');
     if (!namespace) diagnostics.error('XSD002', file, 'the schema has no targetNamespace');
     if (schema['@elementFormDefault'] !== 'unqualified')
-      diagnostics.error('XSD003', file, 'elementFormDefault must be "unqualified" (members are unqualified)');
+      diagnostics.error(
+        'XSD003',
+        file,
+        'elementFormDefault must be "unqualified" (members are unqualified)',
+      );
     files.push({ file, namespace, version: String(schema['@version'] ?? '') });
 
     const resolve = (qname: string, location: string): TypeRef | undefined => {
       const [prefix, local] = qname.includes(':') ? qname.split(':') : ['', qname];
       const uri = prefixes.get(prefix ?? '');
       if (uri === XS || (prefix === xs && xs !== undefined)) {
-        if ((BUILTINS as readonly string[]).includes(local!)) return { kind: 'builtin', name: local as BuiltinName };
+        if ((BUILTINS as readonly string[]).includes(local!))
+          return { kind: 'builtin', name: local as BuiltinName };
         diagnostics.error('XSD010', location, `built-in type xs:${local} is not supported`);
         return undefined;
       }
@@ -76,7 +87,11 @@ export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaM
       if (!seq) return [];
       for (const key of Object.keys(seq)) {
         if (!key.startsWith('@') && localName(key) !== 'element' && localName(key) !== 'annotation')
-          diagnostics.error('XSD020', location, `xs:${localName(key)} inside a sequence is not supported`);
+          diagnostics.error(
+            'XSD020',
+            location,
+            `xs:${localName(key)} inside a sequence is not supported`,
+          );
       }
       return children(seq, 'element').map((el) => member(el, `${location}.${String(el['@name'])}`));
     };
@@ -85,7 +100,11 @@ export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaM
       const name = String(el['@name']);
       const maxOccurs = String(el['@maxOccurs'] ?? '1');
       if (maxOccurs !== '1' && maxOccurs !== 'unbounded')
-        diagnostics.error('XSD021', location, `maxOccurs="${maxOccurs}" is not supported (use 1 or unbounded)`);
+        diagnostics.error(
+          'XSD021',
+          location,
+          `maxOccurs="${maxOccurs}" is not supported (use 1 or unbounded)`,
+        );
       let type: TypeRef | undefined;
       if (el['@type']) type = resolve(String(el['@type']), location);
       else {
@@ -133,9 +152,15 @@ export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaM
     for (const st of children(schema, 'simpleType')) {
       const xsdName = String(st['@name']);
       const restriction = child(st, 'restriction');
-      const values = restriction ? children(restriction, 'enumeration').map((e) => String(e['@value'])) : [];
+      const values = restriction
+        ? children(restriction, 'enumeration').map((e) => String(e['@value']))
+        : [];
       if (!restriction || values.length === 0) {
-        diagnostics.error('XSD030', `${file}#${xsdName}`, 'only string enumerations are supported as simple types');
+        diagnostics.error(
+          'XSD030',
+          `${file}#${xsdName}`,
+          'only string enumerations are supported as simple types',
+        );
         continue;
       }
       types.push({
@@ -157,31 +182,43 @@ export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaM
 
   // Enumerations are referenced like complex types in XSD: tell them apart now.
   const enumByXsdName = new Map(
-    types.flatMap((t) => (t.kind === 'enum' ? [[`${t.namespace} ${t.xsdName}`, t.name] as const] : [])),
+    types.flatMap((t) =>
+      t.kind === 'enum' ? [[`${t.namespace} ${t.xsdName}`, t.name] as const] : [],
+    ),
   );
   const retarget = (ref: TypeRef, ns: string): TypeRef =>
     ref.kind === 'named' && enumByXsdName.has(`${ns} ${ref.name}`)
       ? { kind: 'enum', name: enumByXsdName.get(`${ns} ${ref.name}`)! }
       : ref;
   for (const t of types) {
-    if (t.kind === 'object') t.ownMembers = t.ownMembers.map((m) => ({ ...m, type: retarget(m.type, t.namespace) }));
+    if (t.kind === 'object')
+      t.ownMembers = t.ownMembers.map((m) => ({ ...m, type: retarget(m.type, t.namespace) }));
   }
   for (const r of roots) r.type = retarget(r.type, r.namespace);
 
   const names = new Set<string>();
   for (const t of types) {
-    if (names.has(t.name)) diagnostics.error('XSD040', `${t.source}#${t.name}`, `type name ${t.name} is used twice`);
+    if (names.has(t.name))
+      diagnostics.error('XSD040', `${t.source}#${t.name}`, `type name ${t.name} is used twice`);
     names.add(t.name);
   }
   for (const t of types) {
     if (t.kind !== 'object') continue;
     for (const m of t.ownMembers)
       if (m.type.kind !== 'builtin' && !names.has(m.type.name))
-        diagnostics.error('XSD041', `${t.source}#${t.name}.${m.name}`, `unknown type ${m.type.name}`);
+        diagnostics.error(
+          'XSD041',
+          `${t.source}#${t.name}.${m.name}`,
+          `unknown type ${m.type.name}`,
+        );
   }
 
   const model: SchemaModel = { files, types: types.map((t) => classify(t)), roots };
-  resolveMembers(model, pendingExtensions.map((p) => p.type.name), diagnostics);
+  resolveMembers(
+    model,
+    pendingExtensions.map((p) => p.type.name),
+    diagnostics,
+  );
   return model;
 }
 
@@ -191,7 +228,15 @@ function classify(t: TypeModel): TypeModel {
   const [only, ...rest] = t.ownMembers;
   if (!only || rest.length > 0 || !only.list) return t;
   if (only.name === 'entry' && only.type.kind === 'named') return t; // decided after entries are known
-  return { kind: 'array', name: t.name, namespace: t.namespace, source: t.source, itemElement: only.name, item: only.type, ...(t.doc ? { doc: t.doc } : {}) };
+  return {
+    kind: 'array',
+    name: t.name,
+    namespace: t.namespace,
+    source: t.source,
+    itemElement: only.name,
+    item: only.type,
+    ...(t.doc ? { doc: t.doc } : {}),
+  };
 }
 
 function resolveMembers(model: SchemaModel, extended: string[], diagnostics: Diagnostics): void {
@@ -203,11 +248,28 @@ function resolveMembers(model: SchemaModel, extended: string[], diagnostics: Dia
     const entry = only.type.kind === 'named' ? byName.get(only.type.name) : undefined;
     if (only.name !== 'entry' || !only.list || entry?.kind !== 'object') return t;
     const [key, value, ...rest] = entry.ownMembers;
-    if (key?.name !== 'key' || key.type.kind !== 'builtin' || key.type.name !== 'string' || value?.name !== 'value' || rest.length) {
-      diagnostics.error('XSD050', `${t.source}#${t.name}`, 'an `entry` list must have exactly `key` (xs:string) and `value`');
+    if (
+      key?.name !== 'key' ||
+      key.type.kind !== 'builtin' ||
+      key.type.name !== 'string' ||
+      value?.name !== 'value' ||
+      rest.length
+    ) {
+      diagnostics.error(
+        'XSD050',
+        `${t.source}#${t.name}`,
+        'an `entry` list must have exactly `key` (xs:string) and `value`',
+      );
       return t;
     }
-    return { kind: 'map', name: t.name, namespace: t.namespace, source: t.source, value: value.type, ...(t.doc ? { doc: t.doc } : {}) };
+    return {
+      kind: 'map',
+      name: t.name,
+      namespace: t.namespace,
+      source: t.source,
+      value: value.type,
+      ...(t.doc ? { doc: t.doc } : {}),
+    };
   });
   // Entry types only exist inside maps: drop them from the model.
   const entryNames = new Set(
@@ -215,12 +277,18 @@ function resolveMembers(model: SchemaModel, extended: string[], diagnostics: Dia
   );
   model.types = model.types.filter((t) => !entryNames.has(t.name));
 
-  const objects = new Map(model.types.flatMap((t) => (t.kind === 'object' ? [[t.name, t] as const] : [])));
+  const objects = new Map(
+    model.types.flatMap((t) => (t.kind === 'object' ? [[t.name, t] as const] : [])),
+  );
   const membersOf = (t: ObjectTypeModel, seen: string[]): MemberModel[] => {
     if (!t.base) return t.ownMembers;
     const base = objects.get(t.base);
     if (!base || seen.includes(t.base)) {
-      diagnostics.error('XSD060', `${t.source}#${t.name}`, `base type ${t.base} is not a complex type with a sequence`);
+      diagnostics.error(
+        'XSD060',
+        `${t.source}#${t.name}`,
+        `base type ${t.base} is not a complex type with a sequence`,
+      );
       return t.ownMembers;
     }
     return [...membersOf(base, [...seen, t.name]), ...t.ownMembers];
@@ -254,6 +322,7 @@ function child(node: Node, local: string): Node | undefined {
 
 function docOf(node: Node): { doc?: string } {
   const text = child(child(node, 'annotation') ?? {}, 'documentation');
-  const value = text === undefined ? undefined : typeof text === 'string' ? text : (text as Node)['#text'];
+  const value =
+    text === undefined ? undefined : typeof text === 'string' ? text : (text as Node)['#text'];
   return typeof value === 'string' && value.trim() ? { doc: value.trim() } : {};
 }

@@ -32,7 +32,9 @@ export interface OperationModel {
   search?: { type: string; headers: ParamModel[] };
   form?: { fields: ParamModel[] };
   /** A typed body (a root element of the XSDs), or any well-formed document. */
-  body?: { kind: 'typed'; root: string; type: string; required: boolean } | { kind: 'any'; required: boolean };
+  body?:
+    | { kind: 'typed'; root: string; type: string; required: boolean }
+    | { kind: 'any'; required: boolean };
   response: ResponseModel;
   totalCountHeader: boolean;
 }
