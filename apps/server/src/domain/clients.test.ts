@@ -139,3 +139,25 @@ describe('API clients', () => {
     expect(t.ctx.clients.isThrottled(key)).toBe(0);
   });
 });
+
+describe('verified Authorization headers', () => {
+  it('are remembered for a fast path and forgotten with their client', async () => {
+    const { ctx, close } = await testContext();
+    try {
+      const e = await createEnterprise(ctx, 'acme');
+      const client = await createClient(ctx, e.id);
+      const header = `Basic ${Buffer.from(`${client.username}:${client.password}`).toString('base64')}`;
+      expect(ctx.clients.verifiedHeader(header)).toBeUndefined();
+      const ok = await ctx.clients.authenticate(client.username, client.password);
+      ctx.clients.rememberHeader(header, client.username, ok!);
+      expect(ctx.clients.verifiedHeader(header)?.client).toEqual({
+        clientId: client.clientId,
+        enterpriseId: e.id,
+      });
+      await deleteClient(ctx, e.id, client.clientId);
+      expect(ctx.clients.verifiedHeader(header)).toBeUndefined();
+    } finally {
+      await close();
+    }
+  });
+});

@@ -21,6 +21,9 @@ import { getEnterprise } from './enterprises.js';
 /** How long a cached client row is trusted before it is read again. */
 export const CLIENT_CACHE_TTL_MS = 10_000;
 
+/** Verified Authorization headers kept at the most (then the map starts afresh). */
+const VERIFIED_HEADERS_MAX = 10_000;
+
 /**
  * The failed-attempt throttle: after `maxFailures` wrong credentials for one (username, address)
  * within `windowSeconds`, that pair is refused (429 with Retry-After) until the window ends.
@@ -212,6 +215,15 @@ export class ClientAuthenticator {
   readonly pepper: Buffer;
   private readonly cache = new Map<string, CachedClient>();
   private readonly attempts = new Map<string, Attempts>();
+  /**
+   * Authorization header values verified within CLIENT_CACHE_TTL_MS, so a returning client costs a
+   * map look-up instead of an HMAC. The values hold secrets, as the requests themselves do, and live
+   * only in this process's memory; they expire like the client rows and go with `forget`.
+   */
+  private readonly verified = new Map<
+    string,
+    { client: AuthenticatedClient; username: string; at: number }
+  >();
   private readonly now: () => number;
   // Compared against when the username is unknown, so both paths do the same work.
   private readonly dummyHash: Buffer;
@@ -248,6 +260,28 @@ export class ClientAuthenticator {
     return ok && client ? { clientId: client.clientId, enterpriseId: client.enterpriseId } : null;
   }
 
+  /** The client of an Authorization header verified lately, if any (see `verified`). */
+  verifiedHeader(header: string): { client: AuthenticatedClient; username: string } | undefined {
+    const entry = this.verified.get(header);
+    if (!entry) return undefined;
+    if (this.now() - entry.at >= CLIENT_CACHE_TTL_MS) {
+      this.verified.delete(header);
+      return undefined;
+    }
+    return entry;
+  }
+
+  /** Remembers an Authorization header that `authenticate` accepted. */
+  rememberHeader(header: string, username: string, client: AuthenticatedClient): void {
+    if (this.verified.size >= VERIFIED_HEADERS_MAX) this.verified.clear();
+    this.verified.set(header, { client, username, at: this.now() });
+  }
+
+  /** True when some (username, address) pair has failed lately: only then is the throttle consulted. */
+  get hasFailures(): boolean {
+    return this.attempts.size > 0;
+  }
+
   /** Seconds until `key` may try again; 0 when it is not throttled. */
   isThrottled(key: string): number {
     const entry = this.attempts.get(key);
@@ -281,6 +315,8 @@ export class ClientAuthenticator {
   /** Drops a cached client row, so the next check reads the database. */
   forget(username: string): void {
     this.cache.delete(username);
+    for (const [header, entry] of this.verified)
+      if (entry.username === username) this.verified.delete(header);
   }
 
   private sweep(now: number): void {

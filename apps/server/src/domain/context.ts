@@ -5,7 +5,9 @@ import { pino, type Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createMailer, type Mailer } from '../mail/mailer.js';
 import type { Db } from '../storage/database.js';
+import { dialectOf } from '../storage/dialect.js';
 import { ClientAuthenticator } from './clients.js';
+import { ReadCache } from './read-cache.js';
 
 export interface DomainContext {
   readonly db: Db;
@@ -14,6 +16,8 @@ export interface DomainContext {
   readonly log: Logger;
   /** API-client authentication with its cache and failed-attempt throttle. */
   readonly clients: ClientAuthenticator;
+  /** Read-through cache of pals, dropped on any change of the data (read-cache.ts). */
+  readonly cache: ReadCache;
   /** The clock; tests may fix it. */
   now(): Date;
 }
@@ -37,6 +41,7 @@ export function createDomainContext(options: DomainContextOptions): DomainContex
     clients: new ClientAuthenticator(options.db, options.config.secretKey, {
       now: () => now().getTime(),
     }),
+    cache: new ReadCache(() => dialectOf(options.db).changeStamp(options.db)),
     now,
   };
 }

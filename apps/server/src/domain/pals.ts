@@ -173,7 +173,9 @@ export async function getPal(
   enterpriseId: string,
   palId: string,
 ): Promise<PalInfo> {
-  return toPalInfo(await palRow(ctx, enterpriseId, palId));
+  return ctx.cache.get(`pal\u0000${enterpriseId}\u0000${palId}`, async () =>
+    toPalInfo(await palRow(ctx, enterpriseId, palId)),
+  );
 }
 
 /** The whole pal, including its manifest. 404 as getPal. */
@@ -231,6 +233,16 @@ export async function searchPals(
   enterpriseId: string,
   search: PalSearch = {},
   options: { consoleOnly?: boolean } = {},
+): Promise<Page<PalInfo>> {
+  const key = `pals\u0000${enterpriseId}\u0000${options.consoleOnly === true}\u0000${JSON.stringify(search)}`;
+  return ctx.cache.get(key, () => findPals(ctx, enterpriseId, search, options));
+}
+
+async function findPals(
+  ctx: DomainContext,
+  enterpriseId: string,
+  search: PalSearch,
+  options: { consoleOnly?: boolean },
 ): Promise<Page<PalInfo>> {
   const startRecord = requireStartRecord(search.startRecord);
   const strings = stringFilterConditions([

@@ -31,6 +31,11 @@ export interface StorageDialect {
   ): { query: TransactionsQuery; creationOrder: Expression<number> };
   /** True when `error` is the database refusing a duplicate key (unique or primary key). */
   isUniqueViolation(error: unknown): boolean;
+  /**
+   * A value that changes whenever the data may have changed, by this process or another; read
+   * caches start afresh when it moves. Undefined when this handle cannot tell (then do not cache).
+   */
+  changeStamp(db: Kysely<any>): string | undefined;
 }
 
 /** The dialect of a Kysely instance (or of a transaction of one). */

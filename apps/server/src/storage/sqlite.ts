@@ -26,10 +26,27 @@ export function openSqlite(path: string): Kysely<DatabaseSchema> {
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  return new Kysely<DatabaseSchema>({
-    dialect: new SqliteDialect({ database: withStatementCache(database) }),
+  const changes: ChangeTracking = {
+    dataVersion: database.prepare('pragma data_version').pluck(),
+    ownWrites: 0,
+  };
+  const db = new Kysely<DatabaseSchema>({
+    dialect: new SqliteDialect({ database: withStatementCache(database, changes) }),
   });
+  changeTracking.set(db, changes);
+  return db;
 }
+
+/**
+ * What tells whether the data may have changed: `pragma data_version` moves when another
+ * connection (the CLI, another process) commits; our own writes are counted as they run.
+ */
+interface ChangeTracking {
+  readonly dataVersion: Database.Statement;
+  ownWrites: number;
+}
+
+const changeTracking = new WeakMap<object, ChangeTracking>();
 
 /** How many distinct SQL texts keep a prepared statement; the queries are built from a few shapes. */
 const STATEMENT_CACHE_SIZE = 500;
@@ -39,7 +56,10 @@ const STATEMENT_CACHE_SIZE = 500;
  * 35 µs per query, measured under load). The query builder produces few distinct SQL texts, so
  * prepared statements are kept per text, least recently used first out.
  */
-function withStatementCache(database: Database.Database): Database.Database {
+function withStatementCache(
+  database: Database.Database,
+  changes: ChangeTracking,
+): Database.Database {
   const cache = new Map<string, Database.Statement>();
   const prepare = (source: string): Database.Statement => {
     let statement = cache.get(source);
@@ -47,6 +67,7 @@ function withStatementCache(database: Database.Database): Database.Database {
       cache.delete(source);
     } else {
       statement = database.prepare(source);
+      if (!statement.reader) statement = countingWrites(statement, changes);
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
     }
     cache.set(source, statement);
@@ -55,6 +76,27 @@ function withStatementCache(database: Database.Database): Database.Database {
   return new Proxy(database, {
     get(target, prop, receiver) {
       if (prop === 'prepare') return prepare;
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** A writing statement that counts its runs (see ChangeTracking). */
+function countingWrites(
+  statement: Database.Statement,
+  changes: ChangeTracking,
+): Database.Statement {
+  return new Proxy(statement, {
+    get(target, prop, receiver) {
+      if (prop === 'run')
+        return (...args: unknown[]) => {
+          try {
+            return target.run(...args);
+          } finally {
+            changes.ownWrites += 1;
+          }
+        };
       const value = Reflect.get(target, prop, receiver) as unknown;
       return typeof value === 'function' ? value.bind(target) : value;
     },
@@ -122,6 +164,11 @@ export const sqliteDialect: StorageDialect = {
       query: narrowed as unknown as TransactionsQuery,
       creationOrder: sql.ref<number>('transactions_name_fts.rowid'),
     };
+  },
+
+  changeStamp(db) {
+    const changes = changeTracking.get(db);
+    return changes ? `${String(changes.dataVersion.get())}:${changes.ownWrites}` : undefined;
   },
 
   isUniqueViolation(error) {

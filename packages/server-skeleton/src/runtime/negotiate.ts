@@ -22,11 +22,20 @@ const BY_MEDIA_TYPE: Record<string, Format> = {
   'text/plain': 'text',
 };
 
+// Clients send few distinct Accept headers: remember the answers (the map starts afresh when full).
+const MEMO_MAX = 256;
+const memo = new Map<string, Format | undefined>();
+
 /** The format to answer in, or undefined when nothing acceptable is on offer (406). */
 export function negotiate(accept: string | undefined, simple: boolean): Format | undefined {
   if (accept === undefined || accept.trim() === '') return 'xml';
+  const key = simple ? `s${accept}` : `o${accept}`;
+  if (memo.has(key)) return memo.get(key);
   const chosen = new Negotiator({ headers: { accept } }).mediaType(
     simple ? OFFERS_SIMPLE : OFFERS_STRUCTURED,
   );
-  return chosen ? BY_MEDIA_TYPE[chosen] : undefined;
+  const format = chosen ? BY_MEDIA_TYPE[chosen] : undefined;
+  if (memo.size >= MEMO_MAX) memo.clear();
+  memo.set(key, format);
+  return format;
 }

@@ -85,8 +85,27 @@ export async function registerRoutes<Ctx>(
     );
 
     scope.setErrorHandler((error, request, reply) => sendError(request, reply, error));
-    scope.addHook('onRequest', async (request) => {
-      (request as PalRequest)[CONTEXT] = await options.authenticate(request);
+    // Callback style, so an authenticator that answers at once (a cached credential) costs no promise.
+    scope.addHook('onRequest', (request, _reply, done) => {
+      let result: Ctx | Promise<Ctx>;
+      try {
+        result = options.authenticate(request);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      if (result instanceof Promise)
+        result.then(
+          (ctx) => {
+            (request as PalRequest)[CONTEXT] = ctx;
+            done();
+          },
+          (error: unknown) => done(error as Error),
+        );
+      else {
+        (request as PalRequest)[CONTEXT] = result;
+        done();
+      }
     });
 
     for (const id of Object.keys(operations) as OperationId[]) {

@@ -1,0 +1,86 @@
+// The pal read cache is exact: a write by this process or by another one (the CLI beside the
+// server, here a second connection to the same file) is seen by the very next read.
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  deployManifest,
+  migratedDatabase,
+  testContext,
+  type TestContext,
+} from '../../test/helpers.js';
+import { createDomainContext } from './context.js';
+import { createEnterprise } from './enterprises.js';
+import { getPal, searchPals } from './pals.js';
+import { ReadCache } from './read-cache.js';
+
+let t: TestContext | undefined;
+afterEach(async () => t?.close());
+
+const manifest = (name: string) => ({
+  id: 'p',
+  name,
+  modes: { transaction: true, console: false, web: false },
+});
+
+describe('the pal read cache', () => {
+  it('serves repeated reads from memory: the same object, no new query', async () => {
+    t = await testContext();
+    const e = await createEnterprise(t.ctx, 'acme');
+    await deployManifest(t.ctx, e.id, manifest('One'));
+    const first = await getPal(t.ctx, e.id, 'p');
+    expect(await getPal(t.ctx, e.id, 'p')).toBe(first);
+    const page = await searchPals(t.ctx, e.id, { name: 'one' });
+    expect(await searchPals(t.ctx, e.id, { name: 'one' })).toBe(page);
+    expect(await searchPals(t.ctx, e.id, { name: 'two' })).not.toBe(page);
+  });
+
+  it('sees this process’s own writes at once', async () => {
+    t = await testContext();
+    const e = await createEnterprise(t.ctx, 'acme');
+    await deployManifest(t.ctx, e.id, manifest('One'));
+    expect((await getPal(t.ctx, e.id, 'p')).name).toBe('One');
+    await deployManifest(t.ctx, e.id, manifest('Two'));
+    expect((await getPal(t.ctx, e.id, 'p')).name).toBe('Two');
+    expect((await searchPals(t.ctx, e.id, {})).items.map((p) => p.name)).toEqual(['Two']);
+  });
+
+  it('sees another process’s writes at once (pragma data_version)', async () => {
+    t = await testContext();
+    const e = await createEnterprise(t.ctx, 'acme');
+    await deployManifest(t.ctx, e.id, manifest('One'));
+    expect((await getPal(t.ctx, e.id, 'p')).name).toBe('One');
+    expect((await searchPals(t.ctx, e.id, {})).total).toBe(1);
+
+    const otherDb = await migratedDatabase(t.ctx.config);
+    const other = createDomainContext({
+      db: otherDb,
+      config: t.ctx.config,
+      log: pino({ level: 'silent' }),
+    });
+    try {
+      await deployManifest(other, e.id, manifest('Changed elsewhere'));
+      await deployManifest(other, e.id, { ...manifest('Second'), id: 'q' });
+    } finally {
+      other.mailer.close();
+      await otherDb.destroy();
+    }
+    expect((await getPal(t.ctx, e.id, 'p')).name).toBe('Changed elsewhere');
+    expect((await searchPals(t.ctx, e.id, {})).total).toBe(2);
+  });
+
+  it('does not cache failures, and does not keep what changed while it loaded', async () => {
+    let stamp = 'a';
+    const cache = new ReadCache(() => stamp);
+    await expect(cache.get('k', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await cache.get('k', async () => 1)).toBe(1);
+    expect(await cache.get('k', async () => 2)).toBe(1);
+    stamp = 'b';
+    expect(
+      await cache.get('k', async () => {
+        stamp = 'c';
+        return 3;
+      }),
+    ).toBe(3);
+    expect(await cache.get('k', async () => 4)).toBe(4);
+  });
+});

@@ -1,0 +1,31 @@
+// A read-through cache for data that is read far more often than written (pals). Exact, not
+// time-based: every entry is dropped as soon as the storage's change stamp moves, which happens on
+// any write by this process or any other (storage/dialect.ts `changeStamp`). Cached values are
+// shared between requests and must never be mutated.
+
+/** Entries kept at the most; then the cache starts afresh. */
+const MAX_ENTRIES = 10_000;
+
+export class ReadCache {
+  private readonly entries = new Map<string, unknown>();
+  private stamp: string | undefined;
+
+  constructor(private readonly currentStamp: () => string | undefined) {}
+
+  async get<T>(key: string, load: () => Promise<T>): Promise<T> {
+    const stamp = this.currentStamp();
+    if (stamp === undefined) return load();
+    if (stamp !== this.stamp) {
+      this.entries.clear();
+      this.stamp = stamp;
+    }
+    if (this.entries.has(key)) return this.entries.get(key) as T;
+    const value = await load();
+    // Kept only when nothing changed while it loaded.
+    if (this.currentStamp() === stamp) {
+      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+}
