@@ -29,75 +29,103 @@ export function encodeXml<R extends RootName>(root: R, value: RootValues[R]): st
   const { namespace, type } = rootElements[root];
   const prefix = PREFIX_BY_NAMESPACE[namespace] ?? 'ns';
   const state = { nil: false };
-  const body = writeContent(type, value, state);
+  const body = writerOf(type)(value, state);
   const xsi = state.nil ? ` xmlns:xsi="${XSI}"` : '';
   return `<?xml version="1.0" encoding="UTF-8"?>\n<${prefix}:${root} xmlns:${prefix}="${namespace}"${xsi}>${body}</${prefix}:${root}>`;
 }
 
-function writeContent(type: string, value: unknown, state: { nil: boolean }): string {
-  if (type.startsWith('xs:')) return writeBuiltin(type, value);
+/** Writes the content of one element of a type (its text, or its members). */
+type Writer = (value: unknown, state: { nil: boolean }) => string;
+
+// Each type's descriptor is turned into a writer once, so encoding walks no descriptors.
+const writers = new Map<string, Writer>();
+
+function writerOf(type: string): Writer {
+  let writer = writers.get(type);
+  if (!writer) writers.set(type, (writer = buildWriter(type)));
+  return writer;
+}
+
+function buildWriter(type: string): Writer {
+  switch (type) {
+    case 'xs:boolean':
+      return (value) => (value ? 'true' : 'false');
+    case 'xs:int':
+    case 'xs:unsignedShort':
+      return (value) => String(value);
+    case 'xs:string':
+    case 'xs:base64Binary':
+      return (value) => escapeText(String(value));
+  }
   const d = typeDescriptors[type as TypeName];
   switch (d.kind) {
     case 'enum':
-      return escapeText(String(value));
-    case 'array':
-      return (value as unknown[])
-        .map((item) => element(d.itemElement, d.item, item, false, state))
-        .join('');
-    case 'map':
-      return Object.entries(value as Record<string, unknown>)
-        .map(
-          ([k, v]) =>
-            `<entry><key>${escapeText(k)}</key>${element('value', d.value, v, false, state)}</entry>`,
-        )
-        .join('');
+      return (value) => escapeText(String(value));
+    case 'array': {
+      const item = elementWriter(d.itemElement, d.item, false);
+      return (value, state) => {
+        let out = '';
+        for (const v of value as unknown[]) out += item(v, state);
+        return out;
+      };
+    }
+    case 'map': {
+      const entryValue = elementWriter('value', d.value, false);
+      return (value, state) => {
+        let out = '';
+        for (const [k, v] of Object.entries(value as Record<string, unknown>))
+          out += `<entry><key>${escapeText(k)}</key>${entryValue(v, state)}</entry>`;
+        return out;
+      };
+    }
     case 'object': {
-      let out = '';
-      const obj = value as Record<string, unknown>;
-      for (const m of d.members) {
-        const v = obj[m.name];
-        if (v === undefined) continue;
-        if (m.list)
-          for (const item of v as unknown[])
-            out += element(m.name, m.type, item, m.nillable, state);
-        else out += element(m.name, m.type, v, m.nillable, state);
-      }
-      return out;
+      const members = d.members.map((m) => ({
+        name: m.name,
+        list: m.list,
+        write: elementWriter(m.name, m.type, m.nillable),
+      }));
+      return (value, state) => {
+        let out = '';
+        const obj = value as Record<string, unknown>;
+        for (const m of members) {
+          const v = obj[m.name];
+          if (v === undefined) continue;
+          if (m.list) for (const item of v as unknown[]) out += m.write(item, state);
+          else out += m.write(v, state);
+        }
+        return out;
+      };
     }
   }
 }
 
-function element(
-  name: string,
-  type: string,
-  value: unknown,
-  nillable: boolean,
-  state: { nil: boolean },
-): string {
-  if (value === null && nillable) {
-    state.nil = true;
-    return `<${name} xsi:nil="true"/>`;
-  }
-  return `<${name}>${writeContent(type, value, state)}</${name}>`;
-}
-
-function writeBuiltin(type: string, value: unknown): string {
-  switch (type) {
-    case 'xs:boolean':
-      return value ? 'true' : 'false';
-    case 'xs:int':
-    case 'xs:unsignedShort':
-      return String(value);
-    default:
-      return escapeText(String(value));
-  }
+/**
+ * Writes one element: `<name>content</name>`, or `<name xsi:nil="true"/>` for a nillable null.
+ * Its content writer is looked up on first use, so types may refer to each other in any order.
+ */
+function elementWriter(name: string, type: string, nillable: boolean): Writer {
+  const open = `<${name}>`;
+  const close = `</${name}>`;
+  const nil = `<${name} xsi:nil="true"/>`;
+  let content: Writer | undefined;
+  return (value, state) => {
+    if (value === null && nillable) {
+      state.nil = true;
+      return nil;
+    }
+    content ??= writerOf(type);
+    return open + content(value, state) + close;
+  };
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#13;' };
 
 /** Escapes text content; CR is written as a reference so that parsers do not normalise it away. */
+const NEEDS_ESCAPE = /[&<>\r]/;
+const TO_ESCAPE = /[&<>\r]/g;
+
 export function escapeText(text: string): string {
-  return /[&<>\r]/.test(text) ? text.replace(/[&<>\r]/g, (c) => ESCAPES[c]!) : text;
+  return NEEDS_ESCAPE.test(text) ? text.replace(TO_ESCAPE, (c) => ESCAPES[c]!) : text;
 }
 
 // ---------------------------------------------------------------- decoding
