@@ -2,7 +2,7 @@
  * Every error leaves as an errorResult (DESIGN §4): a Result with success=false and
  * messages [{message, type}], `type` a stable code, in the negotiated format.
  */
-import { DecodeError, encodeXml } from '@pal-workflow/validators';
+import { DecodeError, encodeJson, encodeXml } from '@pal-workflow/validators';
 import type { Result } from '@pal-workflow/types';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CODE_BY_STATUS } from './http-error.js';
@@ -97,5 +97,5 @@ export function sendError(
   return reply
     .code(d.status)
     .type(`${MEDIA_TYPE[format]}; charset=utf-8`)
-    .send(format === 'json' ? JSON.stringify(body) : encodeXml('errorResult', body));
+    .send(format === 'json' ? encodeJson('errorResult', body) : encodeXml('errorResult', body));
 }

@@ -8,6 +8,7 @@ import {
   decodeJson,
   decodeXml,
   DecodeError,
+  encodeJson,
   encodeXml,
   parseXmlDocument,
   type RootName,
@@ -259,7 +260,7 @@ function writeValue(format: Format, root: RootName, value: unknown): string {
     case 'xml':
       return encodeXml(root, value as RootValues[typeof root]);
     case 'json':
-      return JSON.stringify(value);
+      return encodeJson(root, value as RootValues[typeof root]);
     case 'text':
       return String(value);
   }
