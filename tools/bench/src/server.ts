@@ -100,7 +100,7 @@ export async function runServerBench(root: string): Promise<void> {
       'nomatch',
       'ly tr',
     ];
-    const latencies: number[] = [];
+    const samples: { term: string; ms: number }[] = [];
     const totals = new Map<string, number>();
     for (let round = 0; round < 25; round++) {
       for (const term of terms) {
@@ -111,28 +111,52 @@ export async function runServerBench(root: string): Promise<void> {
         await response.arrayBuffer();
         const ms = performance.now() - started;
         if (response.status !== 200) throw new Error(`T2 answered ${response.status}`);
-        if (round > 0) latencies.push(ms); // the first round warms the caches
+        if (round > 0) samples.push({ term, ms }); // the first round warms the caches
         totals.set(term, Number(response.headers.get('x-total-count')));
       }
     }
-    latencies.sort((a, b) => a - b);
-    const pct = (p: number) =>
-      latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
+    const percentile = (values: number[], p: number) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+    };
+    const all = samples.map((s) => s.ms);
+    const selective = samples.filter((s) => totals.get(s.term)! < 1000).map((s) => s.ms);
+    const broad = samples.filter((s) => totals.get(s.term)! >= 1000).map((s) => s.ms);
     printTable(
-      `T2 name-contains search over ${size.toLocaleString('en-US')} transactions (seeded in ${seedSeconds.toFixed(1)} s); ${latencies.length} requests, one at a time`,
+      `T2 name-contains search over ${size.toLocaleString('en-US')} transactions (seeded in ${seedSeconds.toFixed(1)} s); ${all.length} requests, one at a time`,
       [
-        { name: 'T2 latency p50', value: pct(50), unit: 'ms', target: '(reference)', met: true },
         {
-          name: 'T2 latency p99',
-          value: pct(99),
+          name: 'T2 latency p50, all terms',
+          value: percentile(all, 50),
+          unit: 'ms',
+          target: '(reference)',
+          met: true,
+        },
+        {
+          name: 'T2 latency p99, all terms',
+          value: percentile(all, 99),
           unit: 'ms',
           target: '≤ 20 ms',
-          met: pct(99) <= 20,
+          met: percentile(all, 99) <= 20,
+        },
+        {
+          name: 'T2 latency p99, selective terms (< 1,000 matches)',
+          value: percentile(selective, 99),
+          unit: 'ms',
+          target: '(reference)',
+          met: true,
+        },
+        {
+          name: 'T2 latency p99, broad terms (≥ 1,000 matches)',
+          value: percentile(broad, 99),
+          unit: 'ms',
+          target: '(reference)',
+          met: true,
         },
       ],
     );
     console.log(
-      `\nmatches per term (X-Total-Count): ${[...totals].map(([t, n]) => `"${t}" ${n}`).join(', ')}`,
+      `\nmatches per term (X-Total-Count, exact): ${[...totals].map(([t, n]) => `"${t}" ${n}`).join(', ')}`,
     );
   } finally {
     seeded.child.kill('SIGTERM');
