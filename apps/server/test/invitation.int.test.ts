@@ -189,7 +189,7 @@ describe('E3 and the invitation link', () => {
     );
   });
 
-  it('when the mail server refuses the address, E3 fails as a server fault and keeps nothing', async () => {
+  it('when the mail server refuses the address, E3 answers 502 MAIL_FAILED and keeps nothing', async () => {
     const email = await registered('bounce');
     h.refusedRecipients.add(email.toLowerCase());
     try {
@@ -198,7 +198,7 @@ describe('E3 and the invitation link', () => {
         body: form({ email }),
         headers: { 'X-Request-Id': 'invite-bounce-1' },
       });
-      expectError(answer, 500, 'INTERNAL');
+      expectError(answer, 502, 'MAIL_FAILED');
       expect(answer.headers.get('X-Request-Id')).toBe('invite-bounce-1');
       expect(h.mails.length).toBe(before);
       const pending = await h.domain.db

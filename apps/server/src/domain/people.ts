@@ -10,7 +10,13 @@ import { dialectOf } from '../storage/dialect.js';
 import type { SsoStatus } from '../storage/schema.js';
 import type { DomainContext } from './context.js';
 import { getEnterprise } from './enterprises.js';
-import { ConflictError, GoneError, InvalidArgumentError, NotFoundError } from './errors.js';
+import {
+  ConflictError,
+  GoneError,
+  InvalidArgumentError,
+  MailDeliveryError,
+  NotFoundError,
+} from './errors.js';
 import { hashToken, looksLikeToken, newToken, randomId } from './ids.js';
 import { emailKey, requireEmail, requireId, requireText } from './validate.js';
 
@@ -326,7 +332,7 @@ export async function inviteSso(
     if (newSso) await ctx.db.deleteFrom('ssos').where('id', '=', ssoId).execute();
     else await ctx.db.deleteFrom('invitations').where('id', '=', invitationId).execute();
     ctx.log.error({ err: error, enterpriseId }, 'invitation mail could not be sent');
-    throw error;
+    throw new MailDeliveryError();
   }
   return ssoId;
 }

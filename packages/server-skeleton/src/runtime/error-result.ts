@@ -53,7 +53,14 @@ export function describeError(error: unknown): ErrorDescription {
         ? e.status
         : 500);
   if (status < 400 || status >= 500) {
-    if (status === 501 && code === 'NOT_IMPLEMENTED')
+    // A server-side status passes through only with a stable code of its own (501 not built yet,
+    // 502/503 an upstream such as the mail server); anything else is an unexpected fault.
+    if (
+      (status === 501 || status === 502 || status === 503) &&
+      code &&
+      !code.startsWith('FST_') &&
+      /^[A-Z_]+$/.test(code)
+    )
       return { status, code, messages: [String(e.message)], headers: {} };
     return {
       status: 500,
