@@ -278,7 +278,10 @@ describe('people', () => {
         const enterprise = (await createEnterprise(broken.ctx, 'Acme')).id;
         await createSso(broken.ctx, enterprise, ALICE);
         const invitee = (await createEnterprise(broken.ctx, 'Other')).id;
-        await expect(inviteSso(broken.ctx, invitee, ALICE.email)).rejects.toMatchObject({ statusCode: 502, code: 'MAIL_FAILED' });
+        await expect(inviteSso(broken.ctx, invitee, ALICE.email)).rejects.toMatchObject({
+          statusCode: 502,
+          code: 'MAIL_FAILED',
+        });
         const left = await broken.ctx.db
           .selectFrom('ssos')
           .select('id')
