@@ -41,3 +41,19 @@ describe.each(roots)('root %s', (root) => {
     );
   });
 });
+
+describe('coverage of the round trips', () => {
+  it('reaches every schema type from some root element', () => {
+    const reached = new Set<string>();
+    const visit = (type: string) => {
+      if (type.startsWith('xs:') || reached.has(type)) return;
+      reached.add(type);
+      const d = typeDescriptors[type as TypeName];
+      if (d.kind === 'object') d.members.forEach((m) => visit(m.type));
+      if (d.kind === 'array') visit(d.item);
+      if (d.kind === 'map') visit(d.value);
+    };
+    roots.forEach((root) => visit(rootElements[root].type));
+    expect(Object.keys(typeDescriptors).filter((t) => !reached.has(t))).toEqual([]);
+  });
+});

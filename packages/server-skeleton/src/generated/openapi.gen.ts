@@ -1627,7 +1627,7 @@ export const openApiDocument = {
           'matchAny',
         ],
         additionalProperties: false,
-        xml: { namespace: 'urn:pal-workflow:pal' },
+        xml: { name: 'palSearch', namespace: 'urn:pal-workflow:pal' },
       },
       TransactionInfo: {
         type: 'object',
@@ -1670,7 +1670,7 @@ export const openApiDocument = {
         },
         required: ['exactName', 'exactDescription', 'exactCategory', 'startRecord', 'includeTest'],
         additionalProperties: false,
-        xml: { namespace: 'urn:pal-workflow:pal' },
+        xml: { name: 'transactionSearch', namespace: 'urn:pal-workflow:pal' },
       },
       NameValue: {
         type: 'object',

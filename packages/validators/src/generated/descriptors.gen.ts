@@ -7,6 +7,7 @@ import type {
   NameValueList,
   PalInfo,
   PalInfoList,
+  PalSearch,
   Result,
   ServiceRequest,
   ServiceResponse,
@@ -14,6 +15,7 @@ import type {
   TransactionInfo,
   TransactionInfoList,
   TransactionResult,
+  TransactionSearch,
 } from '@pal-workflow/types';
 /** The namespace of every schema file, by file. */
 export const namespaces = {
@@ -439,6 +441,8 @@ export const rootElements: Readonly<Record<RootName, RootDescriptor>> = {
   palInfoList: { namespace: 'urn:pal-workflow:pal', type: 'PalInfoList' },
   transactionInfo: { namespace: 'urn:pal-workflow:pal', type: 'TransactionInfo' },
   transactionInfoList: { namespace: 'urn:pal-workflow:pal', type: 'TransactionInfoList' },
+  palSearch: { namespace: 'urn:pal-workflow:pal', type: 'PalSearch' },
+  transactionSearch: { namespace: 'urn:pal-workflow:pal', type: 'TransactionSearch' },
   nameValue: { namespace: 'urn:pal-workflow:pal', type: 'NameValue' },
   nameValueList: { namespace: 'urn:pal-workflow:pal', type: 'NameValueList' },
   consoleContent: { namespace: 'urn:pal-workflow:pal', type: 'ConsoleContent' },
@@ -457,6 +461,8 @@ export type RootName =
   | 'palInfoList'
   | 'transactionInfo'
   | 'transactionInfoList'
+  | 'palSearch'
+  | 'transactionSearch'
   | 'nameValue'
   | 'nameValueList'
   | 'consoleContent'
@@ -476,6 +482,8 @@ export interface RootValues {
   palInfoList: PalInfoList;
   transactionInfo: TransactionInfo;
   transactionInfoList: TransactionInfoList;
+  palSearch: PalSearch;
+  transactionSearch: TransactionSearch;
   nameValue: NameValue;
   nameValueList: NameValueList;
   consoleContent: ConsoleContent;
