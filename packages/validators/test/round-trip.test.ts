@@ -11,7 +11,9 @@ import {
   encodeJson,
   encodeXml,
   rootElements,
+  typeDescriptors,
   type RootName,
+  type TypeName,
 } from '../src/index.js';
 import { arbitraryOfRoot } from './arbitraries.js';
 
