@@ -163,6 +163,7 @@ export const typeDescriptors: Readonly<Record<TypeName, TypeDescriptor>> = {
   ConsoleResult: {
     kind: 'object',
     namespace: 'urn:pal-workflow:pal',
+    base: 'Result',
     members: [
       { name: 'success', type: 'xs:boolean', optional: false, list: false, nillable: false },
       { name: 'messages', type: 'Message', optional: true, list: true, nillable: false },
@@ -176,6 +177,7 @@ export const typeDescriptors: Readonly<Record<TypeName, TypeDescriptor>> = {
   TransactionResult: {
     kind: 'object',
     namespace: 'urn:pal-workflow:pal',
+    base: 'Result',
     members: [
       { name: 'success', type: 'xs:boolean', optional: false, list: false, nillable: false },
       { name: 'messages', type: 'Message', optional: true, list: true, nillable: false },
@@ -233,6 +235,7 @@ export const typeDescriptors: Readonly<Record<TypeName, TypeDescriptor>> = {
   Document: {
     kind: 'object',
     namespace: 'urn:pal-workflow:pal',
+    base: 'PalFile',
     members: [
       { name: 'content', type: 'xs:base64Binary', optional: true, list: false, nillable: false },
       { name: 'contentType', type: 'xs:string', optional: true, list: false, nillable: false },
@@ -249,6 +252,7 @@ export const typeDescriptors: Readonly<Record<TypeName, TypeDescriptor>> = {
   Image: {
     kind: 'object',
     namespace: 'urn:pal-workflow:pal',
+    base: 'PalFile',
     members: [
       { name: 'content', type: 'xs:base64Binary', optional: true, list: false, nillable: false },
       { name: 'contentType', type: 'xs:string', optional: true, list: false, nillable: false },
@@ -261,6 +265,7 @@ export const typeDescriptors: Readonly<Record<TypeName, TypeDescriptor>> = {
   Style: {
     kind: 'object',
     namespace: 'urn:pal-workflow:pal',
+    base: 'PalFile',
     members: [
       { name: 'content', type: 'xs:base64Binary', optional: true, list: false, nillable: false },
       { name: 'contentType', type: 'xs:string', optional: true, list: false, nillable: false },

@@ -15,6 +15,8 @@ export type TypeDescriptor =
   | {
       readonly kind: 'object';
       readonly namespace: string;
+      /** The type it extends; its members come first in `members`. */
+      readonly base?: string;
       readonly members: readonly MemberDescriptor[];
     }
   | { readonly kind: 'map'; readonly value: TypeRefName }

@@ -112,7 +112,7 @@ export function emitValidators(ctx: GenerateContext, model: SchemaModel): Emitte
       case 'array':
         return `{ kind: 'array', itemElement: ${JSON.stringify(t.itemElement)}, item: ${ref(t.item)} }`;
       case 'object':
-        return `{ kind: 'object', namespace: ${JSON.stringify(t.namespace)}, members: [${t.members
+        return `{ kind: 'object', namespace: ${JSON.stringify(t.namespace)}, ${t.base ? `base: ${JSON.stringify(t.base)}, ` : ''}members: [${t.members
           .map(
             (m) =>
               `{ name: ${JSON.stringify(m.name)}, type: ${ref(m.type)}, optional: ${m.optional}, list: ${m.list}, nillable: ${m.nillable} }`,

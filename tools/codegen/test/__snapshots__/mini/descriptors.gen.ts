@@ -21,6 +21,7 @@ export const typeDescriptors: Readonly<Record<TypeName, TypeDescriptor>> = {
   SpecialItem: {
     kind: 'object',
     namespace: 'urn:mini',
+    base: 'Item',
     members: [
       { name: 'id', type: 'xs:string', optional: true, list: false, nillable: false },
       { name: 'count', type: 'xs:int', optional: false, list: false, nillable: false },
