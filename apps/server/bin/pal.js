@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+// The `pal` command (`npx pal …` from the repository root). It runs the built CLI
+// (dist/main.js, made by `npm run build` or `npm start`); in a fresh clone that has not been
+// built yet, it runs the TypeScript sources through tsx instead.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const built = new URL('../dist/main.js', import.meta.url);
+if (existsSync(built)) {
+  await import(built.href);
+} else {
+  const source = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+  const run = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=@pal-workflow/source', source, ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  );
+  process.exitCode = run.status ?? 1;
+}
