@@ -6,6 +6,7 @@
 // confirmed), DELETED (E2; final). Every function is scoped by the caller's enterprise: an SSO,
 // pal or transaction of another enterprise is NotFound, exactly like a missing one.
 import { sql } from 'kysely';
+import { escapeHtml } from '../html.js';
 import { dialectOf } from '../storage/dialect.js';
 import type { SsoStatus } from '../storage/schema.js';
 import type { DomainContext } from './context.js';
@@ -335,10 +336,6 @@ export async function inviteSso(
     throw new MailDeliveryError();
   }
   return ssoId;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 export function invitationMail(m: {

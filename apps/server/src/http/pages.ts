@@ -1,14 +1,11 @@
 // Browser pages of the service. An invitation link must survive mail scanners that open every
 // link first (DESIGN §6): its GET shows a confirm page and changes nothing; the POST from that
 // page does the work. An unknown, used or expired link answers 410 with the same page for all.
+import { escapeHtml } from '../html.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { acceptInvitation, describeInvitation } from '../domain/people.js';
 import type { DomainContext } from '../domain/context.js';
 import { isDomainError } from '../domain/errors.js';
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 export function page(title: string, body: string): string {
   return `<!doctype html>
