@@ -7,16 +7,13 @@
 // validated against schemas/xsd by the real validator (libxml2) before the caller sees it: an
 // invalid body makes the call itself fail.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPalClient, type PalClient, type WireFormat } from '@pal-workflow/client';
 import { operations, type OperationId } from '@pal-workflow/server-skeleton';
-import { SchemaValidator } from '@pal-workflow/test-support';
+import { SchemaValidator, startSmtpListener, type ReceivedMail } from '@pal-workflow/test-support';
 import type { Result } from '@pal-workflow/types';
 import { decodeXml } from '@pal-workflow/validators';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { expect } from 'vitest';
 import { loadConfig, type Config } from '../src/config.js';
 import { createClient } from '../src/domain/clients.js';
@@ -208,11 +205,6 @@ export interface Tenant {
   pals: Manifest[];
 }
 
-export interface ReceivedMail {
-  envelope: { from: string; to: string[] };
-  mail: ParsedMail;
-}
-
 export interface Harness {
   /** Where the server listens, e.g. http://127.0.0.1:41234 */
   url: string;
@@ -249,45 +241,6 @@ export interface HarnessOptions {
 export const basic = (username: string, password: string) =>
   `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`;
 
-/** A real SMTP server on 127.0.0.1 (random port) that keeps every message it receives, parsed. */
-async function startSmtp(received: ReceivedMail[], refused: Set<string>) {
-  const server = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
-    authOptional: true,
-    logger: false,
-    onRcptTo(address, _session, callback) {
-      if (!refused.has(address.address.toLowerCase())) return callback();
-      callback(Object.assign(new Error('no such mailbox'), { responseCode: 550 }));
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        simpleParser(Buffer.concat(chunks))
-          .then((mail) => {
-            const from = session.envelope.mailFrom;
-            // Kept before the server acknowledges, so the mail is here when sendMail resolves.
-            received.push({
-              envelope: {
-                from: from ? from.address : '',
-                to: session.envelope.rcptTo.map((r) => r.address),
-              },
-              mail,
-            });
-            callback();
-          })
-          .catch(callback);
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return {
-    port,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 function writePal(folder: string, manifest: Manifest): string {
   const dir = join(folder, manifest.id);
   mkdirSync(dir, { recursive: true });
@@ -300,9 +253,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const root = mkdtempSync(join(tmpdir(), 'pal-int-'));
   const dataDir = join(root, 'data');
   const palsDir = join(root, 'pals');
-  const mails: ReceivedMail[] = [];
-  const refusedRecipients = new Set<string>();
-  const smtp = options.smtp ? await startSmtp(mails, refusedRecipients) : undefined;
+  const smtp = options.smtp ? await startSmtpListener() : undefined;
+  const mails: ReceivedMail[] = smtp?.received ?? [];
+  const refusedRecipients = smtp?.refused ?? new Set<string>();
 
   const config = loadConfig({
     DATA_DIR: dataDir,

@@ -11,8 +11,8 @@ import {
   startHarness,
   type Answer,
   type Harness,
-  type ReceivedMail,
 } from './harness.js';
+import type { ReceivedMail } from '@pal-workflow/test-support';
 
 let h: Harness;
 beforeAll(async () => {

@@ -1,1 +1,2 @@
 export { SchemaValidator, SCHEMA_DIR, type XsdCheck } from './xsd-validator.js';
+export { startSmtpListener, type ReceivedMail, type SmtpListener } from './smtp-listener.js';

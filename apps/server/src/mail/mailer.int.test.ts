@@ -1,10 +1,9 @@
 // The mailer against a real SMTP listener on loopback, and its outbox mode on a real folder.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import { simpleParser, type AddressObject } from 'mailparser';
 import { pino } from 'pino';
-import { SMTPServer } from 'smtp-server';
+import { startSmtpListener, type SmtpListener } from '@pal-workflow/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, testConfig, testContext } from '../../test/helpers.js';
 import { createEnterprise } from '../domain/enterprises.js';
@@ -18,51 +17,10 @@ import {
 } from '../domain/people.js';
 import { createMailer } from './mailer.js';
 
-interface Received {
-  envelope: { from: string; to: string[] };
-  mail: ParsedMail;
-}
-
-/** A real SMTP server on 127.0.0.1 (random port) that keeps what it receives. */
-async function startSmtp() {
-  const received: Received[] = [];
-  const server = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
-    authOptional: true,
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        simpleParser(Buffer.concat(chunks))
-          .then((mail) => {
-            const from = session.envelope.mailFrom;
-            received.push({
-              envelope: {
-                from: from ? from.address : '',
-                to: session.envelope.rcptTo.map((r) => r.address),
-              },
-              mail,
-            });
-            callback();
-          })
-          .catch(callback);
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return {
-    received,
-    url: `smtp://127.0.0.1:${port}?ignoreTLS=true`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 describe('mail over SMTP', () => {
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let smtp: SmtpListener;
   beforeAll(async () => {
-    smtp = await startSmtp();
+    smtp = await startSmtpListener();
   });
   afterAll(() => smtp.close());
 

@@ -1,0 +1,65 @@
+/**
+ * A real SMTP server for tests (smtp-server) on 127.0.0.1, random port, no TLS, no auth. It
+ * parses every mail with mailparser and keeps it before acknowledging, so a mail is there as soon
+ * as the sender's sendMail resolves. Addresses in `refused` are rejected with 550.
+ */
+import type { AddressInfo } from 'node:net';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+export interface ReceivedMail {
+  envelope: { from: string; to: string[] };
+  mail: ParsedMail;
+}
+
+export interface SmtpListener {
+  port: number;
+  /** `smtp://127.0.0.1:PORT`, for MAIL_URL. */
+  url: string;
+  received: ReceivedMail[];
+  /** Lower-case addresses the server refuses at RCPT TO. */
+  refused: Set<string>;
+  close(): Promise<void>;
+}
+
+export async function startSmtpListener(): Promise<SmtpListener> {
+  const received: ReceivedMail[] = [];
+  const refused = new Set<string>();
+  const server = new SMTPServer({
+    disabledCommands: ['STARTTLS'],
+    authOptional: true,
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      if (!refused.has(address.address.toLowerCase())) return callback();
+      callback(Object.assign(new Error('no such mailbox'), { responseCode: 550 }));
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        simpleParser(Buffer.concat(chunks))
+          .then((mail) => {
+            const from = session.envelope.mailFrom;
+            received.push({
+              envelope: {
+                from: from ? from.address : '',
+                to: session.envelope.rcptTo.map((r) => r.address),
+              },
+              mail,
+            });
+            callback();
+          })
+          .catch(callback);
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as AddressInfo).port;
+  return {
+    port,
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    refused,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
