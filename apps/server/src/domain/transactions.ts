@@ -2,21 +2,14 @@
 // (T2), and moved through the lifecycle of ./transaction-lifecycle.ts.
 import type * as Wire from '@pal-workflow/types';
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { dialectOf } from '../storage/dialect.js';
+import { dialectOf, type TextContains } from '../storage/dialect.js';
 import { fold } from '../storage/conditions.js';
 import type { TransactionRow } from '../storage/schema.js';
 import type { DomainContext } from './context.js';
 import { ConflictError, InvalidArgumentError, NotFoundError } from './errors.js';
 import { randomId } from './ids.js';
 import type { PalManifest } from './pal-manifest.js';
-import {
-  exactCondition,
-  filterValue,
-  optional,
-  stringFilterConditions,
-  withoutUndefined,
-  type Page,
-} from './search.js';
+import { exactCondition, filterValue, optional, withoutUndefined, type Page } from './search.js';
 import {
   INITIAL_STATUS,
   INITIAL_SYSTEM_STATUS,
@@ -196,22 +189,20 @@ export async function searchTransactions(
 ): Promise<Page<TransactionInfo>> {
   const startRecord = requireStartRecord(search.startRecord);
   const dialect = dialectOf(ctx.db);
-  const conditions: Expression<SqlBool>[] = stringFilterConditions([
-    {
-      field: 'description',
-      value: search.description,
-      exact: search.exactDescription,
-      column: 'transactions.description',
-      keyColumn: 'transactions.description_key',
-    },
-    {
-      field: 'category',
-      value: search.category,
-      exact: search.exactCategory,
-      column: 'transactions.category',
-      keyColumn: 'transactions.category_key',
-    },
-  ]);
+  // Text filters: "equals" (exact*) is an ordinary condition; "contains" goes through the
+  // dialect's index over name, description and category.
+  const conditions: Expression<SqlBool>[] = [];
+  const contains: TextContains[] = [];
+  for (const [field, column, value, exact] of [
+    ['name', 'name', search.name, search.exactName],
+    ['description', 'description', search.description, search.exactDescription],
+    ['category', 'category', search.category, search.exactCategory],
+  ] as const) {
+    const needle = filterValue(field, value);
+    if (needle === undefined) continue;
+    if (exact) conditions.push(sql<SqlBool>`${sql.ref(`transactions.${column}`)} = ${needle}`);
+    else contains.push({ column: `${column}_key`, foldedNeedle: fold(needle) });
+  }
   for (const [field, column, value] of [
     ['status', 'transactions.status', search.status],
     ['systemStatus', 'transactions.system_status', search.systemStatus],
@@ -240,13 +231,8 @@ export async function searchTransactions(
       ),
     );
   let creationOrder: Expression<number> = sql.ref<number>('transactions.seq');
-  // "name contains" goes through the dialect's index; "name equals" is an ordinary condition.
-  const name = filterValue('name', search.name);
-  if (name !== undefined && search.exactName) {
-    query = query.where('transactions.name', '=', name);
-  } else if (name !== undefined) {
-    ({ query, creationOrder } = dialect.whereTransactionNameContains(query, fold(name)));
-  }
+  if (contains.length > 0)
+    ({ query, creationOrder } = dialect.whereTransactionTextsContain(query, contains));
 
   const [count, rows] = await Promise.all([
     query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, testConfig } from '../../test/helpers.js';
 import { migrateToLatest, migrationStatus, openDatabase, type Db } from './database.js';
-import { dialectOf } from './dialect.js';
+import { dialectOf, type TransactionTextColumn } from './dialect.js';
 import { migrations } from './migrations/index.js';
 
 describe('database', () => {
@@ -49,7 +49,7 @@ describe('database', () => {
     }
   });
 
-  it('keeps the transaction name index in step with inserts, updates and deletes', async () => {
+  it('keeps the transaction text index in step with inserts, updates and deletes', async () => {
     await migrateToLatest(db);
     const now = new Date().toISOString();
     await db
@@ -85,7 +85,7 @@ describe('database', () => {
         last_modified_date: now,
       })
       .execute();
-    const insert = (id: string, name: string) =>
+    const insert = (id: string, name: string, description: string | null = null) =>
       db
         .insertInto('transactions')
         .values({
@@ -95,8 +95,8 @@ describe('database', () => {
           pal_version: 1,
           name,
           name_key: name.toLowerCase(),
-          description: null,
-          description_key: null,
+          description,
+          description_key: description?.toLowerCase() ?? null,
           category: null,
           category_key: null,
           status: 'NEW',
@@ -110,12 +110,12 @@ describe('database', () => {
           archive_end_date: null,
         })
         .execute();
-    await insert('t1', 'Quarterly Expense Report');
-    await insert('t2', 'Travel expenses 50%_off');
+    await insert('t1', 'Quarterly Expense Report', 'Urgent: for the board');
+    await insert('t2', 'Travel expenses 50%_off', 'routine');
     const contains = async (needle: string) => {
-      const { query, creationOrder } = dialectOf(db).whereTransactionNameContains(
+      const { query, creationOrder } = dialectOf(db).whereTransactionTextsContain(
         db.selectFrom('transactions'),
-        needle,
+        [{ column: 'name_key', foldedNeedle: needle }],
       );
       const rows = await query.select('transactions.id').orderBy(creationOrder).execute();
       return rows.map((r) => r.id);
@@ -128,6 +128,20 @@ describe('database', () => {
     expect(await contains('%')).toEqual(['t2']);
     expect(await contains('xyz')).toEqual([]);
     expect(await contains('"ex')).toEqual([]); // quotes cannot break out of the phrase
+    const texts = async (...filters: [TransactionTextColumn, string][]) => {
+      const { query, creationOrder } = dialectOf(db).whereTransactionTextsContain(
+        db.selectFrom('transactions'),
+        filters.map(([column, foldedNeedle]) => ({ column, foldedNeedle })),
+      );
+      return (await query.select('transactions.id').orderBy(creationOrder).execute()).map(
+        (r) => r.id,
+      );
+    };
+    // Several columns in one index look-up (AND), and a short needle through the LIKE fallback.
+    expect(await texts(['name_key', 'expense'], ['description_key', 'urgent'])).toEqual(['t1']);
+    expect(await texts(['description_key', 'rout'])).toEqual(['t2']);
+    expect(await texts(['name_key', 'expense'], ['description_key', 'or'])).toEqual(['t1']);
+    expect(await texts(['description_key', 'expense'])).toEqual([]); // a needle stays in its column
 
     await db
       .updateTable('transactions')
@@ -139,7 +153,7 @@ describe('database', () => {
     await db.deleteFrom('transactions').where('id', '=', 't2').execute();
     expect(await contains('expense')).toEqual([]);
     const check =
-      await sql`insert into transactions_name_fts(transactions_name_fts) values ('integrity-check')`.execute(
+      await sql`insert into transactions_text_fts(transactions_text_fts) values ('integrity-check')`.execute(
         db,
       );
     expect(check).toBeDefined();

@@ -7,6 +7,15 @@ import type { DatabaseSchema } from './schema.js';
 import { PostgresAdapter } from 'kysely';
 import { sqliteDialect } from './sqlite.js';
 
+/** The case-folded text columns of transactions that "contains" searches use. */
+export type TransactionTextColumn = 'name_key' | 'description_key' | 'category_key';
+
+/** One "contains" filter: the column and the needle, folded as the column is. */
+export interface TextContains {
+  column: TransactionTextColumn;
+  foldedNeedle: string;
+}
+
 /** A query over the transactions table, before its selection. */
 export type TransactionsQuery = SelectQueryBuilder<DatabaseSchema, 'transactions', {}>;
 
@@ -17,17 +26,17 @@ export interface StorageDialect {
     table: CreateTableBuilder<T, never>,
     column: string,
   ): CreateTableBuilder<T, never>;
-  /** Creates (in a migration) the index that serves transaction-name "contains" searches. */
-  createTransactionNameIndex(db: Kysely<unknown>): Promise<void>;
-  dropTransactionNameIndex(db: Kysely<unknown>): Promise<void>;
+  /** Creates (in a migration) the index that serves "contains" searches of transaction texts. */
+  createTransactionTextIndex(db: Kysely<unknown>): Promise<void>;
+  dropTransactionTextIndex(db: Kysely<unknown>): Promise<void>;
   /**
-   * Narrows a query over `transactions` to the rows whose folded name contains `foldedNeedle`, and
-   * names the expression that orders the narrowed rows by creation (`transactions.seq`, or an
-   * equal column that the index returns in order) at least cost.
+   * Narrows a query over `transactions` to the rows whose folded texts contain every given needle
+   * (name, description, category: AND), and names the expression that orders the narrowed rows by
+   * creation (`transactions.seq`, or an equal column that the index returns in order) at least cost.
    */
-  whereTransactionNameContains(
+  whereTransactionTextsContain(
     query: TransactionsQuery,
-    foldedNeedle: string,
+    filters: readonly TextContains[],
   ): { query: TransactionsQuery; creationOrder: Expression<number> };
   /** True when `error` is the database refusing a duplicate key (unique or primary key). */
   isUniqueViolation(error: unknown): boolean;

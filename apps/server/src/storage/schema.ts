@@ -120,7 +120,7 @@ export interface ConsoleGrantsTable {
 }
 
 export interface TransactionsTable {
-  /** Surrogate integer key: insertion order, and the rowid the SQLite name index refers to. */
+  /** Surrogate integer key: insertion order, and the rowid the SQLite text index refers to. */
   seq: Generated<number>;
   /** Opaque, 128 random bits, base64url; unique across the service. */
   id: string;
@@ -172,9 +172,11 @@ export interface TokensTable {
  * SQLite only: the FTS5 index over transactions.name_key (storage/sqlite.ts). Typed here so the
  * SQLite dialect can join it; nothing outside that module refers to it.
  */
-export interface TransactionsNameFtsTable {
+export interface TransactionsTextFtsTable {
   rowid: number;
   name_key: string | null;
+  description_key: string | null;
+  category_key: string | null;
 }
 
 export interface DatabaseSchema {
@@ -189,7 +191,7 @@ export interface DatabaseSchema {
   transactions: TransactionsTable;
   transaction_roles: TransactionRolesTable;
   tokens: TokensTable;
-  transactions_name_fts: TransactionsNameFtsTable;
+  transactions_text_fts: TransactionsTextFtsTable;
 }
 
 export type PalRow = Selectable<PalsTable>;

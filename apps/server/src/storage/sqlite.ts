@@ -10,7 +10,8 @@ import type { DatabaseSchema } from './schema.js';
 
 /** Milliseconds a writer waits for another process's write lock (e.g. the CLI beside the server). */
 const BUSY_TIMEOUT_MS = 5000;
-const NAME_INDEX = 'transactions_name_fts';
+const TEXT_INDEX = 'transactions_text_fts';
+const TEXT_COLUMNS = ['name_key', 'description_key', 'category_key'] as const;
 
 /**
  * Opens (creating if need be) a SQLite database file.
@@ -123,54 +124,57 @@ export const sqliteDialect: StorageDialect = {
     return table.addColumn(column, 'integer', (col) => col.primaryKey().autoIncrement().notNull());
   },
 
-  async createTransactionNameIndex(db) {
-    // An external-content index over transactions.name_key (already case-folded), keyed by the
-    // integer primary key `seq` (a rowid alias, so VACUUM never renumbers it). case_sensitive 1:
-    // the stored text is folded by the application, the index must not fold it differently.
-    await sql`create virtual table ${sql.raw(NAME_INDEX)} using fts5(
-      name_key, content='transactions', content_rowid='seq', tokenize='trigram case_sensitive 1'
+  async createTransactionTextIndex(db) {
+    // An external-content index over the case-folded name, description and category, keyed by
+    // the integer primary key `seq` (a rowid alias, so VACUUM never renumbers it).
+    // case_sensitive 1: the stored text is folded by the application, the index must not fold it
+    // differently.
+    const index = sql.raw(TEXT_INDEX);
+    const columns = sql.raw(TEXT_COLUMNS.join(', '));
+    const values = (row: 'new' | 'old') =>
+      sql.raw(TEXT_COLUMNS.map((c) => `${row}.${c}`).join(', '));
+    await sql`create virtual table ${index} using fts5(
+      ${columns}, content='transactions', content_rowid='seq', tokenize='trigram case_sensitive 1'
     )`.execute(db);
-    await sql`create trigger ${sql.raw(NAME_INDEX)}_insert after insert on transactions begin
-      insert into ${sql.raw(NAME_INDEX)}(rowid, name_key) values (new.seq, new.name_key);
+    await sql`create trigger ${sql.raw(`${TEXT_INDEX}_insert`)} after insert on transactions begin
+      insert into ${index}(rowid, ${columns}) values (new.seq, ${values('new')});
     end`.execute(db);
-    await sql`create trigger ${sql.raw(NAME_INDEX)}_delete after delete on transactions begin
-      insert into ${sql.raw(NAME_INDEX)}(${sql.raw(NAME_INDEX)}, rowid, name_key)
-        values ('delete', old.seq, old.name_key);
+    await sql`create trigger ${sql.raw(`${TEXT_INDEX}_delete`)} after delete on transactions begin
+      insert into ${index}(${index}, rowid, ${columns}) values ('delete', old.seq, ${values('old')});
     end`.execute(db);
-    await sql`create trigger ${sql.raw(NAME_INDEX)}_update after update of name_key on transactions begin
-      insert into ${sql.raw(NAME_INDEX)}(${sql.raw(NAME_INDEX)}, rowid, name_key)
-        values ('delete', old.seq, old.name_key);
-      insert into ${sql.raw(NAME_INDEX)}(rowid, name_key) values (new.seq, new.name_key);
+    await sql`create trigger ${sql.raw(`${TEXT_INDEX}_update`)} after update of ${columns} on transactions begin
+      insert into ${index}(${index}, rowid, ${columns}) values ('delete', old.seq, ${values('old')});
+      insert into ${index}(rowid, ${columns}) values (new.seq, ${values('new')});
     end`.execute(db);
     // Index whatever rows exist already.
-    await sql`insert into ${sql.raw(NAME_INDEX)}(${sql.raw(NAME_INDEX)}) values ('rebuild')`.execute(
-      db,
-    );
+    await sql`insert into ${index}(${index}) values ('rebuild')`.execute(db);
   },
 
-  async dropTransactionNameIndex(db) {
+  async dropTransactionTextIndex(db) {
     for (const suffix of ['insert', 'delete', 'update']) {
-      await sql`drop trigger if exists ${sql.raw(`${NAME_INDEX}_${suffix}`)}`.execute(db);
+      await sql`drop trigger if exists ${sql.raw(`${TEXT_INDEX}_${suffix}`)}`.execute(db);
     }
-    await sql`drop table if exists ${sql.raw(NAME_INDEX)}`.execute(db);
+    await sql`drop table if exists ${sql.raw(TEXT_INDEX)}`.execute(db);
   },
 
-  whereTransactionNameContains(query, foldedNeedle) {
+  whereTransactionTextsContain(query, filters) {
     // Trigrams need three characters; a shorter needle scans the enterprise's rows instead.
-    if ([...foldedNeedle].length < 3) {
-      return {
-        query: query.where(likeContains('transactions.name_key', foldedNeedle)),
-        creationOrder: sql.ref<number>('transactions.seq'),
-      };
-    }
-    // Joined rather than `seq IN (…)`: ordered by the index's own rowid (= seq), SQLite walks the
-    // matches in creation order and stops after one page, instead of collecting all of them first.
-    const narrowed = query
-      .innerJoin('transactions_name_fts', 'transactions_name_fts.rowid', 'transactions.seq')
-      .where(sql<SqlBool>`${sql.table(NAME_INDEX)} match ${ftsPhrase(foldedNeedle)}`);
+    const indexed = filters.filter((f) => [...f.foldedNeedle].length >= 3);
+    let narrowed = query;
+    for (const f of filters.filter((x) => !indexed.includes(x)))
+      narrowed = narrowed.where(likeContains(`transactions.${f.column}`, f.foldedNeedle));
+    if (indexed.length === 0)
+      return { query: narrowed, creationOrder: sql.ref<number>('transactions.seq') };
+    // One MATCH with a column filter per needle. Joined rather than `seq IN (…)`: ordered by the
+    // index's own rowid (= seq), SQLite walks the matches in creation order and stops after one
+    // page, instead of collecting all of them first.
+    const match = indexed.map((f) => `${f.column} : ${ftsPhrase(f.foldedNeedle)}`).join(' AND ');
+    const joined = narrowed
+      .innerJoin('transactions_text_fts', 'transactions_text_fts.rowid', 'transactions.seq')
+      .where(sql<SqlBool>`${sql.table(TEXT_INDEX)} match ${match}`);
     return {
-      query: narrowed as unknown as TransactionsQuery,
-      creationOrder: sql.ref<number>('transactions_name_fts.rowid'),
+      query: joined as unknown as TransactionsQuery,
+      creationOrder: sql.ref<number>('transactions_text_fts.rowid'),
     };
   },
 

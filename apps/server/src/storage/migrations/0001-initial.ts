@@ -226,7 +226,7 @@ export const initial: Migration = {
       .on('transactions')
       .columns(['system_status', 'execute_end_date'])
       .execute();
-    await dialect.createTransactionNameIndex(db);
+    await dialect.createTransactionTextIndex(db);
 
     await db.schema
       .createTable('transaction_roles')
@@ -266,7 +266,7 @@ export const initial: Migration = {
   },
 
   async down(db: Kysely<any>) {
-    await dialectOf(db).dropTransactionNameIndex(db);
+    await dialectOf(db).dropTransactionTextIndex(db);
     for (const table of [
       'tokens',
       'transaction_roles',
