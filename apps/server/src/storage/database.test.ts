@@ -153,7 +153,7 @@ describe('database', () => {
     await db.deleteFrom('transactions').where('id', '=', 't2').execute();
     expect(await contains('expense')).toEqual([]);
     const check =
-      await sql`insert into transactions_text_fts(transactions_text_fts) values ('integrity-check')`.execute(
+      await sql`insert into transactions_name_fts(transactions_name_fts) values ('integrity-check')`.execute(
         db,
       );
     expect(check).toBeDefined();

@@ -172,10 +172,17 @@ export interface TokensTable {
  * SQLite only: the FTS5 index over transactions.name_key (storage/sqlite.ts). Typed here so the
  * SQLite dialect can join it; nothing outside that module refers to it.
  */
-export interface TransactionsTextFtsTable {
+/** The FTS5 trigram indexes over one case-folded text column of transactions each. */
+export interface TransactionsNameFtsTable {
   rowid: number;
   name_key: string | null;
+}
+export interface TransactionsDescriptionFtsTable {
+  rowid: number;
   description_key: string | null;
+}
+export interface TransactionsCategoryFtsTable {
+  rowid: number;
   category_key: string | null;
 }
 
@@ -191,7 +198,9 @@ export interface DatabaseSchema {
   transactions: TransactionsTable;
   transaction_roles: TransactionRolesTable;
   tokens: TokensTable;
-  transactions_text_fts: TransactionsTextFtsTable;
+  transactions_name_fts: TransactionsNameFtsTable;
+  transactions_description_fts: TransactionsDescriptionFtsTable;
+  transactions_category_fts: TransactionsCategoryFtsTable;
 }
 
 export type PalRow = Selectable<PalsTable>;
