@@ -62,6 +62,17 @@ describe('registerRoutes: request bodies', () => {
     expect(ok.statusCode).toBe(200);
     expect(seen.runConsoleWorkflow).toEqual({ params: { palId: 'p' }, body: { payload: 'aGk=' } });
   });
+
+  it('reads a form field named __proto__ as a field, never as the prototype', async () => {
+    const answer = await post(
+      '/user/runWorkflow',
+      'application/x-www-form-urlencoded',
+      '__proto__=a&__proto__=b&action=go',
+    );
+    expect(answer.statusCode, answer.body).toBe(200);
+    expect(seen.runUserWorkflow).toEqual({ query: { action: 'go' } });
+    expect(Object.getPrototypeOf(seen.runUserWorkflow!.query)).toBe(Object.prototype);
+  });
 });
 
 describe('registerRoutes: multipart forms under the body limit', () => {

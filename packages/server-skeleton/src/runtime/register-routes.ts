@@ -40,9 +40,8 @@ export interface RegisterRoutesOptions<Ctx> {
 
 type ReceivedBody = { kind: 'xml' | 'json'; text: string } | { kind: 'form'; fields: RawValues };
 
-const BODY = Symbol('palBody');
 const CONTEXT = Symbol('palContext');
-type PalRequest = FastifyRequest & { [BODY]?: ReceivedBody; [CONTEXT]?: unknown };
+type PalRequest = FastifyRequest & { [CONTEXT]?: unknown };
 
 export async function registerRoutes<Ctx>(
   app: FastifyInstance,
@@ -235,7 +234,8 @@ async function parseMultipart(contentType: string, body: Buffer): Promise<RawVal
 }
 
 function parseUrlEncoded(text: string): RawValues {
-  const out: RawValues = {};
+  // No prototype: a field named "__proto__" is a field like any other.
+  const out: RawValues = Object.create(null) as RawValues;
   for (const [k, v] of new URLSearchParams(text)) {
     const prev = out[k];
     out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
