@@ -16,4 +16,10 @@ export type { MemberDescriptor, RootDescriptor, TypeDescriptor } from './runtime
 export { DecodeError, type DecodeIssue } from './runtime/decode-error.js';
 export { decodeJson, encodeJson, validateRoot } from './runtime/json-codec.js';
 export { decodeXml, encodeXml, escapeText, parseXmlDocument } from './runtime/xml-codec.js';
-export { xsBase64Binary, xsString } from './runtime/xsd-builtins.js';
+export {
+  xsBase64Binary,
+  xsBoolean,
+  xsInt,
+  xsString,
+  xsUnsignedShort,
+} from './runtime/xsd-builtins.js';

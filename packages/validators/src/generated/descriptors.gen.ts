@@ -442,24 +442,44 @@ export type TypeName =
   | 'DataListMap';
 /** The global elements of the XSDs: the roots of XML documents. */
 export const rootElements: Readonly<Record<RootName, RootDescriptor>> = {
-  palInfo: { namespace: 'urn:pal-workflow:pal', type: 'PalInfo' },
-  palInfoList: { namespace: 'urn:pal-workflow:pal', type: 'PalInfoList' },
-  transactionInfo: { namespace: 'urn:pal-workflow:pal', type: 'TransactionInfo' },
-  transactionInfoList: { namespace: 'urn:pal-workflow:pal', type: 'TransactionInfoList' },
-  palSearch: { namespace: 'urn:pal-workflow:pal', type: 'PalSearch' },
-  transactionSearch: { namespace: 'urn:pal-workflow:pal', type: 'TransactionSearch' },
-  nameValue: { namespace: 'urn:pal-workflow:pal', type: 'NameValue' },
-  nameValueList: { namespace: 'urn:pal-workflow:pal', type: 'NameValueList' },
-  consoleContent: { namespace: 'urn:pal-workflow:pal', type: 'ConsoleContent' },
-  transactionContent: { namespace: 'urn:pal-workflow:pal', type: 'TransactionContent' },
-  consoleResult: { namespace: 'urn:pal-workflow:pal', type: 'ConsoleResult' },
-  transactionResult: { namespace: 'urn:pal-workflow:pal', type: 'TransactionResult' },
-  errorResult: { namespace: 'urn:pal-workflow:pal', type: 'Result' },
-  string: { namespace: 'urn:pal-workflow:pal', type: 'xs:string' },
-  boolean: { namespace: 'urn:pal-workflow:pal', type: 'xs:boolean' },
-  int: { namespace: 'urn:pal-workflow:pal', type: 'xs:int' },
-  ServiceRequest: { namespace: 'urn:pal-workflow:services', type: 'ServiceRequest' },
-  ServiceResponse: { namespace: 'urn:pal-workflow:services', type: 'ServiceResponse' },
+  palInfo: { namespace: 'urn:pal-workflow:pal', prefix: 'pal', type: 'PalInfo' },
+  palInfoList: { namespace: 'urn:pal-workflow:pal', prefix: 'pal', type: 'PalInfoList' },
+  transactionInfo: { namespace: 'urn:pal-workflow:pal', prefix: 'pal', type: 'TransactionInfo' },
+  transactionInfoList: {
+    namespace: 'urn:pal-workflow:pal',
+    prefix: 'pal',
+    type: 'TransactionInfoList',
+  },
+  palSearch: { namespace: 'urn:pal-workflow:pal', prefix: 'pal', type: 'PalSearch' },
+  transactionSearch: {
+    namespace: 'urn:pal-workflow:pal',
+    prefix: 'pal',
+    type: 'TransactionSearch',
+  },
+  nameValue: { namespace: 'urn:pal-workflow:pal', prefix: 'pal', type: 'NameValue' },
+  nameValueList: { namespace: 'urn:pal-workflow:pal', prefix: 'pal', type: 'NameValueList' },
+  consoleContent: { namespace: 'urn:pal-workflow:pal', prefix: 'pal', type: 'ConsoleContent' },
+  transactionContent: {
+    namespace: 'urn:pal-workflow:pal',
+    prefix: 'pal',
+    type: 'TransactionContent',
+  },
+  consoleResult: { namespace: 'urn:pal-workflow:pal', prefix: 'pal', type: 'ConsoleResult' },
+  transactionResult: {
+    namespace: 'urn:pal-workflow:pal',
+    prefix: 'pal',
+    type: 'TransactionResult',
+  },
+  errorResult: { namespace: 'urn:pal-workflow:pal', prefix: 'pal', type: 'Result' },
+  string: { namespace: 'urn:pal-workflow:pal', prefix: 'pal', type: 'xs:string' },
+  boolean: { namespace: 'urn:pal-workflow:pal', prefix: 'pal', type: 'xs:boolean' },
+  int: { namespace: 'urn:pal-workflow:pal', prefix: 'pal', type: 'xs:int' },
+  ServiceRequest: { namespace: 'urn:pal-workflow:services', prefix: 'svc', type: 'ServiceRequest' },
+  ServiceResponse: {
+    namespace: 'urn:pal-workflow:services',
+    prefix: 'svc',
+    type: 'ServiceResponse',
+  },
 };
 export type RootName =
   | 'palInfo'

@@ -1,11 +1,11 @@
-import { z } from 'zod';
-import { xsBase64Binary, xsString } from './xsd-builtins.js';
+import type { z } from 'zod';
+import { xsBase64Binary, xsBoolean, xsInt, xsString, xsUnsignedShort } from './xsd-builtins.js';
 
 const BUILTINS: Record<string, z.ZodType> = {
   'xs:string': xsString,
-  'xs:boolean': z.boolean(),
-  'xs:int': z.int32(),
-  'xs:unsignedShort': z.int().min(0).max(65535),
+  'xs:boolean': xsBoolean,
+  'xs:int': xsInt,
+  'xs:unsignedShort': xsUnsignedShort,
   'xs:base64Binary': xsBase64Binary,
 };
 

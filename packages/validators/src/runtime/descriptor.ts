@@ -25,5 +25,7 @@ export type TypeDescriptor =
 
 export interface RootDescriptor {
   readonly namespace: string;
+  /** The prefix the schema binds to the namespace; the encoder writes the root with it. */
+  readonly prefix: string;
   readonly type: TypeRefName;
 }

@@ -17,17 +17,12 @@ import type { MemberDescriptor, TypeDescriptor } from './descriptor.js';
 import { validateRoot } from './json-codec.js';
 
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
-const PREFIX_BY_NAMESPACE: Record<string, string> = {
-  'urn:pal-workflow:pal': 'pal',
-  'urn:pal-workflow:services': 'svc',
-};
 
 // ---------------------------------------------------------------- encoding
 
 /** Writes a value as an XML document whose root is the given global element. */
 export function encodeXml<R extends RootName>(root: R, value: RootValues[R]): string {
-  const { namespace, type } = rootElements[root];
-  const prefix = PREFIX_BY_NAMESPACE[namespace] ?? 'ns';
+  const { namespace, prefix, type } = rootElements[root];
   const state = { nil: false };
   const body = writerOf(type)(value, state);
   const xsi = state.nil ? ` xmlns:xsi="${XSI}"` : '';

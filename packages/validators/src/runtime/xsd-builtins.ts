@@ -1,7 +1,7 @@
 /**
- * zod schemas of the XSD built-ins whose value space is narrower than a JS string,
- * so that JSON input is held to what XML can carry: xs:string allows only XML
- * characters, xs:base64Binary only base64 text.
+ * zod schemas of the XSD built-ins the contract uses, defined once: the generated schemas
+ * and the codecs refer to these. Strings are held to what XML can carry: xs:string allows only
+ * XML characters, xs:base64Binary only base64 text.
  */
 import { z } from 'zod';
 
@@ -11,3 +11,9 @@ const XML_CHARS = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]*$/u;
 export const xsString = z.string().regex(XML_CHARS, 'contains a character that XML cannot carry');
 
 export const xsBase64Binary = z.base64();
+
+export const xsBoolean = z.boolean();
+
+export const xsInt = z.int32();
+
+export const xsUnsignedShort = z.int().min(0).max(65535);

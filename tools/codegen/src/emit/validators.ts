@@ -21,11 +21,12 @@ import {
 import type { EmittedFile } from '../write.js';
 import { tsTypeOf } from './ts-names.js';
 
+// The runtime defines the built-ins once (runtime/xsd-builtins.ts); generated schemas refer to them.
 const ZOD_BUILTIN = {
   string: 'xsString',
-  boolean: 'z.boolean()',
-  int: 'z.int32()',
-  unsignedShort: 'z.int().min(0).max(65535)',
+  boolean: 'xsBoolean',
+  int: 'xsInt',
+  unsignedShort: 'xsUnsignedShort',
   base64Binary: 'xsBase64Binary',
 } as const;
 
@@ -61,6 +62,23 @@ function zodInitializer(t: TypeModel): string {
   }
 }
 
+/** The built-in schemas the object types' members use. */
+function usedBuiltins(model: SchemaModel): Set<string> {
+  const used = new Set<string>();
+  for (const t of model.types) {
+    const refs =
+      t.kind === 'object'
+        ? t.ownMembers.map((m) => m.type)
+        : t.kind === 'map'
+          ? [t.value]
+          : t.kind === 'array'
+            ? [t.item]
+            : [];
+    for (const r of refs) if (r.kind === 'builtin') used.add(ZOD_BUILTIN[r.name]);
+  }
+  return used;
+}
+
 export function emitValidators(ctx: GenerateContext, model: SchemaModel): EmittedFile[] {
   const project = new Project({ useInMemoryFileSystem: true });
   const enums = model.types.filter((t) => t.kind === 'enum').map((t) => t.name);
@@ -78,7 +96,7 @@ export function emitValidators(ctx: GenerateContext, model: SchemaModel): Emitte
     {
       kind: StructureKind.ImportDeclaration,
       moduleSpecifier: '../runtime/xsd-builtins.js',
-      namedImports: ['xsString', 'xsBase64Binary'],
+      namedImports: [...usedBuiltins(model)].sort(),
     },
     ...dependencyOrder(model).map((t): StatementStructures => ({
       kind: StructureKind.VariableStatement,
@@ -120,6 +138,9 @@ export function emitValidators(ctx: GenerateContext, model: SchemaModel): Emitte
           .join(', ')}] }`;
     }
   };
+  // The prefix the schema itself binds to its target namespace (xmlns:pal, xmlns:svc).
+  const prefixOf = (namespace: string) =>
+    model.files.find((f) => f.namespace === namespace)?.prefix ?? 'ns';
   const rootType = (r: TypeRef) => (r.kind === 'builtin' ? `xs:${r.name}` : r.name);
   const descriptorFile = project.createSourceFile('descriptors.gen.ts', {
     statements: [
@@ -180,7 +201,7 @@ export function emitValidators(ctx: GenerateContext, model: SchemaModel): Emitte
             initializer: `{ ${model.roots
               .map(
                 (r) =>
-                  `${r.name}: { namespace: ${JSON.stringify(r.namespace)}, type: ${JSON.stringify(rootType(r.type))} }`,
+                  `${r.name}: { namespace: ${JSON.stringify(r.namespace)}, prefix: ${JSON.stringify(prefixOf(r.namespace))}, type: ${JSON.stringify(rootType(r.type))} }`,
               )
               .join(', ')} }`,
           },

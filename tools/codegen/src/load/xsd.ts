@@ -64,7 +64,19 @@ export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaM
         file,
         'elementFormDefault must be "unqualified" (members are unqualified)',
       );
-    files.push({ file, namespace, version: String(schema['@version'] ?? '') });
+    const prefix = [...prefixes].find(([p, uri]) => uri === namespace && p !== '')?.[0];
+    if (!prefix)
+      diagnostics.error(
+        'XSD004',
+        file,
+        'bind a prefix to the targetNamespace (e.g. xmlns:pal="…")',
+      );
+    files.push({
+      file,
+      namespace,
+      prefix: prefix ?? 'ns',
+      version: String(schema['@version'] ?? ''),
+    });
 
     const resolve = (qname: string, location: string): TypeRef | undefined => {
       const [prefix, local] = qname.includes(':') ? qname.split(':') : ['', qname];

@@ -72,6 +72,8 @@ export interface RootElementModel {
 export interface SchemaFileModel {
   file: string;
   namespace: string;
+  /** The prefix the schema binds to its target namespace; XML documents use it for the root. */
+  prefix: string;
   version: string;
 }
 

@@ -49,9 +49,9 @@ export const typeDescriptors: Readonly<Record<TypeName, TypeDescriptor>> = {
 export type TypeName = 'Item' | 'SpecialItem' | 'ItemList' | 'ItemSearch' | 'Labels' | 'Kind';
 /** The global elements of the XSDs: the roots of XML documents. */
 export const rootElements: Readonly<Record<RootName, RootDescriptor>> = {
-  item: { namespace: 'urn:mini', type: 'Item' },
-  itemList: { namespace: 'urn:mini', type: 'ItemList' },
-  string: { namespace: 'urn:mini', type: 'xs:string' },
+  item: { namespace: 'urn:mini', prefix: 'm', type: 'Item' },
+  itemList: { namespace: 'urn:mini', prefix: 'm', type: 'ItemList' },
+  string: { namespace: 'urn:mini', prefix: 'm', type: 'xs:string' },
 };
 export type RootName = 'item' | 'itemList' | 'string';
 
