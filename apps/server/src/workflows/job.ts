@@ -1,0 +1,81 @@
+// What crosses the thread boundary between the engine (main thread) and a sandbox worker: plain,
+// structured-clone-able data only. The worker never sees the database; the engine never sees
+// QuickJS.
+
+/** The failure types of DESIGN §7, as they appear in `messages[].type` and errorResults. */
+export type FailureType = 'WORKFLOW_ERROR' | 'WORKFLOW_TIMEOUT' | 'WORKFLOW_MEMORY' | 'NO_WORKFLOW';
+
+/** A transaction as a workflow sees it (`pal.transaction`). */
+export interface TransactionView {
+  id: string;
+  palId: string;
+  status: string;
+  systemStatus: string;
+  webServiceStatus: string;
+}
+
+export interface RoleView {
+  sso: string;
+  role: string;
+}
+
+/** One run: which code, which export, with what input and what state it may read. */
+export interface SandboxJob {
+  /** The pal version's files, path → source. Module names below resolve to these paths. */
+  files: Record<string, string>;
+  /** The manifest's `workflows`: module name → path, for `pal.call`. */
+  modules: Record<string, string>;
+  /** The module to run (a name in `modules`). */
+  module: string;
+  exportName: string;
+  /** JSON text of the export's first argument. */
+  inputJson: string;
+  /** Variables visible to `pal.vars` when the run starts. */
+  vars: Record<string, string>;
+  transaction?: TransactionView;
+  roles?: RoleView[];
+  /** systemStatus moves a workflow may make: event → the states it may start from, and its target. */
+  moves: Record<string, { from: readonly string[]; to: string }>;
+  timeoutMs: number;
+  memoryBytes: number;
+  /** Longest return value accepted, in UTF-16 code units of its JSON text. */
+  maxResultLength: number;
+}
+
+/** What a successful run asks the engine to keep; applied all together, or not at all. */
+export interface RunEffects {
+  vars: Record<string, string>;
+  /** The business status set last by `pal.transaction.setStatus`. */
+  status?: string;
+  /** systemStatus events in the order the workflow made them. */
+  moves: string[];
+  roles: ({ op: 'assign'; sso: string; role: string } | { op: 'remove'; sso: string })[];
+  mails: { to: string; subject: string; text: string; action: string }[];
+}
+
+/** One stack frame of a failed run: `function (module:line)` in DebugInfo's words. */
+export interface StackFrame {
+  functionName: string;
+  file: string;
+  line: number;
+}
+
+export type SandboxOutcome =
+  | {
+      ok: true;
+      /** JSON text of the export's return value; undefined when it returned nothing. */
+      valueJson: string | undefined;
+      effects: RunEffects;
+      logs: string[];
+      durationMs: number;
+    }
+  | {
+      ok: false;
+      type: FailureType;
+      message: string;
+      frames: StackFrame[];
+      logs: string[];
+      durationMs: number;
+      /** The worker must not run anything else (its WASM memory may be damaged). */
+      retire?: boolean;
+    };

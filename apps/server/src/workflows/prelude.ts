@@ -1,0 +1,26 @@
+// The JavaScript that runs in each QuickJS context around the pal's code: it completes the `pal`
+// object the host built (host functions over RunState, sandbox.ts) with `pal.call`, which needs
+// `import()`, freezes it, imports the module and calls the export. Kept tiny on purpose: it is
+// compiled afresh in every run's context, and compile time is most of a trivial run's cost.
+//
+// It captures JSON before any guest code runs, so a workflow that replaces JSON.stringify changes
+// only what its own code sees. It resolves to the JSON text of the return value, to undefined
+// when there is none, or to null when the module has no such export.
+export function driverSource(modulePath: string, exportName: string): string {
+  return `(async (pal, module, input) => {
+const { parse, stringify } = JSON, freeze = Object.freeze;
+pal.call = async (name, exportName, input) => {
+  const path = module(name), ns = path === undefined ? undefined : await import(path);
+  const fn = ns === undefined ? undefined : ns[exportName];
+  if (typeof fn !== 'function') throw new TypeError('pal.call: module "' + name + '" has no export "' + exportName + '"');
+  return fn(input, pal);
+};
+for (const part of [pal.vars, pal.roles, pal.mail, pal.transaction]) if (part) freeze(part);
+freeze(pal);
+const fn = (await import(${JSON.stringify(modulePath)}))[${JSON.stringify(exportName)}];
+if (typeof fn !== 'function') return null;
+const value = await fn(parse(input), pal);
+try { return value === undefined ? undefined : stringify(value); }
+catch (error) { throw new TypeError('the return value cannot be written as JSON: ' + error.message); }
+})`;
+}
