@@ -53,6 +53,7 @@ export async function buildApp(
     done();
   });
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
+  app.addHook('onClose', () => domain.workflows.close());
   app.setNotFoundHandler((request, reply) =>
     sendError(
       request,

@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, describeConfig, loadConfig } from './config.js';
@@ -35,6 +35,9 @@ describe('loadConfig', () => {
       pageSize: 100,
       bodyLimitBytes: 25 * 1024 * 1024,
       logLevel: 'info',
+      workflowTimeoutMs: 1000,
+      workflowMemoryMb: 64,
+      workflowWorkers: availableParallelism(),
     });
     expect(config.mailUrl).toBeUndefined();
     expect(config.secretKey.toString('hex')).toBe(HEX_KEY);
@@ -93,6 +96,9 @@ describe('loadConfig', () => {
     ['PORT', '80.5', /PORT: expected an integer/],
     ['PAGE_SIZE', '1001', /PAGE_SIZE: expected an integer from 1 to 1000/],
     ['PAGE_SIZE', '0', /PAGE_SIZE: expected an integer from 1 to 1000/],
+    ['WORKFLOW_TIMEOUT_MS', '5', /WORKFLOW_TIMEOUT_MS: expected an integer from 10 to 600000/],
+    ['WORKFLOW_MEMORY_MB', 'lots', /WORKFLOW_MEMORY_MB: expected an integer from 8 to 1024/],
+    ['WORKFLOW_WORKERS', '0', /WORKFLOW_WORKERS: expected an integer from 1 to 256/],
     ['TOKEN_TTL_SECONDS', '-5', /TOKEN_TTL_SECONDS: expected an integer/],
     ['BODY_LIMIT_BYTES', '1e9', /BODY_LIMIT_BYTES: expected an integer/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL: expected one of fatal, error/],

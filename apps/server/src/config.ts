@@ -3,6 +3,7 @@
 // documentation of each setting is docs/configuration.md.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -30,6 +31,12 @@ export interface Config {
   pageSize: number;
   bodyLimitBytes: number;
   logLevel: LogLevel;
+  /** Wall time one workflow run may take. */
+  workflowTimeoutMs: number;
+  /** Memory one workflow run may allocate inside its sandbox. */
+  workflowMemoryMb: number;
+  /** Worker threads that run workflows. */
+  workflowWorkers: number;
 }
 
 /** A setting with a bad value. The message names the variable and says why. */
@@ -55,6 +62,10 @@ export const CONFIG_DEFAULTS = {
   MAX_PAGE_SIZE: 1000,
   BODY_LIMIT_BYTES: 25 * 1024 * 1024,
   LOG_LEVEL: 'info' as LogLevel,
+  WORKFLOW_TIMEOUT_MS: 1000,
+  WORKFLOW_MEMORY_MB: 64,
+  /** Unset: one worker per core. */
+  WORKFLOW_WORKERS: undefined,
 } as const;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -112,6 +123,27 @@ export function loadConfig(env: Env = process.env): Config {
     LOG_LEVELS,
     CONFIG_DEFAULTS.LOG_LEVEL,
   );
+  const workflowTimeoutMs = integerSetting(
+    'WORKFLOW_TIMEOUT_MS',
+    get('WORKFLOW_TIMEOUT_MS'),
+    CONFIG_DEFAULTS.WORKFLOW_TIMEOUT_MS,
+    10,
+    600_000,
+  );
+  const workflowMemoryMb = integerSetting(
+    'WORKFLOW_MEMORY_MB',
+    get('WORKFLOW_MEMORY_MB'),
+    CONFIG_DEFAULTS.WORKFLOW_MEMORY_MB,
+    8,
+    1024,
+  );
+  const workflowWorkers = integerSetting(
+    'WORKFLOW_WORKERS',
+    get('WORKFLOW_WORKERS'),
+    availableParallelism(),
+    1,
+    256,
+  );
   // Last, because in embedded mode it may write DATA_DIR/secret.key: only once everything else is valid.
   const { key: secretKey, source: secretKeySource } = secretKeySetting(
     get('PAL_SECRET_KEY'),
@@ -134,6 +166,9 @@ export function loadConfig(env: Env = process.env): Config {
     pageSize,
     bodyLimitBytes,
     logLevel,
+    workflowTimeoutMs,
+    workflowMemoryMb,
+    workflowWorkers,
   };
 }
 
@@ -158,6 +193,9 @@ export function describeConfig(config: Config): Record<string, unknown> {
     secretKey: `(${config.secretKeySource})`,
     tokenTtlSeconds: config.tokenTtlSeconds,
     pageSize: config.pageSize,
+    workflowTimeoutMs: config.workflowTimeoutMs,
+    workflowMemoryMb: config.workflowMemoryMb,
+    workflowWorkers: config.workflowWorkers,
     bodyLimitBytes: config.bodyLimitBytes,
     logLevel: config.logLevel,
   };

@@ -101,11 +101,13 @@ describe('the configured roots', () => {
       'NOT_FOUND',
     );
     expectError(await h.http('/user/runWorkflow?action=a', { method: 'POST' }), 404, 'NOT_FOUND');
-    expectError(
-      await h.http(`/${USER_ROOT}/runWorkflow?action=a&workflow=w`, { method: 'POST' }),
-      501,
-      'NOT_IMPLEMENTED',
-    );
+    expect(
+      expectError(
+        await h.http(`/${USER_ROOT}/runWorkflow?action=a&workflow=w`, { method: 'POST' }),
+        404,
+        'NOT_FOUND',
+      ),
+    ).toEqual(['pal "w" not found']);
     expectError(
       await h.http(`/${USER_ROOT}/runWorkflow?action=a`, { method: 'POST', auth: null }),
       401,

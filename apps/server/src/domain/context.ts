@@ -7,6 +7,7 @@ import { createMailer, type Mailer } from '../mail/mailer.js';
 import type { Db } from '../storage/database.js';
 import { dialectOf } from '../storage/dialect.js';
 import { ClientAuthenticator } from './clients.js';
+import { WorkerPool } from '../workflows/pool.js';
 import { ReadCache } from './read-cache.js';
 
 export interface DomainContext {
@@ -18,9 +19,17 @@ export interface DomainContext {
   readonly clients: ClientAuthenticator;
   /** Read-through cache of pals, dropped on any change of the data (read-cache.ts). */
   readonly cache: ReadCache;
+  /** The sandbox workers that run workflows (threads start at the first run). */
+  readonly workflows: WorkerPool;
   /** The clock; tests may fix it. */
   now(): Date;
 }
+
+/**
+ * How long past its time limit a run may take before its worker is ended: QuickJS checks the
+ * limit every few thousand instructions, but not inside a long builtin call.
+ */
+const WORKFLOW_BACKSTOP_GRACE_MS = 500;
 
 export interface DomainContextOptions {
   db: Db;
@@ -42,6 +51,12 @@ export function createDomainContext(options: DomainContextOptions): DomainContex
       now: () => now().getTime(),
     }),
     cache: new ReadCache(() => dialectOf(options.db).changeStamp(options.db)),
+    workflows: new WorkerPool({
+      size: options.config.workflowWorkers,
+      memoryLimitBytes: options.config.workflowMemoryMb * 1024 * 1024,
+      backstopGraceMs: WORKFLOW_BACKSTOP_GRACE_MS,
+      log,
+    }),
     now,
   };
 }

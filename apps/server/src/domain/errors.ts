@@ -88,3 +88,19 @@ export function isDomainError(error: unknown): error is DomainError {
     typeof (error as Partial<DomainError>).code === 'string'
   );
 }
+
+/**
+ * 422: a workflow run of C2 or T9 failed (their list answers have no success member to say so).
+ * The code is the failure type of DESIGN §7: WORKFLOW_ERROR, WORKFLOW_TIMEOUT, WORKFLOW_MEMORY or
+ * NO_WORKFLOW.
+ */
+export class WorkflowFailedError extends DomainError {
+  readonly statusCode = 422;
+  override readonly name = 'WorkflowFailedError';
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}

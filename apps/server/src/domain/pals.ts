@@ -10,6 +10,7 @@ import { loadPalPackage, type PalManifest, type PalPackage } from './pal-manifes
 import { optional, stringFilterConditions, withoutUndefined, type Page } from './search.js';
 import { requireId, requireStartRecord } from './validate.js';
 import { fold } from '../storage/conditions.js';
+import { checkWorkflowSyntax } from '../workflows/syntax-check.js';
 
 /** The spec's PalInfo (generated from the XSD): absent strings are left out, dates are ISO-8601; the domain always knows the id. */
 export type PalInfo = Wire.PalInfo & { id: string };
@@ -90,6 +91,7 @@ export async function deployPalPackage(
   options: { skipIfUnchanged?: boolean } = {},
 ): Promise<DeployResult> {
   await getEnterprise(ctx, enterpriseId);
+  await checkWorkflowSyntax(pkg.files);
   const m = pkg.manifest;
   const now = ctx.now().toISOString();
   return ctx.db.transaction().execute(async (trx) => {

@@ -1,9 +1,12 @@
-// Console area: C1, C3, C4 (C2, C5, C6, C7 come with workflows and tokens).
+// Console area: C1, C3, C4, and C2, C5, C7, which run the pal's `console` module (C6 comes with tokens).
 import type { Handlers } from '@pal-workflow/server-skeleton';
 import { deleteConsoleAccess, grantConsoleAccess } from '../domain/people.js';
 import { searchPals } from '../domain/pals.js';
 import type { AppContext } from '../http/app-context.js';
+import { runConsoleModule } from '../workflows/engine.js';
+import { consoleResult, nameValues } from '../workflows/output.js';
 import { notImplemented } from './not-implemented.js';
+import { contentInput, failureMessages, valueOr422 } from './workflow-runs.js';
 
 type ConsoleHandlers = Pick<
   Handlers<AppContext>,
@@ -35,8 +38,36 @@ export const consoleHandlers: ConsoleHandlers = {
       form.ssoId,
       form.useEnterpriseProfile ?? false,
     ),
-  runConsolePal: async () => notImplemented('C2', 'runs a workflow'),
-  executeConsoleWorkflow: async () => notImplemented('C5', 'runs a workflow'),
+  runConsolePal: async ({ params, body }, ctx) =>
+    valueOr422(
+      await runConsoleModule(ctx.domain, ctx.enterpriseId, params.palId, {
+        exportName: 'run',
+        input: contentInput(body, { action: 'run', palId: params.palId }),
+        shape: nameValues,
+        requestId: ctx.requestId,
+      }),
+    ),
+  executeConsoleWorkflow: async ({ params, body }, ctx) => {
+    const result = await runConsoleModule(ctx.domain, ctx.enterpriseId, params.palId, {
+      exportName: 'executeWorkflow',
+      input: { body: JSON.stringify(body), contentType: 'application/json' },
+      shape: (value) => consoleResult(value, params.palId),
+      requestId: ctx.requestId,
+    });
+    return result.ok
+      ? result.value
+      : { success: false, palId: params.palId, messages: failureMessages(result) };
+  },
   createConsoleToken: async () => notImplemented('C6', 'issues or redeems a token'),
-  runConsoleWorkflow: async () => notImplemented('C7', 'runs a workflow'),
+  runConsoleWorkflow: async ({ params, body }, ctx) => {
+    const result = await runConsoleModule(ctx.domain, ctx.enterpriseId, params.palId, {
+      exportName: 'runWorkflow',
+      input: contentInput(body, { action: 'runWorkflow', palId: params.palId }),
+      shape: (value) => consoleResult(value, params.palId),
+      requestId: ctx.requestId,
+    });
+    return result.ok
+      ? result.value
+      : { success: false, palId: params.palId, messages: failureMessages(result) };
+  },
 };

@@ -1,9 +1,13 @@
-// Transactions area: T1, T2, T4, T7, T10 (T3, T5, T6, T8, T9 come with workflows and tokens).
+// Transactions area: T1, T2, T4, T7, T10, and T6, T9, which run the transaction's `transaction`
+// module (T3, T5, T8 come with tokens).
 import type { Handlers } from '@pal-workflow/server-skeleton';
 import { removeAllRoles, removeRole } from '../domain/people.js';
 import { createTransaction, getTransaction, searchTransactions } from '../domain/transactions.js';
 import type { AppContext } from '../http/app-context.js';
+import { runTransactionModule } from '../workflows/engine.js';
+import { nameValues, transactionResult } from '../workflows/output.js';
 import { notImplemented } from './not-implemented.js';
+import { contentInput, failureMessages, valueOr422 } from './workflow-runs.js';
 
 type TransactionHandlers = Pick<
   Handlers<AppContext>,
@@ -29,7 +33,34 @@ export const transactionHandlers: TransactionHandlers = {
     removeRole(ctx.domain, ctx.enterpriseId, params.transactionId, form.userSSO),
   getTransactionFromEmail: async () => notImplemented('T3', 'issues or redeems a token'),
   createTransactionToken: async () => notImplemented('T5', 'issues or redeems a token'),
-  runTransactionWorkflow: async () => notImplemented('T6', 'runs a workflow'),
+  runTransactionWorkflow: async ({ params, body }, ctx) => {
+    const { transactionId } = params;
+    const result = await runTransactionModule(ctx.domain, ctx.enterpriseId, transactionId, {
+      exportName: 'runWorkflow',
+      webService: true,
+      input: contentInput(body, { action: 'runWorkflow', transactionId }),
+      shape: (value, palId) => transactionResult(value, palId, transactionId),
+      requestId: ctx.requestId,
+    });
+    return result.ok
+      ? result.value
+      : {
+          success: false,
+          palId: result.palId,
+          transactionId,
+          recordsProcessed: 0,
+          messages: failureMessages(result),
+        };
+  },
   createAnonymousToken: async () => notImplemented('T8', 'issues or redeems a token'),
-  runTransaction: async () => notImplemented('T9', 'runs a workflow'),
+  runTransaction: async ({ params, body }, ctx) =>
+    valueOr422(
+      await runTransactionModule(ctx.domain, ctx.enterpriseId, params.transactionId, {
+        exportName: 'run',
+        webService: true,
+        input: contentInput(body, { action: 'run', transactionId: params.transactionId }),
+        shape: nameValues,
+        requestId: ctx.requestId,
+      }),
+    ),
 };

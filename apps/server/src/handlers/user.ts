@@ -1,8 +1,35 @@
-// User area: U1 runs the enterprise's default user workflow (comes with workflows).
+// User area: U1 runs the `user` module of the pal named by `workflow`, export `action` (DESIGN §7).
 import type { Handlers } from '@pal-workflow/server-skeleton';
+import { InvalidArgumentError } from '../domain/errors.js';
 import type { AppContext } from '../http/app-context.js';
-import { notImplemented } from './not-implemented.js';
+import { runUserModule } from '../workflows/engine.js';
+import {
+  failedServiceResponse,
+  serviceResponse,
+  userRunOptions,
+} from '../workflows/user-service.js';
 
 export const userHandlers: Pick<Handlers<AppContext>, 'runUserWorkflow'> = {
-  runUserWorkflow: async () => notImplemented('U1', 'runs a workflow'),
+  runUserWorkflow: async ({ query, body }, ctx) => {
+    const workflow = required(
+      'workflow',
+      query.workflow,
+      'the id of the pal whose user module runs',
+    );
+    const action = required('action', query.action, 'the export of the user module to run');
+    const options = userRunOptions(workflow, action, body);
+    const result = await runUserModule(ctx.domain, ctx.enterpriseId, workflow, {
+      exportName: action,
+      input: { ...body, values: body?.payload?.data ?? {}, action, palId: workflow },
+      shape: (value) => serviceResponse(value, options),
+      requestId: ctx.requestId,
+    });
+    return result.ok ? result.value : failedServiceResponse(result.message, result.frames, options);
+  },
 };
+
+function required(name: string, value: string | undefined, what: string): string {
+  if (value === undefined || value === '')
+    throw new InvalidArgumentError(`${name}: required (${what})`);
+  return value;
+}

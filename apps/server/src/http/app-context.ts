@@ -6,4 +6,6 @@ export interface AppContext {
   readonly domain: DomainContext;
   readonly enterpriseId: string;
   readonly clientId: string;
+  /** The request's id (X-Request-Id), for log lines written on its behalf (pal.log). */
+  readonly requestId: string;
 }

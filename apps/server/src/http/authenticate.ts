@@ -32,7 +32,12 @@ export function authenticator(domain: DomainContext) {
       const key = domain.clients.hasFailures ? throttleKey(known.username, request.ip) : undefined;
       if (key === undefined || domain.clients.isThrottled(key) === 0) {
         if (key !== undefined) domain.clients.resetFailures(key);
-        return { domain, enterpriseId: known.client.enterpriseId, clientId: known.client.clientId };
+        return {
+          domain,
+          enterpriseId: known.client.enterpriseId,
+          clientId: known.client.clientId,
+          requestId: request.id,
+        };
       }
     }
 
@@ -65,5 +70,10 @@ async function verify(
   );
   if (!client) throw new HttpError(401, 'UNAUTHORIZED', 'wrong credentials', CHALLENGE);
   domain.clients.rememberHeader(header!, credentials.username, client);
-  return { domain, enterpriseId: client.enterpriseId, clientId: client.clientId };
+  return {
+    domain,
+    enterpriseId: client.enterpriseId,
+    clientId: client.clientId,
+    requestId: request.id,
+  };
 }

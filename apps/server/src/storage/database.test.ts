@@ -26,7 +26,10 @@ describe('database', () => {
   });
 
   it('migrates a fresh database to the latest schema, once', async () => {
-    expect(await migrationStatus(db)).toEqual([{ name: '0001_initial', applied: false }]);
+    expect(await migrationStatus(db)).toEqual([
+      { name: '0001_initial', applied: false },
+      { name: '0002_workflow_variables', applied: false },
+    ]);
     expect(await migrateToLatest(db)).toEqual(Object.keys(migrations));
     expect(await migrateToLatest(db)).toEqual([]);
     expect((await migrationStatus(db)).every((m) => m.applied)).toBe(true);
@@ -44,6 +47,8 @@ describe('database', () => {
       'transactions',
       'transaction_roles',
       'tokens',
+      'variable_scopes',
+      'variables',
     ]) {
       expect(tables).toContain(table);
     }

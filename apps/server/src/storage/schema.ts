@@ -168,6 +168,20 @@ export interface TokensTable {
   used_at: IsoDate | null;
 }
 
+/** A scope of workflow variables: `transaction:ID` or `pal:ENTERPRISE:PAL`. */
+export interface VariableScopesTable {
+  scope: string;
+  enterprise_id: string;
+  /** +1 on every run that writes variables of the scope. */
+  version: number;
+}
+
+export interface VariablesTable {
+  scope: string;
+  name: string;
+  value: string;
+}
+
 /**
  * SQLite only: the FTS5 index over transactions.name_key (storage/sqlite.ts). Typed here so the
  * SQLite dialect can join it; nothing outside that module refers to it.
@@ -198,6 +212,8 @@ export interface DatabaseSchema {
   transactions: TransactionsTable;
   transaction_roles: TransactionRolesTable;
   tokens: TokensTable;
+  variable_scopes: VariableScopesTable;
+  variables: VariablesTable;
   transactions_name_fts: TransactionsNameFtsTable;
   transactions_description_fts: TransactionsDescriptionFtsTable;
   transactions_category_fts: TransactionsCategoryFtsTable;

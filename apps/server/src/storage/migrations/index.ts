@@ -2,7 +2,9 @@
 // from src (tsx, vitest) and from dist. Kysely applies them in the order of their names.
 import type { Migration } from 'kysely';
 import { initial } from './0001-initial.js';
+import { workflowVariables } from './0002-workflow-variables.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
+  '0002_workflow_variables': workflowVariables,
 };

@@ -1,0 +1,71 @@
+// Workflow variables, by scope (schema.ts: VariableScopesTable). Reads return the scope's
+// version with its variables; a write names the version it read and fails when another run has
+// written since, which the engine turns into a retry of the run.
+
+import type { Db } from './database.js';
+
+export interface VariableSnapshot {
+  /** 0 when the scope was never written. */
+  version: number;
+  values: Record<string, string>;
+}
+
+export function transactionScope(transactionId: string): string {
+  return `transaction:${transactionId}`;
+}
+
+export function palScope(enterpriseId: string, palId: string): string {
+  return `pal:${enterpriseId}:${palId}`;
+}
+
+export async function readVariables(db: Db, scope: string): Promise<VariableSnapshot> {
+  const [version, rows] = await Promise.all([
+    db
+      .selectFrom('variable_scopes')
+      .select('version')
+      .where('scope', '=', scope)
+      .executeTakeFirst(),
+    db.selectFrom('variables').select(['name', 'value']).where('scope', '=', scope).execute(),
+  ]);
+  return {
+    version: version?.version ?? 0,
+    values: Object.fromEntries(rows.map((row) => [row.name, row.value])),
+  };
+}
+
+/**
+ * Writes `values` into the scope if its version is still `readVersion`; false when another
+ * writer came first. Run it inside the transaction that applies the rest of the run's effects.
+ */
+export async function writeVariables(
+  db: Db,
+  scope: string,
+  enterpriseId: string,
+  readVersion: number,
+  values: Record<string, string>,
+): Promise<boolean> {
+  if (readVersion === 0) {
+    const created = await db
+      .insertInto('variable_scopes')
+      .values({ scope, enterprise_id: enterpriseId, version: 1 })
+      .onConflict((oc) => oc.column('scope').doNothing())
+      .executeTakeFirst();
+    if (Number(created.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+  } else {
+    const bumped = await db
+      .updateTable('variable_scopes')
+      .set({ version: readVersion + 1 })
+      .where('scope', '=', scope)
+      .where('version', '=', readVersion)
+      .executeTakeFirst();
+    if (bumped.numUpdatedRows === 0n) return false;
+  }
+  for (const [name, value] of Object.entries(values)) {
+    await db
+      .insertInto('variables')
+      .values({ scope, name, value })
+      .onConflict((oc) => oc.columns(['scope', 'name']).doUpdateSet({ value }))
+      .execute();
+  }
+  return true;
+}

@@ -1,0 +1,315 @@
+// Runs a pal's workflow (DESIGN §7): finds the module by the dispatch table, reads what the run
+// may see, runs it in the sandbox pool, shapes and checks the return value, and applies the run's
+// effects in one database transaction. A failed run keeps nothing but its webServiceStatus
+// (transaction runs of T6/T9) and a log line.
+import { posix } from 'node:path';
+import type { Logger } from 'pino';
+import type { DomainContext } from '../domain/context.js';
+import { ConflictError, isDomainError, NotFoundError } from '../domain/errors.js';
+import { parsePalManifest } from '../domain/pal-manifest.js';
+import { getPalDetails } from '../domain/pals.js';
+import { assignRole, listRoles, removeRole } from '../domain/people.js';
+import { TRANSACTION_EVENTS, type TransactionEvent } from '../domain/transaction-lifecycle.js';
+import {
+  getTransactionDetails,
+  moveWebServiceStatus,
+  setTransactionStatus,
+  transitionTransaction,
+  type TransactionDetails,
+} from '../domain/transactions.js';
+import { palScope, readVariables, transactionScope, writeVariables } from '../storage/variables.js';
+import type { FailureType, RunEffects, SandboxJob, StackFrame } from './job.js';
+import { OutputError } from './output.js';
+import { sendWorkflowMails, checkMailRecipients } from './mail.js';
+import { KeyedQueue } from './keyed-queue.js';
+
+export type WorkflowModule = 'console' | 'transaction' | 'user';
+
+export type RunResult<T> =
+  { ok: true; value: T } | { ok: false; type: FailureType; message: string; frames: StackFrame[] };
+
+/** A run's result with the pal it ran (a transaction run learns it from the transaction). */
+export type PalRunResult<T> = RunResult<T> & { palId: string };
+
+export interface RunOptions<T> {
+  exportName: string;
+  /** The export's input, in JSON wire form. */
+  input: Record<string, unknown>;
+  /** Makes the return value into the response; throws OutputError when it does not fit. */
+  shape: (value: unknown, palId: string) => T;
+  requestId?: string;
+}
+
+/** How often a run is repeated when another run wrote the same variables first. */
+const MAX_ATTEMPTS = 5;
+const transactionQueue = new KeyedQueue();
+
+/** C2, C5, C7 (and C6 entries): the `console` module of a console-mode pal of the enterprise. */
+export async function runConsoleModule<T>(
+  ctx: DomainContext,
+  enterpriseId: string,
+  palId: string,
+  options: RunOptions<T>,
+): Promise<RunResult<T>> {
+  const pal = await getPalDetails(ctx, enterpriseId, palId);
+  if (!pal.modeConsole) throw NotFoundError.of('console pal', palId);
+  if (!pal.deployed) throw new ConflictError(`pal "${palId}" is not deployed`);
+  return runPalModule(ctx, enterpriseId, palId, pal.version, 'console', options);
+}
+
+/** U1: the `user` module of a pal of the enterprise. */
+export async function runUserModule<T>(
+  ctx: DomainContext,
+  enterpriseId: string,
+  palId: string,
+  options: RunOptions<T>,
+): Promise<RunResult<T>> {
+  const pal = await getPalDetails(ctx, enterpriseId, palId);
+  if (!pal.deployed) throw new ConflictError(`pal "${palId}" is not deployed`);
+  return runPalModule(ctx, enterpriseId, palId, pal.version, 'user', options);
+}
+
+async function runPalModule<T>(
+  ctx: DomainContext,
+  enterpriseId: string,
+  palId: string,
+  version: number,
+  module: WorkflowModule,
+  options: RunOptions<T>,
+): Promise<RunResult<T>> {
+  const code = await palCode(ctx, enterpriseId, palId, version);
+  const scope = palScope(enterpriseId, palId);
+  for (let attempt = 1; ; attempt++) {
+    const vars = await readVariables(ctx.db, scope);
+    const outcome = await execute(ctx, { ...code, module, vars: vars.values }, options, palId);
+    if (!outcome.ok) return outcome;
+    const { value, effects } = outcome;
+    if (Object.keys(effects.vars).length === 0) return { ok: true, value };
+    const written = await ctx.db
+      .transaction()
+      .execute((trx) => writeVariables(trx, scope, enterpriseId, vars.version, effects.vars));
+    if (written) return { ok: true, value };
+    if (attempt === MAX_ATTEMPTS) return conflictFailure();
+  }
+}
+
+export interface TransactionRunOptions<T> extends RunOptions<T> {
+  /** T6 and T9 move webServiceStatus RUNNING → SUCCEEDED or FAILED; entries do not. */
+  webService: boolean;
+  /** The SSO on whose behalf the run happens (entries, mail links). */
+  sso?: string;
+}
+
+/**
+ * T6, T9 (and transaction entries): the `transaction` module of the pal version the transaction
+ * was created from. Runs on one transaction are serialized in this process; across processes the
+ * variables' version check makes a second writer repeat its run.
+ */
+export async function runTransactionModule<T>(
+  ctx: DomainContext,
+  enterpriseId: string,
+  transactionId: string,
+  options: TransactionRunOptions<T>,
+): Promise<PalRunResult<T>> {
+  const { palId } = await getTransactionDetails(ctx, enterpriseId, transactionId);
+  const result = await transactionQueue.run(transactionId, async (): Promise<RunResult<T>> => {
+    let transaction = options.webService
+      ? await moveWebServiceStatus(ctx, enterpriseId, transactionId, 'start')
+      : await getTransactionDetails(ctx, enterpriseId, transactionId);
+    const code = await palCode(ctx, enterpriseId, transaction.palId, transaction.palVersion);
+    const scope = transactionScope(transactionId);
+    let result: Failure | undefined;
+    for (let attempt = 1; !result; attempt++) {
+      const [vars, roles] = await Promise.all([
+        readVariables(ctx.db, scope),
+        listRoles(ctx, enterpriseId, transactionId),
+      ]);
+      const outcome = await execute(
+        ctx,
+        {
+          ...code,
+          module: 'transaction',
+          vars: vars.values,
+          transaction: view(transaction),
+          roles: roles.map((r) => ({ sso: r.ssoId, role: r.role })),
+        },
+        options,
+        transaction.palId,
+      );
+      if (!outcome.ok) {
+        result = outcome;
+        break;
+      }
+      try {
+        const applied = await applyTransactionEffects(
+          ctx,
+          transaction,
+          scope,
+          vars.version,
+          outcome.effects,
+          options.webService,
+        );
+        if (applied) {
+          await sendWorkflowMails(ctx, transaction, applied, options.requestId);
+          return { ok: true, value: outcome.value } satisfies RunResult<T>;
+        }
+        if (attempt === MAX_ATTEMPTS) result = conflictFailure();
+        else transaction = await getTransactionDetails(ctx, enterpriseId, transactionId);
+      } catch (error) {
+        // An effect the state no longer allows (an illegal move, an unknown SSO): the run fails.
+        if (!isDomainError(error)) throw error;
+        result = { ok: false, type: 'WORKFLOW_ERROR', message: error.message, frames: [] };
+      }
+    }
+    if (options.webService)
+      await moveWebServiceStatus(ctx, enterpriseId, transactionId, 'fail').catch((error) =>
+        ctx.log.warn({ err: error, transactionId }, 'could not mark a failed run FAILED'),
+      );
+    logFailure(ctx.log, result, transaction.palId, options, transactionId);
+    return result;
+  });
+  return { ...result, palId };
+}
+
+/** All of a successful transaction run's effects, in one database transaction; false on a conflict. */
+async function applyTransactionEffects(
+  ctx: DomainContext,
+  transaction: TransactionDetails,
+  scope: string,
+  readVersion: number,
+  effects: RunEffects,
+  webService: boolean,
+) {
+  const { enterpriseId, id } = transaction;
+  return ctx.db.transaction().execute(async (trx) => {
+    const tx: DomainContext = { ...ctx, db: trx };
+    if (Object.keys(effects.vars).length > 0) {
+      const written = await writeVariables(trx, scope, enterpriseId, readVersion, effects.vars);
+      if (!written) return false;
+    }
+    if (effects.status !== undefined)
+      await setTransactionStatus(tx, enterpriseId, id, effects.status);
+    for (const event of effects.moves)
+      await transitionTransaction(tx, enterpriseId, id, event as TransactionEvent);
+    for (const change of effects.roles) {
+      if (change.op === 'assign') await assignRole(tx, enterpriseId, id, change.sso, change.role);
+      else await removeRole(tx, enterpriseId, id, change.sso);
+    }
+    const mails = await checkMailRecipients(tx, enterpriseId, effects.mails);
+    if (webService) await moveWebServiceStatus(tx, enterpriseId, id, 'succeed');
+    return mails;
+  });
+}
+
+type Failure = Extract<RunResult<never>, { ok: false }>;
+type Execution<T> = { ok: true; value: T; effects: RunEffects } | Failure;
+
+async function execute<T>(
+  ctx: DomainContext,
+  job: Omit<
+    SandboxJob,
+    'exportName' | 'inputJson' | 'moves' | 'timeoutMs' | 'memoryBytes' | 'maxResultLength'
+  >,
+  options: RunOptions<T>,
+  palId: string,
+): Promise<Execution<T>> {
+  const outcome = await ctx.workflows.run({
+    ...job,
+    exportName: options.exportName,
+    inputJson: JSON.stringify(options.input),
+    moves: { complete: TRANSACTION_EVENTS.complete, cancel: TRANSACTION_EVENTS.cancel },
+    timeoutMs: ctx.config.workflowTimeoutMs,
+    memoryBytes: ctx.config.workflowMemoryMb * 1024 * 1024,
+    maxResultLength: ctx.config.bodyLimitBytes,
+  });
+  if (outcome.logs.length > 0)
+    ctx.log.info(
+      { reqId: options.requestId, palId, module: job.module, logs: outcome.logs },
+      'workflow log',
+    );
+  if (!outcome.ok) {
+    const failure = {
+      ok: false,
+      type: outcome.type,
+      message: outcome.message,
+      frames: outcome.frames,
+    } as const;
+    if (job.transaction === undefined) logFailure(ctx.log, failure, palId, options);
+    return failure;
+  }
+  try {
+    const value =
+      outcome.valueJson === undefined ? undefined : (JSON.parse(outcome.valueJson) as unknown);
+    return { ok: true, value: options.shape(value, palId), effects: outcome.effects };
+  } catch (error) {
+    if (!(error instanceof OutputError)) throw error;
+    const failure: Failure = {
+      ok: false,
+      type: 'WORKFLOW_ERROR',
+      message: error.message,
+      frames: [],
+    };
+    if (job.transaction === undefined) logFailure(ctx.log, failure, palId, options);
+    return failure;
+  }
+}
+
+async function palCode(ctx: DomainContext, enterpriseId: string, palId: string, version: number) {
+  const row = await ctx.db
+    .selectFrom('pal_versions')
+    .select(['manifest', 'files'])
+    .where('enterprise_id', '=', enterpriseId)
+    .where('pal_id', '=', palId)
+    .where('version', '=', version)
+    .executeTakeFirst();
+  if (!row) throw NotFoundError.of('pal version', `${palId}@${version}`);
+  const manifest = parsePalManifest(JSON.parse(row.manifest), 'pal.json');
+  // Module names resolve to normalized paths (`./a/../b.js` is `b.js`): key the files alike.
+  const files = JSON.parse(row.files) as Record<string, string>;
+  return {
+    modules: Object.fromEntries(
+      Object.entries(manifest.workflows ?? {}).map(([name, path]) => [name, posix.normalize(path)]),
+    ),
+    files: Object.fromEntries(
+      Object.entries(files).map(([path, source]) => [posix.normalize(path), source]),
+    ),
+  };
+}
+
+function view(transaction: TransactionDetails) {
+  return {
+    id: transaction.id,
+    palId: transaction.palId,
+    status: transaction.status,
+    systemStatus: transaction.systemStatus,
+    webServiceStatus: transaction.webServiceStatus,
+  };
+}
+
+function conflictFailure(): Failure {
+  return {
+    ok: false,
+    type: 'WORKFLOW_ERROR',
+    message: 'other runs kept changing the same variables; the run was repeated and gave up',
+    frames: [],
+  };
+}
+
+function logFailure(
+  log: Logger,
+  failure: { type: FailureType; message: string },
+  palId: string,
+  options: { exportName: string; requestId?: string },
+  transactionId?: string,
+): void {
+  log.warn(
+    {
+      reqId: options.requestId,
+      palId,
+      transactionId,
+      export: options.exportName,
+      type: failure.type,
+    },
+    `workflow run failed: ${failure.message}`,
+  );
+}

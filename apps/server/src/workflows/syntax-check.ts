@@ -1,0 +1,49 @@
+// A pal whose workflow module does not compile, or imports a file the pal does not have, is
+// refused at deploy time with `FILE:LINE: message` for each such file, instead of failing at its
+// first run.
+import { posix } from 'node:path';
+import type { QuickJSWASMModule } from 'quickjs-emscripten';
+import { InvalidArgumentError } from '../domain/errors.js';
+import { loadSandboxModule, normalizeModuleName } from './sandbox.js';
+
+let compiler: Promise<QuickJSWASMModule> | undefined;
+
+export class WorkflowSyntaxError extends InvalidArgumentError {
+  override readonly name = 'WorkflowSyntaxError';
+}
+
+/** Compiles each file as an ES module (without running it); throws WorkflowSyntaxError. */
+export async function checkWorkflowSyntax(files: Record<string, string>): Promise<void> {
+  const quickjs = await (compiler ??= loadSandboxModule(64 * 1024 * 1024));
+  const problems: string[] = [];
+  const sources = new Map(
+    Object.entries(files).map(([path, text]) => [posix.normalize(path), text]),
+  );
+  const runtime = quickjs.newRuntime();
+  // Compiling a module links its static imports, so they must name files of the pal.
+  runtime.setModuleLoader(
+    (name) => sources.get(name) ?? { error: new Error(`no module "${name}" in this pal`) },
+    normalizeModuleName,
+  );
+  const context = runtime.newContext();
+  try {
+    for (const [path, source] of sources) {
+      const result = context.evalCode(source, path, { type: 'module', compileOnly: true });
+      if (result.error) {
+        const error = context.dump(result.error) as {
+          name?: string;
+          message?: string;
+          lineNumber?: number;
+        };
+        result.error.dispose();
+        problems.push(
+          `${path}:${error.lineNumber ?? 0}: ${error.name ?? 'Error'}: ${error.message ?? ''}`,
+        );
+      } else result.value.dispose();
+    }
+  } finally {
+    context.dispose();
+    runtime.dispose();
+  }
+  if (problems.length > 0) throw new WorkflowSyntaxError(problems.join('\n'));
+}

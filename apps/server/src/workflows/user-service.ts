@@ -1,0 +1,100 @@
+// U1's response (DESIGN §7 "U1 paging and limits"): defaults, listLimit, paging, sizeLimit and
+// DebugInfo, applied to what the user module returned.
+import type * as Wire from '@pal-workflow/types';
+import { encodeJson, zServiceResponse } from '@pal-workflow/validators';
+import type { StackFrame } from './job.js';
+import { fit, isPlainObject, OutputError } from './output.js';
+
+const DEFAULT_PAGE_SIZE = 50;
+
+/** What U1's caller asked for; absent members as the ServiceRequest's defaults. */
+export interface UserRunOptions {
+  workflow: string;
+  action: string;
+  listLimit: number;
+  paging: boolean;
+  page: number;
+  pageSize: number;
+  sizeLimit: number;
+  debug: boolean;
+}
+
+export function userRunOptions(
+  workflow: string,
+  action: string,
+  request: Partial<Wire.ServiceRequest> | undefined,
+): UserRunOptions {
+  const positive = (value: number | undefined, fallback: number) =>
+    value !== undefined && value > 0 ? value : fallback;
+  return {
+    workflow,
+    action,
+    listLimit: positive(request?.listLimit, 0),
+    paging: request?.paging ?? false,
+    page: positive(request?.page, 1),
+    pageSize: positive(request?.pageSize, DEFAULT_PAGE_SIZE),
+    sizeLimit: positive(request?.sizeLimit, 0),
+    debug: request?.debug ?? false,
+  };
+}
+
+export function serviceResponse(value: unknown, options: UserRunOptions): Wire.ServiceResponse {
+  if (value !== undefined && !isPlainObject(value))
+    throw new OutputError('the workflow must return an object (a ServiceResponse) or nothing');
+  const given = value ?? {};
+  const payload = isPlainObject(given.payload)
+    ? { data: {}, dataMaps: {}, dataLists: {}, ...given.payload }
+    : given.payload;
+  const response = fit(
+    zServiceResponse,
+    { success: true, listBindings: {}, currentPage: 1, totalPages: 1, ...given, payload },
+    'ServiceResponse',
+  );
+
+  const lists = Object.values(response.payload?.dataLists ?? {});
+  if (options.listLimit > 0)
+    for (const list of lists) if (list.rows) list.rows = list.rows.slice(0, options.listLimit);
+  if (options.paging) {
+    const longest = Math.max(0, ...lists.map((list) => list.rows?.length ?? 0));
+    const start = (options.page - 1) * options.pageSize;
+    for (const list of lists)
+      if (list.rows) list.rows = list.rows.slice(start, start + options.pageSize);
+    response.currentPage = options.page;
+    response.totalPages = Math.max(1, Math.ceil(longest / options.pageSize));
+  } else {
+    response.currentPage = 1;
+    response.totalPages = 1;
+  }
+  if (options.debug)
+    response.debugInfo = { workflow: options.workflow, action: options.action, line: 0 };
+
+  if (options.sizeLimit > 0) {
+    const size = Buffer.byteLength(encodeJson('ServiceResponse', response));
+    if (size > options.sizeLimit)
+      throw new OutputError(
+        `the response is ${size} bytes, more than the request's sizeLimit of ${options.sizeLimit}`,
+      );
+  }
+  return response;
+}
+
+/** A failed run as U1 answers it: success=false, errorMessage and DebugInfo. */
+export function failedServiceResponse(
+  message: string,
+  frames: StackFrame[],
+  options: Pick<UserRunOptions, 'workflow' | 'action'>,
+): Wire.ServiceResponse {
+  return {
+    success: false,
+    errorMessage: message,
+    currentPage: 1,
+    totalPages: 1,
+    listBindings: {},
+    debugInfo: {
+      workflow: options.workflow,
+      action: options.action,
+      line: frames[0]?.line ?? 0,
+      callStack: frames.map((frame) => `${frame.functionName} (${frame.file}:${frame.line})`),
+    },
+  };
+}
