@@ -218,3 +218,83 @@ describe('pal CLI commands that change the database', () => {
     expect(json(await pal(env, 'enterprise', 'create', 'First', '--json')).name).toBe('First');
   });
 });
+
+describe('pal run: a workflow of a pal folder, without a server or a database', () => {
+  const dir = tempDir('pal-cli-run-');
+  afterAll(() => dir.remove());
+  const input = (name: string, body: unknown) => {
+    const file = join(dir.path, name);
+    writeFileSync(file, JSON.stringify(body));
+    return file;
+  };
+
+  it('answers what T6 would, and what the run would keep', async () => {
+    const file = input('submit.json', {
+      postData: [
+        { name: 'step', value: 'submit' },
+        { name: 'amount', value: '120.50' },
+        { name: 'description', value: 'Train to Lyon' },
+      ],
+    });
+    const args = ['--module', 'transaction', '--export', 'runWorkflow', '--input', file];
+    const result = json(
+      await pal({}, 'run', join(examples, 'expense-approval'), ...args, '--json'),
+    );
+    expect(result).toMatchObject({
+      operation: 'T6 runTransactionWorkflow',
+      status: 200,
+      response: { success: true, palId: 'expense-approval', recordsProcessed: 1 },
+      effects: { status: 'SUBMITTED', vars: { amount: '120.50', description: 'Train to Lyon' } },
+      logs: ['claim submitted {"amount":"120.50","approver":null}'],
+    });
+    const text = await pal({}, 'run', join(examples, 'expense-approval'), ...args);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('T6 runTransactionWorkflow: 200');
+    expect(text.stdout).toContain('kept when run by the service:');
+  });
+
+  it('answers a failed C2 run as the service would: 422 with the failure type', async () => {
+    const failed = json(
+      await pal(
+        {},
+        'run',
+        join(examples, 'team-directory'),
+        '--module',
+        'console',
+        '--export',
+        'run',
+        '--input',
+        input('nobody.json', { postData: [{ name: 'q', value: 'zzz' }] }),
+        '--json',
+      ),
+    );
+    expect(failed).toMatchObject({
+      operation: 'C2 runConsolePal',
+      status: 422,
+      response: {
+        success: false,
+        messages: [{ type: 'WORKFLOW_ERROR', message: 'Error: nobody matches "zzz"' }],
+      },
+    });
+  });
+
+  it('refuses a module that does not compile, naming the file and line', async () => {
+    const folder = join(dir.path, 'broken');
+    mkdirSync(join(folder, 'workflows'), { recursive: true });
+    writeFileSync(
+      join(folder, 'pal.json'),
+      JSON.stringify({
+        id: 'broken',
+        modes: { console: true },
+        workflows: { console: 'workflows/console.js' },
+      }),
+    );
+    writeFileSync(
+      join(folder, 'workflows', 'console.js'),
+      'export function run() {\n  return {;\n}\n',
+    );
+    const run = await pal({}, 'run', folder, '--module', 'console', '--export', 'run');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^error: workflows\/console\.js:2: SyntaxError: /);
+  });
+});

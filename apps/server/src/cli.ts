@@ -6,6 +6,7 @@
 //   pal client create --enterprise NAME [--username NAME]
 //   pal pal deploy FOLDER --enterprise NAME
 //   pal pal list --enterprise NAME
+//   pal run FOLDER --module NAME --export NAME [--input FILE] [--vars FILE]   (no database)
 //
 // Each takes --json and then prints exactly one JSON object on stdout; otherwise it prints text.
 // Commands that touch the database bring its schema up to date first. Any error (a bad setting
@@ -14,6 +15,7 @@
 //
 // buildProgram() returns the commander program without running it; main.ts (the bin) adds the
 // server's commands (serve, start) and runs the whole with runCli().
+import { readFile } from 'node:fs/promises';
 import { Command, CommanderError } from 'commander';
 import { destination, pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -23,6 +25,7 @@ import { createEnterprise, getEnterpriseByName } from './domain/enterprises.js';
 import { isDomainError } from './domain/errors.js';
 import { deployPal, listPals, type PalInfo } from './domain/pals.js';
 import { migrateToLatest, openDatabase } from './storage/database.js';
+import { runLocally } from './workflows/local-run.js';
 
 export interface CliIo {
   stdout(text: string): void;
@@ -201,7 +204,74 @@ export function buildProgram(io: CliIo = processIo): Command {
       });
     });
 
+  program
+    .command('run')
+    .description(
+      "run one export of a pal folder's workflow module on an input file, without a server: " +
+        'prints the answer of the matching operation (C7, C2, C5, T6, T9, U1) and what the run would keep',
+    )
+    .argument('<folder>', 'the pal folder')
+    .requiredOption('--module <name>', 'the workflow module: console, transaction, user, …')
+    .requiredOption('--export <name>', 'the export to call: runWorkflow, run, an action, …')
+    .option(
+      '--input <file>',
+      'the request body in JSON (ConsoleContent, TransactionContent, ServiceRequest)',
+    )
+    .option('--vars <file>', 'the variables the run starts with, a JSON object of strings')
+    .option('--timeout-ms <ms>', 'the time limit', '1000')
+    .option('--memory-mb <mb>', 'the memory limit', '64')
+    .option('--json', 'print one JSON object')
+    .action(
+      async (
+        folder: string,
+        options: JsonOption & {
+          module: string;
+          export: string;
+          input?: string;
+          vars?: string;
+          timeoutMs: string;
+          memoryMb: string;
+        },
+      ) => {
+        const result = await runLocally(folder, {
+          module: options.module,
+          exportName: options.export,
+          input: options.input === undefined ? {} : await readJson(options.input),
+          vars:
+            options.vars === undefined
+              ? {}
+              : ((await readJson(options.vars)) as Record<string, string>),
+          timeoutMs: positiveInteger('--timeout-ms', options.timeoutMs),
+          memoryMb: positiveInteger('--memory-mb', options.memoryMb),
+        });
+        const text = [
+          `${result.operation}: ${result.status}`,
+          JSON.stringify(result.response, null, 2),
+          ...(result.logs.length > 0 ? ['', 'pal.log:', ...result.logs.map((l) => `  ${l}`)] : []),
+          ...(result.effects
+            ? ['', 'kept when run by the service:', JSON.stringify(result.effects, null, 2)]
+            : []),
+        ].join('\n');
+        print(options, result, text);
+      },
+    );
+
   return program;
+}
+
+async function readJson(file: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as unknown;
+  } catch (error) {
+    throw new Error(`${file}: ${(error as Error).message}`);
+  }
+}
+
+function positiveInteger(option: string, value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed <= 0)
+    throw new Error(`${option}: expected a positive whole number, got "${value}"`);
+  return parsed;
 }
 
 /**

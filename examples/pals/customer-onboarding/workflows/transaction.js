@@ -1,0 +1,73 @@
+// Customer onboarding: company details, identity documents, then the signed terms. T6 takes the
+// step from postData "step"; the transaction completes when all three are in.
+import { company } from './checks.js';
+
+const STEPS = ['company', 'documents', 'terms'];
+
+export function runWorkflow(input, pal) {
+  const step = input.values.step ?? 'show';
+  if (step === 'company') {
+    const problems = company(input.values);
+    if (problems.length > 0) {
+      return {
+        success: false,
+        messages: problems.map((message) => ({ message, type: 'INVALID_ARGUMENT' })),
+      };
+    }
+    pal.vars.set('company', input.values.company);
+    pal.vars.set('vatId', input.values.vatId);
+    pal.vars.set('email', input.values.email);
+    pal.vars.set('done.company', 'yes');
+  } else if (step === 'documents') {
+    const documents = input.documents ?? [];
+    if (documents.length === 0) {
+      return {
+        success: false,
+        messages: [
+          { message: 'documents: attach at least one identity document', type: 'INVALID_ARGUMENT' },
+        ],
+      };
+    }
+    pal.vars.set('documents', documents.map((d) => d.filename ?? 'unnamed').join(', '));
+    pal.vars.set('done.documents', 'yes');
+  } else if (step === 'terms') {
+    if (input.values.accept !== 'yes') {
+      return {
+        success: false,
+        messages: [
+          { message: 'accept: the terms must be accepted ("yes")', type: 'INVALID_ARGUMENT' },
+        ],
+      };
+    }
+    pal.vars.set('done.terms', 'yes');
+  } else if (step !== 'show') {
+    throw new Error(`unknown step "${step}": expected one of ${STEPS.join(', ')}`);
+  }
+  return progress(pal);
+}
+
+export function enter(input, pal) {
+  return progress(pal);
+}
+
+function progress(pal) {
+  const missing = STEPS.filter((step) => pal.vars.get(`done.${step}`) !== 'yes');
+  if (missing.length === 0 && pal.transaction.systemStatus === 'OPEN') {
+    pal.transaction.setStatus('READY');
+    pal.transaction.complete();
+  } else if (missing.length < STEPS.length && pal.transaction.systemStatus === 'OPEN') {
+    pal.transaction.setStatus('IN_PROGRESS');
+  }
+  return {
+    messages: [
+      {
+        message:
+          missing.length === 0
+            ? `${pal.vars.get('company')} is onboarded`
+            : `Still missing: ${missing.join(', ')}`,
+        type: 'INFO',
+      },
+    ],
+    recordsProcessed: STEPS.length - missing.length,
+  };
+}
