@@ -1,0 +1,110 @@
+// The host API a pal's workflow modules see (DESIGN §7): the `pal` argument of every export and
+// the input each operation passes. Hand-written, types only: the service implements them in its
+// sandbox. A module in plain JavaScript gets completion through JSDoc:
+//
+//   /** @param {import('@pal-workflow/types').TransactionInput} input
+//    *  @param {import('@pal-workflow/types').Pal} pal */
+//   export function runWorkflow(input, pal) { pal.vars.set('seen', 'yes'); }
+import type {
+  ConsoleContent,
+  ConsoleResult,
+  NameValue,
+  ServiceRequest,
+  ServiceResponse,
+  TransactionContent,
+  TransactionResult,
+} from './generated/types.gen.js';
+
+/** String variables kept with the transaction, or with the pal in the enterprise; written when the run succeeds. */
+export interface PalVars {
+  get(name: string): string | undefined;
+  /** Numbers and booleans are converted to strings; names up to 200, values up to 65,536 characters. */
+  set(name: string, value: string | number | boolean): void;
+  all(): Record<string, string>;
+}
+
+/** The transaction of a transaction run. Moves throw on an illegal transition. */
+export interface PalTransaction {
+  readonly id: string;
+  readonly palId: string;
+  /** The free-text business status (NEW at first). */
+  readonly status: string;
+  /** OPEN, COMPLETED, CANCELLED, EXPIRED or ARCHIVED. */
+  readonly systemStatus: string;
+  /** RUNNING during T6/T9 runs. */
+  readonly webServiceStatus: string;
+  /** 1 to 64 characters. */
+  setStatus(status: string): void;
+  /** OPEN → COMPLETED. */
+  complete(): void;
+  /** OPEN → CANCELLED. */
+  cancel(): void;
+}
+
+export interface PalRole {
+  sso: string;
+  role: string;
+}
+
+/** Roles on the transaction (transaction runs only). */
+export interface PalRoles {
+  assign(sso: string, role: string): void;
+  /** Removes every role of the SSO on the transaction. */
+  remove(sso: string): void;
+  list(): PalRole[];
+}
+
+export interface PalMail {
+  /** Mails an SSO of the enterprise a link that enters this transaction and runs `action` (transaction runs only). */
+  send(message: { to: string; subject: string; text: string; action: string }): void;
+}
+
+/** The second argument of every workflow export. */
+export interface Pal {
+  /** To the service log, with the request id. */
+  log(...values: unknown[]): void;
+  readonly vars: PalVars;
+  /** Present in transaction runs only. */
+  readonly transaction?: PalTransaction;
+  readonly roles: PalRoles;
+  readonly mail: PalMail;
+  /** Another module of the same pal, inside the same run. */
+  call(module: string, exportName: string, input: unknown): Promise<unknown>;
+}
+
+/** What every run's input adds to the request body. */
+export interface RunInputBase {
+  /** postData as an object; the last value of a repeated name wins. */
+  values: Record<string, string>;
+  /** The export being run (or U1's action, or an entry's action). */
+  action: string;
+  /** The SSO of an entry or mail link. */
+  sso?: string;
+}
+
+/** Input of the `console` module (C2, C7, C6 entries). */
+export interface ConsoleInput extends ConsoleContent, RunInputBase {
+  palId: string;
+}
+
+/** Input of `console.executeWorkflow` (C5): the caller's document as text. */
+export interface ExecuteWorkflowInput {
+  body: string;
+  contentType: string;
+}
+
+/** Input of the `transaction` module (T6, T9, entries, mail links). */
+export interface TransactionInput extends TransactionContent, RunInputBase {
+  transactionId: string;
+}
+
+/** Input of the `user` module (U1); `values` is `payload.data`. */
+export interface UserInput extends Partial<ServiceRequest>, RunInputBase {
+  palId: string;
+}
+
+/** What an export may return; left-out members take the service's defaults. */
+export type ConsoleReturn = Partial<ConsoleResult> | void;
+export type TransactionReturn = Partial<TransactionResult> | void;
+export type NameValueReturn = NameValue[] | Record<string, string> | void;
+export type UserReturn = Partial<ServiceResponse> | void;
