@@ -5,7 +5,7 @@
  *
  *   tsx --conditions=@pal-workflow/source bench-server.ts [--transactions N]
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,9 @@ import { startServer } from '../../../apps/server/src/server.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const count = Number(process.argv[process.argv.indexOf('--transactions') + 1] ?? 0) || 0;
+const withWorkflows = process.argv.includes('--workflows');
+/** Transactions of the bench pal that T6 runs spread over (runs on one transaction queue up). */
+const WORKFLOW_TRANSACTIONS = 400;
 
 const ADJECTIVES = [
   'quarterly',
@@ -65,6 +68,7 @@ const config = loadConfig({
   PAGE_SIZE: '100',
 });
 let auth = '';
+const workflowTransactions: string[] = [];
 const server = await startServer(config, {
   logger: false,
   prepare: async (domain) => {
@@ -74,6 +78,14 @@ const server = await startServer(config, {
     const pals = join(ROOT, 'examples/pals');
     for (const folder of readdirSync(pals))
       await deployPal(domain, enterprise.id, join(pals, folder));
+    if (withWorkflows) {
+      const folder = writeBenchPal(dataDir);
+      await deployPal(domain, enterprise.id, folder);
+      for (let i = 0; i < WORKFLOW_TRANSACTIONS; i++)
+        workflowTransactions.push(
+          (await createTransaction(domain, enterprise.id, 'bench-workflow')).id,
+        );
+    }
     if (count > 0) {
       // Copy every column of one real transaction; generate the rest inside SQLite.
       const model = await createTransaction(domain, enterprise.id, 'expense-approval');
@@ -127,8 +139,38 @@ for (const [key, path, accept] of [
 const baselineUrl = await baseline.listen({ host: '127.0.0.1', port: 0 });
 
 console.log(
-  JSON.stringify({ url: server.url, baselineUrl, auth, transactions: count, nouns: NOUNS }),
+  JSON.stringify({
+    url: server.url,
+    baselineUrl,
+    auth,
+    transactions: count,
+    nouns: NOUNS,
+    workflowTransactions,
+  }),
 );
+
+/** A pal with the smallest workflows there are: T6 returns a message, C7 loops until its limit. */
+function writeBenchPal(dir: string): string {
+  const folder = join(dir, 'bench-workflow');
+  mkdirSync(join(folder, 'workflows'), { recursive: true });
+  writeFileSync(
+    join(folder, 'pal.json'),
+    JSON.stringify({
+      id: 'bench-workflow',
+      modes: { transaction: true, console: true },
+      workflows: { transaction: 'workflows/transaction.js', console: 'workflows/console.js' },
+    }),
+  );
+  writeFileSync(
+    join(folder, 'workflows', 'transaction.js'),
+    "export function runWorkflow(input) { return { messages: [{ message: 'ok ' + input.values.n }] }; }\n",
+  );
+  writeFileSync(
+    join(folder, 'workflows', 'console.js'),
+    'export function runWorkflow() { for (;;) {} }\n',
+  );
+  return folder;
+}
 
 const stop = async () => {
   await baseline.close();

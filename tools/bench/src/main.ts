@@ -1,6 +1,6 @@
 /**
  * `npm run bench [section]`: prints figures side by side with their baselines,
- * from one run. Sections: generate, server (default: all).
+ * from one run. Sections: generate, server, workflows (default: all).
  */
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,10 @@ const sections = process.argv.slice(2);
 const wants = (name: string) => sections.length === 0 || sections.includes(name);
 
 if (wants('generate')) runGenerateBench(ROOT);
+if (wants('workflows')) {
+  const { runWorkflowBench } = await import('./workflows.js');
+  await runWorkflowBench(ROOT);
+}
 if (wants('server')) {
   const { runServerBench } = await import('./server.js');
   await runServerBench(ROOT);

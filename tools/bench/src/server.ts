@@ -10,20 +10,22 @@ import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { printTable, type Row } from './report.js';
 
-interface Started {
+export interface Started {
   url: string;
   baselineUrl: string;
   auth: string;
   transactions: number;
   nouns: string[];
+  workflowTransactions: string[];
 }
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
 const CONNECTIONS = 50;
 
-async function startChild(
+export async function startChild(
   root: string,
   transactions: number,
+  extra: string[] = [],
 ): Promise<{ child: ChildProcess; info: Started }> {
   const child = spawn(
     process.execPath,
@@ -34,6 +36,7 @@ async function startChild(
       join(root, 'tools/bench/src/bench-server.ts'),
       '--transactions',
       String(transactions),
+      ...extra,
     ],
     { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );

@@ -16,6 +16,7 @@ import {
   INITIAL_WEB_SERVICE_STATUS,
   RUNNABLE_SYSTEM_STATUSES,
   TRANSACTION_EVENTS,
+  WEB_SERVICE_EVENTS,
   nextSystemStatus,
   nextWebServiceStatus,
   type SystemStatus,
@@ -311,6 +312,21 @@ export async function moveWebServiceStatus(
   id: string,
   event: WebServiceEvent,
 ): Promise<TransactionDetails> {
+  // The common case in one statement: the move is allowed from the state the row is in.
+  const moved = await ctx.db
+    .updateTable('transactions')
+    .set({
+      web_service_status: WEB_SERVICE_EVENTS[event].to,
+      modified_date: ctx.now().toISOString(),
+    })
+    .where('id', '=', id)
+    .where('enterprise_id', '=', enterpriseId)
+    .where('web_service_status', 'in', WEB_SERVICE_EVENTS[event].from)
+    .$if(event === 'start', (q) => q.where('system_status', 'in', RUNNABLE_SYSTEM_STATUSES))
+    .returningAll()
+    .executeTakeFirst();
+  if (moved) return toDetails(moved);
+  // Otherwise read the row and judge the move, for the error that says why (or a lost race).
   for (;;) {
     const row = await transactionRow(ctx, enterpriseId, id);
     if (

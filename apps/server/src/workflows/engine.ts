@@ -8,7 +8,7 @@ import type { DomainContext } from '../domain/context.js';
 import { ConflictError, isDomainError, NotFoundError } from '../domain/errors.js';
 import { parsePalManifest } from '../domain/pal-manifest.js';
 import { getPalDetails } from '../domain/pals.js';
-import { assignRole, listRoles, removeRole } from '../domain/people.js';
+import { assignRole, removeRole } from '../domain/people.js';
 import { TRANSACTION_EVENTS, type TransactionEvent } from '../domain/transaction-lifecycle.js';
 import {
   getTransactionDetails,
@@ -111,18 +111,18 @@ export async function runTransactionModule<T>(
   transactionId: string,
   options: TransactionRunOptions<T>,
 ): Promise<PalRunResult<T>> {
-  const { palId } = await getTransactionDetails(ctx, enterpriseId, transactionId);
-  const result = await transactionQueue.run(transactionId, async (): Promise<RunResult<T>> => {
+  return transactionQueue.run(transactionId, async (): Promise<PalRunResult<T>> => {
     let transaction = options.webService
       ? await moveWebServiceStatus(ctx, enterpriseId, transactionId, 'start')
       : await getTransactionDetails(ctx, enterpriseId, transactionId);
+    const { palId } = transaction;
     const code = await palCode(ctx, enterpriseId, transaction.palId, transaction.palVersion);
     const scope = transactionScope(transactionId);
     let result: Failure | undefined;
     for (let attempt = 1; !result; attempt++) {
       const [vars, roles] = await Promise.all([
         readVariables(ctx.db, scope),
-        listRoles(ctx, enterpriseId, transactionId),
+        transactionRoles(ctx, transactionId),
       ]);
       const outcome = await execute(
         ctx,
@@ -131,7 +131,7 @@ export async function runTransactionModule<T>(
           module: 'transaction',
           vars: vars.values,
           transaction: view(transaction),
-          roles: roles.map((r) => ({ sso: r.ssoId, role: r.role })),
+          roles,
         },
         options,
         transaction.palId,
@@ -151,7 +151,7 @@ export async function runTransactionModule<T>(
         );
         if (applied) {
           await sendWorkflowMails(ctx, transaction, applied, options.requestId);
-          return { ok: true, value: outcome.value } satisfies RunResult<T>;
+          return { ok: true, value: outcome.value, palId };
         }
         if (attempt === MAX_ATTEMPTS) result = conflictFailure();
         else transaction = await getTransactionDetails(ctx, enterpriseId, transactionId);
@@ -165,10 +165,21 @@ export async function runTransactionModule<T>(
       await moveWebServiceStatus(ctx, enterpriseId, transactionId, 'fail').catch((error) =>
         ctx.log.warn({ err: error, transactionId }, 'could not mark a failed run FAILED'),
       );
-    logFailure(ctx.log, result, transaction.palId, options, transactionId);
-    return result;
+    logFailure(ctx.log, result, palId, options, transactionId);
+    return { ...result, palId };
   });
-  return { ...result, palId };
+}
+
+/** The roles held on the transaction, as the sandbox shows them (pal.roles.list). */
+async function transactionRoles(ctx: DomainContext, transactionId: string) {
+  const rows = await ctx.db
+    .selectFrom('transaction_roles')
+    .select(['sso_id as sso', 'role'])
+    .where('transaction_id', '=', transactionId)
+    .orderBy('sso_id')
+    .orderBy('role')
+    .execute();
+  return rows;
 }
 
 /** All of a successful transaction run's effects, in one database transaction; false on a conflict. */
@@ -254,7 +265,41 @@ async function execute<T>(
   }
 }
 
-async function palCode(ctx: DomainContext, enterpriseId: string, palId: string, version: number) {
+/** A deployed pal version never changes: its code is kept, the least recently used dropped first. */
+const PAL_CODE_CACHE_SIZE = 256;
+const palCodeCache = new Map<string, Promise<PalCode>>();
+
+interface PalCode {
+  modules: Record<string, string>;
+  files: Record<string, string>;
+}
+
+async function palCode(
+  ctx: DomainContext,
+  enterpriseId: string,
+  palId: string,
+  version: number,
+): Promise<PalCode> {
+  const key = `${enterpriseId}\u0000${palId}\u0000${version}`;
+  let code = palCodeCache.get(key);
+  if (code) {
+    palCodeCache.delete(key);
+  } else {
+    code = readPalCode(ctx, enterpriseId, palId, version);
+    code.catch(() => palCodeCache.delete(key));
+    if (palCodeCache.size >= PAL_CODE_CACHE_SIZE)
+      palCodeCache.delete(palCodeCache.keys().next().value!);
+  }
+  palCodeCache.set(key, code);
+  return code;
+}
+
+async function readPalCode(
+  ctx: DomainContext,
+  enterpriseId: string,
+  palId: string,
+  version: number,
+): Promise<PalCode> {
   const row = await ctx.db
     .selectFrom('pal_versions')
     .select(['manifest', 'files'])

@@ -1,5 +1,7 @@
 // A sandbox worker thread: one QuickJS module, one run at a time, for as long as the pool keeps
 // it. It retires (the pool replaces it) after any run that may have damaged its WASM memory.
+import { readlinkSync } from 'node:fs';
+import { constants, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { SandboxJob, SandboxOutcome } from './job.js';
 import { loadSandboxModule, runJob } from './sandbox.js';
@@ -19,8 +21,24 @@ export interface OutcomeMessage {
 const port = parentPort;
 if (!port) throw new Error('workflows/worker.ts runs as a worker thread only');
 
+lowerThreadPriority();
 const quickjs = await loadSandboxModule((workerData as WorkerData).memoryLimitBytes);
 port.on('message', ({ id, job }: JobMessage) => {
   port.postMessage({ id, outcome: runJob(quickjs, job) } satisfies OutcomeMessage);
 });
 port.postMessage('ready');
+
+/**
+ * Runs this thread at the lowest priority, so that workflows (a loop until its time limit
+ * included) take the cores only when the event loop does not need them. On Linux a thread has
+ * its own nice value, set through its thread id (/proc/thread-self names it); elsewhere the
+ * thread keeps the process's priority.
+ */
+function lowerThreadPriority(): void {
+  try {
+    const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(threadId)) setPriority(threadId, constants.priority.PRIORITY_LOW);
+  } catch {
+    // Not Linux, or not allowed: the worker runs at the process's priority.
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * `npm run bench workflows`: the workflow engine.
+ * - sandbox overhead per run (fresh runtime and context, module, call), in this process;
+ * - T6 throughput with a trivial workflow, beside P2's throughput in the same run;
+ * - P2 latency p99 while 4 runs loop until their time limit, beside P2's idle p99.
+ */
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import { TRANSACTION_EVENTS } from '../../../apps/server/src/domain/transaction-lifecycle.js';
+import { loadSandboxModule, runJob } from '../../../apps/server/src/workflows/sandbox.js';
+import { printTable } from './report.js';
+import { startChild } from './server.js';
+
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
+const CONNECTIONS = 50;
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+async function sandboxOverhead(): Promise<{ p50: number; p99: number; contextP50: number }> {
+  const quickjs = await loadSandboxModule(64 * 1024 * 1024);
+  const job = {
+    files: {
+      'workflows/console.js': 'export function runWorkflow(input) { return { n: input.n }; }',
+    },
+    modules: { console: 'workflows/console.js' },
+    module: 'console',
+    exportName: 'runWorkflow',
+    inputJson: '{"n":1}',
+    vars: {},
+    moves: { complete: TRANSACTION_EVENTS.complete, cancel: TRANSACTION_EVENTS.cancel },
+    timeoutMs: 1000,
+    memoryBytes: 64 * 1024 * 1024,
+    maxResultLength: 1 << 20,
+  };
+  const runs: number[] = [];
+  const contexts: number[] = [];
+  for (let i = 0; i < 5000; i++) {
+    const started = performance.now();
+    const outcome = runJob(quickjs, job);
+    if (!outcome.ok) throw new Error(outcome.message);
+    if (i >= 500) runs.push(performance.now() - started);
+  }
+  for (let i = 0; i < 5000; i++) {
+    const started = performance.now();
+    const runtime = quickjs.newRuntime();
+    runtime.newContext().dispose();
+    runtime.dispose();
+    if (i >= 500) contexts.push(performance.now() - started);
+  }
+  return {
+    p50: percentile(runs, 50),
+    p99: percentile(runs, 99),
+    contextP50: percentile(contexts, 50),
+  };
+}
+
+async function load(options: autocannon.Options) {
+  const result = await autocannon({ duration: DURATION_S, ...options });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${options.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return result;
+}
+
+export async function runWorkflowBench(root: string): Promise<void> {
+  const overhead = await sandboxOverhead();
+  printTable(
+    'Sandbox overhead per run: new runtime + context, module, call (5,000 runs, one thread)',
+    [
+      {
+        name: 'run p50',
+        value: overhead.p50,
+        unit: 'ms',
+        baseline: overhead.contextP50,
+        target: '≤ 0.3 ms (baseline: an empty runtime + context)',
+        met: overhead.p50 <= 0.3,
+      },
+      { name: 'run p99', value: overhead.p99, unit: 'ms', target: '(reference)', met: true },
+    ],
+  );
+
+  const { child, info } = await startChild(root, 0, ['--workflows']);
+  try {
+    const headers = { authorization: info.auth, accept: 'application/json' };
+    const p2 = await load({
+      url: `${info.url}/services/rest/pals/expense-approval`,
+      connections: CONNECTIONS,
+      headers,
+    });
+    let next = 0;
+    const t6 = await load({
+      url: info.url,
+      connections: CONNECTIONS,
+      headers: { ...headers, 'content-type': 'application/json' },
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (request) => {
+            const id = info.workflowTransactions[next++ % info.workflowTransactions.length];
+            return {
+              ...request,
+              path: `/services/rest/transactions/${id}/runWorkflow`,
+              body: `{"postData":[{"name":"n","value":"${next}"}]}`,
+            };
+          },
+        },
+      ],
+    });
+    printTable(
+      `T6 with a trivial workflow: ${CONNECTIONS} connections, ${DURATION_S} s, loopback, same cores`,
+      [
+        {
+          name: 'T6 runTransactionWorkflow (runs/s)',
+          value: t6.requests.average,
+          unit: 'runs/s',
+          baseline: p2.requests.average,
+          target: '≥ 3,000 runs/s (baseline: P2 JSON, req/s)',
+          met: t6.requests.average >= 3000,
+        },
+        {
+          name: 'T6 latency p99',
+          value: t6.latency.p99,
+          unit: 'ms',
+          target: '(reference)',
+          met: true,
+        },
+      ],
+    );
+
+    const probe = {
+      url: `${info.url}/services/rest/pals/expense-approval`,
+      connections: 10,
+      headers,
+    };
+    const idle = await load(probe);
+    let looping = true;
+    const loopRun = async (): Promise<number> => {
+      let runs = 0;
+      while (looping) {
+        const response = await fetch(
+          `${info.url}/services/rest/console/bench-workflow/runWorkflow`,
+          {
+            method: 'POST',
+            headers: { ...headers, 'content-type': 'application/json' },
+            body: '{}',
+          },
+        );
+        const result = (await response.json()) as { messages?: { type?: string }[] };
+        if (result.messages?.[0]?.type !== 'WORKFLOW_TIMEOUT')
+          throw new Error('the loop did not time out');
+        runs++;
+      }
+      return runs;
+    };
+    const loops = Array.from({ length: 4 }, loopRun);
+    const busy = await load(probe);
+    looping = false;
+    const timedOut = (await Promise.all(loops)).reduce((a, b) => a + b, 0);
+    printTable(
+      `P2 latency while 4 runs loop until their limit (${timedOut} timed-out runs during the measure)`,
+      [
+        {
+          name: 'P2 p99 with 4 looping runs',
+          value: busy.latency.p99,
+          unit: 'ms',
+          baseline: idle.latency.p99,
+          target: '≤ 2 × idle p99',
+          met: busy.latency.p99 <= 2 * Math.max(idle.latency.p99, 1),
+        },
+        {
+          name: 'P2 throughput with 4 looping runs',
+          value: busy.requests.average,
+          unit: 'req/s',
+          baseline: idle.requests.average,
+          target: '(reference)',
+          met: true,
+        },
+      ],
+    );
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
