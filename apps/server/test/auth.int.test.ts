@@ -1,8 +1,8 @@
 // BASIC authentication over real HTTP (DESIGN §4, §5): missing, wrong, unknown and malformed
 // credentials answer 401 with `WWW-Authenticate: Basic realm="pal"` and an errorResult, before
-// anything happens; the failed-attempt throttle answers 429 with Retry-After after
-// AUTH_THROTTLE.maxFailures failures of one username from one address, refuses the right password
-// too while it lasts, and is per (username, address).
+// anything happens; the failed-attempt throttle answers wrong attempts 429 with Retry-After after
+// AUTH_THROTTLE.maxFailures failures of one username from one address, still accepts the right
+// secret (no lockout by a neighbour), and is per (username, address).
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_THROTTLE, createClient } from '../src/domain/clients.js';
@@ -177,7 +177,7 @@ describe('the failed-attempt throttle', () => {
     expect(Number(retryAfter)).toBeLessThanOrEqual(windowSeconds);
   }
 
-  it(`answers 429 with Retry-After after ${maxFailures} failures of one username from one address, even to the right password`, async () => {
+  it(`answers wrong attempts 429 with Retry-After after ${maxFailures} failures of one username from one address, and still accepts the right secret`, async () => {
     expect(maxFailures).toBeGreaterThan(1);
     const client = await newClient();
     const wrong = basic(client.username, 'wrong');
@@ -186,21 +186,37 @@ describe('the failed-attempt throttle', () => {
       const answer = await h.http(path, { auth: wrong });
       expect(answer.status, `failure ${i}`).toBe(401);
     }
-    expectThrottled(await h.http(path, { auth: right }));
+    expectThrottled(await h.http(path, { auth: wrong }));
     expectThrottled(await h.http(path, { auth: wrong, accept: 'application/json' }), 'json');
     // Every kind of operation, and a forged X-Forwarded-For changes nothing.
     expectThrottled(
-      await h.http(`${ROOT}/transactions`, { auth: right, body: form({ palId: 'leave-request' }) }),
+      await h.http(`${ROOT}/transactions`, { auth: wrong, body: form({ palId: 'leave-request' }) }),
     );
     expectThrottled(
-      await h.http(path, { auth: right, headers: { 'X-Forwarded-For': '203.0.113.9' } }),
+      await h.http(path, { auth: wrong, headers: { 'X-Forwarded-For': '203.0.113.9' } }),
     );
-    // Other usernames from the same address, and the same username from another address, go on.
-    expect((await h.http(path, { auth: h.a })).status).toBe(200);
-    expect((await fromAddress('127.0.0.2', path, right)).status).toBe(200);
-    expect((await fromAddress('127.0.0.1', path, right)).status).toBe(429);
     // The refused T1 created nothing.
     expect(await h.a.json.transactions.searchTransactions({ palId: 'leave-request' })).toEqual([]);
+    // The same username from another address is not throttled.
+    expect((await fromAddress('127.0.0.2', path, wrong)).status).toBe(401);
+    // Anyone behind the same address cannot lock the client out: its secret still works.
+    expect((await h.http(path, { auth: right })).status).toBe(200);
+    expect((await h.http(path, { auth: h.a })).status).toBe(200);
+  });
+
+  it('a throttled pair is let in with the right secret whether or not it was verified before', async () => {
+    const client = await newClient();
+    const right = basic(client.username, client.password);
+    expect((await h.http(path, { auth: right })).status).toBe(200); // now in the verified cache
+    const wrong = basic(client.username, 'wrong');
+    for (let i = 1; i <= maxFailures; i++) await h.http(path, { auth: wrong });
+    expectThrottled(await h.http(path, { auth: wrong }));
+    expect((await h.http(path, { auth: right })).status).toBe(200);
+    const fresh = await newClient();
+    const freshWrong = basic(fresh.username, 'wrong');
+    for (let i = 1; i <= maxFailures; i++) await h.http(path, { auth: freshWrong });
+    expectThrottled(await h.http(path, { auth: freshWrong }));
+    expect((await h.http(path, { auth: basic(fresh.username, fresh.password) })).status).toBe(200);
   });
 
   it('a success clears the count', async () => {
@@ -215,7 +231,9 @@ describe('the failed-attempt throttle', () => {
     expect((await h.http(path, { auth: right })).status).toBe(200);
     for (let i = 1; i <= maxFailures; i++)
       expect((await h.http(path, { auth: wrong })).status).toBe(401);
-    expectThrottled(await h.http(path, { auth: right }));
+    expectThrottled(await h.http(path, { auth: wrong }));
+    expect((await h.http(path, { auth: right })).status).toBe(200);
+    expect((await h.http(path, { auth: wrong })).status).toBe(401);
   });
 
   it('throttles unknown usernames too, per address', async () => {

@@ -4,6 +4,7 @@
 // bodies (400), bodies over the limit (413), unknown paths (404), used e-mail addresses (409).
 // Each answers its documented 4xx with an errorResult, changes nothing, and nothing answers 5xx.
 import { request as httpRequest } from 'node:http';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPalPackage } from '../src/domain/pal-manifest.js';
 import { deployPalPackage, undeployPal } from '../src/domain/pals.js';
@@ -732,7 +733,149 @@ describe('races and states', () => {
   });
 });
 
+describe('what a fuzzer found (every one a 4xx or a 200, never a 5xx)', () => {
+  const BODY_OPERATIONS = [
+    [`${ROOT}/console/leave-request/runWorkflow`, 'consoleContent', PAL_NS],
+    [`${ROOT}/console/leave-request/run`, 'consoleContent', PAL_NS],
+    [`${ROOT}/transactions/TX/runWorkflow`, 'transactionContent', PAL_NS],
+    [`${ROOT}/transactions/TX/run`, 'transactionContent', PAL_NS],
+    [
+      '/user/runWorkflow?action=a&workflow=leave-request',
+      'ServiceRequest',
+      'urn:pal-workflow:services',
+    ],
+  ] as const;
+  const at = (path: string) => path.replace('TX', tx);
+
+  it('XML nested deeper than the parser allows: 400 at every depth, on every body operation', async () => {
+    for (const [path, root, ns] of BODY_OPERATIONS)
+      for (const depth of [99, 100, 101, 102, 250]) {
+        // (Short names: the body stays under this server's BODY_LIMIT_BYTES.)
+        const body = `<p:${root} xmlns:p="${ns}">${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}</p:${root}>`;
+        const answer = await h.http(at(path), {
+          headers: { 'Content-Type': 'application/xml' },
+          body,
+        });
+        expect(answer.status, `${path} depth ${depth}`).toBe(400);
+      }
+  });
+
+  it('elements named __proto__, constructor, prototype: unknown members (400) in typed bodies', async () => {
+    for (const [path, root, ns] of BODY_OPERATIONS)
+      for (const name of ['__proto__', 'constructor', 'prototype']) {
+        const body = `<p:${root} xmlns:p="${ns}"><${name}><x>1</x></${name}></p:${root}>`;
+        const messages = await refused(
+          at(path),
+          { headers: { 'Content-Type': 'application/xml' }, body },
+          400,
+          'INVALID_ARGUMENT',
+        );
+        expect(messages, `${path} <${name}>`).toContain(name);
+      }
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+
+  it('the same names in C5 (a document of the caller) are data: the document reaches the workflow', async () => {
+    // leave-request has no console module: the run is reached, and fails as NO_WORKFLOW.
+    const answer = await h.http(`${ROOT}/console/leave-request/executeWorkflow`, {
+      accept: 'application/json',
+      headers: { 'Content-Type': 'application/xml' },
+      body: '<order><__proto__><polluted>yes</polluted></__proto__><constructor/><prototype/></order>',
+    });
+    expect(answer.status, answer.text).toBe(200);
+    expect(JSON.parse(answer.text)).toMatchObject({
+      success: false,
+      messages: [{ type: 'NO_WORKFLOW' }],
+    });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('Accept with parameters (charset=utf-8) is the type the server sends: no 406', async () => {
+    for (const [accept, type] of [
+      ['application/json; charset=utf-8', 'application/json; charset=utf-8'],
+      ['application/xml; charset=utf-8', 'application/xml; charset=utf-8'],
+      ['application/json;charset=UTF-8;q=0.9, text/html', 'application/json; charset=utf-8'],
+    ]) {
+      const answer = await h.http(`${ROOT}/pals/leave-request`, { accept });
+      expect([answer.status, answer.type], accept).toEqual([200, type]);
+    }
+    const text = await h.http(`${ROOT}/enterprises/sso/status?sso=${sso}`, {
+      accept: 'text/plain; charset=utf-8',
+    });
+    expect([text.status, text.type]).toEqual([200, 'text/plain; charset=utf-8']);
+  });
+
+  it('P2 without an id names its parameter, id', async () => {
+    const messages = await refused(`${ROOT}/pals/`, {}, 400, 'INVALID_ARGUMENT');
+    expect(messages).toMatch(/^id: /);
+  });
+
+  it('random bodies, names and Accept headers on every body operation: no 5xx (a property)', async () => {
+    const names = fc.constantFrom(
+      '__proto__',
+      'constructor',
+      'prototype',
+      'toString',
+      'postData',
+      'name',
+      'value',
+      'payload',
+      'x',
+    );
+    const element: fc.Arbitrary<string> = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        fc.string({ maxLength: 8 }).map((t) => t.replace(/[<&]/g, '')),
+        fc
+          .tuple(names, fc.array(tie('node'), { maxLength: 3 }))
+          .map(([n, kids]) => `<${n}>${kids.join('')}</${n}>`),
+      ),
+    })).node as fc.Arbitrary<string>;
+    const deep = fc
+      .tuple(names, fc.integer({ min: 1, max: 300 }))
+      .map(([n, d]) => `${`<${n}>`.repeat(d)}${`</${n}>`.repeat(d)}`);
+    const accept = fc.constantFrom(
+      undefined,
+      '*/*',
+      'application/json; charset=utf-8',
+      'application/xml;q=0.5',
+      'text/plain',
+      'text/html',
+      'application/json;q=0',
+    );
+    const operation = fc.constantFrom(...BODY_OPERATIONS, [
+      `${ROOT}/console/leave-request/executeWorkflow`,
+      'order',
+      'urn:any',
+    ] as const);
+    const json = fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v));
+    await fc.assert(
+      fc.asyncProperty(
+        operation,
+        fc.oneof(element, deep),
+        json,
+        fc.boolean(),
+        accept,
+        async ([path, root, ns], inner, jsonBody, asXml, acceptHeader) => {
+          const body = asXml ? `<p:${root} xmlns:p="${ns}">${inner}</p:${root}>` : jsonBody;
+          const answer = await h.http(at(path), {
+            headers: { 'Content-Type': asXml ? 'application/xml' : 'application/json' },
+            body,
+            ...(acceptHeader === undefined ? {} : { accept: acceptHeader }),
+          });
+          expect(answer.status, `${path} ${body.slice(0, 200)}`).toBeLessThan(500);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('over the whole suite', () => {
+  it('every status answered is one the bundled OpenAPI declares for its operation', () => {
+    expect(h.undeclaredStatuses()).toEqual([]);
+  });
+
   it('no answer was a 5xx, and every XML answer was valid', () => {
     expect(h.exchanges.length).toBeGreaterThan(300);
     expect(

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPalClient, type PalClient, type WireFormat } from '@pal-workflow/client';
-import { operations, type OperationId } from '@pal-workflow/server-skeleton';
+import { openApiDocument, operations, type OperationId } from '@pal-workflow/server-skeleton';
 import { SchemaValidator, startSmtpListener, type ReceivedMail } from '@pal-workflow/test-support';
 import type { Result } from '@pal-workflow/types';
 import { decodeXml } from '@pal-workflow/validators';
@@ -228,6 +228,8 @@ export interface Harness {
   client(credentials: { username: string; password: string }, format: WireFormat): PalClient;
   /** The operation of an exchange, by the skeleton's route table and this server's roots. */
   operationOf(method: string, path: string): OperationId | undefined;
+  /** Exchanges whose status the bundled OpenAPI does not declare for their operation. */
+  undeclaredStatuses(): string[];
   close(): Promise<void>;
 }
 
@@ -399,6 +401,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     client: clientFor,
     operationOf: (method, path) =>
       routes.find((r) => r.method === method && r.regex.test(path))?.id,
+    undeclaredStatuses: () => {
+      const seen = new Set<string>();
+      for (const e of exchanges) {
+        const id = routes.find((r) => r.method === e.method && r.regex.test(e.path))?.id;
+        // 501: the token operations until they are built; kept out of the published contract.
+        if (id && e.status !== 501 && !declaredStatuses(id).has(String(e.status)))
+          seen.add(`${id} ${e.status}`);
+      }
+      return [...seen].sort();
+    },
     async close() {
       if (closed) return;
       closed = true;
@@ -411,6 +423,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 }
 
 // ------------------------------------------------------------------ assertions
+
+/** The statuses the bundled OpenAPI declares for an operation. */
+export function declaredStatuses(id: OperationId): Set<string> {
+  for (const item of Object.values(openApiDocument.paths) as Record<string, unknown>[])
+    for (const operation of Object.values(item) as { operationId?: string; responses?: object }[])
+      if (operation?.operationId === id) return new Set(Object.keys(operation.responses ?? {}));
+  throw new Error(`no operation ${id} in the bundled OpenAPI`);
+}
 
 /**
  * Checks an errorResult answer: the status, the negotiated format (XML unless JSON was asked

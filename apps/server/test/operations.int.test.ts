@@ -622,6 +622,10 @@ describe('deploying a pal id again', () => {
 });
 
 describe('what went over the wire', () => {
+  it('every status answered is one the bundled OpenAPI declares for its operation', () => {
+    expect(h.undeclaredStatuses()).toEqual([]);
+  });
+
   it('every operation but the workflow runs was answered in both formats: 200 for the implemented ones, 501 for the token ones', () => {
     const seen = new Map<string, Set<string>>();
     for (const e of h.exchanges) {

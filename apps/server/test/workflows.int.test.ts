@@ -493,6 +493,10 @@ describe('runs and their surroundings', () => {
     expect(answer.text).toContain('workflow: required');
   });
 
+  it('every status answered is one the bundled OpenAPI declares for its operation', () => {
+    expect(h.undeclaredStatuses()).toEqual([]);
+  });
+
   it('the server is healthy after every limit was broken', async () => {
     expect((await h.http('/healthz')).status).toBe(200);
     const result = await h.a.json.console.runConsoleWorkflow({

@@ -388,13 +388,13 @@ describe.each(['json', 'xml'] as const)('the generated client in %s', (format: W
       success: true,
       palId: 'expense-approval',
       data: [
-        { name: 'order', value: JSON.stringify(document.order) },
-        { name: 'customer', value: JSON.stringify(document.customer) },
+        { name: 'contentType', value: 'application/json' },
+        { name: 'text', value: JSON.stringify(document) },
       ],
     });
     expect(inputs().executeConsoleWorkflow).toEqual({
       params: { palId: 'expense-approval' },
-      body: document,
+      body: { text: JSON.stringify(document), contentType: 'application/json' },
     });
 
     const action = 'open <form> & "go"';
@@ -1221,25 +1221,43 @@ describe('HTTP rules, with plain fetch', () => {
     expect(service.state.inputs.runUserWorkflow?.body?.payload?.data).toEqual({ k: 'v & w' });
   });
 
-  it('takes a caller-chosen XML document on C5', async () => {
+  it('takes a caller-chosen XML document on C5, as text (its names are data, __proto__ too)', async () => {
+    const xml =
+      '<order xmlns="urn:example"><item>a</item><item>b &amp; c</item><__proto__>x</__proto__><constructor/></order>';
     const answer = await http('/services/rest/console/expense-approval/executeWorkflow', {
       accept: 'application/json',
       headers: { 'Content-Type': 'application/xml' },
-      body: '<order xmlns="urn:example"><item>a</item><item>b &amp; c</item><total>3</total></order>',
+      body: xml,
     });
     expect(answer.status, answer.text).toBe(200);
     expect(service.state.inputs.executeConsoleWorkflow).toEqual({
       params: { palId: 'expense-approval' },
-      body: { item: ['a', 'b & c'], total: '3' },
+      body: { text: xml, contentType: 'application/xml' },
     });
     expect(JSON.parse(answer.text)).toEqual({
       success: true,
       palId: 'expense-approval',
       data: [
-        { name: 'item', value: '["a","b & c"]' },
-        { name: 'total', value: '"3"' },
+        { name: 'contentType', value: 'application/xml' },
+        { name: 'text', value: xml },
       ],
     });
+  });
+
+  it('refuses a C5 document that is not well-formed XML, has a DOCTYPE, or is no JSON object: 400', async () => {
+    for (const [type, body] of [
+      ['application/xml', '<order><item>a</order>'],
+      ['application/xml', '<!DOCTYPE x [<!ENTITY e "e">]><order>&e;</order>'],
+      ['application/json', '{"order": '],
+      ['application/json', '[1, 2]'],
+    ] as const) {
+      const answer = await http('/services/rest/console/expense-approval/executeWorkflow', {
+        accept: 'application/json',
+        headers: { 'Content-Type': type },
+        body,
+      });
+      expect(answer.status, body).toBe(400);
+    }
   });
 });
 

@@ -228,10 +228,10 @@ export function createHandlers(state: ServiceState) {
       return {
         success: true,
         palId: input.params.palId,
-        data: Object.entries(input.body).map(([name, value]) => ({
-          name,
-          value: JSON.stringify(value),
-        })),
+        data: [
+          { name: 'contentType', value: input.body.contentType },
+          { name: 'text', value: input.body.text },
+        ],
       };
     },
     async createConsoleToken(input) {

@@ -16,6 +16,17 @@ describe('negotiate', () => {
     { accept: 'text/plain;q=1, application/json;q=0.1', simple: true, want: 'text' },
     { accept: 'application/*', simple: false, want: 'xml' },
     { accept: 'application/json;q=0', simple: false, want: undefined },
+    // Parameters other than q do not defeat negotiation: these are the types the service sends.
+    { accept: 'application/json; charset=utf-8', simple: false, want: 'json' },
+    { accept: 'application/xml; charset=utf-8', simple: false, want: 'xml' },
+    { accept: 'text/plain; charset=utf-8', simple: true, want: 'text' },
+    { accept: 'text/plain; charset=utf-8', simple: false, want: undefined },
+    {
+      accept: 'application/json; charset=utf-8; q=0.5, application/xml; q=0.4',
+      simple: false,
+      want: 'json',
+    },
+    { accept: 'application/json; charset=utf-8; q=0', simple: false, want: undefined },
   ])('Accept $accept (simple: $simple) → $want', ({ accept, simple, want }) => {
     expect(negotiate(accept, simple)).toBe(want);
   });

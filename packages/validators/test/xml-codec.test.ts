@@ -202,3 +202,25 @@ describe('entities', () => {
     ).toContain('invalid character reference');
   });
 });
+
+describe('decodeXml refuses what fast-xml-parser will not build as bad input, never as a crash', () => {
+  const nested = (depth: number) =>
+    `<pal:palInfo xmlns:pal="urn:pal-workflow:pal">${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}</pal:palInfo>`;
+
+  it.each([99, 100, 101, 102, 5000])('elements nested %i deep', (depth) => {
+    expect(() => decodeXml(nested(depth), 'palInfo')).toThrow(DecodeError);
+  });
+
+  it('says why for a document nested too deep', () => {
+    expect(() => decodeXml(nested(150), 'palInfo')).toThrow(/nested deeper than 100 levels/);
+  });
+
+  it.each(['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'])(
+    'an element named %s is an unknown member',
+    (name) => {
+      const text = `<pal:palInfo xmlns:pal="urn:pal-workflow:pal"><${name}>x</${name}></pal:palInfo>`;
+      expect(() => decodeXml(text, 'palInfo')).toThrow(DecodeError);
+      expect(({} as Record<string, unknown>).x).toBeUndefined();
+    },
+  );
+});

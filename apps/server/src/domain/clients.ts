@@ -26,8 +26,8 @@ const VERIFIED_HEADERS_MAX = 10_000;
 
 /**
  * The failed-attempt throttle: after `maxFailures` wrong credentials for one (username, address)
- * within `windowSeconds`, that pair is refused (429 with Retry-After) until the window ends.
- * A success clears the pair's count.
+ * within `windowSeconds`, that pair's wrong credentials are refused with 429 and Retry-After
+ * until the window ends; the right secret is still accepted. A success clears the pair's count.
  */
 export const AUTH_THROTTLE = {
   maxFailures: 10,

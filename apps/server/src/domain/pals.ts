@@ -158,12 +158,18 @@ export async function deployPalPackage(
   });
 }
 
-async function palRow(ctx: DomainContext, enterpriseId: string, palId: string): Promise<PalRow> {
+/** `parameter` is the name the caller gave the id (P2's is `id`), for the 400 that names it. */
+async function palRow(
+  ctx: DomainContext,
+  enterpriseId: string,
+  palId: string,
+  parameter = 'palId',
+): Promise<PalRow> {
   const row = await ctx.db
     .selectFrom('pals')
     .selectAll()
     .where('enterprise_id', '=', enterpriseId)
-    .where('id', '=', requireId('palId', palId))
+    .where('id', '=', requireId(parameter, palId))
     .executeTakeFirst();
   if (!row) throw NotFoundError.of('pal', palId);
   return row;
@@ -174,9 +180,10 @@ export async function getPal(
   ctx: DomainContext,
   enterpriseId: string,
   palId: string,
+  parameter = 'palId',
 ): Promise<PalInfo> {
   return ctx.cache.get(`pal\u0000${enterpriseId}\u0000${palId}`, async () =>
-    toPalInfo(await palRow(ctx, enterpriseId, palId)),
+    toPalInfo(await palRow(ctx, enterpriseId, palId, parameter)),
   );
 }
 

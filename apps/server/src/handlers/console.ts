@@ -50,7 +50,7 @@ export const consoleHandlers: ConsoleHandlers = {
   executeConsoleWorkflow: async ({ params, body }, ctx) => {
     const result = await runConsoleModule(ctx.domain, ctx.enterpriseId, params.palId, {
       exportName: 'executeWorkflow',
-      input: { body: JSON.stringify(body), contentType: 'application/json' },
+      input: { body: body.text, contentType: body.contentType },
       shape: (value) => consoleResult(value, params.palId),
       requestId: ctx.requestId,
     });

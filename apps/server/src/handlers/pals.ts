@@ -8,6 +8,6 @@ type PalHandlers = Pick<Handlers<AppContext>, 'searchPals' | 'getPal' | 'createP
 
 export const palHandlers: PalHandlers = {
   searchPals: ({ search }, ctx) => searchPals(ctx.domain, ctx.enterpriseId, search),
-  getPal: ({ params }, ctx) => getPal(ctx.domain, ctx.enterpriseId, params.id),
+  getPal: ({ params }, ctx) => getPal(ctx.domain, ctx.enterpriseId, params.id, 'id'),
   createPalToken: async () => notImplemented('P3', 'issues or redeems a token'),
 };

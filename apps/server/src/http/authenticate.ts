@@ -1,6 +1,7 @@
 // BASIC authentication for every operation, through the skeleton's authentication slot (an
 // onRequest hook, so a refused request never has its body read). Failed attempts are throttled
-// per (username, address): a throttled pair gets 429 with Retry-After before any check is made.
+// per (username, address): a throttled pair's wrong attempts get 429 with Retry-After, while the
+// right secret is still accepted.
 import { HttpError } from '@pal-workflow/server-skeleton';
 import type { FastifyRequest } from 'fastify';
 import { throttleKey } from '../domain/clients.js';
@@ -25,20 +26,19 @@ export function authenticator(domain: DomainContext) {
   // Not async: a header verified lately is answered at once, without a promise.
   return (request: FastifyRequest): AppContext | Promise<AppContext> => {
     const header = request.headers.authorization;
-    // The fast path: a header verified lately. Its (username, address) may still be throttled:
-    // then the full check below answers 429; otherwise a success clears the pair's failures.
+    // The fast path: a header verified lately, i.e. the right secret. It is accepted even when
+    // its (username, address) is throttled: the throttle slows guessing, and must not let anyone
+    // behind the same address lock the client out. A success clears the pair's failures.
     const known = header === undefined ? undefined : domain.clients.verifiedHeader(header);
     if (known) {
-      const key = domain.clients.hasFailures ? throttleKey(known.username, request.ip) : undefined;
-      if (key === undefined || domain.clients.isThrottled(key) === 0) {
-        if (key !== undefined) domain.clients.resetFailures(key);
-        return {
-          domain,
-          enterpriseId: known.client.enterpriseId,
-          clientId: known.client.clientId,
-          requestId: request.id,
-        };
-      }
+      if (domain.clients.hasFailures)
+        domain.clients.resetFailures(throttleKey(known.username, request.ip));
+      return {
+        domain,
+        enterpriseId: known.client.enterpriseId,
+        clientId: known.client.clientId,
+        requestId: request.id,
+      };
     }
 
     return verify(domain, request, header);
@@ -57,17 +57,18 @@ async function verify(
       : 'credentials required';
     throw new HttpError(401, 'UNAUTHORIZED', reason, CHALLENGE);
   }
-  const key = throttleKey(credentials.username, request.ip);
-  const wait = domain.clients.isThrottled(key);
-  if (wait > 0)
-    throw new HttpError(429, 'RATE_LIMITED', `too many failed attempts: try again in ${wait} s`, {
-      'Retry-After': String(wait),
-    });
+  // A throttled pair is still checked: client secrets have 256 random bits, so accepting the right
+  // one gives a guesser nothing, while refusing it would lock the client out. Wrong ones get 429.
+  const wait = domain.clients.isThrottled(throttleKey(credentials.username, request.ip));
   const client = await domain.clients.authenticate(
     credentials.username,
     credentials.password,
     request.ip,
   );
+  if (!client && wait > 0)
+    throw new HttpError(429, 'RATE_LIMITED', `too many failed attempts: try again in ${wait} s`, {
+      'Retry-After': String(wait),
+    });
   if (!client) throw new HttpError(401, 'UNAUTHORIZED', 'wrong credentials', CHALLENGE);
   domain.clients.rememberHeader(header!, credentials.username, client);
   return {

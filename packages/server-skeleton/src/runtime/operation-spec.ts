@@ -37,5 +37,12 @@ export interface Page<T> {
   total: number;
 }
 
-/** A caller-chosen document (C5): parsed XML or JSON, as plain data. */
-export type AnyDocument = { readonly [key: string]: unknown };
+/**
+ * A caller-chosen document (C5), as the caller sent it: well-formed XML without a DOCTYPE, or a
+ * JSON object. Its names are the caller's data (`__proto__` included), so it is handed on as text,
+ * never built into objects here.
+ */
+export interface AnyDocument {
+  readonly text: string;
+  readonly contentType: 'application/xml' | 'application/json';
+}

@@ -10,7 +10,7 @@ import {
   DecodeError,
   encodeJson,
   encodeXml,
-  parseXmlDocument,
+  checkXmlDocument,
   type RootName,
   type RootValues,
 } from '@pal-workflow/validators';
@@ -21,7 +21,7 @@ import { readParams, readSearch, type RawValues } from './coerce.js';
 import { sendError } from './error-result.js';
 import { badRequest, HttpError, notAcceptable } from './http-error.js';
 import { MEDIA_TYPE, negotiate, type Format } from './negotiate.js';
-import type { OperationSpec, Page } from './operation-spec.js';
+import type { AnyDocument, OperationSpec, Page } from './operation-spec.js';
 
 export interface RegisterRoutesOptions<Ctx> {
   handlers: Handlers<Ctx>;
@@ -179,8 +179,12 @@ function readInput(spec: OperationSpec, request: PalRequest): Record<string, unk
           ? decodeXml(body.text, spec.body.root)
           : decodeJson(spec.body.root, body.text);
     } else {
-      input.body =
-        body.kind === 'xml' ? parseXmlDocument(body.text).value : parseJsonObject(body.text);
+      if (body.kind === 'xml') checkXmlDocument(body.text);
+      else checkJsonObject(body.text);
+      input.body = {
+        text: body.text,
+        contentType: body.kind === 'xml' ? 'application/xml' : 'application/json',
+      } satisfies AnyDocument;
     }
   } else if (body && body.kind !== 'form' && !spec.form) {
     throw badRequest('this operation takes no request body');
@@ -243,7 +247,7 @@ function parseUrlEncoded(text: string): RawValues {
   return out;
 }
 
-function parseJsonObject(text: string): Record<string, unknown> {
+function checkJsonObject(text: string): void {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -252,7 +256,6 @@ function parseJsonObject(text: string): Record<string, unknown> {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new DecodeError([{ path: '', message: 'expected a JSON object' }]);
-  return value as Record<string, unknown>;
 }
 
 function writeValue(format: Format, root: RootName, value: unknown): string {

@@ -127,6 +127,9 @@ export function escapeText(text: string): string {
 
 type XmlNode = Record<string, unknown>;
 
+/** Deeper than any document of the schemas; fast-xml-parser stops at it too. */
+const MAX_DEPTH = 100;
+
 const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '@_',
@@ -142,6 +145,7 @@ const parser = new XMLParser({
   processEntities: false,
   htmlEntities: false,
   isArray: (_name, _jpath, _isLeaf, isAttribute) => !isAttribute,
+  maxNestedTags: MAX_DEPTH,
 });
 
 const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
@@ -166,12 +170,10 @@ function decodeEntities(text: string): string {
 const DOCTYPE = /<!DOCTYPE|<!ENTITY/i;
 
 /**
- * Reads an XML document. When `expected` is given the root must be that element;
- * otherwise any global element is accepted and returned with its name.
+ * Refuses what no document of this service may hold, before anything is built from it: a DOCTYPE
+ * (so no entity is ever expanded) and XML that is not well formed.
  */
-export function decodeXml<R extends RootName>(text: string, expected: R): RootValues[R];
-export function decodeXml(text: string): { root: RootName; value: unknown };
-export function decodeXml(text: string, expected?: RootName): unknown {
+export function checkXmlDocument(text: string): void {
   if (DOCTYPE.test(text))
     throw new DecodeError([{ path: '', message: 'a DOCTYPE is not allowed' }]);
   const wellFormed = XMLValidator.validate(text);
@@ -181,7 +183,33 @@ export function decodeXml(text: string, expected?: RootName): unknown {
       { path: '', message: `malformed XML at line ${line}, column ${col}: ${msg}` },
     ]);
   }
-  const doc = parser.parse(text) as XmlNode;
+}
+
+/** fast-xml-parser throws plain Errors for documents it will not build: they are bad input. */
+function parseChecked(text: string): XmlNode {
+  try {
+    return parser.parse(text) as XmlNode;
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/Maximum nested tags/i.test(message))
+      throw new DecodeError([
+        { path: '', message: `elements are nested deeper than ${MAX_DEPTH} levels` },
+      ]);
+    const reserved = /Invalid name: "([^"]*)"/.exec(message);
+    if (reserved) throw new DecodeError([{ path: '', message: `unknown member <${reserved[1]}>` }]);
+    throw new DecodeError([{ path: '', message: `malformed XML: ${message}` }]);
+  }
+}
+
+/**
+ * Reads an XML document. When `expected` is given the root must be that element;
+ * otherwise any global element is accepted and returned with its name.
+ */
+export function decodeXml<R extends RootName>(text: string, expected: R): RootValues[R];
+export function decodeXml(text: string): { root: RootName; value: unknown };
+export function decodeXml(text: string, expected?: RootName): unknown {
+  checkXmlDocument(text);
+  const doc = parseChecked(text);
   const tops = Object.keys(doc).filter((k) => !k.startsWith('?') && k !== '#text');
   if (tops.length !== 1 || (doc[tops[0]!] as unknown[]).length !== 1)
     throw new DecodeError([
@@ -381,46 +409,3 @@ function textOf(node: XmlNode): string {
 function localName(qname: string): string {
   return qname.includes(':') ? qname.slice(qname.indexOf(':') + 1) : qname;
 }
-
-// ---------------------------------------------------------------- any document
-
-/**
- * Reads a caller-chosen XML document (no schema): elements become properties,
- * repeated elements arrays, text values strings. DOCTYPEs are refused as above.
- */
-export function parseXmlDocument(text: string): { root: string; value: Record<string, unknown> } {
-  if (DOCTYPE.test(text))
-    throw new DecodeError([{ path: '', message: 'a DOCTYPE is not allowed' }]);
-  const wellFormed = XMLValidator.validate(text);
-  if (wellFormed !== true) {
-    const { msg, line, col } = wellFormed.err;
-    throw new DecodeError([
-      { path: '', message: `malformed XML at line ${line}, column ${col}: ${msg}` },
-    ]);
-  }
-  const doc = looseParser.parse(text) as Record<string, unknown>;
-  const tops = Object.keys(doc).filter((k) => !k.startsWith('?'));
-  if (tops.length !== 1)
-    throw new DecodeError([
-      { path: '', message: 'the document must have exactly one root element' },
-    ]);
-  const root = tops[0]!;
-  const value = doc[root];
-  return {
-    root: localName(root),
-    value:
-      typeof value === 'object' && value !== null
-        ? (value as Record<string, unknown>)
-        : { '#text': value },
-  };
-}
-
-const looseParser = new XMLParser({
-  ignoreAttributes: true,
-  removeNSPrefix: true,
-  parseTagValue: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  processEntities: true,
-  htmlEntities: false,
-});
