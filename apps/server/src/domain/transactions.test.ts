@@ -317,6 +317,24 @@ describe('transactions', () => {
       );
     });
 
+    it('lets a new run take over a RUNNING that outlived any run (its server stopped mid-run)', async () => {
+      const id = created.onboarding[1];
+      await moveWebServiceStatus(t.ctx, acme, id, 'start');
+      clock.advance(2 * t.ctx.config.workflowTimeoutMs + 29_000);
+      await expect(moveWebServiceStatus(t.ctx, acme, id, 'start')).rejects.toThrow(
+        'already running',
+      );
+      clock.advance(2_000);
+      const restarted = await moveWebServiceStatus(t.ctx, acme, id, 'start');
+      expect([restarted.webServiceStatus, restarted.modifiedDate]).toEqual([
+        'RUNNING',
+        clock.now().toISOString(),
+      ]);
+      await expect(moveWebServiceStatus(t.ctx, acme, id, 'start')).rejects.toThrow(
+        'already running',
+      );
+    });
+
     it('validates the business status', async () => {
       await expect(setTransactionStatus(t.ctx, acme, created.expense[0], '')).rejects.toThrow(
         InvalidArgumentError,

@@ -43,6 +43,8 @@ export type TransactionSearch = Partial<Wire.TransactionSearch>;
 
 const DAY_MS = 86_400_000;
 const MAX_STATUS_LENGTH = 64;
+/** Beyond twice the run time limit: how long RUNNING may stand before a new run may take over. */
+const ABANDONED_RUN_GRACE_MS = 30_000;
 
 export function toTransactionInfo(row: TransactionRow): TransactionInfo {
   return withoutUndefined({
@@ -337,7 +339,9 @@ export async function moveWebServiceStatus(
         `the web-service workflow cannot run while systemStatus is ${row.system_status}`,
       );
     }
-    const to = nextWebServiceStatus(row.web_service_status, event);
+    const to = abandonedRun(ctx, row, event)
+      ? 'RUNNING'
+      : nextWebServiceStatus(row.web_service_status, event);
     const result = await ctx.db
       .updateTable('transactions')
       .set({ web_service_status: to, modified_date: ctx.now().toISOString() })
@@ -345,9 +349,20 @@ export async function moveWebServiceStatus(
       .where('enterprise_id', '=', enterpriseId)
       .where('web_service_status', '=', row.web_service_status)
       .where('system_status', '=', row.system_status)
+      .where('modified_date', '=', row.modified_date)
       .executeTakeFirst();
     if (result.numUpdatedRows > 0n) return getTransactionDetails(ctx, enterpriseId, id);
   }
+}
+
+/**
+ * A run that says RUNNING long after any run could have ended: its server stopped in the middle
+ * (a crash, a kill). A new run may start over it instead of answering 409 for ever.
+ */
+function abandonedRun(ctx: DomainContext, row: TransactionRow, event: WebServiceEvent): boolean {
+  if (event !== 'start' || row.web_service_status !== 'RUNNING') return false;
+  const boundMs = 2 * ctx.config.workflowTimeoutMs + ABANDONED_RUN_GRACE_MS;
+  return ctx.now().getTime() - Date.parse(row.modified_date) > boundMs;
 }
 
 /**

@@ -99,14 +99,18 @@ export function runJob(quickjs: QuickJSWASMModule, job: SandboxJob): SandboxOutc
       retire: true,
     };
   }
-  try {
-    context.dispose();
-    runtime.dispose();
-  } catch {
-    // QuickJS can fail to free a runtime after an interrupt or an out-of-memory: the module cannot
-    // be trusted for another run, so its worker retires.
-    if (!outcome.ok) outcome.retire = true;
-    else outcome = { ...failure('WORKFLOW_ERROR', 'the sandbox failed', [], state), retire: true };
+  // A run that broke a limit retires its worker, whose memory goes with it: freeing the runtime
+  // then can abort inside QuickJS (an assertion after an interrupt), so it is not tried.
+  if (outcome.ok || !outcome.retire) {
+    try {
+      context.dispose();
+      runtime.dispose();
+    } catch {
+      // The module cannot be trusted for another run: its worker retires.
+      outcome = outcome.ok
+        ? { ...failure('WORKFLOW_ERROR', 'the sandbox failed', [], state), retire: true }
+        : { ...outcome, retire: true };
+    }
   }
   outcome.durationMs = performance.now() - started;
   return outcome;
