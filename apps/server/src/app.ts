@@ -84,7 +84,7 @@ export async function buildApp(
     uiConfig: { docExpansion: 'list', deepLinking: true },
   });
 
-  registerPages(app, domain);
+  await registerPages(app, domain);
 
   await registerRoutes(app, {
     handlers,

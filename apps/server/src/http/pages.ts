@@ -32,7 +32,42 @@ function sendPage(reply: FastifyReply, status: number, title: string, body: stri
 const GONE_TITLE = 'This link is no longer valid';
 const GONE_BODY = `<h1>${GONE_TITLE}</h1><p>It was already used, or it has expired. Ask for a new invitation.</p>`;
 
-export function registerPages(app: FastifyInstance, domain: DomainContext): void {
+/** What a page form may post: small, and only as a browser posts it. */
+const PAGE_FORM_LIMIT_BYTES = 64 * 1024;
+
+/**
+ * The pages, in a scope of their own that reads forms as browsers post them:
+ * `application/x-www-form-urlencoded` (an empty body included) and `multipart/form-data`.
+ */
+export async function registerPages(app: FastifyInstance, domain: DomainContext): Promise<void> {
+  await app.register(async (scope) => {
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: PAGE_FORM_LIMIT_BYTES },
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+    );
+    scope.addContentTypeParser(
+      'multipart/form-data',
+      { parseAs: 'buffer', bodyLimit: PAGE_FORM_LIMIT_BYTES },
+      (request, body, done) => {
+        readMultipart(String(request.headers['content-type']), body as Buffer).then(
+          (fields) => done(null, fields),
+          () => done(null, {}),
+        );
+      },
+    );
+    registerInvitationPages(scope, domain);
+  });
+}
+
+async function readMultipart(contentType: string, body: Buffer): Promise<Record<string, string>> {
+  const form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+  const fields: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [name, value] of form) if (typeof value === 'string') fields[name] = value;
+  return fields;
+}
+
+function registerInvitationPages(app: FastifyInstance, domain: DomainContext): void {
   const root = domain.config.serviceRoot;
   app.get<{ Params: { token: string } }>(`/${root}/invitations/:token`, async (request, reply) => {
     try {
