@@ -276,6 +276,16 @@ describe.each(['json', 'xml'] as const)(
         'NOT_FOUND',
       );
       await apiError(
+        b.console.runConsolePal({ palId: 'wf-console', consoleContent: {} }),
+        404,
+        'NOT_FOUND',
+      );
+      await apiError(
+        b.console.executeConsoleWorkflow({ palId: 'wf-console', requestBody: { a: 1 } }),
+        404,
+        'NOT_FOUND',
+      );
+      await apiError(
         b.user.runUserWorkflow({
           workflow: 'wf-user',
           action: 'list',
