@@ -9,7 +9,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPalClient, type PalClient, type WireFormat } from '@pal-workflow/client';
+import {
+  createPalClient,
+  PalApiError,
+  type PalClient,
+  type WireFormat,
+} from '@pal-workflow/client';
 import { openApiDocument, operations, type OperationId } from '@pal-workflow/server-skeleton';
 import { SchemaValidator, startSmtpListener, type ReceivedMail } from '@pal-workflow/test-support';
 import type { Result } from '@pal-workflow/types';
@@ -466,6 +471,19 @@ export function simpleXml(
   expect(answer.status, answer.text).toBe(200);
   expect(answer.type).toBe('application/xml; charset=utf-8');
   return decodeXml(answer.text, root) as string | boolean | number;
+}
+
+/** Awaits a client call that must fail with this status and errorResult code; returns the error. */
+export async function apiError(
+  call: Promise<unknown>,
+  status: number,
+  code: string,
+): Promise<PalApiError> {
+  const error = await rejection(call);
+  expect(error).toBeInstanceOf(PalApiError);
+  const e = error as PalApiError;
+  expect([e.status, e.code, e.result?.success]).toEqual([status, code, false]);
+  return e;
 }
 
 /** Awaits a call that must fail and returns what it threw. */

@@ -5,20 +5,20 @@
 // the token operations answer 501 with an errorResult.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PalApiError, type PalClient, type WireFormat } from '@pal-workflow/client';
+import type { PalClient, WireFormat } from '@pal-workflow/client';
 import { operations, type OperationId } from '@pal-workflow/server-skeleton';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deployPal } from '../src/domain/pals.js';
 import { assignRole } from '../src/domain/people.js';
 import {
+  apiError,
   expectError,
   expectedPalInfo,
   form,
   manifestOf,
   PALS_A,
   PUBLIC_URL,
-  rejection,
   simpleXml,
   startHarness,
   type Harness,
@@ -68,18 +68,6 @@ const withDates = (m: Manifest) => ({
   createDate: expect.stringMatching(ISO),
   lastModifiedDate: expect.stringMatching(ISO),
 });
-
-async function apiError(
-  call: Promise<unknown>,
-  status: number,
-  code: string,
-): Promise<PalApiError> {
-  const error = await rejection(call);
-  expect(error).toBeInstanceOf(PalApiError);
-  const e = error as PalApiError;
-  expect([e.status, e.code, e.result?.success]).toEqual([status, code, false]);
-  return e;
-}
 
 describe.each(['json', 'xml'] as const)(
   'the implemented operations through the generated client in %s',

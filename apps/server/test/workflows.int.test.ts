@@ -5,11 +5,12 @@
 // paging, and tenant isolation.
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PalApiError, type PalClient, type WireFormat } from '@pal-workflow/client';
+import type { PalClient, WireFormat } from '@pal-workflow/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deployPal } from '../src/domain/pals.js';
 import { createSso } from '../src/domain/people.js';
-import { rejection, startHarness, type Harness } from './harness.js';
+import type { ServiceRequest } from '@pal-workflow/types';
+import { apiError, rejection, startHarness, type Harness } from './harness.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'workflow-pals');
 const PALS = ['wf-console', 'wf-tx', 'wf-user', 'wf-empty'];
@@ -33,14 +34,6 @@ afterAll(() => h?.close());
 const post = (values: Record<string, string>) => ({
   postData: Object.entries(values).map(([name, value]) => ({ name, value })),
 });
-
-async function apiError(call: Promise<unknown>, status: number, code: string) {
-  const error = await rejection(call);
-  expect(error).toBeInstanceOf(PalApiError);
-  const e = error as PalApiError;
-  expect([e.status, e.code, e.result?.success]).toEqual([status, code, false]);
-  return e;
-}
 
 describe.each(['json', 'xml'] as const)(
   'through the generated client in %s',
@@ -281,7 +274,7 @@ describe.each(['json', 'xml'] as const)(
         'NOT_FOUND',
       );
       await apiError(
-        b.console.executeConsoleWorkflow({ palId: 'wf-console', requestBody: { a: 1 } }),
+        b.console.executeConsoleWorkflow({ palId: 'wf-console', requestBody: { a: { b: 'c' } } }),
         404,
         'NOT_FOUND',
       );
@@ -400,14 +393,7 @@ function serviceRequest(over: Record<string, unknown> = {}) {
     page: 1,
     debug: false,
     ...over,
-  } as {
-    sizeLimit: number;
-    listLimit: number;
-    paging: boolean;
-    pageSize: number;
-    page: number;
-    debug: boolean;
-  };
+  } as ServiceRequest;
 }
 
 describe('runs and their surroundings', () => {

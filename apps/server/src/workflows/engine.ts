@@ -45,39 +45,37 @@ const MAX_ATTEMPTS = 5;
 const transactionQueue = new KeyedQueue();
 
 /** C2, C5, C7 (and C6 entries): the `console` module of a console-mode pal of the enterprise. */
-export async function runConsoleModule<T>(
+export function runConsoleModule<T>(
   ctx: DomainContext,
   enterpriseId: string,
   palId: string,
   options: RunOptions<T>,
 ): Promise<RunResult<T>> {
-  const pal = await getPalDetails(ctx, enterpriseId, palId);
-  if (!pal.modeConsole) throw NotFoundError.of('console pal', palId);
-  if (!pal.deployed) throw new ConflictError(`pal "${palId}" is not deployed`);
-  return runPalModule(ctx, enterpriseId, palId, pal.version, 'console', options);
+  return runPalModule(ctx, enterpriseId, palId, 'console', options);
 }
 
 /** U1: the `user` module of a pal of the enterprise. */
-export async function runUserModule<T>(
+export function runUserModule<T>(
   ctx: DomainContext,
   enterpriseId: string,
   palId: string,
   options: RunOptions<T>,
 ): Promise<RunResult<T>> {
-  const pal = await getPalDetails(ctx, enterpriseId, palId);
-  if (!pal.deployed) throw new ConflictError(`pal "${palId}" is not deployed`);
-  return runPalModule(ctx, enterpriseId, palId, pal.version, 'user', options);
+  return runPalModule(ctx, enterpriseId, palId, 'user', options);
 }
 
+/** A console or user run: the current version of a deployed pal (console runs: a console pal). */
 async function runPalModule<T>(
   ctx: DomainContext,
   enterpriseId: string,
   palId: string,
-  version: number,
-  module: WorkflowModule,
+  module: 'console' | 'user',
   options: RunOptions<T>,
 ): Promise<RunResult<T>> {
-  const code = await palCode(ctx, enterpriseId, palId, version);
+  const pal = await getPalDetails(ctx, enterpriseId, palId);
+  if (module === 'console' && !pal.modeConsole) throw NotFoundError.of('console pal', palId);
+  if (!pal.deployed) throw new ConflictError(`pal "${palId}" is not deployed`);
+  const code = await palCode(ctx, enterpriseId, palId, pal.version);
   const scope = palScope(enterpriseId, palId);
   for (let attempt = 1; ; attempt++) {
     const vars = await readVariables(ctx.db, scope);
