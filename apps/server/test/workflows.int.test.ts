@@ -447,7 +447,7 @@ describe('runs and their surroundings', () => {
     expect(p2Ms).toBeGreaterThanOrEqual(0);
   });
 
-  it('pal.mail.send mails the recipient a link that T3 will resolve', async () => {
+  it("pal.mail.send mails the recipient a link that T3 resolves, in the sender's enterprise only", async () => {
     const id = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
     const before = h.mails.length;
     await h.a.json.transactions.runTransactionWorkflow({
@@ -459,8 +459,38 @@ describe('runs and their surroundings', () => {
     expect(envelope.to).toEqual(['ada.approver@example.test']);
     expect(mail.subject).toBe('Please approve');
     expect(mail.text).toContain('An expense of 99 waits for you.');
-    expect(mail.text).toMatch(
-      /http:\/\/pal\.example\.test:8443\/services\/mail\?encryptedToken=[A-Za-z0-9_-]+&encryptedAction=[A-Za-z0-9_-]+/,
+    const link = new URL(
+      /http:\/\/pal\.example\.test:8443\/services\/mail\?encryptedToken=[A-Za-z0-9_-]+&encryptedAction=[A-Za-z0-9_-]+/.exec(
+        mail.text!,
+      )![0],
+    );
+    const encryptedToken = link.searchParams.get('encryptedToken')!;
+    const encryptedAction = link.searchParams.get('encryptedAction')!;
+    for (const client of [h.a.json, h.a.xml]) {
+      const info = await client.transactions.getTransaction({ id });
+      expect(
+        await client.transactions.getTransactionFromEmail({ encryptedToken, encryptedAction }),
+      ).toEqual({
+        success: true,
+        transactionId: id,
+        palId: 'wf-tx',
+        action: 'approve',
+        emailType: 'workflow',
+        transactionInfoList: [info],
+        recordsProcessed: 0,
+      });
+    }
+    // Another enterprise's client: no such transaction. A tampered value: 400.
+    await apiError(
+      h.b.json.transactions.getTransactionFromEmail({ encryptedToken, encryptedAction }),
+      404,
+      'NOT_FOUND',
+    );
+    const tampered = `${encryptedAction.slice(0, -2)}${encryptedAction.endsWith('AA') ? 'BB' : 'AA'}`;
+    await apiError(
+      h.a.json.transactions.getTransactionFromEmail({ encryptedToken, encryptedAction: tampered }),
+      400,
+      'INVALID_ARGUMENT',
     );
   });
 

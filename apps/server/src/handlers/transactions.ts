@@ -1,6 +1,7 @@
 // Transactions area: T1, T2, T4, T7, T10, and T6, T9, which run the transaction's `transaction`
-// module (T3, T5, T8 come with tokens).
+// module, and T3, which resolves a link a workflow mailed (T5, T8 come with tokens).
 import type { Handlers } from '@pal-workflow/server-skeleton';
+import { resolveMailLink } from '../domain/mail-links.js';
 import { removeAllRoles, removeRole } from '../domain/people.js';
 import { createTransaction, getTransaction, searchTransactions } from '../domain/transactions.js';
 import type { AppContext } from '../http/app-context.js';
@@ -31,7 +32,8 @@ export const transactionHandlers: TransactionHandlers = {
   removeAllRoles: ({ form }, ctx) => removeAllRoles(ctx.domain, ctx.enterpriseId, form.userSSO),
   removeTransactionRole: ({ params, form }, ctx) =>
     removeRole(ctx.domain, ctx.enterpriseId, params.transactionId, form.userSSO),
-  getTransactionFromEmail: async () => notImplemented('T3', 'issues or redeems a token'),
+  getTransactionFromEmail: ({ query }, ctx) =>
+    resolveMailLink(ctx.domain, ctx.enterpriseId, query.encryptedToken, query.encryptedAction),
   createTransactionToken: async () => notImplemented('T5', 'issues or redeems a token'),
   runTransactionWorkflow: async ({ params, body }, ctx) => {
     const { transactionId } = params;

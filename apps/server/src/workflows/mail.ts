@@ -4,9 +4,9 @@
 // runs the named action.
 import type { DomainContext } from '../domain/context.js';
 import { ConflictError } from '../domain/errors.js';
+import { createMailLink } from '../domain/mail-links.js';
 import { getSso } from '../domain/people.js';
 import type { TransactionDetails } from '../domain/transactions.js';
-import { workflowMailLink } from './mail-link.js';
 import type { RunEffects } from './job.js';
 
 export interface WorkflowMail {
@@ -48,12 +48,16 @@ export async function sendWorkflowMails(
   requestId: string | undefined,
 ): Promise<void> {
   for (const mail of mails) {
-    const link = workflowMailLink(ctx, {
-      enterpriseId: transaction.enterpriseId,
-      transactionId: transaction.id,
-      recipientSso: mail.sso,
-      action: mail.action,
-    });
+    const link = createMailLink(
+      ctx.config,
+      {
+        enterpriseId: transaction.enterpriseId,
+        transactionId: transaction.id,
+        recipientSso: mail.sso,
+        action: mail.action,
+      },
+      ctx.now(),
+    );
     try {
       await ctx.mailer.send({
         to: mail.email,
