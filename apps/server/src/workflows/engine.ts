@@ -18,12 +18,10 @@ import {
   type TransactionDetails,
 } from '../domain/transactions.js';
 import { palScope, readVariables, transactionScope, writeVariables } from '../storage/variables.js';
-import type { FailureType, RunEffects, SandboxJob, StackFrame } from './job.js';
+import type { FailureType, RunEffects, SandboxJob, SandboxOutcome, StackFrame } from './job.js';
 import { OutputError } from './output.js';
 import { sendWorkflowMails, checkMailRecipients } from './mail.js';
 import { KeyedQueue } from './keyed-queue.js';
-
-export type WorkflowModule = 'console' | 'transaction' | 'user';
 
 export type RunResult<T> =
   { ok: true; value: T } | { ok: false; type: FailureType; message: string; frames: StackFrame[] };
@@ -92,10 +90,8 @@ async function runPalModule<T>(
 }
 
 export interface TransactionRunOptions<T> extends RunOptions<T> {
-  /** T6 and T9 move webServiceStatus RUNNING → SUCCEEDED or FAILED; entries do not. */
+  /** T6 and T9 move webServiceStatus RUNNING → SUCCEEDED or FAILED; entries will not. */
   webService: boolean;
-  /** The SSO on whose behalf the run happens (entries, mail links). */
-  sso?: string;
 }
 
 /**
@@ -211,7 +207,13 @@ async function applyTransactionEffects(
 }
 
 type Failure = Extract<RunResult<never>, { ok: false }>;
-type Execution<T> = { ok: true; value: T; effects: RunEffects } | Failure;
+export type Execution<T> = { ok: true; value: T; effects: RunEffects } | Failure;
+
+/** The systemStatus moves a workflow may make (pal.transaction.complete and cancel). */
+export const WORKFLOW_MOVES = {
+  complete: TRANSACTION_EVENTS.complete,
+  cancel: TRANSACTION_EVENTS.cancel,
+};
 
 async function execute<T>(
   ctx: DomainContext,
@@ -226,7 +228,7 @@ async function execute<T>(
     ...job,
     exportName: options.exportName,
     inputJson: JSON.stringify(options.input),
-    moves: { complete: TRANSACTION_EVENTS.complete, cancel: TRANSACTION_EVENTS.cancel },
+    moves: WORKFLOW_MOVES,
     timeoutMs: ctx.config.workflowTimeoutMs,
     memoryBytes: ctx.config.workflowMemoryMb * 1024 * 1024,
     maxResultLength: ctx.config.bodyLimitBytes,
@@ -236,30 +238,26 @@ async function execute<T>(
       { reqId: options.requestId, palId, module: job.module, logs: outcome.logs },
       'workflow log',
     );
-  if (!outcome.ok) {
-    const failure = {
-      ok: false,
-      type: outcome.type,
-      message: outcome.message,
-      frames: outcome.frames,
-    } as const;
-    if (job.transaction === undefined) logFailure(ctx.log, failure, palId, options);
-    return failure;
-  }
+  const settled = settle(outcome, options.shape, palId);
+  if (!settled.ok && job.transaction === undefined) logFailure(ctx.log, settled, palId, options);
+  return settled;
+}
+
+/** A sandbox outcome made into the operation's answer, or the failure it is. */
+export function settle<T>(
+  outcome: SandboxOutcome,
+  shape: (value: unknown, palId: string) => T,
+  palId: string,
+): Execution<T> {
+  if (!outcome.ok)
+    return { ok: false, type: outcome.type, message: outcome.message, frames: outcome.frames };
   try {
     const value =
       outcome.valueJson === undefined ? undefined : (JSON.parse(outcome.valueJson) as unknown);
-    return { ok: true, value: options.shape(value, palId), effects: outcome.effects };
+    return { ok: true, value: shape(value, palId), effects: outcome.effects };
   } catch (error) {
     if (!(error instanceof OutputError)) throw error;
-    const failure: Failure = {
-      ok: false,
-      type: 'WORKFLOW_ERROR',
-      message: error.message,
-      frames: [],
-    };
-    if (job.transaction === undefined) logFailure(ctx.log, failure, palId, options);
-    return failure;
+    return { ok: false, type: 'WORKFLOW_ERROR', message: error.message, frames: [] };
   }
 }
 

@@ -4,10 +4,10 @@
 import { pino } from 'pino';
 import type * as Wire from '@pal-workflow/types';
 import { loadPalPackage } from '../domain/pal-manifest.js';
-import { TRANSACTION_EVENTS } from '../domain/transaction-lifecycle.js';
 import { contentInput } from '../handlers/workflow-runs.js';
 import type { RunEffects, SandboxJob, StackFrame } from './job.js';
-import { consoleResult, nameValues, OutputError, transactionResult } from './output.js';
+import { settle, WORKFLOW_MOVES } from './engine.js';
+import { consoleResult, nameValues, transactionResult } from './output.js';
 import { WorkerPool } from './pool.js';
 import { checkWorkflowSyntax } from './syntax-check.js';
 import { failedServiceResponse, serviceResponse, userRunOptions } from './user-service.js';
@@ -138,7 +138,7 @@ export async function runLocally(
           roles: [],
         }
       : {}),
-    moves: { complete: TRANSACTION_EVENTS.complete, cancel: TRANSACTION_EVENTS.cancel },
+    moves: WORKFLOW_MOVES,
     timeoutMs: options.timeoutMs,
     memoryBytes: options.memoryMb * 1024 * 1024,
     maxResultLength: 25 * 1024 * 1024,
@@ -151,23 +151,16 @@ export async function runLocally(
   });
   try {
     const outcome = await pool.run(job);
-    if (!outcome.ok)
-      return { operation: operation.name, ...operation.failed(palId, outcome), logs: outcome.logs };
-    try {
-      const value =
-        outcome.valueJson === undefined ? undefined : (JSON.parse(outcome.valueJson) as unknown);
-      return {
-        operation: operation.name,
-        status: 200,
-        response: operation.shape(value, palId),
-        effects: outcome.effects,
-        logs: outcome.logs,
-      };
-    } catch (error) {
-      if (!(error instanceof OutputError)) throw error;
-      const failure = { type: 'WORKFLOW_ERROR', message: error.message, frames: [] };
-      return { operation: operation.name, ...operation.failed(palId, failure), logs: outcome.logs };
-    }
+    const settled = settle(outcome, operation.shape, palId);
+    return settled.ok
+      ? {
+          operation: operation.name,
+          status: 200,
+          response: settled.value,
+          effects: settled.effects,
+          logs: outcome.logs,
+        }
+      : { operation: operation.name, ...operation.failed(palId, settled), logs: outcome.logs };
   } finally {
     await pool.close();
   }
