@@ -55,7 +55,7 @@ describe('pal CLI on a fresh DATA_DIR', () => {
 
   it('migrate creates and migrates the database, then has nothing to do', async () => {
     expect(json(await pal(env, 'migrate', '--json'))).toEqual({
-      applied: ['0001_initial', '0002_workflow_variables'],
+      applied: ['0001_initial', '0002_workflow_variables', '0003_browser_sessions'],
       database: join(env.DATA_DIR, 'pal.sqlite'),
     });
     expect(json(await pal(env, 'migrate', '--json'))).toMatchObject({ applied: [] });

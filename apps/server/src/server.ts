@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { buildApp } from './app.js';
 import { createDomainContext, type DomainContext } from './domain/context.js';
+import { sweepEntries } from './domain/sessions.js';
 import { expireDueTransactions } from './domain/transactions.js';
 import { migrateToLatest, openDatabase } from './storage/database.js';
 
@@ -44,6 +45,10 @@ export async function startServer(
           : undefined,
       )
       .catch((error: unknown) => app.log.error({ err: error }, 'expiry sweep failed'));
+    // Entry tokens and browser sessions that can no longer be used, and how many are live.
+    sweepEntries(domain)
+      .then((counts) => app.log.info(counts, 'entry tokens and browser sessions'))
+      .catch((error: unknown) => app.log.error({ err: error }, 'token and session sweep failed'));
   }, EXPIRY_SWEEP_MS);
   sweep.unref();
   let closed = false;

@@ -1,11 +1,11 @@
-// Console area: C1, C3, C4, and C2, C5, C7, which run the pal's `console` module (C6 comes with tokens).
+// Console area: C1, C3, C4; C2, C5, C7, which run the pal's `console` module; C6, a token to enter it.
 import type { Handlers } from '@pal-workflow/server-skeleton';
 import { deleteConsoleAccess, grantConsoleAccess } from '../domain/people.js';
 import { searchPals } from '../domain/pals.js';
+import { issueConsoleToken } from '../domain/tokens.js';
 import type { AppContext } from '../http/app-context.js';
 import { runConsoleModule } from '../workflows/engine.js';
 import { consoleResult, nameValues } from '../workflows/output.js';
-import { notImplemented } from './not-implemented.js';
 import { contentInput, failureMessages, valueOr422 } from './workflow-runs.js';
 
 type ConsoleHandlers = Pick<
@@ -58,7 +58,15 @@ export const consoleHandlers: ConsoleHandlers = {
       ? result.value
       : { success: false, palId: params.palId, messages: failureMessages(result) };
   },
-  createConsoleToken: async () => notImplemented('C6', 'issues or redeems a token'),
+  createConsoleToken: ({ params, form }, ctx) =>
+    issueConsoleToken(
+      ctx.domain,
+      ctx.enterpriseId,
+      params.palId,
+      form.ssoId,
+      form.useEnterpriseProfile ?? false,
+      form.action,
+    ),
   runConsoleWorkflow: async ({ params, body }, ctx) => {
     const result = await runConsoleModule(ctx.domain, ctx.enterpriseId, params.palId, {
       exportName: 'runWorkflow',

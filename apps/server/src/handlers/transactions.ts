@@ -1,13 +1,13 @@
-// Transactions area: T1, T2, T4, T7, T10, and T6, T9, which run the transaction's `transaction`
-// module, and T3, which resolves a link a workflow mailed (T5, T8 come with tokens).
+// Transactions area: T1, T2, T4, T7, T10; T6, T9, which run the transaction's `transaction`
+// module; T3, which resolves a link a workflow mailed; T5, T8, tokens to enter a transaction.
 import type { Handlers } from '@pal-workflow/server-skeleton';
 import { resolveMailLink } from '../domain/mail-links.js';
 import { removeAllRoles, removeRole } from '../domain/people.js';
+import { issueTransactionToken } from '../domain/tokens.js';
 import { createTransaction, getTransaction, searchTransactions } from '../domain/transactions.js';
 import type { AppContext } from '../http/app-context.js';
 import { runTransactionModule } from '../workflows/engine.js';
 import { nameValues, transactionResult } from '../workflows/output.js';
-import { notImplemented } from './not-implemented.js';
 import { contentInput, failureMessages, valueOr422 } from './workflow-runs.js';
 
 type TransactionHandlers = Pick<
@@ -34,7 +34,14 @@ export const transactionHandlers: TransactionHandlers = {
     removeRole(ctx.domain, ctx.enterpriseId, params.transactionId, form.userSSO),
   getTransactionFromEmail: ({ query }, ctx) =>
     resolveMailLink(ctx.domain, ctx.enterpriseId, query.encryptedToken, query.encryptedAction),
-  createTransactionToken: async () => notImplemented('T5', 'issues or redeems a token'),
+  createTransactionToken: ({ params, form }, ctx) =>
+    issueTransactionToken(
+      ctx.domain,
+      ctx.enterpriseId,
+      params.transactionId,
+      form.userSSO,
+      'participant',
+    ),
   runTransactionWorkflow: async ({ params, body }, ctx) => {
     const { transactionId } = params;
     const result = await runTransactionModule(ctx.domain, ctx.enterpriseId, transactionId, {
@@ -54,7 +61,15 @@ export const transactionHandlers: TransactionHandlers = {
           messages: failureMessages(result),
         };
   },
-  createAnonymousToken: async () => notImplemented('T8', 'issues or redeems a token'),
+  createAnonymousToken: ({ params, form }, ctx) =>
+    issueTransactionToken(
+      ctx.domain,
+      ctx.enterpriseId,
+      params.transactionId,
+      form.userSSO,
+      'anonymous',
+      form.action,
+    ),
   runTransaction: async ({ params, body }, ctx) =>
     valueOr422(
       await runTransactionModule(ctx.domain, ctx.enterpriseId, params.transactionId, {

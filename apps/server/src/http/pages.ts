@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { acceptInvitation, describeInvitation } from '../domain/people.js';
 import type { DomainContext } from '../domain/context.js';
 import { isDomainError } from '../domain/errors.js';
+import { registerEntryPages } from './entry-pages.js';
 
 export function page(title: string, body: string): string {
   return `<!doctype html>
@@ -16,14 +17,19 @@ h1{font-size:1.5rem}button{font:inherit;padding:.5rem 1.25rem;border-radius:6px;
 </head><body><main>${body}</main></body></html>`;
 }
 
-function sendPage(reply: FastifyReply, status: number, title: string, body: string): FastifyReply {
+export function sendPage(
+  reply: FastifyReply,
+  status: number,
+  title: string,
+  body: string,
+): FastifyReply {
   return reply
     .code(status)
     .header('Cache-Control', 'no-store')
     .header('Referrer-Policy', 'no-referrer')
     .header(
       'Content-Security-Policy',
-      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
     )
     .type('text/html; charset=utf-8')
     .send(page(title, body));
@@ -57,6 +63,7 @@ export async function registerPages(app: FastifyInstance, domain: DomainContext)
       },
     );
     registerInvitationPages(scope, domain);
+    registerEntryPages(scope, domain);
   });
 }
 

@@ -29,6 +29,7 @@ describe('database', () => {
     expect(await migrationStatus(db)).toEqual([
       { name: '0001_initial', applied: false },
       { name: '0002_workflow_variables', applied: false },
+      { name: '0003_browser_sessions', applied: false },
     ]);
     expect(await migrateToLatest(db)).toEqual(Object.keys(migrations));
     expect(await migrateToLatest(db)).toEqual([]);
@@ -49,6 +50,7 @@ describe('database', () => {
       'tokens',
       'variable_scopes',
       'variables',
+      'browser_sessions',
     ]) {
       expect(tables).toContain(table);
     }

@@ -168,6 +168,25 @@ export interface TokensTable {
   used_at: IsoDate | null;
 }
 
+/** A browser session made by an entry (DESIGN §6). */
+export interface BrowserSessionsTable {
+  /** base64url SHA-256 of the cookie's value. */
+  id_hash: string;
+  enterprise_id: string;
+  pal_id: string;
+  /** Absent for console sessions. */
+  transaction_id: string | null;
+  /** Absent for anonymous sessions (T8). */
+  sso_id: string | null;
+  role: string | null;
+  /** The CSRF token of the session page's forms. */
+  csrf: string;
+  /** JSON of the last action's outcome, shown on the session page. */
+  outcome: string | null;
+  created_at: IsoDate;
+  last_seen_at: IsoDate;
+}
+
 /** A scope of workflow variables: `transaction:ID` or `pal:ENTERPRISE:PAL`. */
 export interface VariableScopesTable {
   scope: string;
@@ -213,6 +232,7 @@ export interface DatabaseSchema {
   transaction_roles: TransactionRolesTable;
   tokens: TokensTable;
   variable_scopes: VariableScopesTable;
+  browser_sessions: BrowserSessionsTable;
   variables: VariablesTable;
   transactions_name_fts: TransactionsNameFtsTable;
   transactions_description_fts: TransactionsDescriptionFtsTable;

@@ -3,8 +3,10 @@
 import type { Migration } from 'kysely';
 import { initial } from './0001-initial.js';
 import { workflowVariables } from './0002-workflow-variables.js';
+import { browserSessions } from './0003-browser-sessions.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_workflow_variables': workflowVariables,
+  '0003_browser_sessions': browserSessions,
 };

@@ -1,0 +1,137 @@
+// Browser sessions (DESIGN §6): made by an entry, named by a cookie whose value is random and
+// stored only hashed, ended after 30 minutes without a request. The session page shows the
+// outcome of the last action, kept here.
+import { timingSafeEqual } from 'node:crypto';
+import type { DomainContext } from './context.js';
+import { hashToken, looksLikeToken, newToken } from './ids.js';
+import { sweepTokens } from './tokens.js';
+
+export const SESSION_IDLE_MS = 30 * 60_000;
+
+/** What the last action of a session did, as the page shows it. */
+export interface ActionOutcome {
+  action: string;
+  /** False when the module or export does not exist (no error: the page just shows the pal). */
+  ran: boolean;
+  success: boolean;
+  messages: { message: string; type?: string | null }[];
+}
+
+export interface BrowserSession {
+  enterpriseId: string;
+  palId: string;
+  transactionId: string | null;
+  ssoId: string | null;
+  role: string | null;
+  csrf: string;
+  outcome: ActionOutcome | null;
+}
+
+/** Starts a session; returns the cookie's value (shown once, stored hashed). */
+export async function createSession(
+  ctx: DomainContext,
+  session: Omit<BrowserSession, 'csrf'>,
+): Promise<string> {
+  const value = newToken();
+  const now = ctx.now().toISOString();
+  await ctx.db
+    .insertInto('browser_sessions')
+    .values({
+      id_hash: hashToken(value),
+      enterprise_id: session.enterpriseId,
+      pal_id: session.palId,
+      transaction_id: session.transactionId,
+      sso_id: session.ssoId,
+      role: session.role,
+      csrf: newToken(),
+      outcome: session.outcome ? JSON.stringify(session.outcome) : null,
+      created_at: now,
+      last_seen_at: now,
+    })
+    .execute();
+  return value;
+}
+
+/** The live session of a cookie value, its idle time reset; undefined when unknown or ended. */
+export async function readSession(
+  ctx: DomainContext,
+  cookie: string | undefined,
+): Promise<BrowserSession | undefined> {
+  if (cookie === undefined || !looksLikeToken(cookie)) return undefined;
+  const now = ctx.now();
+  const row = await ctx.db
+    .updateTable('browser_sessions')
+    .set({ last_seen_at: now.toISOString() })
+    .where('id_hash', '=', hashToken(cookie))
+    .where('last_seen_at', '>', new Date(now.getTime() - SESSION_IDLE_MS).toISOString())
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    enterpriseId: row.enterprise_id,
+    palId: row.pal_id,
+    transactionId: row.transaction_id,
+    ssoId: row.sso_id,
+    role: row.role,
+    csrf: row.csrf,
+    outcome: row.outcome === null ? null : (JSON.parse(row.outcome) as ActionOutcome),
+  };
+}
+
+export async function saveOutcome(
+  ctx: DomainContext,
+  cookie: string,
+  outcome: ActionOutcome,
+): Promise<void> {
+  await ctx.db
+    .updateTable('browser_sessions')
+    .set({ outcome: JSON.stringify(outcome) })
+    .where('id_hash', '=', hashToken(cookie))
+    .execute();
+}
+
+/** The form's CSRF token is the session's, compared in constant time. */
+export function csrfMatches(session: BrowserSession, given: unknown): boolean {
+  if (typeof given !== 'string' || given.length !== session.csrf.length) return false;
+  return timingSafeEqual(Buffer.from(given), Buffer.from(session.csrf));
+}
+
+/** Removes ended sessions; how many. */
+export async function sweepSessions(ctx: DomainContext): Promise<number> {
+  const before = new Date(ctx.now().getTime() - SESSION_IDLE_MS).toISOString();
+  const result = await ctx.db
+    .deleteFrom('browser_sessions')
+    .where('last_seen_at', '<=', before)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/**
+ * The sweep of entries: removes tokens that can no longer be redeemed and sessions that ended;
+ * says how many were removed and how many are live, for the operator's log.
+ */
+export async function sweepEntries(ctx: DomainContext): Promise<{
+  tokensRemoved: number;
+  sessionsRemoved: number;
+  liveTokens: number;
+  liveSessions: number;
+}> {
+  const tokensRemoved = await sweepTokens(ctx);
+  const sessionsRemoved = await sweepSessions(ctx);
+  const [tokens, sessions] = await Promise.all([
+    ctx.db
+      .selectFrom('tokens')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow(),
+    ctx.db
+      .selectFrom('browser_sessions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow(),
+  ]);
+  return {
+    tokensRemoved,
+    sessionsRemoved,
+    liveTokens: Number(tokens.n),
+    liveSessions: Number(sessions.n),
+  };
+}

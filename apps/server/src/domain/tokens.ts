@@ -1,0 +1,190 @@
+// Single-use entry tokens (DESIGN §6): C6 (a console pal), T5 (a transaction, as participant),
+// T8 (a transaction, anonymously) and P3 (a new transaction of a pal, as its owner). 256 random
+// bits, base64url, stored only as SHA-256, consumed by one conditional UPDATE, so of any number of
+// concurrent redeemers, on any number of nodes, exactly one wins.
+import type { DomainContext } from './context.js';
+import { ConflictError, GoneError, NotFoundError } from './errors.js';
+import { hashToken, looksLikeToken, newToken } from './ids.js';
+import { getPalDetails } from './pals.js';
+import { getSso } from './people.js';
+import { getTransactionDetails } from './transactions.js';
+import { requireText } from './validate.js';
+
+export type TokenKind = 'console' | 'participant' | 'anonymous' | 'new-transaction';
+
+/** T5 and T8 tokens live 60 s (spec §8); C6 and P3 tokens TOKEN_TTL_SECONDS. */
+const SHORT_TTL_SECONDS = 60;
+const MAX_ACTION_LENGTH = 200;
+/** P3's `userSSO` that asks for a fresh guest SSO at entry. */
+export const AUTO_SSO = 'auto';
+
+export interface RedeemedToken {
+  kind: TokenKind;
+  enterpriseId: string;
+  palId: string;
+  transactionId: string | null;
+  /** Null for P3 with userSSO=auto (a guest SSO is made at entry). */
+  ssoId: string | null;
+  action: string | null;
+  /** C6: the profile the console pal is entered under. */
+  profile: 'enterprise' | 'personal' | null;
+}
+
+/** The SSO a token is for: of the enterprise (else 404) and ACTIVE (else 409). */
+async function activeSso(ctx: DomainContext, enterpriseId: string, ssoId: string, field: string) {
+  const sso = await getSso(ctx, enterpriseId, requireText(field, ssoId, 200));
+  if (sso.status !== 'ACTIVE')
+    throw new ConflictError(`${field}: SSO "${ssoId}" is ${sso.status}, not ACTIVE`);
+  return sso;
+}
+
+function optionalAction(action: string | undefined): string | null {
+  return action === undefined || action === ''
+    ? null
+    : requireText('action', action, MAX_ACTION_LENGTH);
+}
+
+async function store(
+  ctx: DomainContext,
+  token: Omit<RedeemedToken, 'profile'> & { profile?: RedeemedToken['profile'] },
+  ttlSeconds: number,
+): Promise<string> {
+  const value = newToken();
+  const now = ctx.now();
+  await ctx.db
+    .insertInto('tokens')
+    .values({
+      token_hash: hashToken(value),
+      kind: token.kind,
+      enterprise_id: token.enterpriseId,
+      pal_id: token.palId,
+      transaction_id: token.transactionId,
+      sso_id: token.ssoId,
+      action: token.action,
+      data: token.profile ? JSON.stringify({ profile: token.profile }) : null,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
+      used_at: null,
+    })
+    .execute();
+  return value;
+}
+
+/** C6: a token to enter a console pal; `action` is the `console` export the entry runs. */
+export async function issueConsoleToken(
+  ctx: DomainContext,
+  enterpriseId: string,
+  palId: string,
+  ssoId: string,
+  useEnterpriseProfile: boolean,
+  action?: string,
+): Promise<string> {
+  const pal = await getPalDetails(ctx, enterpriseId, palId);
+  await activeSso(ctx, enterpriseId, ssoId, 'ssoId');
+  if (!pal.modeConsole) throw NotFoundError.of('console pal', palId);
+  return store(
+    ctx,
+    {
+      kind: 'console',
+      enterpriseId,
+      palId,
+      transactionId: null,
+      ssoId,
+      action: optionalAction(action),
+      profile: useEnterpriseProfile ? 'enterprise' : 'personal',
+    },
+    ctx.config.tokenTtlSeconds,
+  );
+}
+
+/** T5 (participant) and T8 (anonymous, with the `transaction` export `action` to run). */
+export async function issueTransactionToken(
+  ctx: DomainContext,
+  enterpriseId: string,
+  transactionId: string,
+  ssoId: string,
+  kind: 'participant' | 'anonymous',
+  action?: string,
+): Promise<string> {
+  const transaction = await getTransactionDetails(ctx, enterpriseId, transactionId);
+  await activeSso(ctx, enterpriseId, ssoId, 'userSSO');
+  return store(
+    ctx,
+    {
+      kind,
+      enterpriseId,
+      palId: transaction.palId,
+      transactionId,
+      ssoId,
+      action: kind === 'anonymous' ? optionalAction(action) : null,
+    },
+    SHORT_TTL_SECONDS,
+  );
+}
+
+/** P3: a token to enter a NEW transaction of a transaction-mode pal as its owner; the entry URL. */
+export async function issuePalToken(
+  ctx: DomainContext,
+  enterpriseId: string,
+  palId: string,
+  userSso: string,
+): Promise<string> {
+  const pal = await getPalDetails(ctx, enterpriseId, palId);
+  const auto = userSso === AUTO_SSO;
+  if (!auto) await activeSso(ctx, enterpriseId, userSso, 'userSSO');
+  if (!pal.modeTransaction) throw NotFoundError.of('transaction pal', palId);
+  const token = await store(
+    ctx,
+    {
+      kind: 'new-transaction',
+      enterpriseId,
+      palId,
+      transactionId: null,
+      ssoId: auto ? null : userSso,
+      action: null,
+    },
+    ctx.config.tokenTtlSeconds,
+  );
+  return entryUrl(ctx, token);
+}
+
+export function entryUrl(ctx: DomainContext, token: string): string {
+  return `${ctx.config.publicUrl}/${ctx.config.serviceRoot}/enter/${token}`;
+}
+
+/** Consumes a token. Unknown, used and expired tokens are one GoneError (410), so nothing leaks. */
+export async function redeemToken(ctx: DomainContext, token: string): Promise<RedeemedToken> {
+  if (!looksLikeToken(token)) throw new GoneError();
+  const now = ctx.now().toISOString();
+  const row = await ctx.db
+    .updateTable('tokens')
+    .set({ used_at: now })
+    .where('token_hash', '=', hashToken(token))
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw new GoneError();
+  const data =
+    row.data === null ? {} : (JSON.parse(row.data) as { profile?: RedeemedToken['profile'] });
+  return {
+    kind: row.kind as TokenKind,
+    enterpriseId: row.enterprise_id,
+    palId: row.pal_id!,
+    transactionId: row.transaction_id,
+    ssoId: row.sso_id,
+    action: row.action,
+    profile: data.profile ?? null,
+  };
+}
+
+/** Removes tokens that can no longer be redeemed; how many. */
+export async function sweepTokens(ctx: DomainContext): Promise<number> {
+  const result = await ctx.db
+    .deleteFrom('tokens')
+    .where((eb) =>
+      eb.or([eb('expires_at', '<=', ctx.now().toISOString()), eb('used_at', 'is not', null)]),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,179 @@
+// The pages a person sees after entering with a token (DESIGN §6):
+//   GET  /{service_root}/enter/{token}  consumes the token, starts a session, 303 to the session page
+//   GET  /{service_root}/session        the console pal or the transaction, and the last outcome
+//   POST /{service_root}/session        runs a further action with posted values (CSRF token, same origin)
+// An unknown, used or expired token is one 410 page; a missing or ended session one 401 page.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { DomainContext } from '../domain/context.js';
+import { isDomainError } from '../domain/errors.js';
+import { getPalDetails } from '../domain/pals.js';
+import {
+  csrfMatches,
+  readSession,
+  saveOutcome,
+  SESSION_IDLE_MS,
+  type BrowserSession,
+} from '../domain/sessions.js';
+import { getTransactionDetails } from '../domain/transactions.js';
+import { escapeHtml } from '../html.js';
+import { enter, runAction } from '../workflows/entries.js';
+import { sendPage } from './pages.js';
+
+const COOKIE = 'pal_session';
+const GONE = {
+  title: 'This link is no longer valid',
+  body: '<h1>This link is no longer valid</h1><p>It was already used, or it has expired. Ask for a new one.</p>',
+};
+const NO_SESSION = {
+  title: 'Your session has ended',
+  body: '<h1>Your session has ended</h1><p>Sessions end after 30 minutes without use. Open a new link to go on.</p>',
+};
+const REFUSED = {
+  title: 'This form was refused',
+  body: '<h1>This form was refused</h1><p>It did not come from this page. Reload the page and send it again.</p>',
+};
+
+export function registerEntryPages(app: FastifyInstance, domain: DomainContext): void {
+  const root = domain.config.serviceRoot;
+  const sessionPath = `/${root}/session`;
+  const secure = domain.config.publicUrl.startsWith('https:');
+  const cookie = (value: string) =>
+    `${COOKIE}=${value}; Path=/${root}/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_IDLE_MS / 1000}${secure ? '; Secure' : ''}`;
+
+  app.get<{ Params: { token: string } }>(`/${root}/enter/:token`, async (request, reply) => {
+    let value: string;
+    try {
+      value = await enter(domain, request.params.token, request.id);
+    } catch (error) {
+      if (isDomainError(error) && error.statusCode === 410)
+        return sendPage(reply, 410, GONE.title, GONE.body);
+      throw error;
+    }
+    return reply
+      .code(303)
+      .header('Set-Cookie', cookie(value))
+      .header('Location', sessionPath)
+      .send();
+  });
+
+  app.get(sessionPath, async (request, reply) => {
+    const session = await readSession(domain, cookieOf(request));
+    if (!session) return sendPage(reply, 401, NO_SESSION.title, NO_SESSION.body);
+    return sendPage(reply, 200, ...(await sessionPage(domain, session, sessionPath)));
+  });
+
+  app.post<{ Body: Record<string, string> | undefined }>(sessionPath, async (request, reply) => {
+    const value = cookieOf(request);
+    const session = await readSession(domain, value);
+    if (!session) return sendPage(reply, 401, NO_SESSION.title, NO_SESSION.body);
+    const form = request.body ?? {};
+    if (!sameOrigin(request, domain) || !csrfMatches(session, form.csrf))
+      return sendPage(reply, 403, REFUSED.title, REFUSED.body);
+    const action = (form.action ?? '').trim();
+    if (!/^[\w$.-]{1,200}$/.test(action))
+      return sendPage(
+        reply,
+        400,
+        'Name an action',
+        '<h1>Name an action</h1><p>The action is the name of a workflow export, e.g. <code>approve</code>. Go back and fill it in.</p>',
+      );
+    const outcome = await runAction(
+      domain,
+      session,
+      action,
+      parseValues(form.values ?? ''),
+      request.id,
+    );
+    await saveOutcome(domain, value!, outcome);
+    return reply.code(303).header('Location', sessionPath).send();
+  });
+}
+
+function cookieOf(request: FastifyRequest): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [name, ...rest] = part.trim().split('=');
+    if (name === COOKIE) return rest.join('=');
+  }
+  return undefined;
+}
+
+/**
+ * A form post must come from this service's own pages. Browsers say where from: `Sec-Fetch-Site`
+ * (`same-origin`), and `Origin`, which is `null` under this page's `Referrer-Policy: no-referrer`
+ * and then says nothing. A post from another site is refused even with a stolen CSRF token.
+ */
+function sameOrigin(request: FastifyRequest, domain: DomainContext): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
+  const origin = request.headers.origin;
+  if (origin === undefined || origin === 'null') return true;
+  const own = [
+    new URL(domain.config.publicUrl).origin,
+    `${request.protocol}://${request.headers.host}`,
+  ];
+  return own.includes(origin);
+}
+
+/** The values textarea: one `name=value` per line. */
+function parseValues(text: string): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const at = line.indexOf('=');
+    if (at > 0) values[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+  return values;
+}
+
+async function sessionPage(
+  domain: DomainContext,
+  session: BrowserSession,
+  sessionPath: string,
+): Promise<[string, string]> {
+  const pal = await getPalDetails(domain, session.enterpriseId, session.palId);
+  const transaction = session.transactionId
+    ? await getTransactionDetails(domain, session.enterpriseId, session.transactionId)
+    : undefined;
+  const name = transaction?.name ?? pal.name ?? pal.id;
+  const rows: [string, string | undefined][] = transaction
+    ? [
+        ['Description', transaction.description],
+        ['Status', transaction.status],
+        ['State', transaction.systemStatus],
+        ['Your role', session.role ?? undefined],
+      ]
+    : [
+        ['Description', pal.description],
+        ['Console', 'this pal in console mode'],
+      ];
+  const details = rows
+    .filter((row): row is [string, string] => row[1] !== undefined)
+    .map(
+      ([label, value]) =>
+        `<dt>${escapeHtml(label)}</dt><dd id="${label.toLowerCase().replace(/\W+/g, '-')}">${escapeHtml(value)}</dd>`,
+    )
+    .join('');
+  const outcome = session.outcome;
+  let result = '';
+  if (outcome && (outcome.ran || outcome.action !== 'enter')) {
+    const heading = !outcome.ran
+      ? `There is no action “${escapeHtml(outcome.action)}” here`
+      : outcome.success
+        ? `“${escapeHtml(outcome.action)}” done`
+        : `“${escapeHtml(outcome.action)}” failed`;
+    const messages = outcome.messages
+      .map(
+        (m) =>
+          `<li>${escapeHtml(m.message)}${m.type ? ` <small>(${escapeHtml(m.type)})</small>` : ''}</li>`,
+      )
+      .join('');
+    result = `<section id="outcome" aria-live="polite"><h2>${heading}</h2>${messages ? `<ul>${messages}</ul>` : ''}</section>`;
+  }
+  const form = `<section><h2>Run an action</h2>
+<form method="post" action="${escapeHtml(sessionPath)}">
+<input type="hidden" name="csrf" value="${escapeHtml(session.csrf)}">
+<p><label for="action">Action</label><br><input id="action" name="action" required autocomplete="off"></p>
+<p><label for="values">Values, one <code>name=value</code> per line</label><br><textarea id="values" name="values" rows="4" cols="40"></textarea></p>
+<p><button type="submit" id="run">Run</button></p>
+</form></section>`;
+  return [name, `<h1>${escapeHtml(name)}</h1><dl>${details}</dl>${result}${form}`];
+}

@@ -1,0 +1,384 @@
+// Entering pals and transactions with single-use tokens (DESIGN §6) over real HTTP: C6, T5, T8
+// and P3 issue them (validation order, lifetimes), GET /services/enter/{token} consumes one,
+// starts a browser session (its cookie's attributes) and answers 303 to the session page, which
+// shows the pal or transaction and the outcome of the entry's action and runs further actions
+// from its form (CSRF token, same origin). Unknown, used and expired tokens: one 410 page.
+// Concurrent redemption: exactly one winner. And the whole flow once in real Chromium.
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deployPal } from '../src/domain/pals.js';
+import { createSso, deleteSso } from '../src/domain/people.js';
+import { sweepEntries } from '../src/domain/sessions.js';
+import { issueTransactionToken } from '../src/domain/tokens.js';
+import { launchChromium, SCREENSHOTS } from './browser.js';
+import { apiError, PUBLIC_URL, startHarness, type Answer, type Harness } from './harness.js';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures', 'workflow-pals');
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+let h: Harness;
+let sso: string;
+beforeAll(async () => {
+  h = await startHarness();
+  for (const id of ['wf-console', 'wf-tx'])
+    await deployPal(h.domain, h.a.enterpriseId, join(FIXTURES, id));
+  sso = await createSso(h.domain, h.a.enterpriseId, {
+    firstName: 'Eno',
+    lastName: 'Entry',
+    email: 'eno@example.test',
+  });
+});
+afterAll(() => h?.close());
+
+/** A browser's GET: no credentials, redirects not followed, the cookie if any. */
+async function open(path: string, cookie?: string): Promise<Answer> {
+  const response = await fetch(h.url + path, {
+    redirect: 'manual',
+    headers: cookie ? { Cookie: cookie } : {},
+  });
+  return {
+    status: response.status,
+    type: response.headers.get('Content-Type') ?? '',
+    headers: response.headers,
+    text: await response.text(),
+  };
+}
+
+/** A browser's form post: urlencoded, redirects not followed. */
+async function post(
+  cookie: string | undefined,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
+  const response = await fetch(`${h.url}/services/session`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      ...(cookie ? { Cookie: cookie } : {}),
+      ...headers,
+    },
+    body: new URLSearchParams(fields).toString(),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+function cookieOf(answer: Answer): string {
+  const header = answer.headers.get('set-cookie') ?? '';
+  return header.split(';')[0]!;
+}
+
+async function enter(token: string): Promise<{ cookie: string; page: Answer }> {
+  const entered = await open(`/services/enter/${token}`);
+  expect(entered.status, entered.text).toBe(303);
+  expect(entered.headers.get('location')).toBe('/services/session');
+  const cookie = cookieOf(entered);
+  const page = await open('/services/session', cookie);
+  expect(page.status, page.text).toBe(200);
+  return { cookie, page };
+}
+
+function csrfOf(page: Answer): string {
+  return /name="csrf" value="([^"]+)"/.exec(page.text)![1]!;
+}
+
+describe('tokens and entry', () => {
+  it('T5: a participant enters the transaction; the session page shows it and the enter action', async () => {
+    const id = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+    const token = await h.a.xml.transactions.createTransactionToken({
+      transactionId: id,
+      userSSO: sso,
+    });
+    expect(token).toMatch(TOKEN);
+    const entered = await open(`/services/enter/${token}`);
+    expect(entered.status).toBe(303);
+    expect(entered.headers.get('set-cookie')).toMatch(
+      /^pal_session=[A-Za-z0-9_-]{43}; Path=\/services\/; HttpOnly; SameSite=Lax; Max-Age=1800$/,
+    );
+    const { page } = await enter(
+      await h.a.json.transactions.createTransactionToken({ transactionId: id, userSSO: sso }),
+    );
+    expect(page.type).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.text).toContain('<h1>Workflow transaction test pal</h1>');
+    expect(page.text).toContain('<dd id="your-role">participant</dd>');
+    expect(page.text).toContain(`welcome ${sso} as participant`);
+    // The role counts for T2's sso filter.
+    expect((await h.a.json.transactions.searchTransactions({ sso })).map((t) => t.id)).toContain(
+      id,
+    );
+    // Used: the one 410 page.
+    const again = await open(`/services/enter/${token}`);
+    expect(again.status).toBe(410);
+    expect(again.text).toContain('This link is no longer valid');
+  });
+
+  it("the session page's form runs an action with the posted values; the output is escaped", async () => {
+    const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+    const { cookie, page } = await enter(
+      await h.a.json.transactions.createTransactionToken({ transactionId: tx, userSSO: sso }),
+    );
+    expect(await post(cookie, { csrf: csrfOf(page), action: 'note', values: 'text=hello' })).toBe(
+      303,
+    );
+    const after = await open('/services/session', cookie);
+    expect(after.text).toContain('noted hello &#60;b&#62;escaped&#60;/b&#62;');
+    expect(after.text).not.toContain('<b>escaped</b>');
+  });
+
+  it('refuses a form without the CSRF token, from another site, or without a session', async () => {
+    const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+    const { cookie, page } = await enter(
+      await h.a.json.transactions.createTransactionToken({ transactionId: tx, userSSO: sso }),
+    );
+    expect(await post(cookie, { action: 'note' })).toBe(403);
+    expect(await post(cookie, { action: 'note', csrf: 'x'.repeat(43) })).toBe(403);
+    const csrf = csrfOf(page);
+    expect(await post(cookie, { action: 'note', csrf }, { Origin: 'https://evil.example' })).toBe(
+      403,
+    );
+    expect(await post(cookie, { action: 'note', csrf }, { 'Sec-Fetch-Site': 'cross-site' })).toBe(
+      403,
+    );
+    expect(await post(undefined, { action: 'note', csrf })).toBe(401);
+    // And the right form still works.
+    expect(await post(cookie, { action: 'note', csrf, values: 'text=ok' })).toBe(303);
+    expect((await open('/services/session', `pal_session=${'A'.repeat(43)}`)).status).toBe(401);
+    expect((await open('/services/session', 'pal_session=forged')).status).toBe(401);
+    expect((await open('/services/session')).status).toBe(401);
+  });
+
+  it('P3 with userSSO=auto: the entry URL makes a NEW transaction owned by a fresh guest SSO', async () => {
+    const url = await h.a.json.pals.createPalToken({ palId: 'wf-tx', userSSO: 'auto' });
+    expect(url).toMatch(
+      new RegExp(`^${PUBLIC_URL.replace(/[.:/]/g, '\\$&')}/services/enter/[A-Za-z0-9_-]{43}$`),
+    );
+    const before = (
+      await h.a.json.transactions.searchTransactionsRaw({ palId: 'wf-tx' })
+    ).raw.headers.get('X-Total-Count');
+    const { page } = await enter(
+      url.slice(url.indexOf('/services/enter/') + '/services/enter/'.length),
+    );
+    expect(page.text).toContain('<dd id="your-role">owner</dd>');
+    expect(page.text).toMatch(/welcome [A-Za-z0-9_-]{22} as owner/);
+    const after = (
+      await h.a.json.transactions.searchTransactionsRaw({ palId: 'wf-tx' })
+    ).raw.headers.get('X-Total-Count');
+    expect(Number(after)).toBe(Number(before) + 1);
+  });
+
+  it('P3 for an SSO, C6 with an action, T8 anonymously', async () => {
+    const url = await h.a.json.pals.createPalToken({ palId: 'wf-tx', userSSO: sso });
+    const { page } = await enter(url.split('/').pop()!);
+    expect(page.text).toContain(`welcome ${sso} as owner`);
+
+    const consoleToken = await h.a.json.console.createConsoleToken({
+      palId: 'wf-console',
+      ssoId: sso,
+      useEnterpriseProfile: true,
+      action: 'hello',
+    });
+    const entered = await enter(consoleToken);
+    expect(entered.page.text).toContain('<h1>Workflow console test pal</h1>');
+    expect(entered.page.text).toContain(`hello ${sso}`);
+
+    const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+    const anonymous = await h.a.json.transactions.createAnonymousToken({
+      transactionId: tx,
+      userSSO: sso,
+      action: 'enter',
+    });
+    const anon = await enter(anonymous);
+    expect(anon.page.text).toContain('welcome anonymous as anonymous');
+    expect(anon.page.text).not.toContain(sso);
+  });
+
+  it('issuing checks in order: unknown ids 404, an SSO not ACTIVE 409, the wrong mode 404', async () => {
+    const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+    await apiError(
+      h.a.json.transactions.createTransactionToken({ transactionId: 'nope', userSSO: sso }),
+      404,
+      'NOT_FOUND',
+    );
+    await apiError(
+      h.a.json.transactions.createTransactionToken({
+        transactionId: tx,
+        userSSO: 'AAAAAAAAAAAAAAAAAAAAAA',
+      }),
+      404,
+      'NOT_FOUND',
+    );
+    const gone = await createSso(h.domain, h.a.enterpriseId, {
+      firstName: 'Del',
+      lastName: 'Eted',
+      email: 'del@example.test',
+    });
+    await deleteSso(h.domain, h.a.enterpriseId, gone);
+    await apiError(
+      h.a.json.transactions.createAnonymousToken({ transactionId: tx, userSSO: gone }),
+      409,
+      'CONFLICT',
+    );
+    await apiError(
+      h.a.json.console.createConsoleToken({ palId: 'wf-tx', ssoId: sso }),
+      404,
+      'NOT_FOUND',
+    );
+    await apiError(
+      h.a.json.pals.createPalToken({ palId: 'wf-console', userSSO: sso }),
+      404,
+      'NOT_FOUND',
+    );
+    await apiError(
+      h.a.json.pals.createPalToken({ palId: 'nope', userSSO: 'auto' }),
+      404,
+      'NOT_FOUND',
+    );
+    // Another enterprise's client: the transaction does not exist for it.
+    await apiError(
+      h.b.json.transactions.createTransactionToken({ transactionId: tx, userSSO: sso }),
+      404,
+      'NOT_FOUND',
+    );
+  });
+
+  it('tokens of every wrong shape, and expired ones, get the one 410 page and create nothing', async () => {
+    const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+    const valid = await h.a.json.transactions.createTransactionToken({
+      transactionId: tx,
+      userSSO: sso,
+    });
+    for (const bad of [
+      'x',
+      valid.slice(0, 42),
+      `${valid}A`,
+      `${valid.slice(0, 42)}+`,
+      'A'.repeat(43),
+      '%00',
+    ]) {
+      const answer = await open(`/services/enter/${bad}`);
+      expect(answer.status, bad).toBe(410);
+      expect(answer.headers.get('set-cookie')).toBeNull();
+    }
+    const later = new Date(Date.now() + 61_000);
+    const expired = await issueTransactionToken(
+      { ...h.domain, now: () => new Date(later.getTime() - 122_000) },
+      h.a.enterpriseId,
+      tx,
+      sso,
+      'participant',
+    );
+    expect((await open(`/services/enter/${expired}`)).status).toBe(410);
+    expect((await open(`/services/enter/${valid}`)).status).toBe(303);
+  });
+
+  it('of 200 concurrent redeemers of one token, exactly one wins (20 rounds)', async () => {
+    const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+    for (let round = 0; round < 20; round++) {
+      const token = await issueTransactionToken(h.domain, h.a.enterpriseId, tx, sso, 'participant');
+      const answers = await Promise.all(
+        Array.from({ length: 200 }, () =>
+          fetch(`${h.url}/services/enter/${token}`, { redirect: 'manual' }),
+        ),
+      );
+      const statuses = answers.map((a) => a.status);
+      await Promise.all(answers.map((a) => a.arrayBuffer()));
+      expect(
+        statuses.filter((s) => s === 303),
+        `round ${round}`,
+      ).toHaveLength(1);
+      expect(statuses.filter((s) => s === 410)).toHaveLength(199);
+    }
+  });
+
+  it('the sweep removes used and expired tokens and ended sessions, and counts the live ones', async () => {
+    await h.a.json.transactions.createTransactionToken({
+      transactionId: await h.a.json.transactions.createTransaction({ palId: 'wf-tx' }),
+      userSSO: sso,
+    });
+    const now = await sweepEntries(h.domain);
+    expect(now.tokensRemoved).toBeGreaterThan(0); // the used ones of the tests above
+    expect(now.liveTokens).toBeGreaterThanOrEqual(1);
+    expect(now.liveSessions).toBeGreaterThan(0);
+    const later = await sweepEntries({
+      ...h.domain,
+      now: () => new Date(Date.now() + 31 * 60_000),
+    });
+    expect(later).toEqual({
+      tokensRemoved: now.liveTokens,
+      sessionsRemoved: now.liveSessions,
+      liveTokens: 0,
+      liveSessions: 0,
+    });
+  });
+
+  it('every status answered is one the bundled OpenAPI declares for its operation', () => {
+    expect(h.undeclaredStatuses()).toEqual([]);
+  });
+});
+
+describe('entering in Chromium', () => {
+  let browser: Browser;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ browser, close } = await launchChromium());
+  });
+  afterAll(() => close?.());
+
+  it('enters with a T5 token, submits the form, and a used token shows the 410 page', async () => {
+    const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+    const token = await h.a.json.transactions.createTransactionToken({
+      transactionId: tx,
+      userSSO: sso,
+    });
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const response = await page.goto(`${h.url}/services/enter/${token}`);
+    expect(response?.status()).toBe(200);
+    expect(page.url()).toBe(`${h.url}/services/session`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(
+      'Workflow transaction test pal',
+    );
+    await page.screenshot({ path: join(SCREENSHOTS, 'session-entered.png'), fullPage: true });
+    await page.getByLabel('Action').fill('note');
+    await page.getByLabel(/Values/).fill('text=from Chromium');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.waitForSelector('#outcome');
+    expect(await page.locator('#outcome').textContent()).toContain('noted from Chromium');
+    await page.screenshot({ path: join(SCREENSHOTS, 'session-action.png'), fullPage: true });
+    const used = await page.goto(`${h.url}/services/enter/${token}`);
+    expect(used?.status()).toBe(410);
+    await page.close();
+  });
+
+  it('refuses a form posted from another site', async () => {
+    const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+    const token = await h.a.json.transactions.createTransactionToken({
+      transactionId: tx,
+      userSSO: sso,
+    });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${h.url}/services/enter/${token}`);
+    // A page of another origin (the same server by IP name vs localhost) posts to the session.
+    const other = h.url.replace('127.0.0.1', 'localhost');
+    await page.route(`${other}/evil`, (route) =>
+      route.fulfill({
+        contentType: 'text/html',
+        body: `<form id="f" method="post" action="${h.url}/services/session"><input name="action" value="note"><input name="csrf" value="guess"></form><script>document.getElementById('f').submit()</script>`,
+      }),
+    );
+    const [answer] = await Promise.all([
+      page.waitForResponse(
+        (r) => r.url() === `${h.url}/services/session` && r.request().method() === 'POST',
+      ),
+      page.goto(`${other}/evil`),
+    ]);
+    // Refused: SameSite=Lax keeps the session cookie off a cross-site post (401), and the origin
+    // check would refuse it even with the cookie (403).
+    expect([401, 403]).toContain(answer.status());
+    await context.close();
+  });
+});
