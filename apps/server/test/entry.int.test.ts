@@ -20,7 +20,7 @@ const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 let h: Harness;
 let sso: string;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ smtp: true });
   for (const id of ['wf-console', 'wf-tx'])
     await deployPal(h.domain, h.a.enterpriseId, join(FIXTURES, id));
   sso = await createSso(h.domain, h.a.enterpriseId, {
@@ -320,6 +320,68 @@ describe('tokens and entry', () => {
   });
 });
 
+/** Runs the wf-tx submit step, which mails `sso` a link; its path and query. */
+async function mailedLink(): Promise<{ tx: string; path: string }> {
+  const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+  const before = h.mails.length;
+  await h.a.json.transactions.runTransactionWorkflow({
+    transactionId: tx,
+    transactionContent: {
+      postData: [
+        { name: 'step', value: 'submit' },
+        { name: 'approver', value: sso },
+        { name: 'amount', value: '5' },
+      ],
+    },
+  });
+  expect(h.mails.length).toBe(before + 1);
+  const url = /http:\/\/pal\.example\.test:8443(\/services\/mail\?\S+)/.exec(
+    h.mails.at(-1)!.mail.text!,
+  );
+  return { tx, path: url![1]! };
+}
+
+describe('links in mails', () => {
+  it('GET shows a confirm page and changes nothing; its POST enters as the recipient and runs the action', async () => {
+    const { tx, path } = await mailedLink();
+    for (let i = 0; i < 2; i++) {
+      const confirm = await open(path);
+      expect(confirm.status).toBe(200);
+      expect(confirm.text).toContain('runs <strong>approve</strong>');
+      expect(confirm.headers.get('set-cookie')).toBeNull();
+    }
+    expect((await h.a.json.transactions.getTransaction({ id: tx })).status).toBe('SUBMITTED');
+    const response = await fetch(h.url + path, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
+    expect(response.status).toBe(303);
+    const cookie = response.headers.get('set-cookie')!.split(';')[0]!;
+    const page = await open('/services/session', cookie);
+    expect(page.text).toContain(`approved by ${sso}`);
+    expect(page.text).toContain('<dd id="your-role">approver</dd>');
+    expect((await h.a.json.transactions.getTransaction({ id: tx })).status).toBe('APPROVED');
+  });
+
+  it('a changed link is one 400 page, and a cross-site POST is refused', async () => {
+    const { path } = await mailedLink();
+    const broken = path.replace(/encryptedAction=[\w-]{4}/, 'encryptedAction=AAAA');
+    expect((await open(broken)).status).toBe(400);
+    expect((await open('/services/mail')).status).toBe(400);
+    const cross = await fetch(h.url + path, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'Sec-Fetch-Site': 'cross-site',
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
+    });
+    expect(cross.status).toBe(403);
+  });
+});
+
 describe('entering in Chromium', () => {
   let browser: Browser;
   let close: () => Promise<void>;
@@ -350,6 +412,20 @@ describe('entering in Chromium', () => {
     await page.screenshot({ path: join(SCREENSHOTS, 'session-action.png'), fullPage: true });
     const used = await page.goto(`${h.url}/services/enter/${token}`);
     expect(used?.status()).toBe(410);
+    await page.close();
+  });
+
+  it('follows a mailed link through its confirm page', async () => {
+    const { tx, path } = await mailedLink();
+    const page = await browser.newPage();
+    expect((await page.goto(h.url + path))?.status()).toBe(200);
+    await page.screenshot({ path: join(SCREENSHOTS, 'mail-link-confirm.png'), fullPage: true });
+    await Promise.all([
+      page.waitForURL(`${h.url}/services/session`),
+      page.locator('#confirm').click(),
+    ]);
+    expect(await page.locator('#outcome').textContent()).toContain(`approved by ${sso}`);
+    expect((await h.a.json.transactions.getTransaction({ id: tx })).status).toBe('APPROVED');
     await page.close();
   });
 

@@ -2,8 +2,11 @@
 //   GET  /{service_root}/enter/{token}  consumes the token, starts a session, 303 to the session page
 //   GET  /{service_root}/session        the console pal or the transaction, and the last outcome
 //   POST /{service_root}/session        runs a further action with posted values (CSRF token, same origin)
+//   GET  /{service_root}/mail?encryptedToken=…&encryptedAction=…   a mailed link's confirm page:
+//                                        changes nothing (mail scanners open links first)
+//   POST /{service_root}/mail?…          enters the transaction as the recipient and runs the action
 // An unknown, used or expired token is one 410 page; a missing or ended session one 401 page.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DomainContext } from '../domain/context.js';
 import { isDomainError } from '../domain/errors.js';
 import { getPalDetails } from '../domain/pals.js';
@@ -16,7 +19,8 @@ import {
 } from '../domain/sessions.js';
 import { getTransactionDetails } from '../domain/transactions.js';
 import { escapeHtml } from '../html.js';
-import { enter, runAction } from '../workflows/entries.js';
+import { readMailLink } from '../domain/mail-links.js';
+import { enter, enterFromMail, runAction } from '../workflows/entries.js';
 import { sendPage } from './pages.js';
 
 const COOKIE = 'pal_session';
@@ -27,6 +31,10 @@ const GONE = {
 const NO_SESSION = {
   title: 'Your session has ended',
   body: '<h1>Your session has ended</h1><p>Sessions end after 30 minutes without use. Open a new link to go on.</p>',
+};
+const BAD_LINK = {
+  title: 'This link is not valid',
+  body: '<h1>This link is not valid</h1><p>It was changed or cut short on its way. Open it from the mail again.</p>',
 };
 const REFUSED = {
   title: 'This form was refused',
@@ -48,6 +56,59 @@ export function registerEntryPages(app: FastifyInstance, domain: DomainContext):
       if (isDomainError(error) && error.statusCode === 410)
         return sendPage(reply, 410, GONE.title, GONE.body);
       throw error;
+    }
+    return reply
+      .code(303)
+      .header('Set-Cookie', cookie(value))
+      .header('Location', sessionPath)
+      .send();
+  });
+
+  type MailQuery = { Querystring: { encryptedToken?: string; encryptedAction?: string } };
+  const mailLink = (query: MailQuery['Querystring']) =>
+    readMailLink(
+      domain.config,
+      query.encryptedToken ?? '',
+      query.encryptedAction ?? '',
+      domain.now(),
+    );
+  const linkError = (reply: FastifyReply, error: unknown) => {
+    if (isDomainError(error) && error.statusCode === 410)
+      return sendPage(reply, 410, GONE.title, GONE.body);
+    if (isDomainError(error) && (error.statusCode === 400 || error.statusCode === 404))
+      return sendPage(reply, 400, BAD_LINK.title, BAD_LINK.body);
+    throw error;
+  };
+
+  app.get<MailQuery>(`/${root}/mail`, async (request, reply) => {
+    try {
+      const link = mailLink(request.query);
+      const transaction = await getTransactionDetails(
+        domain,
+        link.enterpriseId,
+        link.transactionId,
+      );
+      const name = transaction.name ?? transaction.palId;
+      return sendPage(
+        reply,
+        200,
+        name,
+        `<h1>${escapeHtml(name)}</h1>
+<p>This link opens the transaction and runs <strong>${escapeHtml(link.action)}</strong> for you.</p>
+<form method="post"><button type="submit" id="confirm">Open and run ${escapeHtml(link.action)}</button></form>`,
+      );
+    } catch (error) {
+      return linkError(reply, error);
+    }
+  });
+
+  app.post<MailQuery>(`/${root}/mail`, async (request, reply) => {
+    if (!sameOrigin(request, domain)) return sendPage(reply, 403, REFUSED.title, REFUSED.body);
+    let value: string;
+    try {
+      value = await enterFromMail(domain, mailLink(request.query), request.id);
+    } catch (error) {
+      return linkError(reply, error);
     }
     return reply
       .code(303)

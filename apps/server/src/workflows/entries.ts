@@ -5,10 +5,12 @@
 // export is no error. Then a browser session starts, showing the outcome.
 import type { DomainContext } from '../domain/context.js';
 import { randomId } from '../domain/ids.js';
-import { assignRole, createSso } from '../domain/people.js';
+import { GoneError } from '../domain/errors.js';
+import type { MailLink } from '../domain/mail-links.js';
+import { assignRole, createSso, getSso, listRoles } from '../domain/people.js';
 import { createSession, type ActionOutcome, type BrowserSession } from '../domain/sessions.js';
 import { redeemToken } from '../domain/tokens.js';
-import { createTransaction } from '../domain/transactions.js';
+import { createTransaction, getTransactionDetails } from '../domain/transactions.js';
 import { runConsoleModule, runTransactionModule, type RunResult } from './engine.js';
 import { consoleResult, transactionResult } from './output.js';
 
@@ -98,4 +100,33 @@ export async function runAction(
     success: false,
     messages: [{ message: result.message, type: result.type }],
   };
+}
+
+/**
+ * A mailed link's confirmed POST: enters the transaction as the recipient (an SSO of the
+ * enterprise that is still ACTIVE, else 410) and runs the link's action.
+ */
+export async function enterFromMail(
+  ctx: DomainContext,
+  link: MailLink,
+  requestId?: string,
+): Promise<string> {
+  const sso = await getSso(ctx, link.enterpriseId, link.recipientSso).catch(() => undefined);
+  if (!sso || sso.status !== 'ACTIVE') throw new GoneError();
+  const roles = await listRoles(ctx, link.enterpriseId, link.transactionId, sso.id);
+  const session = {
+    enterpriseId: link.enterpriseId,
+    palId: (await getTransactionDetails(ctx, link.enterpriseId, link.transactionId)).palId,
+    transactionId: link.transactionId,
+    ssoId: sso.id,
+    role: roles[0]?.role ?? null,
+  };
+  const outcome = await runAction(
+    ctx,
+    { ...session, csrf: '', outcome: null },
+    link.action,
+    {},
+    requestId,
+  );
+  return createSession(ctx, { ...session, outcome });
 }
