@@ -556,7 +556,7 @@ export async function hasConsoleAccess(
   return row !== undefined;
 }
 
-// ---- roles on transactions (T4, T7, and the token operations of later issues) ----
+// ---- roles on transactions (T4, T7, entries and workflows) ----
 
 async function requireTransaction(
   ctx: DomainContext,

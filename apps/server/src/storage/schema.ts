@@ -152,7 +152,7 @@ export interface TransactionRolesTable {
   created_at: IsoDate;
 }
 
-/** Single-use tokens of later issues (C6, T5, T8, P3): stored only as a hash. */
+/** Single-use entry tokens (C6, T5, T8, P3; domain/tokens.ts): stored only as a hash. */
 export interface TokensTable {
   token_hash: string;
   kind: string;
