@@ -415,6 +415,16 @@ describe('entering in Chromium', () => {
     await page.close();
   });
 
+  it('enters with a P3 userSSO=auto URL and sees the new transaction', async () => {
+    const url = await h.a.json.pals.createPalToken({ palId: 'wf-tx', userSSO: 'auto' });
+    const page = await browser.newPage();
+    expect((await page.goto(h.url + new URL(url).pathname))?.status()).toBe(200);
+    expect(await page.locator('#your-role').textContent()).toBe('owner');
+    expect(await page.locator('#status').textContent()).toBe('NEW');
+    expect(await page.locator('#outcome').count()).toBe(1);
+    await page.close();
+  });
+
   it('follows a mailed link through its confirm page', async () => {
     const { tx, path } = await mailedLink();
     const page = await browser.newPage();

@@ -15,6 +15,7 @@ import { loadConfig } from '../../../apps/server/src/config.js';
 import { createClient } from '../../../apps/server/src/domain/clients.js';
 import { createEnterprise } from '../../../apps/server/src/domain/enterprises.js';
 import { deployPal } from '../../../apps/server/src/domain/pals.js';
+import { createSso } from '../../../apps/server/src/domain/people.js';
 import { createTransaction } from '../../../apps/server/src/domain/transactions.js';
 import { startServer } from '../../../apps/server/src/server.js';
 
@@ -69,6 +70,7 @@ const config = loadConfig({
 });
 let auth = '';
 const workflowTransactions: string[] = [];
+let sso = '';
 const server = await startServer(config, {
   logger: false,
   prepare: async (domain) => {
@@ -81,6 +83,11 @@ const server = await startServer(config, {
     if (withWorkflows) {
       const folder = writeBenchPal(dataDir);
       await deployPal(domain, enterprise.id, folder);
+      sso = await createSso(domain, enterprise.id, {
+        firstName: 'Bench',
+        lastName: 'Person',
+        email: 'bench@example.test',
+      });
       for (let i = 0; i < WORKFLOW_TRANSACTIONS; i++)
         workflowTransactions.push(
           (await createTransaction(domain, enterprise.id, 'bench-workflow')).id,
@@ -146,6 +153,7 @@ console.log(
     transactions: count,
     nouns: NOUNS,
     workflowTransactions,
+    sso,
   }),
 );
 

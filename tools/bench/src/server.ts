@@ -17,6 +17,7 @@ export interface Started {
   transactions: number;
   nouns: string[];
   workflowTransactions: string[];
+  sso: string;
 }
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);

@@ -2,6 +2,7 @@
  * `npm run bench workflows`: the workflow engine.
  * - sandbox overhead per run (fresh runtime and context, module, call), in this process;
  * - T6 throughput with a trivial workflow, beside P2's throughput in the same run;
+ * - entry tokens: T5 issue + redeem pairs per second, beside P2's throughput;
  * - P2 latency p99 while 4 runs loop until their time limit, beside P2's idle p99.
  */
 import { performance } from 'node:perf_hooks';
@@ -128,6 +129,44 @@ export async function runWorkflowBench(root: string): Promise<void> {
         },
       ],
     );
+
+    // Entry tokens: T5 issued over the API, redeemed over HTTP, 50 at a time.
+    let pairs = 0;
+    let n = 0;
+    const until = performance.now() + DURATION_S * 1000;
+    const pair = async () => {
+      while (performance.now() < until) {
+        const transaction = info.workflowTransactions[n++ % info.workflowTransactions.length];
+        const issued = await fetch(`${info.url}/services/rest/transactions/${transaction}/token`, {
+          method: 'POST',
+          headers: {
+            authorization: info.auth,
+            accept: 'text/plain',
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: `userSSO=${info.sso}`,
+        });
+        const token = await issued.text();
+        const entered = await fetch(`${info.url}/services/enter/${token}`, { redirect: 'manual' });
+        await entered.arrayBuffer();
+        if (issued.status !== 200 || entered.status !== 303)
+          throw new Error(`token ${issued.status}, entry ${entered.status}`);
+        pairs++;
+      }
+    };
+    const started = performance.now();
+    await Promise.all(Array.from({ length: CONNECTIONS }, pair));
+    const pairsPerSecond = pairs / ((performance.now() - started) / 1000);
+    printTable(`Entry tokens: T5 issue + redeem, ${CONNECTIONS} at a time, ${DURATION_S} s`, [
+      {
+        name: 'T5 issue + GET /enter (pairs/s)',
+        value: pairsPerSecond,
+        unit: 'pairs/s',
+        baseline: p2.requests.average,
+        target: '≥ 5,000 pairs/s (baseline: P2 JSON, req/s)',
+        met: pairsPerSecond >= 5000,
+      },
+    ]);
 
     const probe = {
       url: `${info.url}/services/rest/pals/expense-approval`,
