@@ -15,16 +15,10 @@ export interface ErrorDescription {
   headers: Record<string, string>;
 }
 
-// Fastify's and @fastify/multipart's own error codes that mean a client mistake.
+// Fastify's own error codes that mean a client mistake.
 const FASTIFY_STATUS: Record<string, number> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 415,
-  FST_INVALID_MULTIPART_CONTENT_TYPE: 415,
   FST_ERR_CTP_BODY_TOO_LARGE: 413,
-  FST_REQ_FILE_TOO_LARGE: 413,
-  FST_PARTS_LIMIT: 413,
-  FST_FILES_LIMIT: 413,
-  FST_FIELDS_LIMIT: 413,
-  FST_PROTO_VIOLATION: 400,
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 400,
   FST_ERR_CTP_EMPTY_JSON_BODY: 400,
 };
