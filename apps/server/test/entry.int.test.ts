@@ -275,6 +275,26 @@ describe('tokens and entry', () => {
     expect((await open(`/services/enter/${valid}`)).status).toBe(303);
   });
 
+  it('a token whose SSO was deleted meanwhile: a 409 page, and the token is not used up', async () => {
+    const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+    const person = await createSso(h.domain, h.a.enterpriseId, {
+      firstName: 'Late',
+      lastName: 'Leaver',
+      email: 'late@example.test',
+    });
+    const token = await h.a.json.transactions.createTransactionToken({
+      transactionId: tx,
+      userSSO: person,
+    });
+    await deleteSso(h.domain, h.a.enterpriseId, person);
+    const answer = await open(`/services/enter/${token}`);
+    expect(answer.status).toBe(409);
+    expect(answer.type).toBe('text/html; charset=utf-8');
+    expect(answer.text).toContain('This link cannot be used now');
+    expect(answer.headers.get('set-cookie')).toBeNull();
+    expect(await h.a.json.transactions.searchTransactions({ sso: person })).toEqual([]);
+  });
+
   it('of 200 concurrent redeemers of one token, exactly one wins (20 rounds)', async () => {
     const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
     for (let round = 0; round < 20; round++) {

@@ -55,6 +55,15 @@ export function registerEntryPages(app: FastifyInstance, domain: DomainContext):
     } catch (error) {
       if (isDomainError(error) && error.statusCode === 410)
         return sendPage(reply, 410, GONE.title, GONE.body);
+      // What the token was for can no longer be done (a deleted SSO, an undeployed pal): a page
+      // that says why, as for any person in a browser.
+      if (isDomainError(error))
+        return sendPage(
+          reply,
+          error.statusCode,
+          'This link cannot be used now',
+          `<h1>This link cannot be used now</h1><p>${escapeHtml(error.message)}</p>`,
+        );
       throw error;
     }
     return reply

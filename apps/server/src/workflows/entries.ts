@@ -8,8 +8,13 @@ import { randomId } from '../domain/ids.js';
 import { GoneError } from '../domain/errors.js';
 import type { MailLink } from '../domain/mail-links.js';
 import { assignRole, createSso, getSso, listRoles } from '../domain/people.js';
-import { createSession, type ActionOutcome, type BrowserSession } from '../domain/sessions.js';
-import { redeemToken } from '../domain/tokens.js';
+import {
+  createSession,
+  saveOutcome,
+  type ActionOutcome,
+  type BrowserSession,
+} from '../domain/sessions.js';
+import { redeemToken, type RedeemedToken } from '../domain/tokens.js';
 import { createTransaction, getTransactionDetails } from '../domain/transactions.js';
 import { runConsoleModule, runTransactionModule, type RunResult } from './engine.js';
 import { consoleResult, transactionResult } from './output.js';
@@ -20,36 +25,62 @@ export async function enter(
   token: string,
   requestId?: string,
 ): Promise<string> {
-  const entry = await redeemToken(ctx, token);
+  // One commit for C6, T5 and T8: the token's redemption, the role and the session together (if
+  // the role cannot be given, the token is not used up). P3 makes an SSO and a transaction, each
+  // with a transaction of its own, so it goes on after the redemption.
+  const started = await ctx.db.transaction().execute(async (trx) => {
+    const tx: DomainContext = { ...ctx, db: trx };
+    const entry = await redeemToken(tx, token);
+    if (entry.kind === 'new-transaction') return { entry, cookie: undefined };
+    const session = {
+      enterpriseId: entry.enterpriseId,
+      palId: entry.palId,
+      transactionId: entry.transactionId,
+      // An anonymous entry shows no SSO in the page (its role is still recorded, for T2/T4/T7).
+      ssoId: entry.kind === 'anonymous' ? null : entry.ssoId,
+      role: entry.kind === 'console' ? null : entry.kind,
+    };
+    if (session.transactionId)
+      await assignRole(tx, entry.enterpriseId, session.transactionId, entry.ssoId!, session.role!);
+    return { entry, session, cookie: await createSession(tx, { ...session, outcome: null }) };
+  });
+  const { entry } = started;
+  if (started.cookie === undefined) return enterNewTransaction(ctx, entry, requestId);
+
+  const action = entry.kind === 'participant' ? 'enter' : entry.action;
+  if (action) {
+    const outcome = await runAction(
+      ctx,
+      { ...started.session!, csrf: '', outcome: null },
+      action,
+      {},
+      requestId,
+    );
+    // A missing `enter` is nothing to show; a missing named action is.
+    if (outcome.ran || action !== 'enter') await saveOutcome(ctx, started.cookie, outcome);
+  }
+  return started.cookie;
+}
+
+/** P3: a NEW transaction of the pal, owned by the SSO or a fresh guest SSO. */
+async function enterNewTransaction(
+  ctx: DomainContext,
+  entry: RedeemedToken,
+  requestId?: string,
+): Promise<string> {
   const { enterpriseId, palId } = entry;
-  if (entry.kind === 'console') {
-    const session = { enterpriseId, palId, transactionId: null, ssoId: entry.ssoId, role: null };
-    const outcome = entry.action
-      ? await runAction(ctx, { ...session, csrf: '', outcome: null }, entry.action, {}, requestId)
-      : null;
-    return createSession(ctx, { ...session, outcome });
-  }
-  let transactionId = entry.transactionId!;
-  let ssoId = entry.ssoId;
-  const role = entry.kind === 'new-transaction' ? 'owner' : entry.kind;
-  if (entry.kind === 'new-transaction') {
-    ssoId ??= await guestSso(ctx, enterpriseId);
-    transactionId = (await createTransaction(ctx, enterpriseId, palId)).id;
-  }
-  await assignRole(ctx, enterpriseId, transactionId, ssoId!, role);
-  const session = {
-    enterpriseId,
-    palId,
-    transactionId,
-    // An anonymous entry shows no SSO in the page (its role is still recorded, for T2/T4/T7).
-    ssoId: entry.kind === 'anonymous' ? null : ssoId,
-    role,
-  };
-  const action = entry.kind === 'anonymous' ? entry.action : 'enter';
-  const outcome = action
-    ? await runAction(ctx, { ...session, csrf: '', outcome: null }, action, {}, requestId)
-    : null;
-  return createSession(ctx, { ...session, outcome });
+  const ssoId = entry.ssoId ?? (await guestSso(ctx, enterpriseId));
+  const transactionId = (await createTransaction(ctx, enterpriseId, palId)).id;
+  await assignRole(ctx, enterpriseId, transactionId, ssoId, 'owner');
+  const session = { enterpriseId, palId, transactionId, ssoId, role: 'owner' };
+  const outcome = await runAction(
+    ctx,
+    { ...session, csrf: '', outcome: null },
+    'enter',
+    {},
+    requestId,
+  );
+  return createSession(ctx, { ...session, outcome: outcome.ran ? outcome : null });
 }
 
 /** P3 with userSSO=auto: a person of the enterprise known only by this SSO. */
