@@ -16,6 +16,7 @@ import type { DomainContext } from './domain/context.js';
 import { MAX_ID_LENGTH } from './domain/validate.js';
 import { handlers } from './handlers/index.js';
 import { authenticator } from './http/authenticate.js';
+import { ClientCredentials } from './http/credentials.js';
 import { registerPages } from './http/pages.js';
 
 /** Longest path parameter the router passes on: room for any id (MAX_ID_LENGTH) percent-encoded. */
@@ -53,7 +54,11 @@ export async function buildApp(
     done();
   });
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
-  app.addHook('onClose', () => domain.workflows.close());
+  const credentials = new ClientCredentials(domain);
+  app.addHook('onClose', () => {
+    credentials.close();
+    return domain.workflows.close();
+  });
   app.setNotFoundHandler((request, reply) =>
     sendError(
       request,
@@ -88,7 +93,7 @@ export async function buildApp(
 
   await registerRoutes(app, {
     handlers,
-    authenticate: authenticator(domain),
+    authenticate: authenticator(domain, credentials),
     serviceRoot: config.serviceRoot,
     userRoot: config.userRoot,
     bodyLimit: config.bodyLimitBytes,

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../test/helpers.js';
 import { loadConfig } from './config.js';
-import { ClientAuthenticator } from './domain/clients.js';
+import { verifyClient } from './domain/clients.js';
 import { openDatabase } from './storage/database.js';
 
 const serverDir = fileURLToPath(new URL('..', import.meta.url));
@@ -90,13 +90,12 @@ describe('pal CLI on a fresh DATA_DIR', () => {
     expect(config.secretKeySource).toBe('file');
     const db = openDatabase(config);
     try {
-      const auth = new ClientAuthenticator(db, config.secretKey);
-      expect(
-        await auth.authenticate(created.username as string, created.password as string),
-      ).toMatchObject({
+      const verify = (username: string, password: string) =>
+        verifyClient({ db, config: config }, username, password);
+      expect(await verify(created.username as string, created.password as string)).toMatchObject({
         enterpriseId: acmeId,
       });
-      expect(await auth.authenticate(created.username as string, 'wrong')).toBeNull();
+      expect(await verify(created.username as string, 'wrong')).toBeNull();
     } finally {
       await db.destroy();
     }

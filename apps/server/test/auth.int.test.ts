@@ -5,7 +5,8 @@
 // secret (no lockout by a neighbour), and is per (username, address).
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUTH_THROTTLE, createClient } from '../src/domain/clients.js';
+import { createClient } from '../src/domain/clients.js';
+import { AUTH_THROTTLE } from '../src/http/sign-in-throttle.js';
 import { basic, expectError, form, startHarness, type Answer, type Harness } from './harness.js';
 
 let h: Harness;

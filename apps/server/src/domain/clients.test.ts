@@ -1,14 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manualClock, testContext, type TestContext } from '../../test/helpers.js';
-import {
-  AUTH_THROTTLE,
-  CLIENT_CACHE_TTL_MS,
-  createClient,
-  deleteClient,
-  listClients,
-  throttleKey,
-  upsertClientWithSecret,
-} from './clients.js';
+import { ClientCredentials, CLIENT_CACHE_TTL_MS } from '../http/credentials.js';
+import { createClient, deleteClient, listClients, upsertClientWithSecret } from './clients.js';
 import { createEnterprise, ensureEnterprise, getEnterpriseByName } from './enterprises.js';
 import { ConflictError, InvalidArgumentError, NotFoundError } from './errors.js';
 
@@ -42,8 +35,10 @@ describe('API clients', () => {
   let t: TestContext;
   const clock = manualClock();
   let enterpriseId: string;
+  let auth: ClientCredentials;
   beforeEach(async () => {
     t = await testContext({}, { now: clock.now });
+    auth = new ClientCredentials(t.ctx);
     enterpriseId = (await createEnterprise(t.ctx, 'Acme Corp')).id;
   });
   afterEach(() => t.close());
@@ -56,14 +51,14 @@ describe('API clients', () => {
     expect(stored.secret_hash).not.toContain(client.password);
     expect(Buffer.from(stored.secret_hash, 'base64url')).toHaveLength(32);
 
-    expect(await t.ctx.clients.authenticate(client.username, client.password)).toEqual({
+    expect(await auth.authenticate(client.username, client.password)).toEqual({
       clientId: client.clientId,
       enterpriseId,
     });
-    expect(await t.ctx.clients.authenticate(client.username, `${client.password}x`)).toBeNull();
-    expect(await t.ctx.clients.authenticate(client.username, '')).toBeNull();
-    expect(await t.ctx.clients.authenticate('nobody', client.password)).toBeNull();
-    expect(await t.ctx.clients.authenticate(client.username, 'x'.repeat(5000))).toBeNull();
+    expect(await auth.authenticate(client.username, `${client.password}x`)).toBeNull();
+    expect(await auth.authenticate(client.username, '')).toBeNull();
+    expect(await auth.authenticate('nobody', client.password)).toBeNull();
+    expect(await auth.authenticate(client.username, 'x'.repeat(5000))).toBeNull();
   });
 
   it('refuses a taken or malformed username', async () => {
@@ -80,84 +75,32 @@ describe('API clients', () => {
 
   it('serves a seen client from memory, and re-reads it after the cache time', async () => {
     const client = await createClient(t.ctx, enterpriseId);
-    expect(await t.ctx.clients.authenticate(client.username, client.password)).not.toBeNull();
+    expect(await auth.authenticate(client.username, client.password)).not.toBeNull();
     // Removed behind the service's back (another process): the cached row still answers ...
     await t.ctx.db.deleteFrom('api_clients').execute();
-    expect(await t.ctx.clients.authenticate(client.username, client.password)).not.toBeNull();
+    expect(await auth.authenticate(client.username, client.password)).not.toBeNull();
     // ... until it is read again.
     clock.advance(CLIENT_CACHE_TTL_MS);
-    expect(await t.ctx.clients.authenticate(client.username, client.password)).toBeNull();
+    expect(await auth.authenticate(client.username, client.password)).toBeNull();
   });
 
   it('stops a deleted client at once', async () => {
     const client = await createClient(t.ctx, enterpriseId);
-    expect(await t.ctx.clients.authenticate(client.username, client.password)).not.toBeNull();
+    expect(await auth.authenticate(client.username, client.password)).not.toBeNull();
     const other = (await createEnterprise(t.ctx, 'Other')).id;
     await expect(deleteClient(t.ctx, other, client.clientId)).rejects.toThrow(NotFoundError);
-    expect(await t.ctx.clients.authenticate(client.username, client.password)).not.toBeNull();
+    expect(await auth.authenticate(client.username, client.password)).not.toBeNull();
     await deleteClient(t.ctx, enterpriseId, client.clientId);
-    expect(await t.ctx.clients.authenticate(client.username, client.password)).toBeNull();
+    expect(await auth.authenticate(client.username, client.password)).toBeNull();
   });
 
   it('gives a client a derived secret, and changing it takes effect at once', async () => {
     await upsertClientWithSecret(t.ctx, enterpriseId, 'demo', 'first-secret');
-    expect(await t.ctx.clients.authenticate('demo', 'first-secret')).not.toBeNull();
+    expect(await auth.authenticate('demo', 'first-secret')).not.toBeNull();
     await upsertClientWithSecret(t.ctx, enterpriseId, 'demo', 'second-secret');
-    expect(await t.ctx.clients.authenticate('demo', 'first-secret')).toBeNull();
-    expect(await t.ctx.clients.authenticate('demo', 'second-secret')).not.toBeNull();
+    expect(await auth.authenticate('demo', 'first-secret')).toBeNull();
+    expect(await auth.authenticate('demo', 'second-secret')).not.toBeNull();
     const other = (await createEnterprise(t.ctx, 'Other')).id;
     await expect(upsertClientWithSecret(t.ctx, other, 'demo', 'x')).rejects.toThrow(ConflictError);
-  });
-
-  it('throttles a (username, address) pair after repeated failures, for the rest of the window', async () => {
-    const client = await createClient(t.ctx, enterpriseId);
-    const key = throttleKey(client.username, '10.0.0.1');
-    for (let i = 0; i < AUTH_THROTTLE.maxFailures - 1; i++) {
-      expect(await t.ctx.clients.authenticate(client.username, 'wrong', '10.0.0.1')).toBeNull();
-    }
-    expect(t.ctx.clients.isThrottled(key)).toBe(0);
-    await t.ctx.clients.authenticate(client.username, 'wrong', '10.0.0.1');
-    expect(t.ctx.clients.isThrottled(key)).toBe(AUTH_THROTTLE.windowSeconds);
-    // Other addresses and other usernames are not affected.
-    expect(t.ctx.clients.isThrottled(throttleKey(client.username, '10.0.0.2'))).toBe(0);
-    expect(t.ctx.clients.isThrottled(throttleKey('someone-else', '10.0.0.1'))).toBe(0);
-
-    clock.advance(100_000);
-    expect(t.ctx.clients.isThrottled(key)).toBe(AUTH_THROTTLE.windowSeconds - 100);
-    clock.advance(AUTH_THROTTLE.windowSeconds * 1000);
-    expect(t.ctx.clients.isThrottled(key)).toBe(0);
-  });
-
-  it('a success clears the failures of its pair', async () => {
-    const client = await createClient(t.ctx, enterpriseId);
-    const key = throttleKey(client.username, '::1');
-    for (let i = 0; i < AUTH_THROTTLE.maxFailures - 1; i++) t.ctx.clients.recordFailure(key);
-    expect(
-      await t.ctx.clients.authenticate(client.username, client.password, '::1'),
-    ).not.toBeNull();
-    t.ctx.clients.recordFailure(key);
-    expect(t.ctx.clients.isThrottled(key)).toBe(0);
-  });
-});
-
-describe('verified Authorization headers', () => {
-  it('are remembered for a fast path and forgotten with their client', async () => {
-    const { ctx, close } = await testContext();
-    try {
-      const e = await createEnterprise(ctx, 'acme');
-      const client = await createClient(ctx, e.id);
-      const header = `Basic ${Buffer.from(`${client.username}:${client.password}`).toString('base64')}`;
-      expect(ctx.clients.verifiedHeader(header)).toBeUndefined();
-      const ok = await ctx.clients.authenticate(client.username, client.password);
-      ctx.clients.rememberHeader(header, client.username, ok!);
-      expect(ctx.clients.verifiedHeader(header)?.client).toEqual({
-        clientId: client.clientId,
-        enterpriseId: e.id,
-      });
-      await deleteClient(ctx, e.id, client.clientId);
-      expect(ctx.clients.verifiedHeader(header)).toBeUndefined();
-    } finally {
-      await close();
-    }
   });
 });

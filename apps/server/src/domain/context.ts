@@ -1,12 +1,12 @@
 // What every domain function works with: the database, the settings, the mailer, a logger, the
-// clock, and the in-memory API-client cache. Built once per process (or per test) and passed as
+// clock, the read cache and the workflow workers. Built once per process (or per test) and passed as
 // the first argument, so the domain has no globals and no Fastify.
 import { pino, type Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createMailer, type Mailer } from '../mail/mailer.js';
 import type { Db } from '../storage/database.js';
 import { dialectOf } from '../storage/dialect.js';
-import { ClientAuthenticator } from './clients.js';
+import { ChangeFeed } from './change-feed.js';
 import { WorkerPool } from '../workflows/pool.js';
 import { ReadCache } from './read-cache.js';
 
@@ -15,8 +15,8 @@ export interface DomainContext {
   readonly config: Config;
   readonly mailer: Mailer;
   readonly log: Logger;
-  /** API-client authentication with its cache and failed-attempt throttle. */
-  readonly clients: ClientAuthenticator;
+  /** Announces the username of every API client created, changed or deleted by this process. */
+  readonly clientChanges: ChangeFeed<string>;
   /** Read-through cache of pals, dropped on any change of the data (read-cache.ts). */
   readonly cache: ReadCache;
   /** The sandbox workers that run workflows (threads start at the first run). */
@@ -47,9 +47,7 @@ export function createDomainContext(options: DomainContextOptions): DomainContex
     config: options.config,
     mailer: options.mailer ?? createMailer(options.config, log),
     log,
-    clients: new ClientAuthenticator(options.db, options.config.secretKey, {
-      now: () => now().getTime(),
-    }),
+    clientChanges: new ChangeFeed<string>(),
     cache: new ReadCache(() => dialectOf(options.db).changeStamp(options.db)),
     workflows: new WorkerPool({
       size: options.config.workflowWorkers,

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migratedDatabase, tempDir, testConfig } from '../../test/helpers.js';
 import type { Config } from '../config.js';
 import type { Db } from '../storage/database.js';
-import { ClientAuthenticator } from './clients.js';
+import { verifyClient } from './clients.js';
 import { DEMO_ENTERPRISE, EXAMPLE_PALS_DIR, demoPassword, ensureDemo } from './demo.js';
 
 describe('ensureDemo', () => {
@@ -43,8 +43,9 @@ describe('ensureDemo', () => {
     );
     expect(statSync(first.credentialsFile).mode & 0o777).toBe(0o600);
 
-    const auth = new ClientAuthenticator(db, config.secretKey);
-    expect(await auth.authenticate('demo', first.password)).toMatchObject({
+    const verify = (username: string, password: string) =>
+      verifyClient({ db, config: config }, username, password);
+    expect(await verify('demo', first.password)).toMatchObject({
       enterpriseId: first.enterprise.id,
     });
 
@@ -61,9 +62,10 @@ describe('ensureDemo', () => {
     const rekeyed = { ...config, secretKey: Buffer.alloc(32, 7) };
     const second = await ensureDemo(db, rekeyed);
     expect(second.password).not.toBe(first.password);
-    const auth = new ClientAuthenticator(db, rekeyed.secretKey);
-    expect(await auth.authenticate('demo', second.password)).not.toBeNull();
-    expect(await auth.authenticate('demo', first.password)).toBeNull();
+    const verify = (username: string, password: string) =>
+      verifyClient({ db, config: rekeyed }, username, password);
+    expect(await verify('demo', second.password)).not.toBeNull();
+    expect(await verify('demo', first.password)).toBeNull();
   });
 
   it('deploys from another folder when asked, and copes with a missing one', async () => {

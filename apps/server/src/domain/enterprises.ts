@@ -4,6 +4,11 @@ import type { DomainContext } from './context.js';
 import { ConflictError, NotFoundError } from './errors.js';
 import { randomId } from './ids.js';
 import { requireText } from './validate.js';
+import {
+  findEnterpriseRow,
+  findEnterpriseRowByNameKey,
+  insertEnterprise,
+} from '../storage/enterprises.js';
 
 export interface Enterprise {
   id: string;
@@ -24,12 +29,7 @@ export async function createEnterprise(ctx: DomainContext, name: string): Promis
     name_key: clean.toLowerCase(),
     created_at: ctx.now().toISOString(),
   };
-  const inserted = await ctx.db
-    .insertInto('enterprises')
-    .values(row)
-    .onConflict((oc) => oc.column('name_key').doNothing())
-    .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
+  if (!(await insertEnterprise(ctx.db, row))) {
     throw new ConflictError(`enterprise "${clean}" already exists`);
   }
   return toEnterprise(row);
@@ -40,11 +40,7 @@ export async function findEnterpriseByName(
   ctx: DomainContext,
   name: string,
 ): Promise<Enterprise | undefined> {
-  const row = await ctx.db
-    .selectFrom('enterprises')
-    .select(['id', 'name', 'created_at'])
-    .where('name_key', '=', name.trim().toLowerCase())
-    .executeTakeFirst();
+  const row = await findEnterpriseRowByNameKey(ctx.db, name.trim().toLowerCase());
   return row && toEnterprise(row);
 }
 
@@ -56,11 +52,7 @@ export async function getEnterpriseByName(ctx: DomainContext, name: string): Pro
 }
 
 export async function getEnterprise(ctx: DomainContext, id: string): Promise<Enterprise> {
-  const row = await ctx.db
-    .selectFrom('enterprises')
-    .select(['id', 'name', 'created_at'])
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const row = await findEnterpriseRow(ctx.db, id);
   if (!row) throw NotFoundError.of('enterprise', id);
   return toEnterprise(row);
 }

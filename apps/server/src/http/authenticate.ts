@@ -4,9 +4,10 @@
 // right secret is still accepted.
 import { HttpError } from '@pal-workflow/server-skeleton';
 import type { FastifyRequest } from 'fastify';
-import { throttleKey } from '../domain/clients.js';
 import type { DomainContext } from '../domain/context.js';
 import type { AppContext } from './app-context.js';
+import type { ClientCredentials } from './credentials.js';
+import { throttleKey } from './sign-in-throttle.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="pal"' };
 
@@ -22,17 +23,17 @@ export function parseBasic(
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-export function authenticator(domain: DomainContext) {
+export function authenticator(domain: DomainContext, credentials: ClientCredentials) {
   // Not async: a header verified lately is answered at once, without a promise.
   return (request: FastifyRequest): AppContext | Promise<AppContext> => {
     const header = request.headers.authorization;
     // The fast path: a header verified lately, i.e. the right secret. It is accepted even when
     // its (username, address) is throttled: the throttle slows guessing, and must not let anyone
     // behind the same address lock the client out. A success clears the pair's failures.
-    const known = header === undefined ? undefined : domain.clients.verifiedHeader(header);
+    const known = header === undefined ? undefined : credentials.verifiedHeader(header);
     if (known) {
-      if (domain.clients.hasFailures)
-        domain.clients.resetFailures(throttleKey(known.username, request.ip));
+      if (credentials.throttle.hasFailures)
+        credentials.throttle.resetFailures(throttleKey(known.username, request.ip));
       return {
         domain,
         enterpriseId: known.client.enterpriseId,
@@ -41,17 +42,18 @@ export function authenticator(domain: DomainContext) {
       };
     }
 
-    return verify(domain, request, header);
+    return verify(domain, credentials, request, header);
   };
 }
 
 async function verify(
   domain: DomainContext,
+  credentials: ClientCredentials,
   request: FastifyRequest,
   header: string | undefined,
 ): Promise<AppContext> {
-  const credentials = parseBasic(header);
-  if (!credentials) {
+  const given = parseBasic(header);
+  if (!given) {
     const reason = request.headers.authorization
       ? 'malformed Authorization header: expected Basic credentials'
       : 'credentials required';
@@ -59,18 +61,14 @@ async function verify(
   }
   // A throttled pair is still checked: client secrets have 256 random bits, so accepting the right
   // one gives a guesser nothing, while refusing it would lock the client out. Wrong ones get 429.
-  const wait = domain.clients.isThrottled(throttleKey(credentials.username, request.ip));
-  const client = await domain.clients.authenticate(
-    credentials.username,
-    credentials.password,
-    request.ip,
-  );
+  const wait = credentials.throttle.isThrottled(throttleKey(given.username, request.ip));
+  const client = await credentials.authenticate(given.username, given.password, request.ip);
   if (!client && wait > 0)
     throw new HttpError(429, 'RATE_LIMITED', `too many failed attempts: try again in ${wait} s`, {
       'Retry-After': String(wait),
     });
   if (!client) throw new HttpError(401, 'UNAUTHORIZED', 'wrong credentials', CHALLENGE);
-  domain.clients.rememberHeader(header!, credentials.username, client);
+  credentials.rememberHeader(header!, given.username, client);
   return {
     domain,
     enterpriseId: client.enterpriseId,
