@@ -7,7 +7,7 @@
 // pal or transaction of another enterprise is NotFound, exactly like a missing one.
 import { sql } from 'kysely';
 import { escapeHtml } from '../html.js';
-import { dialectOf } from '../storage/dialect.js';
+import { dialectOf } from '../storage/dialect-of.js';
 import type { SsoStatus } from '../storage/schema.js';
 import type { DomainContext } from './context.js';
 import { getEnterprise } from './enterprises.js';

@@ -2,7 +2,8 @@
 // (T2), and moved through the lifecycle of ./transaction-lifecycle.ts.
 import type * as Wire from '@pal-workflow/types';
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { dialectOf, type TextContains } from '../storage/dialect.js';
+import { dialectOf } from '../storage/dialect-of.js';
+import { type TextContains } from '../storage/dialect.js';
 import { fold } from '../storage/conditions.js';
 import type { TransactionRow } from '../storage/schema.js';
 import type { DomainContext } from './context.js';

@@ -21,22 +21,22 @@ import { getTransactionDetails } from '../domain/transactions.js';
 import { escapeHtml } from '../html.js';
 import { readMailLink } from '../domain/mail-links.js';
 import { enter, enterFromMail, runAction } from '../workflows/entries.js';
-import { sendPage } from './pages.js';
+import { isGone, sendPage, type PageText } from './page.js';
 
 const COOKIE = 'pal_session';
-const GONE = {
+const GONE: PageText = {
   title: 'This link is no longer valid',
   body: '<h1>This link is no longer valid</h1><p>It was already used, or it has expired. Ask for a new one.</p>',
 };
-const NO_SESSION = {
+const NO_SESSION: PageText = {
   title: 'Your session has ended',
   body: '<h1>Your session has ended</h1><p>Sessions end after 30 minutes without use. Open a new link to go on.</p>',
 };
-const BAD_LINK = {
+const BAD_LINK: PageText = {
   title: 'This link is not valid',
   body: '<h1>This link is not valid</h1><p>It was changed or cut short on its way. Open it from the mail again.</p>',
 };
-const REFUSED = {
+const REFUSED: PageText = {
   title: 'This form was refused',
   body: '<h1>This form was refused</h1><p>It did not come from this page. Reload the page and send it again.</p>',
 };
@@ -53,8 +53,7 @@ export function registerEntryPages(app: FastifyInstance, domain: DomainContext):
     try {
       value = await enter(domain, request.params.token, request.id);
     } catch (error) {
-      if (isDomainError(error) && error.statusCode === 410)
-        return sendPage(reply, 410, GONE.title, GONE.body);
+      if (isGone(error)) return sendPage(reply, 410, GONE.title, GONE.body);
       // What the token was for can no longer be done (a deleted SSO, an undeployed pal): a page
       // that says why, as for any person in a browser.
       if (isDomainError(error))
@@ -82,8 +81,7 @@ export function registerEntryPages(app: FastifyInstance, domain: DomainContext):
       domain.now(),
     );
   const linkError = (reply: FastifyReply, error: unknown) => {
-    if (isDomainError(error) && error.statusCode === 410)
-      return sendPage(reply, 410, GONE.title, GONE.body);
+    if (isGone(error)) return sendPage(reply, 410, GONE.title, GONE.body);
     if (isDomainError(error) && (error.statusCode === 400 || error.statusCode === 404))
       return sendPage(reply, 400, BAD_LINK.title, BAD_LINK.body);
     throw error;

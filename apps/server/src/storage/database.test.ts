@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, testConfig } from '../../test/helpers.js';
 import { migrateToLatest, migrationStatus, openDatabase, type Db } from './database.js';
-import { dialectOf, type TransactionTextColumn } from './dialect.js';
+import { dialectOf } from './dialect-of.js';
+import { type TransactionTextColumn } from './dialect.js';
 import { migrations } from './migrations/index.js';
 
 describe('database', () => {

@@ -1,11 +1,9 @@
 // The seam between portable storage code and what only one database accepts. Everything above
 // this interface (migrations, repositories, searches) is written with Kysely's query builder in
 // SQL that SQLite and PostgreSQL both run; each database's peculiarities (pragmas, the full-text
-// index behind "name contains") live in one module per database: today ./sqlite.ts only.
+// index behind "name contains") live in one module per database: today ./sqlite.ts only, chosen by ./dialect-of.ts.
 import type { CreateTableBuilder, Expression, Kysely, SelectQueryBuilder } from 'kysely';
 import type { DatabaseSchema } from './schema.js';
-import { PostgresAdapter } from 'kysely';
-import { sqliteDialect } from './sqlite.js';
 
 /** The case-folded text columns of transactions that "contains" searches use. */
 export type TransactionTextColumn = 'name_key' | 'description_key' | 'category_key';
@@ -45,12 +43,4 @@ export interface StorageDialect {
    * caches start afresh when it moves. Undefined when this handle cannot tell (then do not cache).
    */
   changeStamp(db: Kysely<any>): string | undefined;
-}
-
-/** The dialect of a Kysely instance (or of a transaction of one). */
-export function dialectOf(db: Kysely<any>): StorageDialect {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    throw new Error('PostgreSQL is not supported yet');
-  }
-  return sqliteDialect;
 }

@@ -1,0 +1,53 @@
+// The frame of every browser page: one HTML shell, and the headers that keep pages out of caches,
+// referrers and frames.
+import type { FastifyReply } from 'fastify';
+import { isDomainError } from '../domain/errors.js';
+import { escapeHtml } from '../html.js';
+
+/** A page's title and the HTML of its main element. */
+export interface PageText {
+  title: string;
+  body: string;
+}
+
+export function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1f2328}
+h1{font-size:1.5rem}button{font:inherit;padding:.5rem 1.25rem;border-radius:6px;border:1px solid #1f6feb;background:#1f6feb;color:#fff;cursor:pointer}</style>
+</head><body><main>${body}</main></body></html>`;
+}
+
+export function sendPage(
+  reply: FastifyReply,
+  status: number,
+  title: string,
+  body: string,
+): FastifyReply {
+  return reply
+    .code(status)
+    .header('Cache-Control', 'no-store')
+    .header('Referrer-Policy', 'no-referrer')
+    .header(
+      'Content-Security-Policy',
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+    )
+    .type('text/html; charset=utf-8')
+    .send(page(title, body));
+}
+
+/** True when the domain refused because a link or token was used or has expired (410). */
+export function isGone(error: unknown): boolean {
+  return isDomainError(error) && error.statusCode === 410;
+}
+
+/** Answers a used or expired link with the `gone` page; any other error goes on to the error handler. */
+export function sendGonePageOrThrow(
+  reply: FastifyReply,
+  error: unknown,
+  gone: PageText,
+): FastifyReply {
+  if (isGone(error)) return sendPage(reply, 410, gone.title, gone.body);
+  throw error;
+}
