@@ -9,6 +9,8 @@ import { createDomainContext, type DomainContext } from '../src/domain/context.j
 import { buildPalPackage } from '../src/domain/pal-manifest.js';
 import { deployPalPackage } from '../src/domain/pals.js';
 import type { Mailer } from '../src/mail/mailer.js';
+import type { PalSearch } from '../src/domain/pals.js';
+import type { TransactionSearch } from '../src/domain/transactions.js';
 
 export const TEST_SECRET_KEY = '0f'.repeat(32);
 
@@ -77,5 +79,32 @@ export function manualClock(start = new Date('2025-03-01T09:00:00.000Z')) {
     advance(ms: number) {
       now += ms;
     },
+  };
+}
+
+/** A P1 search as the skeleton reads it from headers that give only `given`. */
+export function palSearch(given: Partial<PalSearch> = {}): PalSearch {
+  return {
+    exactName: false,
+    exactDescription: false,
+    exactCategory: false,
+    exactPublisher: false,
+    startRecord: 0,
+    includeTest: false,
+    includeInstalled: false,
+    matchAny: false,
+    ...given,
+  };
+}
+
+/** A T2 search as the skeleton reads it from headers that give only `given`. */
+export function transactionSearch(given: Partial<TransactionSearch> = {}): TransactionSearch {
+  return {
+    exactName: false,
+    exactDescription: false,
+    exactCategory: false,
+    startRecord: 0,
+    includeTest: false,
+    ...given,
   };
 }

@@ -1,15 +1,24 @@
 // Pals of an enterprise: deployment from a package (each deployment of an id is a new version),
 // look-up (P2) and the searches of P1 and C1 (DESIGN §8).
+import type { Page } from '@pal-workflow/server-skeleton';
 import type * as Wire from '@pal-workflow/types';
-import type { Expression, SqlBool } from 'kysely';
+import {
+  findPalRow,
+  findPalVersionFiles,
+  listPalRows,
+  searchPalRows,
+  setPalUndeployed,
+  writePalDeployment,
+  type PalColumns,
+} from '../storage/pals.js';
 import type { PalRow } from '../storage/schema.js';
+import { foldedKey } from '../storage/text-filters.js';
 import type { DomainContext } from './context.js';
 import { getEnterprise } from './enterprises.js';
 import { NotFoundError } from './errors.js';
 import { loadPalPackage, type PalManifest, type PalPackage } from './pal-manifest.js';
-import { optional, stringFilterConditions, withoutUndefined, type Page } from './search.js';
-import { requireId, requireStartRecord } from './validate.js';
-import { fold } from '../storage/conditions.js';
+import { optional, textFilters, withoutUndefined } from './search.js';
+import { requireId } from './validate.js';
 import { checkWorkflowSyntax } from '../workflows/syntax-check.js';
 
 /** The spec's PalInfo (generated from the XSD): absent strings are left out, dates are ISO-8601; the domain always knows the id. */
@@ -25,8 +34,8 @@ export interface PalDetails extends PalInfo {
   manifest: PalManifest;
 }
 
-/** PalSearch of the spec (generated from the XSD); absent booleans are false, an absent startRecord is 0. */
-export type PalSearch = Partial<Wire.PalSearch>;
+/** PalSearch of the spec, as the skeleton reads it from the search headers (absent booleans false, startRecord 0). */
+export type PalSearch = Wire.PalSearch;
 
 export interface DeployResult {
   id: string;
@@ -67,7 +76,6 @@ function toPalDetails(row: PalRow): PalDetails {
 }
 
 const flag = (value: boolean) => (value ? 1 : 0);
-const keyOf = (value: string | undefined) => (value === undefined ? null : fold(value));
 
 /** Reads a pal folder and deploys it; see deployPalPackage. */
 export async function deployPal(
@@ -94,27 +102,22 @@ export async function deployPalPackage(
   await checkWorkflowSyntax(pkg.files);
   const m = pkg.manifest;
   const now = ctx.now().toISOString();
-  return ctx.db.transaction().execute(async (trx) => {
-    const existing = await trx
-      .selectFrom('pals')
-      .select(['version', 'content_hash', 'create_date'])
-      .where('enterprise_id', '=', enterpriseId)
-      .where('id', '=', m.id)
-      .executeTakeFirst();
-    if (existing && options.skipIfUnchanged && existing.content_hash === pkg.contentHash) {
-      return { id: m.id, name: m.name, version: existing.version, changed: false };
+  const files = JSON.stringify(pkg.files);
+  const outcome = await writePalDeployment(ctx.db, enterpriseId, m.id, (current) => {
+    if (current && options.skipIfUnchanged && current.content_hash === pkg.contentHash) {
+      return { result: { id: m.id, name: m.name, version: current.version, changed: false } };
     }
-    const version = existing ? existing.version + 1 : 1;
-    const columns = {
+    const version = current ? current.version + 1 : 1;
+    const columns: PalColumns = {
       version,
       name: m.name ?? null,
-      name_key: keyOf(m.name),
+      name_key: foldedKey(m.name),
       description: m.description ?? null,
-      description_key: keyOf(m.description),
+      description_key: foldedKey(m.description),
       category: m.category ?? null,
-      category_key: keyOf(m.category),
+      category_key: foldedKey(m.category),
       publisher: m.publisher ?? null,
-      publisher_key: keyOf(m.publisher),
+      publisher_key: foldedKey(m.publisher),
       branch_name: m.branchName ?? null,
       mode_transaction: flag(m.modes.transaction),
       mode_console: flag(m.modes.console),
@@ -128,34 +131,12 @@ export async function deployPalPackage(
       content_hash: pkg.contentHash,
       last_modified_date: now,
     };
-    if (existing) {
-      await trx
-        .updateTable('pals')
-        .set(columns)
-        .where('enterprise_id', '=', enterpriseId)
-        .where('id', '=', m.id)
-        .execute();
-    } else {
-      await trx
-        .insertInto('pals')
-        .values({ enterprise_id: enterpriseId, id: m.id, create_date: now, ...columns })
-        .execute();
-    }
-    await trx
-      .insertInto('pal_versions')
-      .values({
-        enterprise_id: enterpriseId,
-        pal_id: m.id,
-        version,
-        manifest: columns.manifest,
-        files: JSON.stringify(pkg.files),
-        content_hash: pkg.contentHash,
-        deployed_at: now,
-      })
-      .execute();
-    ctx.log.info({ enterpriseId, palId: m.id, version }, 'pal deployed');
-    return { id: m.id, name: m.name, version, changed: true };
+    const result = { id: m.id, name: m.name, version, changed: true };
+    return { columns, files, createDate: now, result };
   });
+  if (outcome.changed)
+    ctx.log.info({ enterpriseId, palId: m.id, version: outcome.version }, 'pal deployed');
+  return outcome;
 }
 
 /** `parameter` is the name the caller gave the id (P2's is `id`), for the 400 that names it. */
@@ -165,12 +146,7 @@ async function palRow(
   palId: string,
   parameter = 'palId',
 ): Promise<PalRow> {
-  const row = await ctx.db
-    .selectFrom('pals')
-    .selectAll()
-    .where('enterprise_id', '=', enterpriseId)
-    .where('id', '=', requireId(parameter, palId))
-    .executeTakeFirst();
+  const row = await findPalRow(ctx.db, enterpriseId, requireId(parameter, palId));
   if (!row) throw NotFoundError.of('pal', palId);
   return row;
 }
@@ -203,15 +179,9 @@ export async function getPalFiles(
   palId: string,
   version: number,
 ): Promise<Record<string, string>> {
-  const row = await ctx.db
-    .selectFrom('pal_versions')
-    .select('files')
-    .where('enterprise_id', '=', enterpriseId)
-    .where('pal_id', '=', palId)
-    .where('version', '=', version)
-    .executeTakeFirst();
-  if (!row) throw NotFoundError.of('pal version', `${palId}@${version}`);
-  return JSON.parse(row.files) as Record<string, string>;
+  const files = await findPalVersionFiles(ctx.db, enterpriseId, palId, version);
+  if (files === undefined) throw NotFoundError.of('pal version', `${palId}@${version}`);
+  return JSON.parse(files) as Record<string, string>;
 }
 
 /** Marks a pal not deployed: it stays visible (deployed=false) but T1 refuses it. */
@@ -221,12 +191,7 @@ export async function undeployPal(
   palId: string,
 ): Promise<PalInfo> {
   await palRow(ctx, enterpriseId, palId);
-  await ctx.db
-    .updateTable('pals')
-    .set({ deployed: 0, last_modified_date: ctx.now().toISOString() })
-    .where('enterprise_id', '=', enterpriseId)
-    .where('id', '=', palId)
-    .execute();
+  await setPalUndeployed(ctx.db, enterpriseId, palId, ctx.now().toISOString());
   return getPal(ctx, enterpriseId, palId);
 }
 
@@ -240,7 +205,7 @@ export async function undeployPal(
 export async function searchPals(
   ctx: DomainContext,
   enterpriseId: string,
-  search: PalSearch = {},
+  search: PalSearch,
   options: { consoleOnly?: boolean } = {},
 ): Promise<Page<PalInfo>> {
   const key = `pals\u0000${enterpriseId}\u0000${options.consoleOnly === true}\u0000${JSON.stringify(search)}`;
@@ -253,62 +218,20 @@ async function findPals(
   search: PalSearch,
   options: { consoleOnly?: boolean },
 ): Promise<Page<PalInfo>> {
-  const startRecord = requireStartRecord(search.startRecord);
-  const strings = stringFilterConditions([
-    {
-      field: 'name',
-      value: search.name,
-      exact: search.exactName,
-      column: 'name',
-      keyColumn: 'name_key',
-    },
-    {
-      field: 'description',
-      value: search.description,
-      exact: search.exactDescription,
-      column: 'description',
-      keyColumn: 'description_key',
-    },
-    {
-      field: 'category',
-      value: search.category,
-      exact: search.exactCategory,
-      column: 'category',
-      keyColumn: 'category_key',
-    },
-    {
-      field: 'publisher',
-      value: search.publisher,
-      exact: search.exactPublisher,
-      column: 'publisher',
-      keyColumn: 'publisher_key',
-    },
-  ]);
-
-  const query = ctx.db
-    .selectFrom('pals')
-    .where('enterprise_id', '=', enterpriseId)
-    .$if(!search.includeTest, (q) => q.where('test', '=', 0))
-    .$if(!search.includeInstalled, (q) => q.where('installed', '=', 0))
-    .$if(options.consoleOnly === true, (q) => q.where('mode_console', '=', 1))
-    .$if(strings.length > 0, (q) =>
-      q.where((eb) => (search.matchAny ? eb.or(strings) : eb.and(strings)) as Expression<SqlBool>),
-    );
-
-  const [count, rows] = await Promise.all([
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-    query.selectAll().orderBy('id').limit(ctx.config.pageSize).offset(startRecord).execute(),
-  ]);
-  return { items: rows.map(toPalInfo), total: Number(count.total) };
+  const { rows, total } = await searchPalRows(ctx.db, {
+    enterpriseId,
+    texts: textFilters(search, ['name', 'description', 'category', 'publisher']),
+    matchAny: search.matchAny,
+    includeTest: search.includeTest,
+    includeInstalled: search.includeInstalled,
+    consoleOnly: options.consoleOnly === true,
+    offset: search.startRecord,
+    limit: ctx.config.pageSize,
+  });
+  return { items: rows.map(toPalInfo), total };
 }
 
 /** Every pal of the enterprise, test and installed ones too, ordered by id (the CLI's list). */
 export async function listPals(ctx: DomainContext, enterpriseId: string): Promise<PalInfo[]> {
-  const rows = await ctx.db
-    .selectFrom('pals')
-    .selectAll()
-    .where('enterprise_id', '=', enterpriseId)
-    .orderBy('id')
-    .execute();
-  return rows.map(toPalInfo);
+  return (await listPalRows(ctx.db, enterpriseId)).map(toPalInfo);
 }

@@ -7,6 +7,7 @@ import {
   migratedDatabase,
   testContext,
   type TestContext,
+  palSearch,
 } from '../../test/helpers.js';
 import { createDomainContext } from './context.js';
 import { createEnterprise } from './enterprises.js';
@@ -29,9 +30,9 @@ describe('the pal read cache', () => {
     await deployManifest(t.ctx, e.id, manifest('One'));
     const first = await getPal(t.ctx, e.id, 'p');
     expect(await getPal(t.ctx, e.id, 'p')).toBe(first);
-    const page = await searchPals(t.ctx, e.id, { name: 'one' });
-    expect(await searchPals(t.ctx, e.id, { name: 'one' })).toBe(page);
-    expect(await searchPals(t.ctx, e.id, { name: 'two' })).not.toBe(page);
+    const page = await searchPals(t.ctx, e.id, palSearch({ name: 'one' }));
+    expect(await searchPals(t.ctx, e.id, palSearch({ name: 'one' }))).toBe(page);
+    expect(await searchPals(t.ctx, e.id, palSearch({ name: 'two' }))).not.toBe(page);
   });
 
   it('sees this process’s own writes at once', async () => {
@@ -41,7 +42,7 @@ describe('the pal read cache', () => {
     expect((await getPal(t.ctx, e.id, 'p')).name).toBe('One');
     await deployManifest(t.ctx, e.id, manifest('Two'));
     expect((await getPal(t.ctx, e.id, 'p')).name).toBe('Two');
-    expect((await searchPals(t.ctx, e.id, {})).items.map((p) => p.name)).toEqual(['Two']);
+    expect((await searchPals(t.ctx, e.id, palSearch())).items.map((p) => p.name)).toEqual(['Two']);
   });
 
   it('sees another process’s writes within a millisecond (pragma data_version)', async () => {
@@ -49,7 +50,7 @@ describe('the pal read cache', () => {
     const e = await createEnterprise(t.ctx, 'acme');
     await deployManifest(t.ctx, e.id, manifest('One'));
     expect((await getPal(t.ctx, e.id, 'p')).name).toBe('One');
-    expect((await searchPals(t.ctx, e.id, {})).total).toBe(1);
+    expect((await searchPals(t.ctx, e.id, palSearch())).total).toBe(1);
 
     const otherDb = await migratedDatabase(t.ctx.config);
     const other = createDomainContext({
@@ -66,7 +67,7 @@ describe('the pal read cache', () => {
     }
     await new Promise((resolve) => setTimeout(resolve, 2)); // the data_version interval
     expect((await getPal(t.ctx, e.id, 'p')).name).toBe('Changed elsewhere');
-    expect((await searchPals(t.ctx, e.id, {})).total).toBe(2);
+    expect((await searchPals(t.ctx, e.id, palSearch())).total).toBe(2);
   });
 
   it('does not cache failures, and does not keep what changed while it loaded', async () => {

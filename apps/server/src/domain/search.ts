@@ -1,29 +1,9 @@
-// The parts of DESIGN §8 that pal and transaction searches share: string filters that match as
-// case-insensitive "contains", or with their exact* flag as case-sensitive equality; paging by a
-// 0-based startRecord; and the total number of matches for X-Total-Count.
-import { sql, type Expression, type SqlBool } from 'kysely';
-import { fold, likeContains } from '../storage/conditions.js';
+// The parts of DESIGN §8 that pal and transaction searches share: the string filters a search
+// gives (one builder for both), and how rows become the API's records.
+import type { TextColumn, TextFilter } from '../storage/text-filters.js';
 import { InvalidArgumentError } from './errors.js';
 
-/** One page of a search and the number of all matches. */
-export interface Page<T> {
-  items: T[];
-  total: number;
-}
-
 export const MAX_FILTER_LENGTH = 1000;
-
-export interface StringFilter {
-  /** The parameter's name, for messages. */
-  field: string;
-  /** Absent or empty: no filter. */
-  value: string | undefined;
-  exact: boolean | undefined;
-  /** The column compared for equality. */
-  column: string;
-  /** The case-folded copy of that column, which "contains" searches. */
-  keyColumn: string;
-}
 
 /** A filter's value when one is given (absent or empty: undefined); 400 when it is too long. */
 export function filterValue(field: string, value: string | undefined): string | undefined {
@@ -36,29 +16,26 @@ export function filterValue(field: string, value: string | undefined): string | 
   return value;
 }
 
-/** One condition per string filter given. */
-export function stringFilterConditions(filters: StringFilter[]): Expression<SqlBool>[] {
-  const conditions: Expression<SqlBool>[] = [];
-  for (const filter of filters) {
-    const value = filterValue(filter.field, filter.value);
-    if (value === undefined) continue;
-    conditions.push(
-      filter.exact
-        ? sql<SqlBool>`${sql.ref(filter.column)} = ${value}`
-        : likeContains(filter.keyColumn, fold(value)),
-    );
-  }
-  return conditions;
-}
+type ExactFlag<C extends TextColumn> = `exact${Capitalize<C>}`;
 
-/** A filter that must match exactly (palId, status, …); absent or empty: no filter. */
-export function exactCondition(
-  field: string,
-  column: string,
-  value: string | undefined,
-): Expression<SqlBool> | undefined {
-  if (filterValue(field, value) === undefined) return undefined;
-  return sql<SqlBool>`${sql.ref(column)} = ${value}`;
+/** A search with string filters on `C` and their exact* flags, as PalSearch and TransactionSearch. */
+export type TextSearch<C extends TextColumn> = { [K in C]?: string } & {
+  [K in ExactFlag<C>]?: boolean;
+};
+
+/** The string filters a search gives, on `columns`, each with its exact* flag. */
+export function textFilters<C extends TextColumn>(
+  search: TextSearch<C>,
+  columns: readonly C[],
+): TextFilter[] {
+  const filters: TextFilter[] = [];
+  for (const column of columns) {
+    const value = filterValue(column, search[column] as string | undefined);
+    if (value === undefined) continue;
+    const flag = `exact${column[0]!.toUpperCase()}${column.slice(1)}` as ExactFlag<C>;
+    filters.push({ column, value, exact: (search[flag] as boolean | undefined) === true });
+  }
+  return filters;
 }
 
 /** Optional strings as the API shows them: absent rather than null. */

@@ -1,16 +1,21 @@
 // Transactions: created from a deployed transaction-mode pal (T1), looked up (T10) and searched
 // (T2), and moved through the lifecycle of ./transaction-lifecycle.ts.
+import type { Page } from '@pal-workflow/server-skeleton';
 import type * as Wire from '@pal-workflow/types';
-import { sql, type Expression, type SqlBool } from 'kysely';
-import { dialectOf } from '../storage/dialect-of.js';
-import { type TextContains } from '../storage/dialect.js';
-import { fold } from '../storage/conditions.js';
 import type { TransactionRow } from '../storage/schema.js';
+import { foldedKey } from '../storage/text-filters.js';
+import {
+  findTransactionRow,
+  insertTransaction,
+  moveDueTransactions,
+  searchTransactionRows,
+  updateTransactionIf,
+} from '../storage/transactions.js';
 import type { DomainContext } from './context.js';
 import { ConflictError, InvalidArgumentError, NotFoundError } from './errors.js';
 import { randomId } from './ids.js';
-import type { PalManifest } from './pal-manifest.js';
-import { exactCondition, filterValue, optional, withoutUndefined, type Page } from './search.js';
+import { getPalDetails } from './pals.js';
+import { filterValue, optional, textFilters, withoutUndefined } from './search.js';
 import {
   INITIAL_STATUS,
   INITIAL_SYSTEM_STATUS,
@@ -24,7 +29,7 @@ import {
   type TransactionEvent,
   type WebServiceEvent,
 } from './transaction-lifecycle.js';
-import { requireId, requireStartRecord, requireText } from './validate.js';
+import { requireId, requireText } from './validate.js';
 
 /** The spec's TransactionInfo (generated from the XSD): absent strings are left out, dates are ISO-8601; the domain always knows the id. */
 export type TransactionInfo = Wire.TransactionInfo & { id: string };
@@ -39,8 +44,8 @@ export interface TransactionDetails extends TransactionInfo {
   webServiceStatus: string;
 }
 
-/** TransactionSearch of the spec (generated from the XSD); absent booleans are false, an absent startRecord is 0. */
-export type TransactionSearch = Partial<Wire.TransactionSearch>;
+/** TransactionSearch of the spec, as the skeleton reads it from the search headers (absent booleans false, startRecord 0). */
+export type TransactionSearch = Wire.TransactionSearch;
 
 const DAY_MS = 86_400_000;
 const MAX_STATUS_LENGTH = 64;
@@ -90,30 +95,13 @@ export async function createTransaction(
   enterpriseId: string,
   palId: string,
 ): Promise<TransactionDetails> {
-  requireId('palId', palId);
-  const pal = await ctx.db
-    .selectFrom('pals')
-    .select([
-      'id',
-      'version',
-      'name',
-      'description',
-      'category',
-      'test',
-      'deployed',
-      'mode_transaction',
-      'manifest',
-    ])
-    .where('enterprise_id', '=', enterpriseId)
-    .where('id', '=', palId)
-    .executeTakeFirst();
-  if (!pal) throw NotFoundError.of('pal', palId);
-  if (pal.mode_transaction !== 1) {
+  const pal = await getPalDetails(ctx, enterpriseId, palId);
+  if (!pal.modeTransaction) {
     throw new InvalidArgumentError(`palId: pal "${palId}" is not a transaction-mode pal`);
   }
-  if (pal.deployed !== 1) throw new ConflictError(`pal "${palId}" is not deployed`);
+  if (!pal.deployed) throw new ConflictError(`pal "${palId}" is not deployed`);
 
-  const lifetimes = (JSON.parse(pal.manifest) as PalManifest).lifetimes ?? {};
+  const lifetimes = pal.manifest.lifetimes ?? {};
   const created = ctx.now();
   const createDate = created.toISOString();
   const row = {
@@ -121,28 +109,23 @@ export async function createTransaction(
     enterprise_id: enterpriseId,
     pal_id: pal.id,
     pal_version: pal.version,
-    name: pal.name,
-    name_key: pal.name === null ? null : fold(pal.name),
-    description: pal.description,
-    description_key: pal.description === null ? null : fold(pal.description),
-    category: pal.category,
-    category_key: pal.category === null ? null : fold(pal.category),
+    name: pal.name ?? null,
+    name_key: foldedKey(pal.name),
+    description: pal.description ?? null,
+    description_key: foldedKey(pal.description),
+    category: pal.category ?? null,
+    category_key: foldedKey(pal.category),
     status: INITIAL_STATUS,
     system_status: INITIAL_SYSTEM_STATUS,
     web_service_status: INITIAL_WEB_SERVICE_STATUS,
-    test: pal.test,
+    test: pal.test ? 1 : 0,
     create_date: createDate,
     modified_date: createDate,
     execute_end_date: endDate(created, lifetimes.executeDays),
     access_end_date: endDate(created, lifetimes.accessDays),
     archive_end_date: endDate(created, lifetimes.archiveDays),
   };
-  const inserted = await ctx.db
-    .insertInto('transactions')
-    .values(row)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return toDetails(inserted);
+  return toDetails(await insertTransaction(ctx.db, row));
 }
 
 async function transactionRow(
@@ -150,12 +133,7 @@ async function transactionRow(
   enterpriseId: string,
   id: string,
 ): Promise<TransactionRow> {
-  const row = await ctx.db
-    .selectFrom('transactions')
-    .selectAll()
-    .where('id', '=', requireId('id', id))
-    .where('enterprise_id', '=', enterpriseId)
-    .executeTakeFirst();
+  const row = await findTransactionRow(ctx.db, enterpriseId, requireId('id', id));
   if (!row) throw NotFoundError.of('transaction', id);
   return row;
 }
@@ -189,65 +167,32 @@ export async function getTransactionDetails(
 export async function searchTransactions(
   ctx: DomainContext,
   enterpriseId: string,
-  search: TransactionSearch = {},
+  search: TransactionSearch,
 ): Promise<Page<TransactionInfo>> {
-  const startRecord = requireStartRecord(search.startRecord);
-  const dialect = dialectOf(ctx.db);
-  // Text filters: "equals" (exact*) is an ordinary condition; "contains" goes through the
-  // dialect's index over name, description and category.
-  const conditions: Expression<SqlBool>[] = [];
-  const contains: TextContains[] = [];
-  for (const [field, column, value, exact] of [
-    ['name', 'name', search.name, search.exactName],
-    ['description', 'description', search.description, search.exactDescription],
-    ['category', 'category', search.category, search.exactCategory],
-  ] as const) {
-    const needle = filterValue(field, value);
-    if (needle === undefined) continue;
-    if (exact) conditions.push(sql<SqlBool>`${sql.ref(`transactions.${column}`)} = ${needle}`);
-    else contains.push({ column: `${column}_key`, foldedNeedle: fold(needle) });
-  }
-  for (const [field, column, value] of [
-    ['status', 'transactions.status', search.status],
-    ['systemStatus', 'transactions.system_status', search.systemStatus],
-    ['webServiceStatus', 'transactions.web_service_status', search.webServiceStatus],
-    ['palId', 'transactions.pal_id', search.palId],
-  ] as const) {
-    const condition = exactCondition(field, column, value);
-    if (condition) conditions.push(condition);
-  }
-  const sso = exactCondition('sso', 'transaction_roles.sso_id', search.sso);
+  const { rows, total } = await searchTransactionRows(ctx.db, {
+    enterpriseId,
+    texts: textFilters(search, ['name', 'description', 'category']),
+    includeTest: search.includeTest,
+    status: filterValue('status', search.status),
+    systemStatus: filterValue('systemStatus', search.systemStatus),
+    webServiceStatus: filterValue('webServiceStatus', search.webServiceStatus),
+    palId: filterValue('palId', search.palId),
+    sso: filterValue('sso', search.sso),
+    offset: search.startRecord,
+    limit: ctx.config.pageSize,
+  });
+  return { items: rows.map(toTransactionInfo), total };
+}
 
-  let query = ctx.db
-    .selectFrom('transactions')
-    .where('transactions.enterprise_id', '=', enterpriseId)
-    .$if(!search.includeTest, (q) => q.where('transactions.test', '=', 0))
-    .$if(conditions.length > 0, (q) => q.where((eb) => eb.and(conditions)))
-    .$if(sso !== undefined, (q) =>
-      q.where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('transaction_roles')
-            .select(sql.lit(1).as('one'))
-            .whereRef('transaction_roles.transaction_id', '=', 'transactions.id')
-            .where(sso!),
-        ),
-      ),
-    );
-  let creationOrder: Expression<number> = sql.ref<number>('transactions.seq');
-  if (contains.length > 0)
-    ({ query, creationOrder } = dialect.whereTransactionTextsContain(query, contains));
-
-  const [count, rows] = await Promise.all([
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-    query
-      .selectAll('transactions')
-      .orderBy(creationOrder)
-      .limit(ctx.config.pageSize)
-      .offset(startRecord)
-      .execute(),
-  ]);
-  return { items: rows.map(toTransactionInfo), total: Number(count.total) };
+/**
+ * Runs `attempt` until it does not lose a race: each attempt reads the row, judges the move and
+ * makes a conditional update, answering undefined when another writer changed the row first.
+ */
+async function untilNoLostRace<T>(attempt: () => Promise<T | undefined>): Promise<T> {
+  for (;;) {
+    const done = await attempt();
+    if (done !== undefined) return done;
+  }
 }
 
 /**
@@ -266,19 +211,18 @@ export async function transitionTransaction(
       `event: expected one of ${Object.keys(TRANSACTION_EVENTS).join(', ')}`,
     );
   }
-  for (;;) {
+  const moved = await untilNoLostRace(async () => {
     const row = await transactionRow(ctx, enterpriseId, id);
     const to = nextSystemStatus(row.system_status, event);
-    const result = await ctx.db
-      .updateTable('transactions')
-      .set({ system_status: to, modified_date: ctx.now().toISOString() })
-      .where('id', '=', id)
-      .where('enterprise_id', '=', enterpriseId)
-      .where('system_status', '=', row.system_status)
-      .executeTakeFirst();
-    // Lost a race: read the new state and judge the move again.
-    if (result.numUpdatedRows > 0n) return getTransactionDetails(ctx, enterpriseId, id);
-  }
+    return updateTransactionIf(
+      ctx.db,
+      enterpriseId,
+      id,
+      { expected: { system_status: row.system_status } },
+      { system_status: to, modified_date: ctx.now().toISOString() },
+    );
+  });
+  return toDetails(moved);
 }
 
 /**
@@ -293,16 +237,15 @@ export async function setTransactionStatus(
 ): Promise<TransactionDetails> {
   const clean = requireText('status', status, MAX_STATUS_LENGTH);
   await transactionRow(ctx, enterpriseId, id);
-  const result = await ctx.db
-    .updateTable('transactions')
-    .set({ status: clean, modified_date: ctx.now().toISOString() })
-    .where('id', '=', id)
-    .where('enterprise_id', '=', enterpriseId)
-    .where('system_status', '<>', 'ARCHIVED')
-    .executeTakeFirst();
-  if (result.numUpdatedRows === 0n)
-    throw new ConflictError('an archived transaction cannot change its status');
-  return getTransactionDetails(ctx, enterpriseId, id);
+  const updated = await updateTransactionIf(
+    ctx.db,
+    enterpriseId,
+    id,
+    { systemStatusNot: 'ARCHIVED' },
+    { status: clean, modified_date: ctx.now().toISOString() },
+  );
+  if (!updated) throw new ConflictError('an archived transaction cannot change its status');
+  return toDetails(updated);
 }
 
 /**
@@ -316,21 +259,19 @@ export async function moveWebServiceStatus(
   event: WebServiceEvent,
 ): Promise<TransactionDetails> {
   // The common case in one statement: the move is allowed from the state the row is in.
-  const moved = await ctx.db
-    .updateTable('transactions')
-    .set({
-      web_service_status: WEB_SERVICE_EVENTS[event].to,
-      modified_date: ctx.now().toISOString(),
-    })
-    .where('id', '=', id)
-    .where('enterprise_id', '=', enterpriseId)
-    .where('web_service_status', 'in', WEB_SERVICE_EVENTS[event].from)
-    .$if(event === 'start', (q) => q.where('system_status', 'in', RUNNABLE_SYSTEM_STATUSES))
-    .returningAll()
-    .executeTakeFirst();
+  const moved = await updateTransactionIf(
+    ctx.db,
+    enterpriseId,
+    id,
+    {
+      webServiceStatusIn: WEB_SERVICE_EVENTS[event].from,
+      systemStatusIn: event === 'start' ? RUNNABLE_SYSTEM_STATUSES : undefined,
+    },
+    { web_service_status: WEB_SERVICE_EVENTS[event].to, modified_date: ctx.now().toISOString() },
+  );
   if (moved) return toDetails(moved);
   // Otherwise read the row and judge the move, for the error that says why (or a lost race).
-  for (;;) {
+  const judged = await untilNoLostRace(async () => {
     const row = await transactionRow(ctx, enterpriseId, id);
     if (
       event === 'start' &&
@@ -343,17 +284,21 @@ export async function moveWebServiceStatus(
     const to = abandonedRun(ctx, row, event)
       ? 'RUNNING'
       : nextWebServiceStatus(row.web_service_status, event);
-    const result = await ctx.db
-      .updateTable('transactions')
-      .set({ web_service_status: to, modified_date: ctx.now().toISOString() })
-      .where('id', '=', id)
-      .where('enterprise_id', '=', enterpriseId)
-      .where('web_service_status', '=', row.web_service_status)
-      .where('system_status', '=', row.system_status)
-      .where('modified_date', '=', row.modified_date)
-      .executeTakeFirst();
-    if (result.numUpdatedRows > 0n) return getTransactionDetails(ctx, enterpriseId, id);
-  }
+    return updateTransactionIf(
+      ctx.db,
+      enterpriseId,
+      id,
+      {
+        expected: {
+          web_service_status: row.web_service_status,
+          system_status: row.system_status,
+          modified_date: row.modified_date,
+        },
+      },
+      { web_service_status: to, modified_date: ctx.now().toISOString() },
+    );
+  });
+  return toDetails(judged);
 }
 
 /**
@@ -375,17 +320,20 @@ export async function expireDueTransactions(
   ctx: DomainContext,
 ): Promise<{ expired: number; archived: number }> {
   const now = ctx.now().toISOString();
-  const expired = await ctx.db
-    .updateTable('transactions')
-    .set({ system_status: TRANSACTION_EVENTS.expire.to, modified_date: now })
-    .where('system_status', 'in', TRANSACTION_EVENTS.expire.from)
-    .where('execute_end_date', '<=', now)
-    .executeTakeFirst();
-  const archived = await ctx.db
-    .updateTable('transactions')
-    .set({ system_status: TRANSACTION_EVENTS.archive.to, modified_date: now })
-    .where('system_status', 'in', TRANSACTION_EVENTS.archive.from)
-    .where('access_end_date', '<=', now)
-    .executeTakeFirst();
-  return { expired: Number(expired.numUpdatedRows), archived: Number(archived.numUpdatedRows) };
+  const { expire, archive } = TRANSACTION_EVENTS;
+  const expired = await moveDueTransactions(
+    ctx.db,
+    expire.from,
+    'execute_end_date',
+    expire.to,
+    now,
+  );
+  const archived = await moveDueTransactions(
+    ctx.db,
+    archive.from,
+    'access_end_date',
+    archive.to,
+    now,
+  );
+  return { expired, archived };
 }

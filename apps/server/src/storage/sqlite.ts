@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type Expression, type SqlBool } from 'kysely';
-import { likeContains } from './conditions.js';
+import { likeContains } from './text-filters.js';
 import type { StorageDialect, TransactionTextColumn, TransactionsQuery } from './dialect.js';
 import type { DatabaseSchema } from './schema.js';
 

@@ -1,0 +1,154 @@
+// The transactions table: inserts, look-ups, conditional updates and the T2 search. "Contains"
+// filters go through the dialect's text index (dialect.ts).
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { Db } from './database.js';
+import { dialectOf } from './dialect-of.js';
+import type { TextContains } from './dialect.js';
+import type { NewTransaction, TransactionRow, TransactionUpdate } from './schema.js';
+import { equals, fold, type TextFilter } from './text-filters.js';
+
+/** What T2 asks of the transactions table (DESIGN §8); absent members do not filter. */
+export interface TransactionRowQuery {
+  enterpriseId: string;
+  texts: readonly TextFilter[];
+  includeTest: boolean;
+  status?: string;
+  systemStatus?: string;
+  webServiceStatus?: string;
+  palId?: string;
+  /** Transactions on which this SSO holds a role. */
+  sso?: string;
+  offset: number;
+  limit: number;
+}
+
+export function insertTransaction(db: Db, row: NewTransaction): Promise<TransactionRow> {
+  return db.insertInto('transactions').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findTransactionRow(
+  db: Db,
+  enterpriseId: string,
+  id: string,
+): Promise<TransactionRow | undefined> {
+  return db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('id', '=', id)
+    .where('enterprise_id', '=', enterpriseId)
+    .executeTakeFirst();
+}
+
+/**
+ * Updates the enterprise's transaction only while its columns still hold `expected` (a
+ * compare-and-set); `unless` lists values a column must not hold. Returns the updated row, or
+ * undefined when no row matched (another writer won, or there is no such transaction).
+ */
+export function updateTransactionIf(
+  db: Db,
+  enterpriseId: string,
+  id: string,
+  conditions: {
+    expected?: Partial<
+      Pick<TransactionRow, 'system_status' | 'web_service_status' | 'modified_date'>
+    >;
+    systemStatusIn?: readonly string[];
+    webServiceStatusIn?: readonly string[];
+    systemStatusNot?: string;
+  },
+  set: TransactionUpdate,
+): Promise<TransactionRow | undefined> {
+  const { expected = {}, systemStatusIn, webServiceStatusIn, systemStatusNot } = conditions;
+  return db
+    .updateTable('transactions')
+    .set(set)
+    .where('id', '=', id)
+    .where('enterprise_id', '=', enterpriseId)
+    .$if(expected.system_status !== undefined, (q) =>
+      q.where('system_status', '=', expected.system_status!),
+    )
+    .$if(expected.web_service_status !== undefined, (q) =>
+      q.where('web_service_status', '=', expected.web_service_status!),
+    )
+    .$if(expected.modified_date !== undefined, (q) =>
+      q.where('modified_date', '=', expected.modified_date!),
+    )
+    .$if(systemStatusIn !== undefined, (q) => q.where('system_status', 'in', systemStatusIn!))
+    .$if(webServiceStatusIn !== undefined, (q) =>
+      q.where('web_service_status', 'in', webServiceStatusIn!),
+    )
+    .$if(systemStatusNot !== undefined, (q) => q.where('system_status', '<>', systemStatusNot!))
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Moves every transaction in one of `from` whose `dateColumn` has passed to `to`; how many moved. */
+export async function moveDueTransactions(
+  db: Db,
+  from: readonly string[],
+  dateColumn: 'execute_end_date' | 'access_end_date',
+  to: string,
+  now: string,
+): Promise<number> {
+  const result = await db
+    .updateTable('transactions')
+    .set({ system_status: to, modified_date: now })
+    .where('system_status', 'in', from)
+    .where(dateColumn, '<=', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** One page of the transactions matching the query, in creation order, and the number of all. */
+export async function searchTransactionRows(
+  db: Db,
+  q: TransactionRowQuery,
+): Promise<{ rows: TransactionRow[]; total: number }> {
+  // "Equals" (exact) is an ordinary condition; "contains" goes through the dialect's index.
+  const conditions: Expression<SqlBool>[] = [];
+  const contains: TextContains[] = [];
+  for (const filter of q.texts) {
+    if (filter.column === 'publisher') continue; // transactions have no publisher
+    if (filter.exact) conditions.push(equals('transactions', filter.column, filter.value));
+    else contains.push({ column: `${filter.column}_key`, foldedNeedle: fold(filter.value) });
+  }
+  const { sso } = q;
+  let query = db
+    .selectFrom('transactions')
+    .where('transactions.enterprise_id', '=', q.enterpriseId)
+    .$if(!q.includeTest, (b) => b.where('transactions.test', '=', 0))
+    .$if(q.status !== undefined, (b) => b.where('transactions.status', '=', q.status!))
+    .$if(q.systemStatus !== undefined, (b) =>
+      b.where('transactions.system_status', '=', q.systemStatus!),
+    )
+    .$if(q.webServiceStatus !== undefined, (b) =>
+      b.where('transactions.web_service_status', '=', q.webServiceStatus!),
+    )
+    .$if(q.palId !== undefined, (b) => b.where('transactions.pal_id', '=', q.palId!))
+    .$if(conditions.length > 0, (b) => b.where((eb) => eb.and(conditions)))
+    .$if(sso !== undefined, (b) =>
+      b.where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('transaction_roles')
+            .select(sql.lit(1).as('one'))
+            .whereRef('transaction_roles.transaction_id', '=', 'transactions.id')
+            .where('transaction_roles.sso_id', '=', sso!),
+        ),
+      ),
+    );
+  let creationOrder: Expression<number> = sql.ref<number>('transactions.seq');
+  if (contains.length > 0)
+    ({ query, creationOrder } = dialectOf(db).whereTransactionTextsContain(query, contains));
+
+  const [count, rows] = await Promise.all([
+    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    query
+      .selectAll('transactions')
+      .orderBy(creationOrder)
+      .limit(q.limit)
+      .offset(q.offset)
+      .execute(),
+  ]);
+  return { rows, total: Number(count.total) };
+}
