@@ -1,0 +1,129 @@
+// The invitations table (schema.ts: InvitationsTable): E3's single-use links, found by the hash of
+// their token. A token is spent by one conditional UPDATE, so that of concurrent confirmations
+// exactly one wins.
+import { sql } from 'kysely';
+import type { Db } from './database.js';
+import type { IsoDate, SsoStatus } from './schema.js';
+
+export async function insertInvitation(
+  db: Db,
+  invitation: {
+    id: string;
+    tokenHash: string;
+    enterpriseId: string;
+    ssoId: string;
+    email: string;
+    createdAt: IsoDate;
+    expiresAt: IsoDate;
+  },
+): Promise<void> {
+  await db
+    .insertInto('invitations')
+    .values({
+      id: invitation.id,
+      token_hash: invitation.tokenHash,
+      enterprise_id: invitation.enterpriseId,
+      sso_id: invitation.ssoId,
+      email: invitation.email,
+      created_at: invitation.createdAt,
+      expires_at: invitation.expiresAt,
+      used_at: null,
+    })
+    .execute();
+}
+
+export async function deleteInvitation(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('invitations').where('id', '=', id).execute();
+}
+
+/** The invitation with its enterprise, account and SSO status, whatever its state. */
+export async function findInvitationByTokenHash(
+  db: Db,
+  tokenHash: string,
+): Promise<
+  | {
+      enterpriseName: string;
+      email: string;
+      firstName: string;
+      lastName: string;
+      expiresAt: IsoDate;
+      usedAt: IsoDate | null;
+      ssoStatus: SsoStatus;
+    }
+  | undefined
+> {
+  const row = await db
+    .selectFrom('invitations')
+    .innerJoin('ssos', 'ssos.id', 'invitations.sso_id')
+    .innerJoin('accounts', 'accounts.id', 'ssos.account_id')
+    .innerJoin('enterprises', 'enterprises.id', 'invitations.enterprise_id')
+    .select([
+      'enterprises.name as enterpriseName',
+      'accounts.email',
+      'accounts.first_name',
+      'accounts.last_name',
+      'invitations.expires_at',
+      'invitations.used_at',
+      'ssos.status',
+    ])
+    .where('invitations.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  return (
+    row && {
+      enterpriseName: row.enterpriseName,
+      email: row.email,
+      firstName: row.first_name,
+      lastName: row.last_name,
+      expiresAt: row.expires_at,
+      usedAt: row.used_at,
+      ssoStatus: row.status,
+    }
+  );
+}
+
+/**
+ * Marks the invitation used if it is unused, unexpired at `now` and its SSO still pending, and
+ * then returns what it invited to; undefined when it was not usable (or not found).
+ */
+export async function consumeInvitation(
+  db: Db,
+  tokenHash: string,
+  now: IsoDate,
+): Promise<
+  { ssoId: string; enterpriseId: string; enterpriseName: string; email: string } | undefined
+> {
+  const consumed = await db
+    .updateTable('invitations')
+    .set({ used_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('ssos')
+          .select(sql.lit(1).as('one'))
+          .whereRef('ssos.id', '=', 'invitations.sso_id')
+          .where('ssos.status', '=', 'PENDING_ACTIVATION'),
+      ),
+    )
+    .executeTakeFirst();
+  if (consumed.numUpdatedRows !== 1n) return undefined;
+  const row = await db
+    .selectFrom('invitations')
+    .innerJoin('enterprises', 'enterprises.id', 'invitations.enterprise_id')
+    .select([
+      'invitations.sso_id',
+      'invitations.enterprise_id',
+      'invitations.email',
+      'enterprises.name',
+    ])
+    .where('invitations.token_hash', '=', tokenHash)
+    .executeTakeFirstOrThrow();
+  return {
+    ssoId: row.sso_id,
+    enterpriseId: row.enterprise_id,
+    enterpriseName: row.name,
+    email: row.email,
+  };
+}
