@@ -3,7 +3,7 @@
 // page does the work. An unknown, used or expired link answers 410 with the same page for all.
 import { escapeHtml } from '../html.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { acceptInvitation, describeInvitation } from '../domain/people.js';
+import { acceptInvitation, describeInvitation } from '../domain/invitations.js';
 import type { DomainContext } from '../domain/context.js';
 import { isDomainError } from '../domain/errors.js';
 import { registerEntryPages } from './entry-pages.js';
