@@ -11,16 +11,6 @@ import { InvalidArgumentError } from './errors.js';
 import { getPal } from './pals.js';
 import { getLiveSso, getSso } from './ssos.js';
 
-async function requireConsolePal(
-  ctx: DomainContext,
-  enterpriseId: string,
-  palId: string,
-): Promise<void> {
-  const pal = await getPal(ctx, enterpriseId, palId);
-  if (!pal.modeConsole)
-    throw new InvalidArgumentError(`palId: pal "${palId}" is not a console-mode pal`);
-}
-
 function grantKey(
   enterpriseId: string,
   palId: string,
@@ -28,6 +18,25 @@ function grantKey(
   useEnterpriseProfile: boolean,
 ): ConsoleGrantKey {
   return { enterpriseId, palId, ssoId, profile: useEnterpriseProfile ? 'enterprise' : 'personal' };
+}
+
+/**
+ * The grant C3 or C4 names, once the pal is a console pal of the enterprise and the SSO is the
+ * enterprise's; a new grant needs an SSO that is not deleted, removing one does not.
+ */
+async function checkedGrantKey(
+  ctx: DomainContext,
+  enterpriseId: string,
+  palId: string,
+  ssoId: string,
+  useEnterpriseProfile: boolean,
+  sso: 'live' | 'any',
+): Promise<ConsoleGrantKey> {
+  const pal = await getPal(ctx, enterpriseId, palId);
+  if (!pal.modeConsole)
+    throw new InvalidArgumentError(`palId: pal "${palId}" is not a console-mode pal`);
+  await (sso === 'live' ? getLiveSso : getSso)(ctx, enterpriseId, ssoId, 'ssoId');
+  return grantKey(enterpriseId, palId, ssoId, useEnterpriseProfile);
 }
 
 /**
@@ -42,9 +51,14 @@ export async function grantConsoleAccess(
   ssoId: string,
   useEnterpriseProfile: boolean,
 ): Promise<boolean> {
-  await requireConsolePal(ctx, enterpriseId, palId);
-  await getLiveSso(ctx, enterpriseId, ssoId, 'ssoId');
-  const grant = grantKey(enterpriseId, palId, ssoId, useEnterpriseProfile);
+  const grant = await checkedGrantKey(
+    ctx,
+    enterpriseId,
+    palId,
+    ssoId,
+    useEnterpriseProfile,
+    'live',
+  );
   await insertConsoleGrant(ctx.db, grant, ctx.now().toISOString());
   return true;
 }
@@ -57,9 +71,8 @@ export async function deleteConsoleAccess(
   ssoId: string,
   useEnterpriseProfile: boolean,
 ): Promise<boolean> {
-  await requireConsolePal(ctx, enterpriseId, palId);
-  await getSso(ctx, enterpriseId, ssoId, 'ssoId');
-  return deleteConsoleGrant(ctx.db, grantKey(enterpriseId, palId, ssoId, useEnterpriseProfile));
+  const grant = await checkedGrantKey(ctx, enterpriseId, palId, ssoId, useEnterpriseProfile, 'any');
+  return deleteConsoleGrant(ctx.db, grant);
 }
 
 /** Whether the SSO may use the console pal under that profile. */

@@ -5,6 +5,25 @@ import { sql } from 'kysely';
 import type { Db } from './database.js';
 import type { IsoDate, SsoStatus } from './schema.js';
 
+/** An invitation as the confirm page needs it, with what decides whether it is still usable. */
+export interface InvitationState {
+  enterpriseName: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  expiresAt: IsoDate;
+  usedAt: IsoDate | null;
+  ssoStatus: SsoStatus;
+}
+
+/** What a consumed invitation invited to. */
+export interface InvitedTo {
+  ssoId: string;
+  enterpriseId: string;
+  enterpriseName: string;
+  email: string;
+}
+
 export async function insertInvitation(
   db: Db,
   invitation: {
@@ -40,19 +59,8 @@ export async function deleteInvitation(db: Db, id: string): Promise<void> {
 export async function findInvitationByTokenHash(
   db: Db,
   tokenHash: string,
-): Promise<
-  | {
-      enterpriseName: string;
-      email: string;
-      firstName: string;
-      lastName: string;
-      expiresAt: IsoDate;
-      usedAt: IsoDate | null;
-      ssoStatus: SsoStatus;
-    }
-  | undefined
-> {
-  const row = await db
+): Promise<InvitationState | undefined> {
+  return db
     .selectFrom('invitations')
     .innerJoin('ssos', 'ssos.id', 'invitations.sso_id')
     .innerJoin('accounts', 'accounts.id', 'ssos.account_id')
@@ -60,25 +68,14 @@ export async function findInvitationByTokenHash(
     .select([
       'enterprises.name as enterpriseName',
       'accounts.email',
-      'accounts.first_name',
-      'accounts.last_name',
-      'invitations.expires_at',
-      'invitations.used_at',
-      'ssos.status',
+      'accounts.first_name as firstName',
+      'accounts.last_name as lastName',
+      'invitations.expires_at as expiresAt',
+      'invitations.used_at as usedAt',
+      'ssos.status as ssoStatus',
     ])
     .where('invitations.token_hash', '=', tokenHash)
     .executeTakeFirst();
-  return (
-    row && {
-      enterpriseName: row.enterpriseName,
-      email: row.email,
-      firstName: row.first_name,
-      lastName: row.last_name,
-      expiresAt: row.expires_at,
-      usedAt: row.used_at,
-      ssoStatus: row.status,
-    }
-  );
 }
 
 /**
@@ -89,9 +86,7 @@ export async function consumeInvitation(
   db: Db,
   tokenHash: string,
   now: IsoDate,
-): Promise<
-  { ssoId: string; enterpriseId: string; enterpriseName: string; email: string } | undefined
-> {
+): Promise<InvitedTo | undefined> {
   const consumed = await db
     .updateTable('invitations')
     .set({ used_at: now })
@@ -109,21 +104,15 @@ export async function consumeInvitation(
     )
     .executeTakeFirst();
   if (consumed.numUpdatedRows !== 1n) return undefined;
-  const row = await db
+  return db
     .selectFrom('invitations')
     .innerJoin('enterprises', 'enterprises.id', 'invitations.enterprise_id')
     .select([
-      'invitations.sso_id',
-      'invitations.enterprise_id',
+      'invitations.sso_id as ssoId',
+      'invitations.enterprise_id as enterpriseId',
+      'enterprises.name as enterpriseName',
       'invitations.email',
-      'enterprises.name',
     ])
     .where('invitations.token_hash', '=', tokenHash)
     .executeTakeFirstOrThrow();
-  return {
-    ssoId: row.sso_id,
-    enterpriseId: row.enterprise_id,
-    enterpriseName: row.name,
-    email: row.email,
-  };
 }

@@ -34,36 +34,23 @@ export async function findSso(
   enterpriseId: string,
   ssoId: string,
 ): Promise<SsoRecord | undefined> {
-  const row = await db
+  return db
     .selectFrom('ssos')
     .innerJoin('accounts', 'accounts.id', 'ssos.account_id')
     .select([
       'ssos.id',
-      'ssos.enterprise_id',
+      'ssos.enterprise_id as enterpriseId',
       'ssos.status',
-      'ssos.account_id',
+      'ssos.account_id as accountId',
       'accounts.email',
-      'accounts.first_name',
-      'accounts.last_name',
-      'ssos.created_at',
-      'ssos.updated_at',
+      'accounts.first_name as firstName',
+      'accounts.last_name as lastName',
+      'ssos.created_at as createdAt',
+      'ssos.updated_at as updatedAt',
     ])
     .where('ssos.id', '=', ssoId)
     .where('ssos.enterprise_id', '=', enterpriseId)
     .executeTakeFirst();
-  return (
-    row && {
-      id: row.id,
-      enterpriseId: row.enterprise_id,
-      status: row.status,
-      accountId: row.account_id,
-      email: row.email,
-      firstName: row.first_name,
-      lastName: row.last_name,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-    }
-  );
 }
 
 /** The enterprise's SSO of the account that is not DELETED (there is at most one). */
