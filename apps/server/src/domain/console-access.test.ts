@@ -1,21 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { deployManifest, testContext, type TestContext } from '../../test/helpers.js';
+import { deployManifest, type TestContext } from '../../test/helpers.js';
+import { ALICE, BOB, acmeAndOther } from '../../test/people-fixtures.js';
 import { deleteConsoleAccess, grantConsoleAccess, hasConsoleAccess } from './console-access.js';
-import { createEnterprise } from './enterprises.js';
 import { ConflictError, InvalidArgumentError, NotFoundError } from './errors.js';
 import { createSso, deleteSso } from './ssos.js';
-
-const ALICE = { firstName: 'Alice', lastName: 'Ng', email: 'Alice.Ng@Example.com' };
-const BOB = { firstName: 'Bob', lastName: 'Ray', email: 'bob@example.com' };
 
 describe('console access', () => {
   let t: TestContext;
   let acme: string;
   let other: string;
   beforeEach(async () => {
-    t = await testContext();
-    acme = (await createEnterprise(t.ctx, 'Acme')).id;
-    other = (await createEnterprise(t.ctx, 'Other')).id;
+    ({ t, acme, other } = await acmeAndOther());
   });
   afterEach(() => t.close());
 

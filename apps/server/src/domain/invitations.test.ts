@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { simpleParser, type AddressObject } from 'mailparser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manualClock, testContext, type TestContext } from '../../test/helpers.js';
+import { ALICE, acmeAndOther } from '../../test/people-fixtures.js';
 import type { Mailer } from '../mail/mailer.js';
 import { createEnterprise } from './enterprises.js';
 import { ConflictError, GoneError, NotFoundError } from './errors.js';
@@ -14,8 +15,6 @@ import {
 } from './invitations.js';
 import { createSso, deleteSso, getSsoStatus } from './ssos.js';
 
-const ALICE = { firstName: 'Alice', lastName: 'Ng', email: 'Alice.Ng@Example.com' };
-
 describe('invitations', () => {
   let t: TestContext;
   let clock: ReturnType<typeof manualClock>;
@@ -23,9 +22,10 @@ describe('invitations', () => {
   let other: string;
   beforeEach(async () => {
     clock = manualClock();
-    t = await testContext({ PUBLIC_URL: 'https://pal.example.com/' }, { now: clock.now });
-    acme = (await createEnterprise(t.ctx, 'Acme')).id;
-    other = (await createEnterprise(t.ctx, 'Other')).id;
+    ({ t, acme, other } = await acmeAndOther(
+      { PUBLIC_URL: 'https://pal.example.com/' },
+      { now: clock.now },
+    ));
   });
   afterEach(() => t.close());
 
