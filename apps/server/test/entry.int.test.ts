@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deployPal } from '../src/domain/pals.js';
-import { createSso, deleteSso } from '../src/domain/people.js';
+import { createSso, deleteSso } from '../src/domain/ssos.js';
 import { sweepEntries } from '../src/domain/sessions.js';
 import { issueTransactionToken } from '../src/domain/tokens.js';
 import { launchChromium, SCREENSHOTS } from './browser.js';

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deployPal } from '../src/domain/pals.js';
-import { createSso } from '../src/domain/people.js';
+import { createSso } from '../src/domain/ssos.js';
 import { startHarness, type Harness } from './harness.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../../examples/pals/', import.meta.url));

@@ -10,7 +10,7 @@ import { operations, type OperationId } from '@pal-workflow/server-skeleton';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deployPal } from '../src/domain/pals.js';
-import { assignRole } from '../src/domain/people.js';
+import { assignRole } from '../src/domain/transaction-roles.js';
 import {
   apiError,
   expectError,

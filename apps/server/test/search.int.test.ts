@@ -8,7 +8,7 @@ import type { PalInfo, TransactionInfo } from '@pal-workflow/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPalPackage } from '../src/domain/pal-manifest.js';
 import { deployPalPackage } from '../src/domain/pals.js';
-import { assignRole } from '../src/domain/people.js';
+import { assignRole } from '../src/domain/transaction-roles.js';
 import {
   moveWebServiceStatus,
   setTransactionStatus,

@@ -3,7 +3,7 @@
 // E2, E5, E6), exactly as an id that exists nowhere does, in JSON and in XML; searches never show
 // them; and nothing of the second enterprise changes, as its own calls show afterwards.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assignRole } from '../src/domain/people.js';
+import { assignRole } from '../src/domain/transaction-roles.js';
 import { expectError, form, startHarness, type Answer, type Harness } from './harness.js';
 
 let h: Harness;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { PalClient, WireFormat } from '@pal-workflow/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deployPal } from '../src/domain/pals.js';
-import { createSso } from '../src/domain/people.js';
+import { createSso } from '../src/domain/ssos.js';
 import type { ServiceRequest } from '@pal-workflow/types';
 import { apiError, rejection, startHarness, type Harness } from './harness.js';
 

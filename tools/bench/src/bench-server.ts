@@ -15,7 +15,7 @@ import { loadConfig } from '../../../apps/server/src/config.js';
 import { createClient } from '../../../apps/server/src/domain/clients.js';
 import { createEnterprise } from '../../../apps/server/src/domain/enterprises.js';
 import { deployPal } from '../../../apps/server/src/domain/pals.js';
-import { createSso } from '../../../apps/server/src/domain/people.js';
+import { createSso } from '../../../apps/server/src/domain/ssos.js';
 import { createTransaction } from '../../../apps/server/src/domain/transactions.js';
 import { startServer } from '../../../apps/server/src/server.js';
 

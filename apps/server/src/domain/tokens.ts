@@ -6,7 +6,7 @@ import type { DomainContext } from './context.js';
 import { ConflictError, GoneError, NotFoundError } from './errors.js';
 import { hashToken, looksLikeToken, newToken } from './ids.js';
 import { getPalDetails } from './pals.js';
-import { getSso } from './people.js';
+import { getSso } from './ssos.js';
 import { getTransactionDetails } from './transactions.js';
 import { requireText } from './validate.js';
 

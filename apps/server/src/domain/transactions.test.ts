@@ -9,7 +9,8 @@ import {
 import { createEnterprise } from './enterprises.js';
 import { ConflictError, InvalidArgumentError, NotFoundError } from './errors.js';
 import { undeployPal } from './pals.js';
-import { assignRole, createSso } from './people.js';
+import { createSso } from './ssos.js';
+import { assignRole } from './transaction-roles.js';
 import {
   createTransaction,
   expireDueTransactions,

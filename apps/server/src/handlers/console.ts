@@ -1,6 +1,6 @@
 // Console area: C1, C3, C4; C2, C5, C7, which run the pal's `console` module; C6, a token to enter it.
 import type { Handlers } from '@pal-workflow/server-skeleton';
-import { deleteConsoleAccess, grantConsoleAccess } from '../domain/people.js';
+import { deleteConsoleAccess, grantConsoleAccess } from '../domain/console-access.js';
 import { searchPals } from '../domain/pals.js';
 import { issueConsoleToken } from '../domain/tokens.js';
 import type { AppContext } from '../http/app-context.js';

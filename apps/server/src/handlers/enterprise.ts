@@ -1,13 +1,13 @@
 // Enterprise area: E1–E6, the SSO identities of the client application's users.
 import type { Handlers } from '@pal-workflow/server-skeleton';
+import { inviteSso } from '../domain/invitations.js';
 import {
   createSso,
   deleteSso,
   getSsoStatus,
-  inviteSso,
   isEmailRegistered,
   updateSso,
-} from '../domain/people.js';
+} from '../domain/ssos.js';
 import type { AppContext } from '../http/app-context.js';
 
 type EnterpriseHandlers = Pick<

@@ -2,7 +2,7 @@
 // module; T3, which resolves a link a workflow mailed; T5, T8, tokens to enter a transaction.
 import type { Handlers } from '@pal-workflow/server-skeleton';
 import { resolveMailLink } from '../domain/mail-links.js';
-import { removeAllRoles, removeRole } from '../domain/people.js';
+import { removeAllRoles, removeRole } from '../domain/transaction-roles.js';
 import { issueTransactionToken } from '../domain/tokens.js';
 import { createTransaction, getTransaction, searchTransactions } from '../domain/transactions.js';
 import type { AppContext } from '../http/app-context.js';

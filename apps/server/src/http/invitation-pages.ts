@@ -3,7 +3,7 @@
 // work. An unknown, used or expired link answers 410 with the same page for all.
 import type { FastifyInstance } from 'fastify';
 import type { DomainContext } from '../domain/context.js';
-import { acceptInvitation, describeInvitation } from '../domain/people.js';
+import { acceptInvitation, describeInvitation } from '../domain/invitations.js';
 import { escapeHtml } from '../html.js';
 import { sendGonePageOrThrow, sendPage, type PageText } from './page.js';
 

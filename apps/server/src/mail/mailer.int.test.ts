@@ -8,13 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, testConfig, testContext } from '../../test/helpers.js';
 import { createEnterprise } from '../domain/enterprises.js';
 import { GoneError } from '../domain/errors.js';
-import {
-  acceptInvitation,
-  createSso,
-  describeInvitation,
-  getSsoStatus,
-  inviteSso,
-} from '../domain/people.js';
+import { acceptInvitation, describeInvitation, inviteSso } from '../domain/invitations.js';
+import { createSso, getSsoStatus } from '../domain/ssos.js';
 import { createMailer } from './mailer.js';
 
 describe('mail over SMTP', () => {

@@ -8,7 +8,7 @@ import type { DomainContext } from '../domain/context.js';
 import { ConflictError, isDomainError, NotFoundError } from '../domain/errors.js';
 import { parsePalManifest } from '../domain/pal-manifest.js';
 import { getPalDetails } from '../domain/pals.js';
-import { assignRole, removeRole } from '../domain/people.js';
+import { assignRole, removeRole } from '../domain/transaction-roles.js';
 import { TRANSACTION_EVENTS, type TransactionEvent } from '../domain/transaction-lifecycle.js';
 import {
   getTransactionDetails,

@@ -7,7 +7,8 @@ import type { DomainContext } from '../domain/context.js';
 import { randomId } from '../domain/ids.js';
 import { GoneError } from '../domain/errors.js';
 import type { MailLink } from '../domain/mail-links.js';
-import { assignRole, createSso, getSso, listRoles } from '../domain/people.js';
+import { createSso, getSso } from '../domain/ssos.js';
+import { assignRole, listRoles } from '../domain/transaction-roles.js';
 import {
   createSession,
   saveOutcome,

@@ -5,7 +5,7 @@
 import type { DomainContext } from '../domain/context.js';
 import { ConflictError } from '../domain/errors.js';
 import { createMailLink } from '../domain/mail-links.js';
-import { getSso } from '../domain/people.js';
+import { getSso } from '../domain/ssos.js';
 import type { TransactionDetails } from '../domain/transactions.js';
 import type { RunEffects } from './job.js';
 

@@ -1,0 +1,70 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { deployManifest, type TestContext } from '../../test/helpers.js';
+import { ALICE, BOB, acmeAndOther } from '../../test/people-fixtures.js';
+import { deleteConsoleAccess, grantConsoleAccess, hasConsoleAccess } from './console-access.js';
+import { ConflictError, InvalidArgumentError, NotFoundError } from './errors.js';
+import { createSso, deleteSso } from './ssos.js';
+
+describe('console access', () => {
+  let t: TestContext;
+  let acme: string;
+  let other: string;
+  beforeEach(async () => {
+    ({ t, acme, other } = await acmeAndOther());
+  });
+  afterEach(() => t.close());
+
+  describe('C3, C4 console access', () => {
+    let sso: string;
+    beforeEach(async () => {
+      await deployManifest(t.ctx, acme, { id: 'directory', modes: { console: true } });
+      await deployManifest(t.ctx, acme, { id: 'expense', modes: { transaction: true } });
+      await deployManifest(t.ctx, other, { id: 'theirs', modes: { console: true } });
+      sso = await createSso(t.ctx, acme, ALICE);
+    });
+
+    it('grants under one profile at a time, answers true while the grant exists, and removes it', async () => {
+      expect(await grantConsoleAccess(t.ctx, acme, 'directory', sso, true)).toBe(true);
+      expect(await grantConsoleAccess(t.ctx, acme, 'directory', sso, true)).toBe(true);
+      expect(await hasConsoleAccess(t.ctx, acme, 'directory', sso, true)).toBe(true);
+      expect(await hasConsoleAccess(t.ctx, acme, 'directory', sso, false)).toBe(false);
+      expect(await deleteConsoleAccess(t.ctx, acme, 'directory', sso, false)).toBe(false);
+      expect(await deleteConsoleAccess(t.ctx, acme, 'directory', sso, true)).toBe(true);
+      expect(await deleteConsoleAccess(t.ctx, acme, 'directory', sso, true)).toBe(false);
+      expect(await hasConsoleAccess(t.ctx, acme, 'directory', sso, true)).toBe(false);
+    });
+
+    it('refuses a pal that is not console-mode (400), unknown or of another enterprise (404)', async () => {
+      await expect(grantConsoleAccess(t.ctx, acme, 'expense', sso, true)).rejects.toThrow(
+        InvalidArgumentError,
+      );
+      await expect(grantConsoleAccess(t.ctx, acme, 'missing', sso, true)).rejects.toThrow(
+        NotFoundError,
+      );
+      await expect(grantConsoleAccess(t.ctx, acme, 'theirs', sso, true)).rejects.toThrow(
+        NotFoundError,
+      );
+      await expect(deleteConsoleAccess(t.ctx, acme, 'theirs', sso, true)).rejects.toThrow(
+        NotFoundError,
+      );
+    });
+
+    it('refuses an SSO of another enterprise (404) or a deleted one (409), and changes nothing', async () => {
+      const stranger = await createSso(t.ctx, other, BOB);
+      await expect(grantConsoleAccess(t.ctx, acme, 'directory', stranger, true)).rejects.toThrow(
+        NotFoundError,
+      );
+      await grantConsoleAccess(t.ctx, acme, 'directory', sso, false);
+      await expect(deleteConsoleAccess(t.ctx, other, 'directory', sso, false)).rejects.toThrow(
+        NotFoundError,
+      );
+      expect(await hasConsoleAccess(t.ctx, acme, 'directory', sso, false)).toBe(true);
+      await deleteSso(t.ctx, acme, sso);
+      await expect(grantConsoleAccess(t.ctx, acme, 'directory', sso, true)).rejects.toThrow(
+        ConflictError,
+      );
+      // A deleted SSO's old grant no longer gives access.
+      expect(await hasConsoleAccess(t.ctx, acme, 'directory', sso, false)).toBe(false);
+    });
+  });
+});

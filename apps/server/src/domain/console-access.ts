@@ -1,0 +1,87 @@
+// Console access (C3, C4): which SSO may use which console-mode pal of the enterprise, under the
+// enterprise's profile or the person's own. A pal or SSO of another enterprise is NotFound.
+import {
+  deleteConsoleGrant,
+  hasLiveConsoleGrant,
+  insertConsoleGrant,
+  type ConsoleGrantKey,
+} from '../storage/console-grants.js';
+import type { DomainContext } from './context.js';
+import { InvalidArgumentError } from './errors.js';
+import { getPal } from './pals.js';
+import { getLiveSso, getSso } from './ssos.js';
+
+function grantKey(
+  enterpriseId: string,
+  palId: string,
+  ssoId: string,
+  useEnterpriseProfile: boolean,
+): ConsoleGrantKey {
+  return { enterpriseId, palId, ssoId, profile: useEnterpriseProfile ? 'enterprise' : 'personal' };
+}
+
+/**
+ * The grant C3 or C4 names, once the pal is a console pal of the enterprise and the SSO is the
+ * enterprise's; a new grant needs an SSO that is not deleted, removing one does not.
+ */
+async function checkedGrantKey(
+  ctx: DomainContext,
+  enterpriseId: string,
+  palId: string,
+  ssoId: string,
+  useEnterpriseProfile: boolean,
+  sso: 'live' | 'any',
+): Promise<ConsoleGrantKey> {
+  const pal = await getPal(ctx, enterpriseId, palId);
+  if (!pal.modeConsole)
+    throw new InvalidArgumentError(`palId: pal "${palId}" is not a console-mode pal`);
+  await (sso === 'live' ? getLiveSso : getSso)(ctx, enterpriseId, ssoId, 'ssoId');
+  return grantKey(enterpriseId, palId, ssoId, useEnterpriseProfile);
+}
+
+/**
+ * C3: grants the SSO access to the console pal under the enterprise profile (true) or the
+ * person's own (false); true when the grant exists afterwards. 404: no such console pal or SSO in
+ * the enterprise; 400: not a console-mode pal; 409: the SSO is deleted.
+ */
+export async function grantConsoleAccess(
+  ctx: DomainContext,
+  enterpriseId: string,
+  palId: string,
+  ssoId: string,
+  useEnterpriseProfile: boolean,
+): Promise<boolean> {
+  const grant = await checkedGrantKey(
+    ctx,
+    enterpriseId,
+    palId,
+    ssoId,
+    useEnterpriseProfile,
+    'live',
+  );
+  await insertConsoleGrant(ctx.db, grant, ctx.now().toISOString());
+  return true;
+}
+
+/** C4: removes that grant; true when one was removed, false when there was none. 404/400 as C3. */
+export async function deleteConsoleAccess(
+  ctx: DomainContext,
+  enterpriseId: string,
+  palId: string,
+  ssoId: string,
+  useEnterpriseProfile: boolean,
+): Promise<boolean> {
+  const grant = await checkedGrantKey(ctx, enterpriseId, palId, ssoId, useEnterpriseProfile, 'any');
+  return deleteConsoleGrant(ctx.db, grant);
+}
+
+/** Whether the SSO may use the console pal under that profile. */
+export async function hasConsoleAccess(
+  ctx: DomainContext,
+  enterpriseId: string,
+  palId: string,
+  ssoId: string,
+  useEnterpriseProfile: boolean,
+): Promise<boolean> {
+  return hasLiveConsoleGrant(ctx.db, grantKey(enterpriseId, palId, ssoId, useEnterpriseProfile));
+}

@@ -1,0 +1,177 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { simpleParser, type AddressObject } from 'mailparser';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { manualClock, testContext, type TestContext } from '../../test/helpers.js';
+import { ALICE, acmeAndOther } from '../../test/people-fixtures.js';
+import type { Mailer } from '../mail/mailer.js';
+import { createEnterprise } from './enterprises.js';
+import { ConflictError, GoneError, NotFoundError } from './errors.js';
+import {
+  INVITATION_TTL_DAYS,
+  acceptInvitation,
+  describeInvitation,
+  inviteSso,
+} from './invitations.js';
+import { createSso, deleteSso, getSsoStatus } from './ssos.js';
+
+describe('invitations', () => {
+  let t: TestContext;
+  let clock: ReturnType<typeof manualClock>;
+  let acme: string;
+  let other: string;
+  beforeEach(async () => {
+    clock = manualClock();
+    ({ t, acme, other } = await acmeAndOther(
+      { PUBLIC_URL: 'https://pal.example.com/' },
+      { now: clock.now },
+    ));
+  });
+  afterEach(() => t.close());
+
+  /** The mails in the outbox, parsed, oldest first. */
+  const outbox = async () => {
+    const dir = join(t.dir, 'outbox');
+    let files: string[] = [];
+    try {
+      files = readdirSync(dir).sort();
+    } catch {
+      return [];
+    }
+    return Promise.all(files.map((f) => simpleParser(readFileSync(join(dir, f)))));
+  };
+  const linkToken = (text: string) => {
+    const match = /https:\/\/pal\.example\.com\/services\/invitations\/([A-Za-z0-9_-]{43})/.exec(
+      text,
+    );
+    expect(match, text).not.toBeNull();
+    return match![1];
+  };
+  describe('E3 inviteSso and the invitation link', () => {
+    it('answers 404 for an address nobody registered', async () => {
+      await expect(inviteSso(t.ctx, acme, 'nobody@example.com')).rejects.toThrow(NotFoundError);
+      expect(await outbox()).toHaveLength(0);
+    });
+
+    it('creates a pending SSO and mails a link whose GET changes nothing and whose POST activates, once', async () => {
+      await createSso(t.ctx, acme, ALICE); // Alice registered through Acme ...
+      const sso = await inviteSso(t.ctx, other, 'alice.ng@example.com'); // ... is invited by Other.
+      expect(await getSsoStatus(t.ctx, other, sso)).toBe('PENDING_ACTIVATION');
+
+      const [mail] = await outbox();
+      // (nodemailer lower-cases the domain; the local part is kept.)
+      expect((mail.to as AddressObject).value.map((a) => a.address)).toEqual([
+        'Alice.Ng@example.com',
+      ]);
+      expect(mail.subject).toBe('Invitation from Other');
+      expect(mail.from?.text).toContain('no-reply@localhost');
+      const token = linkToken(mail.text!);
+      expect(mail.html).toContain(`https://pal.example.com/services/invitations/${token}`);
+      // Stored only as a hash.
+      const stored = await t.ctx.db.selectFrom('invitations').selectAll().execute();
+      expect(JSON.stringify(stored)).not.toContain(token);
+
+      // GET (a mail scanner, or the person): shows the page and changes nothing, however often.
+      for (let i = 0; i < 3; i++) {
+        expect(await describeInvitation(t.ctx, token)).toMatchObject({
+          enterpriseName: 'Other',
+          email: ALICE.email,
+          firstName: 'Alice',
+        });
+      }
+      expect(await getSsoStatus(t.ctx, other, sso)).toBe('PENDING_ACTIVATION');
+
+      // POST: activates.
+      expect(await acceptInvitation(t.ctx, token)).toEqual({
+        ssoId: sso,
+        enterpriseId: other,
+        enterpriseName: 'Other',
+        email: ALICE.email,
+      });
+      expect(await getSsoStatus(t.ctx, other, sso)).toBe('ACTIVE');
+      await expect(acceptInvitation(t.ctx, token)).rejects.toThrow(GoneError);
+      await expect(describeInvitation(t.ctx, token)).rejects.toMatchObject({
+        statusCode: 410,
+        code: 'TOKEN_EXPIRED',
+      });
+      // Inviting again once active is a conflict.
+      await expect(inviteSso(t.ctx, other, ALICE.email)).rejects.toThrow(ConflictError);
+    });
+
+    it('of concurrent confirmations exactly one wins', async () => {
+      await createSso(t.ctx, acme, ALICE);
+      await inviteSso(t.ctx, other, ALICE.email);
+      const token = linkToken((await outbox())[0].text!);
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, () => acceptInvitation(t.ctx, token)),
+      );
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect(
+        results.filter((r) => r.status === 'rejected' && r.reason instanceof GoneError),
+      ).toHaveLength(7);
+    });
+
+    it('answers 410 for unknown, malformed and expired tokens', async () => {
+      await createSso(t.ctx, acme, ALICE);
+      const sso = await inviteSso(t.ctx, other, ALICE.email);
+      const token = linkToken((await outbox())[0].text!);
+      await expect(acceptInvitation(t.ctx, 'A'.repeat(43))).rejects.toThrow(GoneError);
+      await expect(acceptInvitation(t.ctx, 'garbage')).rejects.toThrow(GoneError);
+      await expect(describeInvitation(t.ctx, '')).rejects.toThrow(GoneError);
+      clock.advance(INVITATION_TTL_DAYS * 86_400_000);
+      await expect(describeInvitation(t.ctx, token)).rejects.toThrow(GoneError);
+      await expect(acceptInvitation(t.ctx, token)).rejects.toThrow(GoneError);
+      expect(await getSsoStatus(t.ctx, other, sso)).toBe('PENDING_ACTIVATION');
+    });
+
+    it('a second invitation reuses the pending SSO; either link activates it, then both are spent', async () => {
+      await createSso(t.ctx, acme, ALICE);
+      const first = await inviteSso(t.ctx, other, ALICE.email);
+      const second = await inviteSso(t.ctx, other, ALICE.email);
+      expect(second).toBe(first);
+      const [a, b] = (await outbox()).map((m) => linkToken(m.text!));
+      expect(a).not.toBe(b);
+      await acceptInvitation(t.ctx, b);
+      await expect(acceptInvitation(t.ctx, a)).rejects.toThrow(GoneError);
+    });
+
+    it('the link of a deleted SSO is spent', async () => {
+      await createSso(t.ctx, acme, ALICE);
+      const sso = await inviteSso(t.ctx, other, ALICE.email);
+      const token = linkToken((await outbox())[0].text!);
+      await deleteSso(t.ctx, other, sso);
+      await expect(describeInvitation(t.ctx, token)).rejects.toThrow(GoneError);
+      await expect(acceptInvitation(t.ctx, token)).rejects.toThrow(GoneError);
+      expect(await getSsoStatus(t.ctx, other, sso)).toBe('DELETED');
+    });
+
+    it('keeps nothing when the mail cannot be sent', async () => {
+      const failing: Mailer = {
+        mode: 'smtp',
+        send: async () => {
+          throw new Error('relay refused');
+        },
+        close: () => {},
+      };
+      const broken = await testContext({}, { mailer: failing });
+      try {
+        const enterprise = (await createEnterprise(broken.ctx, 'Acme')).id;
+        await createSso(broken.ctx, enterprise, ALICE);
+        const invitee = (await createEnterprise(broken.ctx, 'Other')).id;
+        await expect(inviteSso(broken.ctx, invitee, ALICE.email)).rejects.toMatchObject({
+          statusCode: 502,
+          code: 'MAIL_FAILED',
+        });
+        const left = await broken.ctx.db
+          .selectFrom('ssos')
+          .select('id')
+          .where('enterprise_id', '=', invitee)
+          .execute();
+        expect(left).toEqual([]);
+        expect(await broken.ctx.db.selectFrom('invitations').select('id').execute()).toEqual([]);
+      } finally {
+        await broken.close();
+      }
+    });
+  });
+});

@@ -1,0 +1,159 @@
+// E3: invitations by mail to join an enterprise, and their scanner-safe link: its GET only shows
+// a confirm page (describeInvitation), the POST of that page accepts (acceptInvitation).
+import { invitationMail } from '../mail/invitation-mail.js';
+import {
+  consumeInvitation,
+  deleteInvitation,
+  findInvitationByTokenHash,
+  insertInvitation,
+} from '../storage/invitations.js';
+import {
+  activatePendingSso,
+  deleteSsoRow,
+  findAccountByEmailKey,
+  findLiveSsoOfAccount,
+  insertSso,
+} from '../storage/ssos.js';
+import type { DomainContext } from './context.js';
+import { getEnterprise } from './enterprises.js';
+import { ConflictError, GoneError, MailDeliveryError, NotFoundError } from './errors.js';
+import { hashToken, looksLikeToken, newToken, randomId } from './ids.js';
+import { emailKey, requireEmail } from './validate.js';
+
+/** How long an invitation link works. */
+export const INVITATION_TTL_DAYS = 7;
+
+/** What the invitation page shows before the person confirms. */
+export interface InvitationView {
+  enterpriseName: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  expiresAt: string;
+}
+
+export interface AcceptedInvitation {
+  ssoId: string;
+  enterpriseId: string;
+  enterpriseName: string;
+  email: string;
+}
+
+/** The link of an invitation mail (its GET shows a confirm page; the POST accepts). */
+export function invitationLink(ctx: DomainContext, token: string): string {
+  return `${ctx.config.publicUrl}/${ctx.config.serviceRoot}/invitations/${token}`;
+}
+
+/**
+ * E3: invites a registered person to the enterprise. Creates a PENDING_ACTIVATION SSO (or reuses
+ * the pending one, sending a new link) and mails a single-use link to the account's address;
+ * returns the SSO id. 404: no account has this address; 409: the person already has an ACTIVE SSO
+ * in the enterprise. When the mail cannot be sent, nothing is kept and the error is thrown.
+ */
+export async function inviteSso(
+  ctx: DomainContext,
+  enterpriseId: string,
+  email: string,
+): Promise<string> {
+  const address = requireEmail('email', email);
+  const enterprise = await getEnterprise(ctx, enterpriseId);
+  const account = await findAccountByEmailKey(ctx.db, emailKey(address));
+  if (!account) throw new NotFoundError(`email: no account is registered for "${address}"`);
+
+  const token = newToken();
+  const created = ctx.now();
+  const expiresAt = new Date(created.getTime() + INVITATION_TTL_DAYS * 86_400_000).toISOString();
+  const { ssoId, invitationId, newSso } = await ctx.db.transaction().execute(async (trx) => {
+    const existing = await findLiveSsoOfAccount(trx, enterpriseId, account.id);
+    if (existing?.status === 'ACTIVE') {
+      throw new ConflictError(`email: "${address}" already has an active SSO in this enterprise`);
+    }
+    const ssoId = existing?.id ?? randomId();
+    if (!existing) {
+      await insertSso(trx, {
+        id: ssoId,
+        enterpriseId,
+        accountId: account.id,
+        status: 'PENDING_ACTIVATION',
+        now: created.toISOString(),
+      });
+    }
+    const invitationId = randomId();
+    await insertInvitation(trx, {
+      id: invitationId,
+      tokenHash: hashToken(token),
+      enterpriseId,
+      ssoId,
+      email: account.email,
+      createdAt: created.toISOString(),
+      expiresAt,
+    });
+    return { ssoId, invitationId, newSso: !existing };
+  });
+
+  try {
+    await ctx.mailer.send(
+      invitationMail({
+        to: account.email,
+        firstName: account.first_name,
+        lastName: account.last_name,
+        enterpriseName: enterprise.name,
+        link: invitationLink(ctx, token),
+        expiresAt,
+      }),
+    );
+  } catch (error) {
+    // Undo, so that E3 can simply be called again.
+    if (newSso) await deleteSsoRow(ctx.db, ssoId);
+    else await deleteInvitation(ctx.db, invitationId);
+    ctx.log.error({ err: error, enterpriseId }, 'invitation mail could not be sent');
+    throw new MailDeliveryError();
+  }
+  return ssoId;
+}
+
+/**
+ * For the GET of an invitation link: what the confirm page shows. Changes nothing.
+ * 410 (GoneError) when the token is unknown, used or expired, or the SSO is no longer pending.
+ */
+export async function describeInvitation(
+  ctx: DomainContext,
+  token: string,
+): Promise<InvitationView> {
+  if (!looksLikeToken(token)) throw new GoneError();
+  const found = await findInvitationByTokenHash(ctx.db, hashToken(token));
+  const now = ctx.now().toISOString();
+  if (
+    !found ||
+    found.usedAt !== null ||
+    found.expiresAt <= now ||
+    found.ssoStatus !== 'PENDING_ACTIVATION'
+  ) {
+    throw new GoneError();
+  }
+  const { enterpriseName, email, firstName, lastName, expiresAt } = found;
+  return { enterpriseName, email, firstName, lastName, expiresAt };
+}
+
+/**
+ * For the POST of the confirm page: consumes the token and turns the SSO ACTIVE. Of concurrent
+ * confirmations exactly one wins (storage/invitations.ts); the others, and every later one, get
+ * 410 (GoneError), as do unknown and expired tokens.
+ */
+export async function acceptInvitation(
+  ctx: DomainContext,
+  token: string,
+): Promise<AcceptedInvitation> {
+  if (!looksLikeToken(token)) throw new GoneError();
+  const now = ctx.now().toISOString();
+  return ctx.db.transaction().execute(async (trx) => {
+    const invitation = await consumeInvitation(trx, hashToken(token), now);
+    if (!invitation) throw new GoneError();
+    await activatePendingSso(trx, invitation.ssoId, now);
+    ctx.log.info(
+      { enterpriseId: invitation.enterpriseId, ssoId: invitation.ssoId },
+      'invitation accepted',
+    );
+    return invitation;
+  });
+}

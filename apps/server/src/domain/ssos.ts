@@ -1,0 +1,137 @@
+// People: global accounts (one per e-mail address, whatever its case) and the SSOs that tie an
+// account to an enterprise (E1, E2, E4–E6; E3's invitations are ./invitations.ts).
+//
+// SSO status: ACTIVE (E1, or an accepted invitation), PENDING_ACTIVATION (E3, until the link is
+// confirmed), DELETED (E2; final). Every function is scoped by the caller's enterprise: an SSO of
+// another enterprise is NotFound, exactly like a missing one.
+import type { SsoStatus } from '../storage/schema.js';
+import {
+  findAccountByEmailKey,
+  findSso,
+  insertAccount,
+  insertSso,
+  markSsoDeleted,
+  updateAccount,
+  type SsoRecord,
+} from '../storage/ssos.js';
+import type { DomainContext } from './context.js';
+import { getEnterprise } from './enterprises.js';
+import { ConflictError, NotFoundError } from './errors.js';
+import { randomId } from './ids.js';
+import { emailKey, requireEmail, requireId, requireText } from './validate.js';
+
+export interface PersonInput {
+  firstName: string;
+  lastName: string;
+  email: string;
+}
+
+export type SsoInfo = SsoRecord;
+
+function person(input: PersonInput): PersonInput {
+  return {
+    firstName: requireText('firstName', input.firstName),
+    lastName: requireText('lastName', input.lastName),
+    email: requireEmail('email', input.email),
+  };
+}
+
+/**
+ * An SSO of the enterprise. 404 when the enterprise has no such SSO. `parameter` is the name the
+ * caller gave the id, for the 400 that names it.
+ */
+export async function getSso(
+  ctx: DomainContext,
+  enterpriseId: string,
+  ssoId: string,
+  parameter = 'sso',
+): Promise<SsoInfo> {
+  const sso = await findSso(ctx.db, enterpriseId, requireId(parameter, ssoId));
+  if (!sso) throw NotFoundError.of('SSO', ssoId);
+  return sso;
+}
+
+/** An SSO of the enterprise that is not DELETED (404 / 409 otherwise). */
+export async function getLiveSso(
+  ctx: DomainContext,
+  enterpriseId: string,
+  ssoId: string,
+  parameter = 'sso',
+): Promise<SsoInfo> {
+  const sso = await getSso(ctx, enterpriseId, ssoId, parameter);
+  if (sso.status === 'DELETED') throw new ConflictError(`SSO "${ssoId}" is deleted`);
+  return sso;
+}
+
+/**
+ * E1: creates the account for this e-mail address and an ACTIVE SSO for the enterprise; returns
+ * the SSO id. 409 when the address is already registered (by anyone, in any enterprise).
+ */
+export async function createSso(
+  ctx: DomainContext,
+  enterpriseId: string,
+  input: PersonInput,
+): Promise<string> {
+  const { firstName, lastName, email } = person(input);
+  await getEnterprise(ctx, enterpriseId);
+  const now = ctx.now().toISOString();
+  return ctx.db.transaction().execute(async (trx) => {
+    const accountId = randomId();
+    const fields = { firstName, lastName, email, emailKey: emailKey(email) };
+    if (!(await insertAccount(trx, { ...fields, id: accountId, now }))) {
+      throw new ConflictError(`email: "${email}" is already registered`);
+    }
+    const ssoId = randomId();
+    await insertSso(trx, { id: ssoId, enterpriseId, accountId, status: 'ACTIVE', now });
+    return ssoId;
+  });
+}
+
+/** E2: marks the SSO DELETED (for good); true. Deleting a deleted SSO is true again. */
+export async function deleteSso(
+  ctx: DomainContext,
+  enterpriseId: string,
+  ssoId: string,
+): Promise<boolean> {
+  await getSso(ctx, enterpriseId, ssoId);
+  await markSsoDeleted(ctx.db, enterpriseId, ssoId, ctx.now().toISOString());
+  return true;
+}
+
+/** E4: whether an account has this e-mail address (in any case). */
+export async function isEmailRegistered(ctx: DomainContext, email: string): Promise<boolean> {
+  const key = emailKey(requireEmail('email', email));
+  return (await findAccountByEmailKey(ctx.db, key)) !== undefined;
+}
+
+/** E5: ACTIVE, PENDING_ACTIVATION or DELETED. 404 when the enterprise has no such SSO. */
+export async function getSsoStatus(
+  ctx: DomainContext,
+  enterpriseId: string,
+  ssoId: string,
+): Promise<SsoStatus> {
+  return (await getSso(ctx, enterpriseId, ssoId)).status;
+}
+
+/**
+ * E6: updates the account behind the SSO (names and e-mail address); true. 404: no such SSO in
+ * the enterprise; 409: the SSO is deleted, or the address belongs to another account.
+ */
+export async function updateSso(
+  ctx: DomainContext,
+  enterpriseId: string,
+  ssoId: string,
+  input: PersonInput,
+): Promise<boolean> {
+  const { firstName, lastName, email } = person(input);
+  const sso = await getLiveSso(ctx, enterpriseId, ssoId);
+  const taken = () =>
+    new ConflictError(`email: "${email}" is already registered to another account`);
+  const key = emailKey(email);
+  const owner = await findAccountByEmailKey(ctx.db, key);
+  if (owner && owner.id !== sso.accountId) throw taken();
+  const fields = { firstName, lastName, email, emailKey: key, now: ctx.now().toISOString() };
+  // False when someone took the address between the check and the update.
+  if (!(await updateAccount(ctx.db, sso.accountId, fields))) throw taken();
+  return true;
+}
