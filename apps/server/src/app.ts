@@ -11,13 +11,13 @@ import {
   HttpError,
 } from '@pal-workflow/server-skeleton';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import type { DomainContext } from './domain/context.js';
 import { MAX_ID_LENGTH } from './domain/validate.js';
 import { handlers } from './handlers/index.js';
 import { authenticator } from './http/authenticate.js';
 import { ClientCredentials } from './http/credentials.js';
 import { registerPages } from './http/pages.js';
+import { pingDatabase } from './storage/database.js';
 
 /** Longest path parameter the router passes on: room for any id (MAX_ID_LENGTH) percent-encoded. */
 const MAX_PATH_PARAM_LENGTH = 3 * MAX_ID_LENGTH;
@@ -73,7 +73,7 @@ export async function buildApp(
 
   app.get('/healthz', async (_request, reply) => {
     try {
-      await sql`select 1`.execute(domain.db);
+      await pingDatabase(domain.db);
       return { status: 'ok' };
     } catch (error) {
       app.log.error({ err: error }, 'health check failed');

@@ -4,7 +4,7 @@ import type { Page } from '@pal-workflow/server-skeleton';
 import type * as Wire from '@pal-workflow/types';
 import {
   findPalRow,
-  findPalVersionFiles,
+  findPalVersion,
   listPalRows,
   searchPalRows,
   setPalUndeployed,
@@ -179,9 +179,9 @@ export async function getPalFiles(
   palId: string,
   version: number,
 ): Promise<Record<string, string>> {
-  const files = await findPalVersionFiles(ctx.db, enterpriseId, palId, version);
-  if (files === undefined) throw NotFoundError.of('pal version', `${palId}@${version}`);
-  return JSON.parse(files) as Record<string, string>;
+  const row = await findPalVersion(ctx.db, enterpriseId, palId, version);
+  if (!row) throw NotFoundError.of('pal version', `${palId}@${version}`);
+  return JSON.parse(row.files) as Record<string, string>;
 }
 
 /** Marks a pal not deployed: it stays visible (deployed=false) but T1 refuses it. */

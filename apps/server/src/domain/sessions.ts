@@ -2,6 +2,14 @@
 // stored only hashed, ended after 30 minutes without a request. The session page shows the
 // outcome of the last action, kept here.
 import { timingSafeEqual } from 'node:crypto';
+import {
+  countBrowserSessions,
+  deleteBrowserSessionsSeenBefore,
+  insertBrowserSession,
+  setBrowserSessionOutcome,
+  touchBrowserSession,
+} from '../storage/browser-sessions.js';
+import { countTokens } from '../storage/tokens.js';
 import type { DomainContext } from './context.js';
 import { hashToken, looksLikeToken, newToken } from './ids.js';
 import { sweepTokens } from './tokens.js';
@@ -34,21 +42,18 @@ export async function createSession(
 ): Promise<string> {
   const value = newToken();
   const now = ctx.now().toISOString();
-  await ctx.db
-    .insertInto('browser_sessions')
-    .values({
-      id_hash: hashToken(value),
-      enterprise_id: session.enterpriseId,
-      pal_id: session.palId,
-      transaction_id: session.transactionId,
-      sso_id: session.ssoId,
-      role: session.role,
-      csrf: newToken(),
-      outcome: session.outcome ? JSON.stringify(session.outcome) : null,
-      created_at: now,
-      last_seen_at: now,
-    })
-    .execute();
+  await insertBrowserSession(ctx.db, {
+    id_hash: hashToken(value),
+    enterprise_id: session.enterpriseId,
+    pal_id: session.palId,
+    transaction_id: session.transactionId,
+    sso_id: session.ssoId,
+    role: session.role,
+    csrf: newToken(),
+    outcome: session.outcome ? JSON.stringify(session.outcome) : null,
+    created_at: now,
+    last_seen_at: now,
+  });
   return value;
 }
 
@@ -59,13 +64,12 @@ export async function readSession(
 ): Promise<BrowserSession | undefined> {
   if (cookie === undefined || !looksLikeToken(cookie)) return undefined;
   const now = ctx.now();
-  const row = await ctx.db
-    .updateTable('browser_sessions')
-    .set({ last_seen_at: now.toISOString() })
-    .where('id_hash', '=', hashToken(cookie))
-    .where('last_seen_at', '>', new Date(now.getTime() - SESSION_IDLE_MS).toISOString())
-    .returningAll()
-    .executeTakeFirst();
+  const row = await touchBrowserSession(
+    ctx.db,
+    hashToken(cookie),
+    now.toISOString(),
+    new Date(now.getTime() - SESSION_IDLE_MS).toISOString(),
+  );
   if (!row) return undefined;
   return {
     enterpriseId: row.enterprise_id,
@@ -83,11 +87,7 @@ export async function saveOutcome(
   cookie: string,
   outcome: ActionOutcome,
 ): Promise<void> {
-  await ctx.db
-    .updateTable('browser_sessions')
-    .set({ outcome: JSON.stringify(outcome) })
-    .where('id_hash', '=', hashToken(cookie))
-    .execute();
+  await setBrowserSessionOutcome(ctx.db, hashToken(cookie), JSON.stringify(outcome));
 }
 
 /** The form's CSRF token is the session's, compared in constant time. */
@@ -99,11 +99,7 @@ export function csrfMatches(session: BrowserSession, given: unknown): boolean {
 /** Removes ended sessions; how many. */
 export async function sweepSessions(ctx: DomainContext): Promise<number> {
   const before = new Date(ctx.now().getTime() - SESSION_IDLE_MS).toISOString();
-  const result = await ctx.db
-    .deleteFrom('browser_sessions')
-    .where('last_seen_at', '<=', before)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteBrowserSessionsSeenBefore(ctx.db, before);
 }
 
 /**
@@ -118,20 +114,9 @@ export async function sweepEntries(ctx: DomainContext): Promise<{
 }> {
   const tokensRemoved = await sweepTokens(ctx);
   const sessionsRemoved = await sweepSessions(ctx);
-  const [tokens, sessions] = await Promise.all([
-    ctx.db
-      .selectFrom('tokens')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow(),
-    ctx.db
-      .selectFrom('browser_sessions')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow(),
+  const [liveTokens, liveSessions] = await Promise.all([
+    countTokens(ctx.db),
+    countBrowserSessions(ctx.db),
   ]);
-  return {
-    tokensRemoved,
-    sessionsRemoved,
-    liveTokens: Number(tokens.n),
-    liveSessions: Number(sessions.n),
-  };
+  return { tokensRemoved, sessionsRemoved, liveTokens, liveSessions };
 }

@@ -2,6 +2,7 @@
 // T8 (a transaction, anonymously) and P3 (a new transaction of a pal, as its owner). 256 random
 // bits, base64url, stored only as SHA-256, consumed by one conditional UPDATE, so of any number of
 // concurrent redeemers, on any number of nodes, exactly one wins.
+import { consumeToken, deleteSpentTokens, insertToken } from '../storage/tokens.js';
 import type { DomainContext } from './context.js';
 import { ConflictError, GoneError, NotFoundError } from './errors.js';
 import { hashToken, looksLikeToken, newToken } from './ids.js';
@@ -51,22 +52,19 @@ async function store(
 ): Promise<string> {
   const value = newToken();
   const now = ctx.now();
-  await ctx.db
-    .insertInto('tokens')
-    .values({
-      token_hash: hashToken(value),
-      kind: token.kind,
-      enterprise_id: token.enterpriseId,
-      pal_id: token.palId,
-      transaction_id: token.transactionId,
-      sso_id: token.ssoId,
-      action: token.action,
-      data: token.profile ? JSON.stringify({ profile: token.profile }) : null,
-      created_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
-      used_at: null,
-    })
-    .execute();
+  await insertToken(ctx.db, {
+    token_hash: hashToken(value),
+    kind: token.kind,
+    enterprise_id: token.enterpriseId,
+    pal_id: token.palId,
+    transaction_id: token.transactionId,
+    sso_id: token.ssoId,
+    action: token.action,
+    data: token.profile ? JSON.stringify({ profile: token.profile }) : null,
+    created_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
+    used_at: null,
+  });
   return value;
 }
 
@@ -156,14 +154,7 @@ export function entryUrl(ctx: DomainContext, token: string): string {
 export async function redeemToken(ctx: DomainContext, token: string): Promise<RedeemedToken> {
   if (!looksLikeToken(token)) throw new GoneError();
   const now = ctx.now().toISOString();
-  const row = await ctx.db
-    .updateTable('tokens')
-    .set({ used_at: now })
-    .where('token_hash', '=', hashToken(token))
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returningAll()
-    .executeTakeFirst();
+  const row = await consumeToken(ctx.db, hashToken(token), now);
   if (!row) throw new GoneError();
   const data =
     row.data === null ? {} : (JSON.parse(row.data) as { profile?: RedeemedToken['profile'] });
@@ -180,11 +171,5 @@ export async function redeemToken(ctx: DomainContext, token: string): Promise<Re
 
 /** Removes tokens that can no longer be redeemed; how many. */
 export async function sweepTokens(ctx: DomainContext): Promise<number> {
-  const result = await ctx.db
-    .deleteFrom('tokens')
-    .where((eb) =>
-      eb.or([eb('expires_at', '<=', ctx.now().toISOString()), eb('used_at', 'is not', null)]),
-    )
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteSpentTokens(ctx.db, ctx.now().toISOString());
 }

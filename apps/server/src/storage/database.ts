@@ -1,5 +1,5 @@
 // Opening the database named by the settings, and bringing its schema up to date.
-import { Migrator, type Kysely, type MigrationResult } from 'kysely';
+import { Migrator, sql, type Kysely, type MigrationResult } from 'kysely';
 import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migrations/index.js';
 import type { DatabaseSchema } from './schema.js';
@@ -40,4 +40,9 @@ export async function migrationStatus(
 ): Promise<{ name: string; applied: boolean }[]> {
   const all = await migrator(db).getMigrations();
   return all.map((m) => ({ name: m.name, applied: m.executedAt !== undefined }));
+}
+
+/** Resolves when the database answers a trivial query (the health check). */
+export async function pingDatabase(db: Kysely<any>): Promise<void> {
+  await sql`select 1`.execute(db);
 }

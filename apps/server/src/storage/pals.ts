@@ -93,21 +93,20 @@ export function writePalDeployment<T>(
   });
 }
 
-/** The workflow files (JSON text) of one deployed version, or undefined. */
-export async function findPalVersionFiles(
+/** The manifest and workflow files (JSON texts) of one deployed version, or undefined. */
+export function findPalVersion(
   db: Db,
   enterpriseId: string,
   palId: string,
   version: number,
-): Promise<string | undefined> {
-  const row = await db
+): Promise<{ manifest: string; files: string } | undefined> {
+  return db
     .selectFrom('pal_versions')
-    .select('files')
+    .select(['manifest', 'files'])
     .where('enterprise_id', '=', enterpriseId)
     .where('pal_id', '=', palId)
     .where('version', '=', version)
     .executeTakeFirst();
-  return row?.files;
 }
 
 export async function setPalUndeployed(

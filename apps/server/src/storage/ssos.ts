@@ -5,6 +5,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from './database.js';
 import { dialectOf } from './dialect-of.js';
 import type { AccountsTable, IsoDate, SsoStatus } from './schema.js';
+import { rowWasInserted } from './inserted.js';
 
 export type AccountRow = Selectable<AccountsTable>;
 
@@ -141,7 +142,7 @@ export async function insertAccount(
     })
     .onConflict((oc) => oc.column('email_key').doNothing())
     .executeTakeFirst();
-  return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+  return rowWasInserted(inserted);
 }
 
 /** False, and nothing written, when another account has the new address. */

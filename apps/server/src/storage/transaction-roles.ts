@@ -1,6 +1,7 @@
 // The transaction_roles table (schema.ts: TransactionRolesTable): the roles SSOs hold on
 // transactions (participant, owner, a workflow's own, …).
 import type { Db } from './database.js';
+import { rowWasInserted } from './inserted.js';
 import type { IsoDate } from './schema.js';
 
 /**
@@ -39,7 +40,7 @@ export async function insertTransactionRole(
     })
     .onConflict((oc) => oc.columns(['transaction_id', 'sso_id', 'role']).doNothing())
     .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  return rowWasInserted(result);
 }
 
 /** Ordered by SSO and role; only `ssoId`'s when given. */

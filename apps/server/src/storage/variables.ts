@@ -3,6 +3,7 @@
 // written since, which the engine turns into a retry of the run.
 
 import type { Db } from './database.js';
+import { rowWasInserted } from './inserted.js';
 
 export interface VariableSnapshot {
   /** 0 when the scope was never written. */
@@ -50,7 +51,7 @@ export async function writeVariables(
       .values({ scope, enterprise_id: enterpriseId, version: 1 })
       .onConflict((oc) => oc.column('scope').doNothing())
       .executeTakeFirst();
-    if (Number(created.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+    if (!rowWasInserted(created)) return false;
   } else {
     const bumped = await db
       .updateTable('variable_scopes')

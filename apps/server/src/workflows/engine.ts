@@ -17,6 +17,8 @@ import {
   transitionTransaction,
   type TransactionDetails,
 } from '../domain/transactions.js';
+import { findPalVersion } from '../storage/pals.js';
+import { listTransactionRoles } from '../storage/transaction-roles.js';
 import { palScope, readVariables, transactionScope, writeVariables } from '../storage/variables.js';
 import type { FailureType, RunEffects, SandboxJob, SandboxOutcome, StackFrame } from './job.js';
 import { OutputError } from './output.js';
@@ -166,14 +168,8 @@ export async function runTransactionModule<T>(
 
 /** The roles held on the transaction, as the sandbox shows them (pal.roles.list). */
 async function transactionRoles(ctx: DomainContext, transactionId: string) {
-  const rows = await ctx.db
-    .selectFrom('transaction_roles')
-    .select(['sso_id as sso', 'role'])
-    .where('transaction_id', '=', transactionId)
-    .orderBy('sso_id')
-    .orderBy('role')
-    .execute();
-  return rows;
+  const rows = await listTransactionRoles(ctx.db, transactionId);
+  return rows.map((r) => ({ sso: r.ssoId, role: r.role }));
 }
 
 /** All of a successful transaction run's effects, in one database transaction; false on a conflict. */
@@ -296,13 +292,7 @@ async function readPalCode(
   palId: string,
   version: number,
 ): Promise<PalCode> {
-  const row = await ctx.db
-    .selectFrom('pal_versions')
-    .select(['manifest', 'files'])
-    .where('enterprise_id', '=', enterpriseId)
-    .where('pal_id', '=', palId)
-    .where('version', '=', version)
-    .executeTakeFirst();
+  const row = await findPalVersion(ctx.db, enterpriseId, palId, version);
   if (!row) throw NotFoundError.of('pal version', `${palId}@${version}`);
   const manifest = parsePalManifest(JSON.parse(row.manifest), 'pal.json');
   // Module names resolve to normalized paths (`./a/../b.js` is `b.js`): key the files alike.

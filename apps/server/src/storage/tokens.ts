@@ -1,0 +1,45 @@
+// The tokens table: single-use entry tokens, stored only as a hash (domain/tokens.ts).
+import type { Db } from './database.js';
+import type { TokensTable } from './schema.js';
+
+export type TokenRow = TokensTable;
+
+export async function insertToken(db: Db, row: TokenRow): Promise<void> {
+  await db.insertInto('tokens').values(row).execute();
+}
+
+/**
+ * Marks the token used, only while it is unused and unexpired: one conditional UPDATE, so of
+ * concurrent redeemers exactly one gets the row.
+ */
+export function consumeToken(
+  db: Db,
+  tokenHash: string,
+  now: string,
+): Promise<TokenRow | undefined> {
+  return db
+    .updateTable('tokens')
+    .set({ used_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Removes tokens that are used or expired at `now`; how many. */
+export async function deleteSpentTokens(db: Db, now: string): Promise<number> {
+  const result = await db
+    .deleteFrom('tokens')
+    .where((eb) => eb.or([eb('expires_at', '<=', now), eb('used_at', 'is not', null)]))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function countTokens(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('tokens')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
