@@ -16,7 +16,12 @@ import { foldedKey } from '../storage/text-filters.js';
 import type { DomainContext } from './context.js';
 import { getEnterprise } from './enterprises.js';
 import { NotFoundError } from './errors.js';
-import { loadPalPackage, type PalManifest, type PalPackage } from './pal-manifest.js';
+import {
+  loadPalPackage,
+  parsePalManifest,
+  type PalManifest,
+  type PalPackage,
+} from './pal-manifest.js';
 import { optional, textFilters, withoutUndefined } from './search.js';
 import { requireId } from './validate.js';
 import { checkWorkflowSyntax } from '../workflows/syntax-check.js';
@@ -172,6 +177,21 @@ export async function getPalDetails(
   return toPalDetails(await palRow(ctx, enterpriseId, palId));
 }
 
+/** One deployed version: its manifest and workflow sources (path in the pal folder → text). */
+export async function getPalVersion(
+  ctx: DomainContext,
+  enterpriseId: string,
+  palId: string,
+  version: number,
+): Promise<{ manifest: PalManifest; files: Record<string, string> }> {
+  const row = await findPalVersion(ctx.db, enterpriseId, palId, version);
+  if (!row) throw NotFoundError.of('pal version', `${palId}@${version}`);
+  return {
+    manifest: parsePalManifest(JSON.parse(row.manifest), 'pal.json'),
+    files: JSON.parse(row.files) as Record<string, string>,
+  };
+}
+
 /** The workflow sources of one deployed version (path in the pal folder → text). */
 export async function getPalFiles(
   ctx: DomainContext,
@@ -179,9 +199,7 @@ export async function getPalFiles(
   palId: string,
   version: number,
 ): Promise<Record<string, string>> {
-  const row = await findPalVersion(ctx.db, enterpriseId, palId, version);
-  if (!row) throw NotFoundError.of('pal version', `${palId}@${version}`);
-  return JSON.parse(row.files) as Record<string, string>;
+  return (await getPalVersion(ctx, enterpriseId, palId, version)).files;
 }
 
 /** Marks a pal not deployed: it stays visible (deployed=false) but T1 refuses it. */

@@ -6,8 +6,7 @@ import { posix } from 'node:path';
 import type { Logger } from 'pino';
 import type { DomainContext } from '../domain/context.js';
 import { ConflictError, isDomainError, NotFoundError } from '../domain/errors.js';
-import { parsePalManifest } from '../domain/pal-manifest.js';
-import { getPalDetails } from '../domain/pals.js';
+import { getPalDetails, getPalVersion } from '../domain/pals.js';
 import { assignRole, removeRole } from '../domain/transaction-roles.js';
 import { TRANSACTION_EVENTS, type TransactionEvent } from '../domain/transaction-lifecycle.js';
 import {
@@ -17,7 +16,6 @@ import {
   transitionTransaction,
   type TransactionDetails,
 } from '../domain/transactions.js';
-import { findPalVersion } from '../storage/pals.js';
 import { listTransactionRoles } from '../storage/transaction-roles.js';
 import { palScope, readVariables, transactionScope, writeVariables } from '../storage/variables.js';
 import type { FailureType, RunEffects, SandboxJob, SandboxOutcome, StackFrame } from './job.js';
@@ -292,11 +290,8 @@ async function readPalCode(
   palId: string,
   version: number,
 ): Promise<PalCode> {
-  const row = await findPalVersion(ctx.db, enterpriseId, palId, version);
-  if (!row) throw NotFoundError.of('pal version', `${palId}@${version}`);
-  const manifest = parsePalManifest(JSON.parse(row.manifest), 'pal.json');
+  const { manifest, files } = await getPalVersion(ctx, enterpriseId, palId, version);
   // Module names resolve to normalized paths (`./a/../b.js` is `b.js`): key the files alike.
-  const files = JSON.parse(row.files) as Record<string, string>;
   return {
     modules: Object.fromEntries(
       Object.entries(manifest.workflows ?? {}).map(([name, path]) => [name, posix.normalize(path)]),

@@ -5,12 +5,12 @@ import { simpleParser, type AddressObject } from 'mailparser';
 import { pino } from 'pino';
 import { startSmtpListener, type SmtpListener } from '@pal-workflow/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir, testConfig, testContext } from '../../test/helpers.js';
-import { createEnterprise } from '../domain/enterprises.js';
-import { GoneError } from '../domain/errors.js';
-import { acceptInvitation, describeInvitation, inviteSso } from '../domain/invitations.js';
-import { createSso, getSsoStatus } from '../domain/ssos.js';
-import { createMailer } from './mailer.js';
+import { tempDir, testConfig, testContext } from './helpers.js';
+import { createEnterprise } from '../src/domain/enterprises.js';
+import { GoneError } from '../src/domain/errors.js';
+import { acceptInvitation, describeInvitation, inviteSso } from '../src/domain/invitations.js';
+import { createSso, getSsoStatus } from '../src/domain/ssos.js';
+import { createMailer } from '../src/mail/mailer.js';
 
 describe('mail over SMTP', () => {
   let smtp: SmtpListener;

@@ -6,10 +6,10 @@ import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../test/helpers.js';
-import { loadConfig } from './config.js';
-import { verifyClient } from './domain/clients.js';
-import { openDatabase } from './storage/database.js';
+import { tempDir } from './helpers.js';
+import { loadConfig } from '../src/config.js';
+import { verifyClient } from '../src/domain/clients.js';
+import { openDatabase } from '../src/storage/database.js';
 
 const serverDir = fileURLToPath(new URL('..', import.meta.url));
 const examples = resolve(serverDir, '../../examples/pals');
