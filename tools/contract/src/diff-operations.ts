@@ -191,24 +191,66 @@ function value(v: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
 
+/**
+ * The schema each operation names per body or response media type, as written ($ref kept):
+ * the model reads one media type per body and response, api-smart-diff's findings inside them
+ * are left to the XSD diff, so a change of the type one media type carries is caught here.
+ */
+// Form fields are the operation model's (diffForm).
+const FORM_MEDIA_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data'];
+
+function mediaSchemas(doc: Json): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [path, item] of Object.entries((doc.paths ?? {}) as Json))
+    for (const [method, op] of Object.entries(item as Json)) {
+      const o = op as Json;
+      const sections: [string, Json | undefined][] = [
+        ['requestBody', o.requestBody as Json | undefined],
+        ...Object.entries((o.responses ?? {}) as Json).map(
+          ([status, r]) => [`responses ${status}`, r as Json] as [string, Json],
+        ),
+      ];
+      for (const [section, node] of sections)
+        for (const [media, content] of Object.entries((node?.content ?? {}) as Json))
+          if (!FORM_MEDIA_TYPES.includes(media))
+            out.set(
+              `${method.toUpperCase()} ${path} ${section} ${media}`,
+              JSON.stringify((content as Json).schema ?? null),
+            );
+    }
+  return out;
+}
+
 export function diffOpenApi(before: Json, after: Json): Change[] {
+  const schemasAfter = mediaSchemas(after);
+  const mediaChanges: Change[] = [...mediaSchemas(before)]
+    .filter(([key, schema]) => schemasAfter.has(key) && schemasAfter.get(key) !== schema)
+    .map(([key, schema]) => ({
+      bump: 'major',
+      kind: 'media-schema-changed',
+      path: key,
+      reason: `schema changed from ${value(JSON.parse(schema))} to ${value(JSON.parse(schemasAfter.get(key)!))}`,
+    }));
   const { diffs } = apiCompare(before, after);
-  return diffs
-    .filter((d) => !ownedElsewhere(d.path))
-    .map((d) => {
-      const change =
-        d.action === 'replace'
-          ? `changed from ${value(d.before)} to ${value(d.after)}`
-          : d.action === 'add'
-            ? `added${typeof d.after === 'object' ? '' : ` (${value(d.after)})`}`
-            : d.action === 'remove'
-              ? 'removed'
-              : `renamed`;
-      return {
-        bump: bumpOf(d),
-        kind: `openapi-${d.action}`,
-        path: formatPath(d.path, before, after),
-        reason: `${change}; api-smart-diff: ${d.type}`,
-      };
-    });
+  return [
+    ...mediaChanges,
+    ...diffs
+      .filter((d) => !ownedElsewhere(d.path))
+      .map((d) => {
+        const change =
+          d.action === 'replace'
+            ? `changed from ${value(d.before)} to ${value(d.after)}`
+            : d.action === 'add'
+              ? `added${typeof d.after === 'object' ? '' : ` (${value(d.after)})`}`
+              : d.action === 'remove'
+                ? `removed${d.before === undefined ? '' : ` (was ${value(d.before)})`}`
+                : `renamed`;
+        return {
+          bump: bumpOf(d) as ChangeBump,
+          kind: `openapi-${d.action}`,
+          path: formatPath(d.path, before, after),
+          reason: `${change}; api-smart-diff: ${d.type}`,
+        };
+      }),
+  ];
 }
