@@ -15,6 +15,7 @@ import { execFileSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -75,7 +76,9 @@ function scratchCopy(root: string): string {
     maxBuffer: 64 * 1024 * 1024,
   })
     .split('\0')
-    .filter((f) => f && existsSync(join(root, f)));
+    // Regular files only: a deleted file is not there, and node_modules is linked below.
+    .filter((f) => f && !f.split('/').includes('node_modules'))
+    .filter((f) => existsSync(join(root, f)) && lstatSync(join(root, f)).isFile());
   for (const file of files) {
     mkdirSync(dirname(join(scratch, file)), { recursive: true });
     cpSync(join(root, file), join(scratch, file));
@@ -197,6 +200,15 @@ export async function releaseDry(root: string = REPOSITORY_ROOT): Promise<string
     }
 
     step('CHANGELOGs name the schema changes');
+    const changelog = join(scratch, 'packages/types/CHANGELOG.md');
+    if (version !== before && existsSync(changelog)) {
+      const text = readFileSync(changelog, 'utf8');
+      const start = text.indexOf(`## ${version}`);
+      const end = text.indexOf('\n## ', start + 1);
+      console.log(
+        `packages/types/CHANGELOG.md, ${version}:\n${text.slice(start, end < 0 ? undefined : end).trimEnd()}\n`,
+      );
+    }
     for (const name of PACKAGES) {
       const file = join(scratch, 'packages', name, 'CHANGELOG.md');
       const changelog = existsSync(file) ? readFileSync(file, 'utf8') : '';
