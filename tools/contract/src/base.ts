@@ -58,8 +58,8 @@ export function resolveCommit(root: string, ref: string): string {
 }
 
 /**
- * `--base REF` when given; else the nearest release tag reachable from HEAD; else the main
- * branch. Undefined when there is none of them (a fresh or shallow clone without tags and main).
+ * `--base REF` when given, taken as it is; else the nearest release tag reachable from HEAD;
+ * else the main branch, where HEAD's branch left it (the merge base). Undefined when there is none of them (a fresh or shallow clone without tags and main).
  */
 export function resolveBase(root: string, ref: string | undefined): ResolvedBase | undefined {
   if (ref !== undefined) {
@@ -69,8 +69,13 @@ export function resolveBase(root: string, ref: string | undefined): ResolvedBase
   const tag = tryGit(root, ['describe', '--tags', '--abbrev=0', '--match', RELEASE_TAG_PATTERN]);
   if (tag) return { ref: tag, commit: resolveCommit(root, tag), reason: 'the last release tag' };
   for (const branch of MAIN_BRANCHES) {
-    const commit = tryGit(root, ['rev-parse', '--verify', '--quiet', `${branch}^{commit}`]);
-    if (commit) return { ref: branch, commit, reason: 'the main branch' };
+    const tip = tryGit(root, ['rev-parse', '--verify', '--quiet', `${branch}^{commit}`]);
+    if (!tip) continue;
+    // Where this branch left main: what main gained since is not this branch's change.
+    const forked = tryGit(root, ['merge-base', 'HEAD', tip]);
+    return forked && forked !== tip
+      ? { ref: branch, commit: forked, reason: 'where this branch left the main branch' }
+      : { ref: branch, commit: tip, reason: 'the main branch' };
   }
   return undefined;
 }

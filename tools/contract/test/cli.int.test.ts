@@ -131,6 +131,24 @@ describe('contract:diff in a git repository', () => {
   });
 });
 
+describe('the default base on a branch', () => {
+  it('is where the branch left main, so what main gained since is not reported', async () => {
+    git(repo, 'checkout', '-q', '-f', '-b', 'topic', 'main');
+    git(repo, 'checkout', '-q', 'main');
+    edit(PAL, OPTIONAL_MEMBER);
+    git(repo, 'commit', '-q', '-am', 'main gains weight');
+    git(repo, 'checkout', '-q', 'topic');
+    const result = await run(['--json'], repo);
+    expect(JSON.parse(result.stdout[0]!)).toEqual({ bump: 'none', changes: [] });
+    expect((await run([], repo)).stdout[0]).toMatch(/where this branch left the main branch/);
+    // Against main's tip, the topic branch lacks what main gained.
+    const tip = await run(['--json', '--base', 'main'], repo);
+    expect(JSON.parse(tip.stdout[0]!).bump).toBe('major');
+    git(repo, 'checkout', '-q', 'main');
+    git(repo, 'reset', '-q', '--hard', 'HEAD~1');
+  });
+});
+
 describe('bad input: one line, exit 2', () => {
   it('a base that does not exist', async () => {
     const result = await run(['--base', 'no-such-ref'], repo);
