@@ -20,6 +20,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   symlinkSync,
 } from 'node:fs';
@@ -70,6 +71,16 @@ function run(command: string, args: string[], cwd: string, quiet = false): strin
  */
 function scratchCopy(root: string): string {
   const scratch = mkdtempSync(join(tmpdir(), 'pal-release-dry-'));
+  try {
+    fillScratch(root, scratch);
+  } catch (e) {
+    rmSync(scratch, { recursive: true, force: true });
+    throw e;
+  }
+  return scratch;
+}
+
+function fillScratch(root: string, scratch: string): void {
   const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], {
     cwd: root,
     encoding: 'utf8',
@@ -91,15 +102,12 @@ function scratchCopy(root: string): string {
   }
   mkdirSync(join(modules, '@pal-workflow'));
   for (const link of readdirSync(join(root, 'node_modules/@pal-workflow'))) {
-    const target = execFileSync('realpath', [join(root, 'node_modules/@pal-workflow', link)], {
-      encoding: 'utf8',
-    }).trim();
+    const target = realpathSync(join(root, 'node_modules/@pal-workflow', link));
     const workspace = target.slice(root.length + 1);
     symlinkSync(join(scratch, workspace), join(modules, '@pal-workflow', link));
     if (existsSync(join(root, workspace, 'node_modules')))
       symlinkSync(join(root, workspace, 'node_modules'), join(scratch, workspace, 'node_modules'));
   }
-  return scratch;
 }
 
 function versionOf(root: string, name: string): string {
