@@ -32,6 +32,8 @@ export async function generate(
   const operations = loadOpenApi(abs(ctx, ctx.openapiFile), model, diagnostics);
   if (diagnostics.hasErrors) throw new GenerationError(diagnostics);
   const bundle = emitOpenApiBundle(ctx, model, operations);
+  if (ctx.contractVersion)
+    bundle.document.info = { ...(bundle.document.info as object), version: ctx.contractVersion };
   const files = [
     ...emitTypes(ctx, model, diagnostics),
     ...emitValidators(ctx, model),

@@ -4,7 +4,7 @@ export const openApiDocument = {
   openapi: '3.0.3',
   info: {
     title: 'Pal Workflow Services',
-    version: '1.0.0',
+    version: '0.1.0',
     description:
       "HTTP/REST operations for working with pals: reusable workflow definitions that can be run in console, transaction or web mode. Five areas: console, transactions, user, enterprise and pals.\n\nContent negotiation: the `Accept` header selects the response format, `application/xml` (the default when `Accept` is absent or `*/*`), `application/json`, or `text/plain` (only for simple string, boolean and int responses; any other response asked as text answers 406). q-values are honoured; nothing acceptable answers 406.\n\nXML: the root element is in its type's namespace (`urn:pal-workflow:pal` for the console, transactions, enterprise and pals areas, `urn:pal-workflow:services` for the user service); members are unqualified. Simple responses are a root `<string>`, `<boolean>` or `<int>` in `urn:pal-workflow:pal`. List responses are a wrapper root `palInfoList`, `transactionInfoList` or `nameValueList` holding repeated unqualified `palInfo`, `transactionInfo` or `nameValue` elements. An XML body with a DOCTYPE is refused with 400.\n\nJSON: member names as in the schemas, absent optional members are left out, lists are arrays, maps are objects, base64Binary is a base64 string. Simple responses are a JSON string, boolean or number.\n\nErrors: every error has a status and a body in the negotiated format, a root `errorResult` of type Result with `success=false` and `messages=[{message, type}]`, `type` a stable code. A workflow that fails is no HTTP error: it answers 200 with `success=false` and messages (U1: `errorMessage`).\n\nEvery operation needs HTTP BASIC authorization.",
   },

@@ -1,0 +1,256 @@
+/**
+ * Changes of the operations. api-smart-diff compares the bundled OpenAPI documents and classifies
+ * what it sees well: operations, parameters and headers, request bodies, media types, response
+ * statuses and headers, security. The generator's operation model adds what the generated
+ * packages depend on and a JSON-schema diff cannot see: operation ids (client methods, Handlers
+ * keys), form fields, the XML root of a body or response, and list wrappers. Schemas inside
+ * bodies and responses are the XSD types, classified once by diff-schema.ts.
+ */
+import { apiCompare, type Diff } from 'api-smart-diff';
+import type { OperationModel, ParamModel } from '@pal-workflow/codegen';
+import type { Change, ChangeBump } from './change.js';
+
+type Json = Record<string, unknown>;
+type Add = (bump: ChangeBump, kind: string, path: string, reason: string) => void;
+
+const opKey = (op: OperationModel) => `${op.method} ${op.openapiPath}`;
+
+export function diffOperationModels(before: OperationModel[], after: OperationModel[]): Change[] {
+  const changes: Change[] = [];
+  const add: Add = (bump, kind, path, reason) => changes.push({ bump, kind, path, reason });
+  const afterByKey = new Map(after.map((op) => [opKey(op), op]));
+  for (const b of before) {
+    // Operations added or removed are api-smart-diff's.
+    const a = afterByKey.get(opKey(b));
+    if (!a) continue;
+    const path = opKey(a);
+    if (a.id !== b.id)
+      add(
+        'major',
+        'operation-id-changed',
+        path,
+        `operationId changed from ${b.id} to ${a.id}: the client method and the Handlers key are renamed`,
+      );
+    if (a.specId !== b.specId)
+      add('patch', 'spec-id-changed', path, `x-spec-id changed from ${b.specId} to ${a.specId}`);
+    if (a.search?.type !== b.search?.type && a.search && b.search)
+      add(
+        'major',
+        'search-type-changed',
+        path,
+        `search headers build ${a.search.type} instead of ${b.search.type}`,
+      );
+    diffForm(b, a, add);
+    diffBody(b, a, add);
+    diffResponse(b, a, add);
+  }
+  return changes;
+}
+
+function diffForm(b: OperationModel, a: OperationModel, add: Add): void {
+  const path = `${opKey(a)} form`;
+  if (!b.form || !a.form) {
+    if (b.form && !a.form)
+      add('major', 'form-removed', path, 'the operation no longer takes a form');
+    if (!b.form && a.form)
+      add(
+        a.form.fields.some((f) => f.required) ? 'major' : 'minor',
+        'form-added',
+        path,
+        'the operation now takes a form',
+      );
+    return;
+  }
+  const fieldsAfter = new Map(a.form.fields.map((f) => [f.name, f]));
+  const fieldsBefore = new Map(b.form.fields.map((f) => [f.name, f]));
+  const describe = (f: ParamModel) => `${f.type}, ${f.required ? 'required' : 'optional'}`;
+  for (const [name, fb] of fieldsBefore) {
+    const fa = fieldsAfter.get(name);
+    const fpath = `${path} field ${name}`;
+    if (!fa) {
+      add('major', 'form-field-removed', fpath, `form field ${name} (${describe(fb)}) removed`);
+      continue;
+    }
+    if (fa.type !== fb.type)
+      add('major', 'form-field-type-changed', fpath, `type changed from ${fb.type} to ${fa.type}`);
+    if (!fb.required && fa.required)
+      add('major', 'form-field-now-required', fpath, 'optional form field became required');
+    if (fb.required && !fa.required)
+      add(
+        'minor',
+        'form-field-now-optional',
+        fpath,
+        'required form field became optional: old requests stay valid',
+      );
+  }
+  for (const [name, fa] of fieldsAfter)
+    if (!fieldsBefore.has(name))
+      add(
+        fa.required ? 'major' : 'minor',
+        fa.required ? 'form-field-added-required' : 'form-field-added-optional',
+        `${path} field ${name}`,
+        `new ${fa.required ? 'required' : 'optional'} form field ${name} (${fa.type})`,
+      );
+}
+
+function bodyText(body: OperationModel['body']): string {
+  if (!body) return 'no body';
+  return body.kind === 'any' ? 'any document' : `${body.type} as <${body.root}>`;
+}
+
+function diffBody(b: OperationModel, a: OperationModel, add: Add): void {
+  const path = `${opKey(a)} requestBody`;
+  if (bodyText(b.body) === bodyText(a.body)) return;
+  if (!b.body && a.body && !a.body.required)
+    add('minor', 'body-added-optional', path, `the operation now takes ${bodyText(a.body)}`);
+  else
+    add(
+      'major',
+      'body-changed',
+      path,
+      `the body changed from ${bodyText(b.body)} to ${bodyText(a.body)}`,
+    );
+}
+
+function responseText(r: OperationModel['response']): string {
+  switch (r.kind) {
+    case 'simple':
+      return `${r.type} as <${r.root}>`;
+    case 'object':
+      return `${r.type} as <${r.root}>`;
+    case 'list':
+      return `a list of ${r.itemType} in <${r.root}>`;
+  }
+}
+
+function diffResponse(b: OperationModel, a: OperationModel, add: Add): void {
+  if (responseText(b.response) !== responseText(a.response))
+    add(
+      'major',
+      'response-changed',
+      `${opKey(a)} responses.200`,
+      `the response changed from ${responseText(b.response)} to ${responseText(a.response)}`,
+    );
+}
+
+/** Where a diff is, readably: `GET /services/rest/pals parameters[header name] required`. */
+function formatPath(path: readonly (string | number)[], before: Json, after: Json): string {
+  const deref = (node: unknown, doc: Json): unknown => {
+    const ref = (node as Json | undefined)?.$ref;
+    if (typeof ref !== 'string' || !ref.startsWith('#/')) return node;
+    return ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((n, k) => (n as Json | undefined)?.[k], doc);
+  };
+  if (path[0] !== 'paths') return path.join('.');
+  if (path.length === 2) return String(path[1]);
+  const parts = [`${String(path[2]).toUpperCase()} ${String(path[1])}`];
+  let nodeB = deref((before.paths as Json | undefined)?.[path[1]!], before);
+  let nodeA = deref((after.paths as Json | undefined)?.[path[1]!], after);
+  for (const key of path.slice(2)) {
+    nodeB = deref((nodeB as Json | undefined)?.[key], before);
+    nodeA = deref((nodeA as Json | undefined)?.[key], after);
+    if (key === path[2]) continue;
+    if (typeof key === 'number') {
+      const item = (nodeA ?? nodeB) as Json | undefined;
+      parts[parts.length - 1] += item?.name
+        ? `[${item.in ? `${String(item.in)} ` : ''}${String(item.name)}]`
+        : `[${key}]`;
+    } else parts.push(key);
+  }
+  return parts.join(' ');
+}
+
+function bumpOf(diff: Diff): ChangeBump {
+  switch (diff.type) {
+    case 'breaking':
+      return 'major';
+    case 'non-breaking':
+    case 'deprecated':
+      return 'minor';
+    default:
+      return 'patch';
+  }
+}
+
+/** What the operation model or the XSD diff already classifies, or what is not contract. */
+function ownedElsewhere(path: readonly (string | number)[]): boolean {
+  // Component parameters, bodies and headers are reported where operations use them.
+  if (path[0] === 'components' && path[1] !== 'securitySchemes') return true;
+  if (path[0] === 'info' && path[1] === 'version') return true;
+  const content = path.indexOf('content');
+  if (content >= 0 && path[content + 2] === 'schema') return true;
+  const last = path[path.length - 1];
+  return last === 'operationId' || last === 'x-spec-id' || last === 'x-search';
+}
+
+function value(v: unknown): string {
+  if (v === undefined) return '';
+  const text = typeof v === 'string' ? v : JSON.stringify(v);
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
+/**
+ * The schema each operation names per body or response media type, as written ($ref kept):
+ * the model reads one media type per body and response, api-smart-diff's findings inside them
+ * are left to the XSD diff, so a change of the type one media type carries is caught here.
+ */
+// Form fields are the operation model's (diffForm).
+const FORM_MEDIA_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data'];
+
+function mediaSchemas(doc: Json): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [path, item] of Object.entries((doc.paths ?? {}) as Json))
+    for (const [method, op] of Object.entries(item as Json)) {
+      const o = op as Json;
+      const sections: [string, Json | undefined][] = [
+        ['requestBody', o.requestBody as Json | undefined],
+        ...Object.entries((o.responses ?? {}) as Json).map(
+          ([status, r]) => [`responses ${status}`, r as Json] as [string, Json],
+        ),
+      ];
+      for (const [section, node] of sections)
+        for (const [media, content] of Object.entries((node?.content ?? {}) as Json))
+          if (!FORM_MEDIA_TYPES.includes(media))
+            out.set(
+              `${method.toUpperCase()} ${path} ${section} ${media}`,
+              JSON.stringify((content as Json).schema ?? null),
+            );
+    }
+  return out;
+}
+
+export function diffOpenApi(before: Json, after: Json): Change[] {
+  const schemasAfter = mediaSchemas(after);
+  const mediaChanges: Change[] = [...mediaSchemas(before)]
+    .filter(([key, schema]) => schemasAfter.has(key) && schemasAfter.get(key) !== schema)
+    .map(([key, schema]) => ({
+      bump: 'major',
+      kind: 'media-schema-changed',
+      path: key,
+      reason: `schema changed from ${value(JSON.parse(schema))} to ${value(JSON.parse(schemasAfter.get(key)!))}`,
+    }));
+  const { diffs } = apiCompare(before, after);
+  return [
+    ...mediaChanges,
+    ...diffs
+      .filter((d) => !ownedElsewhere(d.path))
+      .map((d) => {
+        const change =
+          d.action === 'replace'
+            ? `changed from ${value(d.before)} to ${value(d.after)}`
+            : d.action === 'add'
+              ? `added${typeof d.after === 'object' ? '' : ` (${value(d.after)})`}`
+              : d.action === 'remove'
+                ? `removed${d.before === undefined ? '' : ` (was ${value(d.before)})`}`
+                : `renamed`;
+        return {
+          bump: bumpOf(d) as ChangeBump,
+          kind: `openapi-${d.action}`,
+          path: formatPath(d.path, before, after),
+          reason: `${change}; api-smart-diff: ${d.type}`,
+        };
+      }),
+  ];
+}
