@@ -4,9 +4,13 @@
  */
 // The generated surface is committed, so a change to it shows in review.
 export * from './generated/handlers.gen.js';
-export { operations, type OperationId } from './generated/operations.gen.js';
+export { defaultRoots, operations, type OperationId } from './generated/operations.gen.js';
 export { openApiDocument } from './generated/openapi.gen.js';
-export { registerRoutes, type RegisterRoutesOptions } from './runtime/register-routes.js';
+export {
+  maxPathParamLength,
+  registerRoutes,
+  type RegisterRoutesOptions,
+} from './runtime/register-routes.js';
 export {
   HttpError,
   badRequest,

@@ -56,6 +56,20 @@ describe('readParams and readSearch', () => {
     );
   });
 
+  it.each([
+    ['x'.repeat(200), 'accepted'],
+    ['x'.repeat(201), 'path parameter id: must be at most 200 characters'],
+    ['x'.repeat(5000), 'path parameter id: must be at most 200 characters'],
+  ])('holds a string to its maxLength: %#', (value, want) => {
+    const limited = [{ name: 'id', type: 'string', required: true, maxLength: 200 }] as const;
+    if (want === 'accepted')
+      expect(readParams(limited, { id: value }, 'path parameter')).toEqual({ id: value });
+    else {
+      const e = errorOf(() => readParams(limited, { id: value }, 'path parameter'));
+      expect([e.statusCode, e.message]).toEqual([400, want]);
+    }
+  });
+
   it('defaults absent booleans to false and startRecord to 0, matching header names case-insensitively', () => {
     const search = [
       { name: 'name', type: 'string', required: false },

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Project } from 'ts-morph';
 import type { GenerateContext } from '../context.js';
-import type { OperationModel } from '../model/operation-model.js';
+import type { ApiModel } from '../model/operation-model.js';
 import type { EmittedFile } from '../write.js';
 
 const GENERATOR = 'emit/client.ts (openapi-generator 4.3.1 typescript-fetch + ts-morph)';
@@ -25,7 +25,7 @@ const GENERATOR = 'emit/client.ts (openapi-generator 4.3.1 typescript-fetch + ts
 export function emitClient(
   ctx: GenerateContext,
   document: Record<string, unknown>,
-  operations: OperationModel[],
+  api: ApiModel,
 ): EmittedFile[] {
   const scratch = mkdtempSync(join(tmpdir(), 'openapi-client-'));
   try {
@@ -52,7 +52,7 @@ export function emitClient(
       rel: relative(out, path),
       text: readFileSync(path, 'utf8'),
     }));
-    return [...postProcess(ctx, files), operationsFile(ctx, operations)];
+    return [...postProcess(ctx, files), operationsFile(ctx, api)];
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -122,8 +122,8 @@ function keepNulls(text: string): string {
   );
 }
 
-function operationsFile(ctx: GenerateContext, operations: OperationModel[]): EmittedFile {
-  const rows = operations.map((op) => {
+function operationsFile(ctx: GenerateContext, api: ApiModel): EmittedFile {
+  const rows = api.operations.map((op) => {
     const pattern = `^/${op.root === 'service' ? '{service}' : '{user}'}${op.path.replace(/\{\w+\}/g, '[^/]+')}$`;
     return `  { id: ${JSON.stringify(op.id)}, method: ${JSON.stringify(op.method)}, root: ${JSON.stringify(op.root)}, pattern: ${JSON.stringify(pattern)}, bodyRoot: ${
       op.body?.kind === 'typed' ? JSON.stringify(op.body.root) : 'undefined'
@@ -131,7 +131,7 @@ function operationsFile(ctx: GenerateContext, operations: OperationModel[]): Emi
   });
   return {
     path: `${ctx.out.client}/operations.gen.ts`,
-    content: `import type { RootName } from '@pal-workflow/validators';\n\n/** Where each operation's XML bodies and responses begin: read by the XML middleware. */\nexport interface ClientOperation { id: string; method: 'GET' | 'POST'; root: 'service' | 'user'; pattern: string; bodyRoot: RootName | undefined; responseRoot: RootName }\n\nexport const clientOperations: readonly ClientOperation[] = [\n${rows.join('\n')}\n];\n`,
+    content: `import type { RootName } from '@pal-workflow/validators';\n\n/** Where each operation's XML bodies and responses begin: read by the XML middleware. */\nexport interface ClientOperation { id: string; method: 'GET' | 'POST'; root: 'service' | 'user'; pattern: string; bodyRoot: RootName | undefined; responseRoot: RootName }\n\nexport const clientOperations: readonly ClientOperation[] = [\n${rows.join('\n')}\n];\n\n/** The first path segments of a service unless it is configured otherwise (x-roots of the OpenAPI document). */\nexport const defaultRoots = ${JSON.stringify(api.roots)} as const;\n`,
     generator: 'emit/client.ts',
     sources: ['schemas/openapi/operations.yaml'],
   };

@@ -1,13 +1,11 @@
 /**
- * Bundles the OpenAPI document: the hand-written operations plus component
- * schemas derived from the XSD model, so XML and JSON describe the same types.
- * Object types are flattened (base members first) with `x-extends` naming the
- * base, because OpenAPI client generators handle `allOf` inconsistently.
+ * Bundles the OpenAPI document from the two models: the hand-written document as the
+ * loader read it (operations, parameters, responses) plus component schemas derived
+ * from the XSD model, so XML and JSON describe the same types. Object types are
+ * flattened (base members first) with `x-extends` naming the base, because OpenAPI
+ * client generators handle `allOf` inconsistently.
  */
-import { readFileSync } from 'node:fs';
-import YAML from 'yaml';
-import { abs, type GenerateContext } from '../context.js';
-import type { OperationModel } from '../model/operation-model.js';
+import type { ApiModel } from '../model/operation-model.js';
 import type { MemberModel, SchemaModel, TypeModel, TypeRef } from '../model/schema-model.js';
 
 type Json = Record<string, unknown>;
@@ -32,7 +30,7 @@ function refSchema(ref: TypeRef): Json {
   }
 }
 
-function memberSchema(m: MemberModel): Json {
+export function memberSchema(m: MemberModel): Json {
   const item = refSchema(m.type);
   const schema: Json = m.list ? { type: 'array', items: item } : item;
   if (m.nillable)
@@ -67,12 +65,9 @@ export function componentSchema(t: TypeModel, model: SchemaModel): Json {
   }
 }
 
-export function emitOpenApiBundle(
-  ctx: GenerateContext,
-  model: SchemaModel,
-  _operations: OperationModel[],
-): OpenApiBundle {
-  const document = YAML.parse(readFileSync(abs(ctx, ctx.openapiFile), 'utf8')) as Json;
+export function emitOpenApiBundle(api: ApiModel, model: SchemaModel): OpenApiBundle {
+  // A copy: the model is shared by every emitter and stays as loaded.
+  const document = structuredClone(api.document) as Json;
   const components = (document.components ?? {}) as Json;
   document.components = {
     schemas: Object.fromEntries(model.types.map((t) => [t.name, componentSchema(t, model)])),
