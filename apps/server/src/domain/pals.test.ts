@@ -201,12 +201,12 @@ describe('searchPals', () => {
     expect(JSON.stringify(nameless)).not.toContain('null');
   });
 
-  it('refuses a bad startRecord or an over-long filter', async () => {
+  // An over-long filter is the schema's to refuse (maxLength 1000): test/search.int.test.ts.
+  it('refuses a bad startRecord', async () => {
     await expect(searchPals(t.ctx, acme, { startRecord: -1 })).rejects.toThrow(
       InvalidArgumentError,
     );
     await expect(searchPals(t.ctx, acme, { startRecord: 1.5 })).rejects.toThrow(/startRecord/);
-    await expect(searchPals(t.ctx, acme, { name: 'x'.repeat(1001) })).rejects.toThrow(/name:/);
   });
 
   it('keeps enterprises apart', async () => {

@@ -3,15 +3,12 @@
 // 0-based startRecord; and the total number of matches for X-Total-Count.
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { fold, likeContains } from '../storage/conditions.js';
-import { InvalidArgumentError } from './errors.js';
 
 /** One page of a search and the number of all matches. */
 export interface Page<T> {
   items: T[];
   total: number;
 }
-
-export const MAX_FILTER_LENGTH = 1000;
 
 export interface StringFilter {
   /** The parameter's name, for messages. */
@@ -25,15 +22,9 @@ export interface StringFilter {
   keyColumn: string;
 }
 
-/** A filter's value when one is given (absent or empty: undefined); 400 when it is too long. */
-export function filterValue(field: string, value: string | undefined): string | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string' || value.length > MAX_FILTER_LENGTH) {
-    throw new InvalidArgumentError(
-      `${field}: must be a text of at most ${MAX_FILTER_LENGTH} characters`,
-    );
-  }
-  return value;
+/** A filter's value when one is given (absent or empty: undefined). Its length is the schema's (1000). */
+export function filterValue(_field: string, value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
 }
 
 /** One condition per string filter given. */
