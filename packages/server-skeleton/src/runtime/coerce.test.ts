@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coerce, readParams, readSearch } from '../src/index.js';
+import { coerce, readParams, readSearch } from '../index.js';
 
 const errorOf = (f: () => unknown) => {
   try {
