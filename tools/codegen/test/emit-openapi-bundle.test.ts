@@ -52,6 +52,11 @@ describe('emit/openapi-bundle', () => {
       want: { allOf: [{ $ref: '#/components/schemas/Item' }], nullable: true },
     },
     { given: member({ doc: 'Why.' }), want: { type: 'string', description: 'Why.' } },
+    { given: member({ maxLength: 7 }), want: { type: 'string', maxLength: 7 } },
+    {
+      given: member({ maxLength: 7, list: true }),
+      want: { type: 'array', items: { type: 'string', maxLength: 7 } },
+    },
   ])('member $given.type.name (list $given.list, nillable $given.nillable)', ({ given, want }) => {
     expect(memberSchema(given)).toEqual(want);
   });
@@ -106,6 +111,63 @@ describe('emit/openapi-bundle', () => {
       expect(componentSchema(given, model)).toEqual(want);
     },
   );
+
+  it("states a search header's maxLength from the model, at its $ref or inline", () => {
+    const header = (name: string) => ({ name, in: 'header', schema: { type: 'string' } });
+    const api: ApiModel = {
+      file: 'nowhere.yaml',
+      document: {
+        paths: {
+          '/svc/items': {
+            get: { parameters: [{ $ref: '#/components/parameters/Name' }, header('category')] },
+          },
+        },
+        components: { parameters: { Name: header('name') } },
+      },
+      roots: { service: 'svc', user: 'usr' },
+      operations: [
+        {
+          id: 'searchItems',
+          specId: 'X1',
+          tag: 'items',
+          summary: 'Search',
+          method: 'GET',
+          root: 'service',
+          path: '/items',
+          openapiPath: '/svc/items',
+          pathParams: [],
+          queryParams: [],
+          search: {
+            type: 'ItemSearch',
+            headers: [
+              { name: 'name', type: 'string', required: false, maxLength: 10 },
+              { name: 'category', type: 'string', required: false, maxLength: 20 },
+            ],
+          },
+          response: { kind: 'list', itemType: 'Item', root: 'itemList' },
+          totalCountHeader: true,
+        },
+      ],
+    };
+    const { document } = emitOpenApiBundle(api, model);
+    const components = document.components as { parameters: Record<string, unknown> };
+    expect(components.parameters.Name).toEqual({
+      name: 'name',
+      in: 'header',
+      schema: { type: 'string', maxLength: 10 },
+    });
+    const paths = document.paths as Record<string, { get: { parameters: unknown[] } }>;
+    expect(paths['/svc/items']!.get.parameters[1]).toEqual({
+      name: 'category',
+      in: 'header',
+      schema: { type: 'string', maxLength: 20 },
+    });
+    // The model's document is not touched.
+    expect(
+      (api.document.components as { parameters: { Name: { schema: object } } }).parameters.Name
+        .schema,
+    ).toEqual({ type: 'string' });
+  });
 
   it('builds the bundle from the models alone: the document as loaded plus derived schemas', () => {
     const document = {

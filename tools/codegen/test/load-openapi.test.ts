@@ -11,7 +11,16 @@ import type { SchemaModel } from '../src/model/schema-model.js';
 const dir = mkdtempSync(join(tmpdir(), 'load-openapi-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// Just enough of an XSD model for the operations below: a root `item` of type Item.
+// Just enough of an XSD model for the operations below: a root `item` of type Item, and a
+// search type whose `name` is limited.
+const nameFilter = {
+  name: 'name',
+  type: { kind: 'builtin', name: 'string' },
+  optional: true,
+  list: false,
+  nillable: false,
+  maxLength: 50,
+} as const;
 const model: SchemaModel = {
   files: [{ file: 't.xsd', namespace: 'urn:t', prefix: 't', version: '1.0' }],
   types: [
@@ -22,6 +31,14 @@ const model: SchemaModel = {
       source: 't.xsd',
       ownMembers: [],
       members: [],
+    },
+    {
+      kind: 'object',
+      name: 'ItemSearch',
+      namespace: 'urn:t',
+      source: 't.xsd',
+      ownMembers: [nameFilter],
+      members: [nameFilter],
     },
   ],
   roots: [{ name: 'item', namespace: 'urn:t', type: { kind: 'named', name: 'Item' } }],
@@ -123,6 +140,20 @@ describe('load/openapi', () => {
     const { diagnostics } = load(oneOperation(path ?? '/svc/x', [], roots));
     expect(diagnostics.hasErrors).toBe(true);
     expect(diagnostics.format('error')).toMatch(want);
+  });
+
+  it.each([
+    { given: { type: 'string' }, want: { maxLength: 50 }, error: '' },
+    { given: { type: 'string', maxLength: 50 }, want: { maxLength: 50 }, error: '' },
+    { given: { type: 'string', maxLength: 60 }, want: { maxLength: 60 }, error: 'OAS043' },
+  ])("a search header takes its search member's maxLength: $given", ({ given, want, error }) => {
+    const document = oneOperation('/svc/rest/items', [
+      { name: 'name', in: 'header', required: false, schema: given },
+    ]);
+    (document.paths['/svc/rest/items']!.get as Record<string, unknown>)['x-search'] = 'ItemSearch';
+    const { api, diagnostics } = load(document);
+    expect(diagnostics.format('error')).toContain(error);
+    expect(api.operations[0]!.search!.headers[0]).toMatchObject(want);
   });
 
   it('keeps the document as read, and loadOpenApi gives the same operations', () => {

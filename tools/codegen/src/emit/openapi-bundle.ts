@@ -31,7 +31,10 @@ function refSchema(ref: TypeRef): Json {
 }
 
 export function memberSchema(m: MemberModel): Json {
-  const item = refSchema(m.type);
+  const item =
+    m.maxLength === undefined
+      ? refSchema(m.type)
+      : { ...refSchema(m.type), maxLength: m.maxLength };
   const schema: Json = m.list ? { type: 'array', items: item } : item;
   if (m.nillable)
     return m.type.kind === 'builtin'
@@ -68,10 +71,42 @@ export function componentSchema(t: TypeModel, model: SchemaModel): Json {
 export function emitOpenApiBundle(api: ApiModel, model: SchemaModel): OpenApiBundle {
   // A copy: the model is shared by every emitter and stays as loaded.
   const document = structuredClone(api.document) as Json;
+  stateHeaderLimits(document, api);
   const components = (document.components ?? {}) as Json;
   document.components = {
     schemas: Object.fromEntries(model.types.map((t) => [t.name, componentSchema(t, model)])),
     ...components,
   };
   return { document };
+}
+
+/**
+ * Search headers take their maxLength from their search type's member in the XSD (the loader
+ * put it into the model): written into the header parameters, so the published document says it.
+ */
+function stateHeaderLimits(document: Json, api: ApiModel): void {
+  const paths = (document.paths ?? {}) as Record<string, Record<string, Json>>;
+  const parameters = ((document.components as Json | undefined)?.parameters ?? {}) as Record<
+    string,
+    Json
+  >;
+  for (const op of api.operations) {
+    const limits = new Map(
+      (op.search?.headers ?? []).flatMap((h) =>
+        h.maxLength === undefined ? [] : [[h.name, h.maxLength] as const],
+      ),
+    );
+    if (!limits.size) continue;
+    const listed = (paths[op.openapiPath]?.[op.method.toLowerCase()]?.parameters ?? []) as Json[];
+    for (const entry of listed) {
+      const ref = typeof entry.$ref === 'string' ? entry.$ref : undefined;
+      const parameter = ref?.startsWith('#/components/parameters/')
+        ? parameters[ref.slice('#/components/parameters/'.length)]
+        : entry;
+      const limit =
+        parameter && parameter.in === 'header' ? limits.get(String(parameter.name)) : undefined;
+      if (limit !== undefined)
+        parameter!.schema = { ...(parameter!.schema as Json), maxLength: limit };
+    }
+  }
 }

@@ -1,8 +1,8 @@
 /**
  * Loads the hand-written OpenAPI document (schemas/openapi/operations.yaml) into the
  * operation model, checking it against the XSD model: every referenced type exists and
- * has a root element, every search header is a member of its search type, every path
- * starts with one of the document's `x-roots`.
+ * has a root element, every search header is a member of its search type (whose
+ * maxLength it takes), every path starts with one of the document's `x-roots`.
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -137,13 +137,24 @@ export function loadApi(path: string, model: SchemaModel, diagnostics: Diagnosti
         if (t?.kind !== 'object')
           diagnostics.error('OAS041', where, `x-search ${searchType} is not an XSD type`);
         else
-          for (const h of headers)
-            if (!t.members.some((m) => m.name === h.name))
+          for (const h of headers) {
+            const member = t.members.find((m) => m.name === h.name);
+            if (!member)
               diagnostics.error(
                 'OAS042',
                 where,
                 `header ${h.name} is not a member of ${searchType}`,
               );
+            // A search header is its search type's member: the XSD's maxLength holds for it too.
+            else if (member.maxLength !== undefined && h.maxLength === undefined)
+              h.maxLength = member.maxLength;
+            else if (member.maxLength !== h.maxLength)
+              diagnostics.error(
+                'OAS043',
+                where,
+                `header ${h.name}: maxLength ${h.maxLength} differs from ${searchType}.${h.name} (${member.maxLength ?? 'none'}); state it once, in the XSD`,
+              );
+          }
       }
       const body = op.requestBody ? deref(op.requestBody) : undefined;
       const content = (body?.content ?? {}) as Json;
