@@ -14,7 +14,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations, type OperationId } from '@pal-workflow/server-skeleton';
 import { expectError, SchemaValidator } from '@pal-workflow/test-support';
 import { decodeXml } from '@pal-workflow/validators';
-import type { Result } from '@pal-workflow/types';
 import {
   BookmarkType,
   createPalClient,

@@ -2,16 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { componentSchema, emitOpenApiBundle, memberSchema } from '../src/emit/openapi-bundle.js';
 import type { ApiModel } from '../src/model/operation-model.js';
-import type { MemberModel, SchemaModel, TypeModel } from '../src/model/schema-model.js';
-
-const member = (over: Partial<MemberModel>): MemberModel => ({
-  name: 'm',
-  type: { kind: 'builtin', name: 'string' },
-  optional: false,
-  list: false,
-  nillable: false,
-  ...over,
-});
+import type { SchemaModel, TypeModel } from '../src/model/schema-model.js';
+import { member } from './model-builders.js';
 
 const item: TypeModel = {
   kind: 'object',

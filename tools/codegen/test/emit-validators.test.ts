@@ -1,16 +1,7 @@
 /** Given a member, want this zod expression: the mappings of emit/validators.ts, case by case. */
 import { describe, expect, it } from 'vitest';
 import { zodMember } from '../src/emit/validators.js';
-import type { MemberModel } from '../src/model/schema-model.js';
-
-const member = (over: Partial<MemberModel>): MemberModel => ({
-  name: 'm',
-  type: { kind: 'builtin', name: 'string' },
-  optional: false,
-  list: false,
-  nillable: false,
-  ...over,
-});
+import { member } from './model-builders.js';
 
 describe('emit/validators', () => {
   it.each([
