@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import {
+  maxPathParamLength,
   openApiDocument,
   registerRoutes,
   sendError,
@@ -12,15 +13,14 @@ import {
 } from '@pal-workflow/server-skeleton';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DomainContext } from './domain/context.js';
-import { MAX_ID_LENGTH } from './domain/validate.js';
 import { handlers } from './handlers/index.js';
 import { authenticator } from './http/authenticate.js';
 import { ClientCredentials } from './http/credentials.js';
 import { registerPages } from './http/pages.js';
 import { pingDatabase } from './storage/database.js';
 
-/** Longest path parameter the router passes on: room for any id (MAX_ID_LENGTH) percent-encoded. */
-const MAX_PATH_PARAM_LENGTH = 3 * MAX_ID_LENGTH;
+/** Longest path parameter the router passes on: room for any id (its maxLength) percent-encoded. */
+const MAX_PATH_PARAM_LENGTH = 3 * maxPathParamLength;
 
 export interface BuildAppOptions {
   /** Log requests (pino, JSON lines). Tests usually turn it off. */
@@ -37,7 +37,7 @@ export async function buildApp(
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
-    // Ids up to MAX_ID_LENGTH (pal ids up to 128 characters) must reach the operations, which
+    // Ids up to their maxLength (pal ids up to 128 characters) must reach the operations, which
     // judge them; find-my-way's default of 100 answered a longer one with a bare 414.
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     // Errors the router raises before any route (a bad URL encoding, an over-long path

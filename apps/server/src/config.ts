@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { defaultRoots } from '@pal-workflow/server-skeleton';
 import { z } from 'zod';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -53,8 +54,8 @@ export class ConfigError extends Error {
 export const CONFIG_DEFAULTS = {
   HOST: '127.0.0.1',
   PORT: 8080,
-  SERVICE_ROOT: 'services',
-  USER_ROOT: 'user',
+  SERVICE_ROOT: defaultRoots.service,
+  USER_ROOT: defaultRoots.user,
   DATA_DIR: './data',
   MAIL_FROM: 'Pal Workflow <no-reply@localhost>',
   TOKEN_TTL_SECONDS: 60,

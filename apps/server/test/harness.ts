@@ -17,7 +17,6 @@ import {
 } from '@pal-workflow/client';
 import { openApiDocument, operations, type OperationId } from '@pal-workflow/server-skeleton';
 import { SchemaValidator, startSmtpListener, type ReceivedMail } from '@pal-workflow/test-support';
-import type { Result } from '@pal-workflow/types';
 import { decodeXml } from '@pal-workflow/validators';
 import { expect } from 'vitest';
 import { loadConfig, type Config } from '../src/config.js';
@@ -435,31 +434,8 @@ export function declaredStatuses(id: OperationId): Set<string> {
   throw new Error(`no operation ${id} in the bundled OpenAPI`);
 }
 
-/**
- * Checks an errorResult answer: the status, the negotiated format (XML unless JSON was asked
- * for), success=false and every message typed with the code. Returns the messages.
- */
-export function expectError(
-  answer: Answer,
-  status: number,
-  code: string,
-  format: 'xml' | 'json' = 'xml',
-): string[] {
-  expect(answer.status, answer.text).toBe(status);
-  let result: Result;
-  if (format === 'json') {
-    expect(answer.type).toBe('application/json; charset=utf-8');
-    result = JSON.parse(answer.text) as Result;
-  } else {
-    expect(answer.type).toBe('application/xml; charset=utf-8');
-    expect(answer.text).toMatch(new RegExp(`^(<\\?xml[^>]*\\?>\\s*)?<(\\w+:)?errorResult\\b`));
-    result = decodeXml(answer.text, 'errorResult');
-  }
-  expect(result.success).toBe(false);
-  expect(result.messages?.length ?? 0).toBeGreaterThan(0);
-  for (const m of result.messages ?? []) expect(m.type).toBe(code);
-  return (result.messages ?? []).map((m) => m.message);
-}
+// The errorResult check is shared with the client's contract test.
+export { expectError } from '@pal-workflow/test-support';
 
 /** The value of a simple XML answer (`<pal:string>`, `<pal:boolean>`, `<pal:int>`). */
 export function simpleXml(

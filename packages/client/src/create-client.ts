@@ -12,6 +12,7 @@ import {
   UserApi,
   type BaseAPI,
 } from './generated/index.gen.js';
+import { defaultRoots } from './generated/operations.gen.js';
 import { wireMiddleware, type WireFormat } from './xml-middleware.js';
 
 export interface PalClientOptions {
@@ -75,8 +76,8 @@ export function createPalClient(options: PalClientOptions): PalClient {
     middleware: [
       wireMiddleware({
         format: options.format ?? 'json',
-        serviceRoot: options.serviceRoot ?? 'services',
-        userRoot: options.userRoot ?? 'user',
+        serviceRoot: options.serviceRoot ?? defaultRoots.service,
+        userRoot: options.userRoot ?? defaultRoots.user,
         basePath: new URL(options.baseUrl).pathname,
       }),
     ],

@@ -8,7 +8,11 @@
  */
 import { decodeXml, encodeXml, type RootName, type RootValues } from '@pal-workflow/validators';
 import type { Middleware } from './generated/runtime.gen.js';
-import { clientOperations, type ClientOperation } from './generated/operations.gen.js';
+import {
+  clientOperations,
+  defaultRoots,
+  type ClientOperation,
+} from './generated/operations.gen.js';
 
 export type WireFormat = 'json' | 'xml';
 
@@ -22,9 +26,6 @@ export interface XmlMiddlewareOptions {
    */
   basePath?: string;
 }
-
-// The generated client's paths carry the default roots.
-const DEFAULT_ROOTS = { service: 'services', user: 'user' } as const;
 
 export function wireMiddleware(options: XmlMiddlewareOptions): Middleware {
   const routes = clientOperations.map((op) => ({
@@ -80,8 +81,9 @@ export function wireMiddleware(options: XmlMiddlewareOptions): Middleware {
 function rewriteRoots(url: string, options: XmlMiddlewareOptions, basePath: string): string {
   const u = new URL(url);
   const path = pathAfterBase(u.pathname, basePath);
+  // The generated client's paths carry the default roots.
   for (const kind of ['service', 'user'] as const) {
-    const from = `/${DEFAULT_ROOTS[kind]}/`;
+    const from = `/${defaultRoots[kind]}/`;
     const to = `/${kind === 'service' ? options.serviceRoot : options.userRoot}/`;
     if (from !== to && path.startsWith(from)) {
       u.pathname = basePath + to + path.slice(from.length);

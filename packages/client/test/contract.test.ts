@@ -12,9 +12,8 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations, type OperationId } from '@pal-workflow/server-skeleton';
-import { SchemaValidator } from '@pal-workflow/test-support';
+import { expectError, SchemaValidator } from '@pal-workflow/test-support';
 import { decodeXml } from '@pal-workflow/validators';
-import type { Result } from '@pal-workflow/types';
 import {
   BookmarkType,
   createPalClient,
@@ -784,30 +783,6 @@ describe('HTTP rules, with plain fetch', () => {
       headers: response.headers,
       text: await response.text(),
     };
-  }
-
-  /** Checks an errorResult in the given format and returns its messages. */
-  function expectError(
-    answer: Answer,
-    status: number,
-    code: string,
-    format: 'xml' | 'json' = 'xml',
-  ): string[] {
-    expect(answer.status, answer.text).toBe(status);
-    let result: Result;
-    if (format === 'json') {
-      expect(answer.type).toBe('application/json; charset=utf-8');
-      result = JSON.parse(answer.text) as Result;
-    } else {
-      expect(answer.type).toBe('application/xml; charset=utf-8');
-      validator.assertValid(answer.text);
-      expect(rootOf(answer.text)).toEqual({ name: 'errorResult', namespace: PAL_NS });
-      result = decodeXml(answer.text, 'errorResult');
-    }
-    expect(result.success).toBe(false);
-    expect(result.messages?.length).toBeGreaterThan(0);
-    for (const m of result.messages ?? []) expect(m.type).toBe(code);
-    return (result.messages ?? []).map((m) => m.message);
   }
 
   const palPath = '/services/rest/pals/expense-approval';

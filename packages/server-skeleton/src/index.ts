@@ -2,11 +2,46 @@
  * @pal-workflow/server-skeleton: a Fastify plugin for the Pal Workflow Services
  * operations. Implement `Handlers<YourContext>` and pass it to `registerRoutes`.
  */
-// The generated surface is committed, so a change to it shows in review.
-export * from './generated/handlers.gen.js';
-export { operations, type OperationId } from './generated/operations.gen.js';
+// The Handlers interface an app implements, and the input type of each operation.
+export type {
+  CreateAnonymousTokenInput,
+  CreateConsoleTokenInput,
+  CreatePalTokenInput,
+  CreateSsoInput,
+  CreateTransactionInput,
+  CreateTransactionTokenInput,
+  DeleteConsolePalAccessInput,
+  DeleteSsoInput,
+  ExecuteConsoleWorkflowInput,
+  GetPalInput,
+  GetSsoStatusInput,
+  GetTransactionFromEmailInput,
+  GetTransactionInput,
+  GrantConsolePalAccessInput,
+  Handlers,
+  InviteSsoInput,
+  IsEmailRegisteredInput,
+  ListConsolePalsInput,
+  OperationInputs,
+  OperationOutputs,
+  RemoveAllRolesInput,
+  RemoveTransactionRoleInput,
+  RunConsolePalInput,
+  RunConsoleWorkflowInput,
+  RunTransactionInput,
+  RunTransactionWorkflowInput,
+  RunUserWorkflowInput,
+  SearchPalsInput,
+  SearchTransactionsInput,
+  UpdateSsoInput,
+} from './generated/handlers.gen.js';
+export { defaultRoots, operations, type OperationId } from './generated/operations.gen.js';
 export { openApiDocument } from './generated/openapi.gen.js';
-export { registerRoutes, type RegisterRoutesOptions } from './runtime/register-routes.js';
+export {
+  maxPathParamLength,
+  registerRoutes,
+  type RegisterRoutesOptions,
+} from './runtime/register-routes.js';
 export {
   HttpError,
   badRequest,

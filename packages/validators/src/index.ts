@@ -2,8 +2,44 @@
  * @pal-workflow/validators: zod schemas for every type of the Pal Workflow
  * Services XSDs, and XML/JSON codecs driven by the same schema model.
  */
-// The generated surface is committed, so a change to it shows in review.
-export * from './generated/schemas.gen.js';
+// A zod schema per XSD type, and `schemas` by type name.
+export {
+  schemas,
+  zBookmark,
+  zBookmarkType,
+  zConsoleContent,
+  zConsoleResult,
+  zData,
+  zDataList,
+  zDataListMap,
+  zDataMap,
+  zDebugInfo,
+  zDocument,
+  zField,
+  zFieldType,
+  zImage,
+  zMessage,
+  zNameValue,
+  zNameValueList,
+  zPalFile,
+  zPalInfo,
+  zPalInfoList,
+  zPalSearch,
+  zPayload,
+  zResult,
+  zServicePayload,
+  zServiceRequest,
+  zServiceResponse,
+  zSignature,
+  zStringArray,
+  zStringMap,
+  zStyle,
+  zTransactionContent,
+  zTransactionInfo,
+  zTransactionInfoList,
+  zTransactionResult,
+  zTransactionSearch,
+} from './generated/schemas.gen.js';
 export {
   namespaces,
   rootElements,

@@ -2,7 +2,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { SchemaValidator } from '@pal-workflow/test-support';
 import fc from 'fast-check';
-import { encodeXml, rootElements, namespaces, type RootName } from '../src/index.js';
+import {
+  encodeXml,
+  rootElements,
+  namespaces,
+  zPalSearch,
+  zTransactionSearch,
+  type RootName,
+} from '../src/index.js';
 import { arbitraryOfRoot } from './arbitraries.js';
 
 const validator = new SchemaValidator();
@@ -23,5 +30,24 @@ describe('schemas/xsd', () => {
     const result = validator.check(bad);
     expect(result.valid).toBe(false);
     expect(result.errors.join('\n')).toMatch(/deployed/);
+  });
+
+  it('limits a search filter to 1000 characters, in zod and in the XSD alike', () => {
+    const search = {
+      exactName: false,
+      exactDescription: false,
+      exactCategory: false,
+      startRecord: 0,
+      includeTest: false,
+    };
+    for (const [length, ok] of [
+      [1000, true],
+      [1001, false],
+    ] as const) {
+      const sso = 'x'.repeat(length);
+      expect(zTransactionSearch.safeParse({ ...search, sso }).success, `zod ${length}`).toBe(ok);
+      expect(validator.check(encodeXml('transactionSearch', { ...search, sso })).valid).toBe(ok);
+    }
+    expect(zPalSearch.shape.publisher.safeParse('y'.repeat(1001)).success).toBe(false);
   });
 });

@@ -11,13 +11,15 @@ import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
-import { loadConfig } from '../../../apps/server/src/config.js';
-import { createClient } from '../../../apps/server/src/domain/clients.js';
-import { createEnterprise } from '../../../apps/server/src/domain/enterprises.js';
-import { deployPal } from '../../../apps/server/src/domain/pals.js';
-import { createSso } from '../../../apps/server/src/domain/ssos.js';
-import { createTransaction } from '../../../apps/server/src/domain/transactions.js';
-import { startServer } from '../../../apps/server/src/server.js';
+import {
+  createClient,
+  createEnterprise,
+  createSso,
+  createTransaction,
+  deployPal,
+  loadConfig,
+  startServer,
+} from '@pal-workflow/server/bench';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const count = Number(process.argv[process.argv.indexOf('--transactions') + 1] ?? 0) || 0;

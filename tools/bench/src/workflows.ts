@@ -7,8 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
-import { TRANSACTION_EVENTS } from '../../../apps/server/src/domain/transaction-lifecycle.js';
-import { loadSandboxModule, runJob } from '../../../apps/server/src/workflows/sandbox.js';
+import { loadSandboxModule, runJob, TRANSACTION_EVENTS } from '@pal-workflow/server/bench';
 import { printTable } from './report.js';
 import { startChild } from './server.js';
 

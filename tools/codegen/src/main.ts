@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { abs, defaultContext, type GenerateContext } from './context.js';
 import { Diagnostics, GenerationError } from './diagnostics.js';
-import { loadOpenApi } from './load/openapi.js';
+import { loadApi } from './load/openapi.js';
 import { loadXsdFiles } from './load/xsd.js';
 import { emitClient } from './emit/client.js';
 import { emitOpenApiBundle } from './emit/openapi-bundle.js';
@@ -29,16 +29,16 @@ export async function generate(
     ctx.xsdFiles.map((f) => abs(ctx, f)),
     diagnostics,
   );
-  const operations = loadOpenApi(abs(ctx, ctx.openapiFile), model, diagnostics);
+  const api = loadApi(abs(ctx, ctx.openapiFile), model, diagnostics);
   if (diagnostics.hasErrors) throw new GenerationError(diagnostics);
-  const bundle = emitOpenApiBundle(ctx, model, operations);
+  const bundle = emitOpenApiBundle(api, model);
   if (ctx.contractVersion)
     bundle.document.info = { ...(bundle.document.info as object), version: ctx.contractVersion };
   const files = [
     ...emitTypes(ctx, model, diagnostics),
     ...emitValidators(ctx, model),
-    ...emitSkeleton(ctx, model, operations, bundle),
-    ...(options.skipClient ? [] : emitClient(ctx, bundle.document, operations)),
+    ...emitSkeleton(ctx, api, bundle),
+    ...(options.skipClient ? [] : emitClient(ctx, bundle.document, api)),
   ];
   if (diagnostics.hasErrors) throw new GenerationError(diagnostics);
   const folders = [

@@ -94,6 +94,46 @@ describe('load/xsd', () => {
     });
   });
 
+  const limited = (facets: string) =>
+    `<xs:simpleType><xs:restriction base="xs:string">${facets}</xs:restriction></xs:simpleType>`;
+
+  it.each([
+    {
+      given: seq(
+        'A',
+        `<xs:element name="x" minOccurs="0">${limited('<xs:maxLength value="5"/>')}</xs:element>`,
+      ),
+      want: { name: 'x', type: { kind: 'builtin', name: 'string' }, optional: true, maxLength: 5 },
+    },
+    {
+      given:
+        seq('A', '<xs:element name="x" type="t:short"/>') +
+        '<xs:simpleType name="short"><xs:restriction base="xs:string"><xs:maxLength value="9"/></xs:restriction></xs:simpleType>',
+      want: { name: 'x', type: { kind: 'builtin', name: 'string' }, optional: false, maxLength: 9 },
+    },
+    {
+      given: seq('A', '<xs:element name="x" type="xs:string"/>'),
+      want: { name: 'x', type: { kind: 'builtin', name: 'string' }, optional: false },
+    },
+  ])('reads a string limited by xs:maxLength: $want', ({ given, want }) => {
+    const { model, diagnostics } = load(given);
+    expect(diagnostics.format('warning')).toBe('');
+    // A limited string is no type of its own.
+    expect(model.types.map((t) => t.name)).toEqual(['A']);
+    const a = model.types[0]!;
+    expect(a.kind === 'object' && a.members).toEqual([{ list: false, nillable: false, ...want }]);
+  });
+
+  it.each([
+    { facets: '<xs:maxLength value="0"/>' },
+    { facets: '<xs:maxLength value="ten"/>' },
+    { facets: '<xs:maxLength value="5"/><xs:pattern value="[a-z]*"/>' },
+    { facets: '<xs:minLength value="5"/>' },
+  ])('refuses an anonymous string restriction with $facets: XSD023', ({ facets }) => {
+    const { diagnostics } = load(seq('A', `<xs:element name="x">${limited(facets)}</xs:element>`));
+    expect(diagnostics.format('error')).toMatch(/^error XSD023 t\w+\.xsd#A\.x: /);
+  });
+
   it.each([
     {
       given: seq('A', '<xs:choice><xs:element name="x" type="xs:int"/></xs:choice>'),

@@ -21,6 +21,7 @@ function describe(m: MemberModel): string {
     m.optional ? 'optional' : 'required',
     ...(m.list ? ['list'] : []),
     ...(m.nillable ? ['nillable'] : []),
+    ...(m.maxLength !== undefined ? [`maxLength ${m.maxLength}`] : []),
   ].join(', ');
 }
 
@@ -213,6 +214,25 @@ function diffType(b: TypeModel, a: TypeModel, ways: Set<'request' | 'response'>,
         mpath,
         ma.nillable ? 'became nillable' : 'is no longer nillable',
       );
+    if (mb.maxLength !== ma.maxLength) {
+      // A lower limit refuses what requests sent before; a higher one sends readers of responses
+      // what they refused before.
+      const limit = (n: number | undefined) => n ?? Infinity;
+      const tighter = limit(ma.maxLength) < limit(mb.maxLength);
+      const breaks = tighter ? ways.has('request') : ways.has('response');
+      add(
+        breaks ? 'major' : 'minor',
+        tighter ? 'max-length-lowered' : 'max-length-raised',
+        mpath,
+        `maxLength ${mb.maxLength ?? '(none)'} became ${ma.maxLength ?? '(none)'}: ${
+          breaks
+            ? tighter
+              ? 'values valid before are refused in requests'
+              : 'responses may carry values old readers refuse'
+            : 'every value valid before stays valid where it travels'
+        }`,
+      );
+    }
     if (mb.optional && !ma.optional)
       add('major', 'member-now-required', mpath, 'optional member became required');
     if (!mb.optional && ma.optional) {

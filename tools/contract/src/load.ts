@@ -6,7 +6,7 @@ import {
   defaultContext,
   Diagnostics,
   emitOpenApiBundle,
-  loadOpenApi,
+  loadApi,
   loadXsdFiles,
   type OperationModel,
   type SchemaModel,
@@ -30,7 +30,8 @@ export function loadContract(root: string, label: string): Contract {
       ctx.xsdFiles.map((f) => `${root}/${f}`),
       diagnostics,
     );
-    const operations = loadOpenApi(`${root}/${ctx.openapiFile}`, model, diagnostics);
+    const api = loadApi(`${root}/${ctx.openapiFile}`, model, diagnostics);
+    const operations = api.operations;
     const errors = diagnostics.items.filter((d) => d.severity === 'error');
     if (errors.length) {
       const [first] = errors;
@@ -39,7 +40,7 @@ export function loadContract(root: string, label: string): Contract {
         `the schemas of ${label} do not load: ${first!.code} ${first!.location}: ${first!.message}${more}`,
       );
     }
-    const openapi = emitOpenApiBundle(ctx, model, operations).document;
+    const openapi = emitOpenApiBundle(api, model).document;
     return { model, operations, openapi };
   } catch (e) {
     if (e instanceof ContractInputError) throw e;

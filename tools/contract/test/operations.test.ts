@@ -18,6 +18,7 @@ const GET_PAL_PARAMS = `      parameters:
           description: Id of the pal.
           schema:
             type: string
+            maxLength: 200
       responses:
         '200':
           description: The pal.`;
@@ -60,6 +61,32 @@ const CASES: {
     bump: 'major',
     kind: 'openapi-add',
     path: 'GET /services/rest/pals/{id} parameters[query verbose]',
+  },
+  {
+    name: 'a lower maxLength on a path id',
+    edits: [
+      {
+        file: OPS,
+        from: GET_PAL_PARAMS,
+        to: GET_PAL_PARAMS.replace('maxLength: 200', 'maxLength: 50'),
+      },
+    ],
+    bump: 'major',
+    kind: 'openapi-replace',
+    path: 'GET /services/rest/pals/{id} parameters[path id] schema maxLength',
+  },
+  {
+    name: 'a higher maxLength on a path id',
+    edits: [
+      {
+        file: OPS,
+        from: GET_PAL_PARAMS,
+        to: GET_PAL_PARAMS.replace('maxLength: 200', 'maxLength: 500'),
+      },
+    ],
+    bump: 'minor',
+    kind: 'openapi-replace',
+    path: 'GET /services/rest/pals/{id} parameters[path id] schema maxLength',
   },
   {
     name: 'a search header made required',

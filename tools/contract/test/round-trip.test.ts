@@ -171,6 +171,20 @@ const CASES: Case[] = [
     direction: 'old-to-new',
   },
   {
+    name: 'a lower maxLength on request filters',
+    edits: [
+      {
+        file: PAL,
+        from: '<xs:maxLength value="1000"/>',
+        to: '<xs:maxLength value="3"/>',
+      },
+    ],
+    bump: 'major',
+    kind: 'max-length-lowered',
+    root: 'palSearch',
+    direction: 'old-to-new',
+  },
+  {
     name: 'members reordered',
     edits: [
       {

@@ -1,2 +1,3 @@
+export { expectError, type ErrorAnswer } from './expect-error.js';
 export { SchemaValidator, SCHEMA_DIR, type XsdCheck } from './xsd-validator.js';
 export { startSmtpListener, type ReceivedMail, type SmtpListener } from './smtp-listener.js';

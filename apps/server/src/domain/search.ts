@@ -1,19 +1,13 @@
 // The parts of DESIGN §8 that pal and transaction searches share: the string filters a search
 // gives (one builder for both), and how rows become the API's records.
 import type { TextColumn, TextFilter } from '../storage/text-filters.js';
-import { InvalidArgumentError } from './errors.js';
 
-export const MAX_FILTER_LENGTH = 1000;
-
-/** A filter's value when one is given (absent or empty: undefined); 400 when it is too long. */
-export function filterValue(field: string, value: string | undefined): string | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string' || value.length > MAX_FILTER_LENGTH) {
-    throw new InvalidArgumentError(
-      `${field}: must be a text of at most ${MAX_FILTER_LENGTH} characters`,
-    );
-  }
-  return value;
+/**
+ * A filter's value when one is given (absent or empty: undefined). Its length (at most 1000) is
+ * the schema's, checked by the skeleton before the domain sees it.
+ */
+export function filterValue(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
 }
 
 type ExactFlag<C extends TextColumn> = `exact${Capitalize<C>}`;
@@ -30,7 +24,7 @@ export function textFilters<C extends TextColumn>(
 ): TextFilter[] {
   const filters: TextFilter[] = [];
   for (const column of columns) {
-    const value = filterValue(column, search[column] as string | undefined);
+    const value = filterValue(search[column] as string | undefined);
     if (value === undefined) continue;
     const flag = `exact${column[0]!.toUpperCase()}${column.slice(1)}` as ExactFlag<C>;
     filters.push({ column, value, exact: (search[flag] as boolean | undefined) === true });

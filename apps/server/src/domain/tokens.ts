@@ -33,7 +33,8 @@ export interface RedeemedToken {
 
 /** The SSO a token is for: of the enterprise (else 404) and ACTIVE (else 409). */
 async function activeSso(ctx: DomainContext, enterpriseId: string, ssoId: string, field: string) {
-  const sso = await getSso(ctx, enterpriseId, requireText(field, ssoId, 200));
+  // Its length is the schema's (200); here only what the schema does not say.
+  const sso = await getSso(ctx, enterpriseId, requireText(field, ssoId, Infinity));
   if (sso.status !== 'ACTIVE')
     throw new ConflictError(`${field}: SSO "${ssoId}" is ${sso.status}, not ACTIVE`);
   return sso;

@@ -4,7 +4,6 @@ import { InvalidArgumentError } from './errors.js';
 
 export const MAX_NAME_LENGTH = 100;
 export const MAX_EMAIL_LENGTH = 254;
-export const MAX_ID_LENGTH = 200;
 
 // Control characters (C0, DEL, C1) have no place in names, ids or addresses.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -24,11 +23,11 @@ export function requireText(field: string, value: unknown, max = MAX_NAME_LENGTH
   return text;
 }
 
-/** An id given by the caller (pal, transaction, SSO): required, at most 200 characters. */
+/** An id given by the caller (pal, transaction, SSO): required. Its length is the schema's (200). */
 export function requireId(field: string, value: unknown): string {
   if (typeof value !== 'string' || value === '')
     throw new InvalidArgumentError(`${field}: is required`);
-  if (value.length > MAX_ID_LENGTH || CONTROL.test(value)) {
+  if (CONTROL.test(value)) {
     throw new InvalidArgumentError(`${field}: is not a valid id`);
   }
   return value;

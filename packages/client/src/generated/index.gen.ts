@@ -2,4 +2,3 @@
 /* eslint-disable */
 export * from './runtime.gen.js';
 export * from './apis/index.gen.js';
-export * from './models/index.gen.js';

@@ -229,3 +229,6 @@ export const clientOperations: readonly ClientOperation[] = [
     responseRoot: 'string',
   },
 ];
+
+/** The first path segments of a service unless it is configured otherwise (x-roots of the OpenAPI document). */
+export const defaultRoots = { service: 'services', user: 'user' } as const;

@@ -2,6 +2,7 @@
 /** The bundled OpenAPI document: the hand-written operations with component schemas from the XSDs. */
 export const openApiDocument = {
   openapi: '3.0.3',
+  'x-roots': { service: 'services', user: 'user' },
   info: {
     title: 'Pal Workflow Services',
     version: '0.1.0',
@@ -103,7 +104,7 @@ export const openApiDocument = {
             in: 'path',
             required: true,
             description: 'Id of the console pal.',
-            schema: { type: 'string' },
+            schema: { type: 'string', maxLength: 200 },
           },
         ],
         requestBody: {
@@ -161,7 +162,7 @@ export const openApiDocument = {
             in: 'path',
             required: true,
             description: 'Id of the console pal.',
-            schema: { type: 'string' },
+            schema: { type: 'string', maxLength: 200 },
           },
         ],
         requestBody: {
@@ -171,7 +172,11 @@ export const openApiDocument = {
               schema: {
                 type: 'object',
                 properties: {
-                  ssoId: { type: 'string', description: 'SSO ID of the user who gets access.' },
+                  ssoId: {
+                    type: 'string',
+                    maxLength: 200,
+                    description: 'SSO ID of the user who gets access.',
+                  },
                   useEnterpriseProfile: {
                     type: 'boolean',
                     default: false,
@@ -185,7 +190,11 @@ export const openApiDocument = {
               schema: {
                 type: 'object',
                 properties: {
-                  ssoId: { type: 'string', description: 'SSO ID of the user who gets access.' },
+                  ssoId: {
+                    type: 'string',
+                    maxLength: 200,
+                    description: 'SSO ID of the user who gets access.',
+                  },
                   useEnterpriseProfile: {
                     type: 'boolean',
                     default: false,
@@ -237,7 +246,7 @@ export const openApiDocument = {
             in: 'path',
             required: true,
             description: 'Id of the console pal.',
-            schema: { type: 'string' },
+            schema: { type: 'string', maxLength: 200 },
           },
         ],
         requestBody: {
@@ -249,6 +258,7 @@ export const openApiDocument = {
                 properties: {
                   ssoId: {
                     type: 'string',
+                    maxLength: 200,
                     description: 'SSO ID of the user whose access is removed.',
                   },
                   useEnterpriseProfile: {
@@ -266,6 +276,7 @@ export const openApiDocument = {
                 properties: {
                   ssoId: {
                     type: 'string',
+                    maxLength: 200,
                     description: 'SSO ID of the user whose access is removed.',
                   },
                   useEnterpriseProfile: {
@@ -318,7 +329,7 @@ export const openApiDocument = {
             in: 'path',
             required: true,
             description: 'Id of the console pal.',
-            schema: { type: 'string' },
+            schema: { type: 'string', maxLength: 200 },
           },
         ],
         requestBody: {
@@ -363,7 +374,7 @@ export const openApiDocument = {
             in: 'path',
             required: true,
             description: 'Id of the console pal.',
-            schema: { type: 'string' },
+            schema: { type: 'string', maxLength: 200 },
           },
         ],
         requestBody: {
@@ -373,7 +384,11 @@ export const openApiDocument = {
               schema: {
                 type: 'object',
                 properties: {
-                  ssoId: { type: 'string', description: 'SSO ID of the user the token is for.' },
+                  ssoId: {
+                    type: 'string',
+                    maxLength: 200,
+                    description: 'SSO ID of the user the token is for.',
+                  },
                   useEnterpriseProfile: {
                     type: 'boolean',
                     default: false,
@@ -391,7 +406,11 @@ export const openApiDocument = {
               schema: {
                 type: 'object',
                 properties: {
-                  ssoId: { type: 'string', description: 'SSO ID of the user the token is for.' },
+                  ssoId: {
+                    type: 'string',
+                    maxLength: 200,
+                    description: 'SSO ID of the user the token is for.',
+                  },
                   useEnterpriseProfile: {
                     type: 'boolean',
                     default: false,
@@ -447,7 +466,7 @@ export const openApiDocument = {
             in: 'path',
             required: true,
             description: 'Id of the console pal.',
-            schema: { type: 'string' },
+            schema: { type: 'string', maxLength: 200 },
           },
         ],
         requestBody: {
@@ -495,6 +514,7 @@ export const openApiDocument = {
                 properties: {
                   palId: {
                     type: 'string',
+                    maxLength: 200,
                     description: 'Id of the pal the transaction is created from.',
                   },
                 },
@@ -507,6 +527,7 @@ export const openApiDocument = {
                 properties: {
                   palId: {
                     type: 'string',
+                    maxLength: 200,
                     description: 'Id of the pal the transaction is created from.',
                   },
                 },
@@ -662,7 +683,11 @@ export const openApiDocument = {
               schema: {
                 type: 'object',
                 properties: {
-                  userSSO: { type: 'string', description: 'SSO ID whose roles are removed.' },
+                  userSSO: {
+                    type: 'string',
+                    maxLength: 200,
+                    description: 'SSO ID whose roles are removed.',
+                  },
                 },
                 required: ['userSSO'],
               },
@@ -671,7 +696,11 @@ export const openApiDocument = {
               schema: {
                 type: 'object',
                 properties: {
-                  userSSO: { type: 'string', description: 'SSO ID whose roles are removed.' },
+                  userSSO: {
+                    type: 'string',
+                    maxLength: 200,
+                    description: 'SSO ID whose roles are removed.',
+                  },
                 },
                 required: ['userSSO'],
               },
@@ -718,7 +747,7 @@ export const openApiDocument = {
             in: 'path',
             required: true,
             description: 'Id of the transaction.',
-            schema: { type: 'string' },
+            schema: { type: 'string', maxLength: 200 },
           },
         ],
         requestBody: {
@@ -728,7 +757,11 @@ export const openApiDocument = {
               schema: {
                 type: 'object',
                 properties: {
-                  userSSO: { type: 'string', description: 'SSO ID of the user the token is for.' },
+                  userSSO: {
+                    type: 'string',
+                    maxLength: 200,
+                    description: 'SSO ID of the user the token is for.',
+                  },
                 },
                 required: ['userSSO'],
               },
@@ -737,7 +770,11 @@ export const openApiDocument = {
               schema: {
                 type: 'object',
                 properties: {
-                  userSSO: { type: 'string', description: 'SSO ID of the user the token is for.' },
+                  userSSO: {
+                    type: 'string',
+                    maxLength: 200,
+                    description: 'SSO ID of the user the token is for.',
+                  },
                 },
                 required: ['userSSO'],
               },
@@ -784,7 +821,7 @@ export const openApiDocument = {
             in: 'path',
             required: true,
             description: 'Id of the transaction.',
-            schema: { type: 'string' },
+            schema: { type: 'string', maxLength: 200 },
           },
         ],
         requestBody: {
@@ -829,7 +866,7 @@ export const openApiDocument = {
             in: 'path',
             required: true,
             description: 'Id of the transaction.',
-            schema: { type: 'string' },
+            schema: { type: 'string', maxLength: 200 },
           },
         ],
         requestBody: {
@@ -841,6 +878,7 @@ export const openApiDocument = {
                 properties: {
                   userSSO: {
                     type: 'string',
+                    maxLength: 200,
                     description: 'SSO ID whose roles on the transaction are removed.',
                   },
                 },
@@ -853,6 +891,7 @@ export const openApiDocument = {
                 properties: {
                   userSSO: {
                     type: 'string',
+                    maxLength: 200,
                     description: 'SSO ID whose roles on the transaction are removed.',
                   },
                 },
@@ -901,7 +940,7 @@ export const openApiDocument = {
             in: 'path',
             required: true,
             description: 'Id of the transaction.',
-            schema: { type: 'string' },
+            schema: { type: 'string', maxLength: 200 },
           },
         ],
         requestBody: {
@@ -911,7 +950,11 @@ export const openApiDocument = {
               schema: {
                 type: 'object',
                 properties: {
-                  userSSO: { type: 'string', description: 'SSO ID of the user the token is for.' },
+                  userSSO: {
+                    type: 'string',
+                    maxLength: 200,
+                    description: 'SSO ID of the user the token is for.',
+                  },
                   action: {
                     type: 'string',
                     description: 'Action passed to the workflow when the transaction is entered.',
@@ -924,7 +967,11 @@ export const openApiDocument = {
               schema: {
                 type: 'object',
                 properties: {
-                  userSSO: { type: 'string', description: 'SSO ID of the user the token is for.' },
+                  userSSO: {
+                    type: 'string',
+                    maxLength: 200,
+                    description: 'SSO ID of the user the token is for.',
+                  },
                   action: {
                     type: 'string',
                     description: 'Action passed to the workflow when the transaction is entered.',
@@ -975,7 +1022,7 @@ export const openApiDocument = {
             in: 'path',
             required: true,
             description: 'Id of the transaction.',
-            schema: { type: 'string' },
+            schema: { type: 'string', maxLength: 200 },
           },
         ],
         requestBody: {
@@ -1032,7 +1079,7 @@ export const openApiDocument = {
             in: 'path',
             required: true,
             description: 'Id of the transaction.',
-            schema: { type: 'string' },
+            schema: { type: 'string', maxLength: 200 },
           },
         ],
         responses: {
@@ -1074,7 +1121,7 @@ export const openApiDocument = {
             in: 'query',
             required: false,
             description: 'The workflow module to run. May also be sent as a form field.',
-            schema: { type: 'string' },
+            schema: { type: 'string', maxLength: 200 },
           },
         ],
         requestBody: {
@@ -1190,14 +1237,18 @@ export const openApiDocument = {
             'application/x-www-form-urlencoded': {
               schema: {
                 type: 'object',
-                properties: { sso: { type: 'string', description: 'The SSO ID to delete.' } },
+                properties: {
+                  sso: { type: 'string', maxLength: 200, description: 'The SSO ID to delete.' },
+                },
                 required: ['sso'],
               },
             },
             'multipart/form-data': {
               schema: {
                 type: 'object',
-                properties: { sso: { type: 'string', description: 'The SSO ID to delete.' } },
+                properties: {
+                  sso: { type: 'string', maxLength: 200, description: 'The SSO ID to delete.' },
+                },
                 required: ['sso'],
               },
             },
@@ -1339,7 +1390,7 @@ export const openApiDocument = {
             in: 'query',
             required: true,
             description: 'The SSO ID.',
-            schema: { type: 'string' },
+            schema: { type: 'string', maxLength: 200 },
           },
         ],
         responses: {
@@ -1380,7 +1431,11 @@ export const openApiDocument = {
               schema: {
                 type: 'object',
                 properties: {
-                  sso: { type: 'string', description: 'The SSO ID whose account is updated.' },
+                  sso: {
+                    type: 'string',
+                    maxLength: 200,
+                    description: 'The SSO ID whose account is updated.',
+                  },
                   firstName: { type: 'string', description: 'New first name.' },
                   lastName: { type: 'string', description: 'New last name.' },
                   email: { type: 'string', description: 'New e-mail address; globally unique.' },
@@ -1392,7 +1447,11 @@ export const openApiDocument = {
               schema: {
                 type: 'object',
                 properties: {
-                  sso: { type: 'string', description: 'The SSO ID whose account is updated.' },
+                  sso: {
+                    type: 'string',
+                    maxLength: 200,
+                    description: 'The SSO ID whose account is updated.',
+                  },
                   firstName: { type: 'string', description: 'New first name.' },
                   lastName: { type: 'string', description: 'New last name.' },
                   email: { type: 'string', description: 'New e-mail address; globally unique.' },
@@ -1498,7 +1557,7 @@ export const openApiDocument = {
             in: 'path',
             required: true,
             description: 'Id of the pal.',
-            schema: { type: 'string' },
+            schema: { type: 'string', maxLength: 200 },
           },
         ],
         responses: {
@@ -1532,7 +1591,7 @@ export const openApiDocument = {
             in: 'path',
             required: true,
             description: 'Id of the pal.',
-            schema: { type: 'string' },
+            schema: { type: 'string', maxLength: 200 },
           },
         ],
         requestBody: {
@@ -1544,6 +1603,7 @@ export const openApiDocument = {
                 properties: {
                   userSSO: {
                     type: 'string',
+                    maxLength: 200,
                     description: 'An SSO ID, or the literal `auto` for a guest SSO.',
                   },
                 },
@@ -1556,6 +1616,7 @@ export const openApiDocument = {
                 properties: {
                   userSSO: {
                     type: 'string',
+                    maxLength: 200,
                     description: 'An SSO ID, or the literal `auto` for a guest SSO.',
                   },
                 },
@@ -1619,10 +1680,10 @@ export const openApiDocument = {
         type: 'object',
         description: 'Pal search filters, read from request headers (C1, P1).',
         properties: {
-          name: { type: 'string' },
-          description: { type: 'string' },
-          category: { type: 'string' },
-          publisher: { type: 'string' },
+          name: { type: 'string', maxLength: 1000 },
+          description: { type: 'string', maxLength: 1000 },
+          category: { type: 'string', maxLength: 1000 },
+          publisher: { type: 'string', maxLength: 1000 },
           exactName: { type: 'boolean' },
           exactDescription: { type: 'boolean' },
           exactCategory: { type: 'boolean' },
@@ -1670,14 +1731,14 @@ export const openApiDocument = {
         type: 'object',
         description: 'Transaction search filters, read from request headers (T2).',
         properties: {
-          name: { type: 'string' },
-          description: { type: 'string' },
-          category: { type: 'string' },
-          status: { type: 'string' },
-          systemStatus: { type: 'string' },
-          webServiceStatus: { type: 'string' },
-          palId: { type: 'string' },
-          sso: { type: 'string' },
+          name: { type: 'string', maxLength: 1000 },
+          description: { type: 'string', maxLength: 1000 },
+          category: { type: 'string', maxLength: 1000 },
+          status: { type: 'string', maxLength: 1000 },
+          systemStatus: { type: 'string', maxLength: 1000 },
+          webServiceStatus: { type: 'string', maxLength: 1000 },
+          palId: { type: 'string', maxLength: 1000 },
+          sso: { type: 'string', maxLength: 1000 },
           exactName: { type: 'boolean' },
           exactDescription: { type: 'boolean' },
           exactCategory: { type: 'boolean' },
@@ -2047,7 +2108,7 @@ export const openApiDocument = {
         required: false,
         description:
           'Filter on the pal name: a case-insensitive "contains" match, or case-sensitive equality when `exactName` is true. With `matchAny=true` the string filters given are ORed, otherwise ANDed.',
-        schema: { type: 'string' },
+        schema: { type: 'string', maxLength: 1000 },
       },
       PalSearchDescription: {
         name: 'description',
@@ -2055,7 +2116,7 @@ export const openApiDocument = {
         required: false,
         description:
           'Filter on the pal description: a case-insensitive "contains" match, or case-sensitive equality when `exactDescription` is true. With `matchAny=true` the string filters given are ORed, otherwise ANDed.',
-        schema: { type: 'string' },
+        schema: { type: 'string', maxLength: 1000 },
       },
       PalSearchCategory: {
         name: 'category',
@@ -2063,7 +2124,7 @@ export const openApiDocument = {
         required: false,
         description:
           'Filter on the pal category: a case-insensitive "contains" match, or case-sensitive equality when `exactCategory` is true. With `matchAny=true` the string filters given are ORed, otherwise ANDed.',
-        schema: { type: 'string' },
+        schema: { type: 'string', maxLength: 1000 },
       },
       PalSearchPublisher: {
         name: 'publisher',
@@ -2071,7 +2132,7 @@ export const openApiDocument = {
         required: false,
         description:
           'Filter on the pal publisher: a case-insensitive "contains" match, or case-sensitive equality when `exactPublisher` is true. With `matchAny=true` the string filters given are ORed, otherwise ANDed.',
-        schema: { type: 'string' },
+        schema: { type: 'string', maxLength: 1000 },
       },
       PalSearchExactName: {
         name: 'exactName',
@@ -2140,7 +2201,7 @@ export const openApiDocument = {
         required: false,
         description:
           'Filter on the transaction name: a case-insensitive "contains" match, or case-sensitive equality when `exactName` is true.',
-        schema: { type: 'string' },
+        schema: { type: 'string', maxLength: 1000 },
       },
       TransactionSearchDescription: {
         name: 'description',
@@ -2148,7 +2209,7 @@ export const openApiDocument = {
         required: false,
         description:
           'Filter on the transaction description: a case-insensitive "contains" match, or case-sensitive equality when `exactDescription` is true.',
-        schema: { type: 'string' },
+        schema: { type: 'string', maxLength: 1000 },
       },
       TransactionSearchCategory: {
         name: 'category',
@@ -2156,28 +2217,28 @@ export const openApiDocument = {
         required: false,
         description:
           'Filter on the transaction category: a case-insensitive "contains" match, or case-sensitive equality when `exactCategory` is true.',
-        schema: { type: 'string' },
+        schema: { type: 'string', maxLength: 1000 },
       },
       TransactionSearchStatus: {
         name: 'status',
         in: 'header',
         required: false,
         description: 'Filter on the transaction status, by exact match.',
-        schema: { type: 'string' },
+        schema: { type: 'string', maxLength: 1000 },
       },
       TransactionSearchSystemStatus: {
         name: 'systemStatus',
         in: 'header',
         required: false,
         description: "Filter on the transaction's system status, by exact match.",
-        schema: { type: 'string' },
+        schema: { type: 'string', maxLength: 1000 },
       },
       TransactionSearchWebServiceStatus: {
         name: 'webServiceStatus',
         in: 'header',
         required: false,
         description: "Filter on the transaction's web-service status, by exact match.",
-        schema: { type: 'string' },
+        schema: { type: 'string', maxLength: 1000 },
       },
       TransactionSearchPalId: {
         name: 'palId',
@@ -2185,14 +2246,14 @@ export const openApiDocument = {
         required: false,
         description:
           'Filter on the id of the pal the transaction was created from, by exact match.',
-        schema: { type: 'string' },
+        schema: { type: 'string', maxLength: 1000 },
       },
       TransactionSearchSso: {
         name: 'sso',
         in: 'header',
         required: false,
         description: 'Finds the transactions on which this SSO holds a role.',
-        schema: { type: 'string' },
+        schema: { type: 'string', maxLength: 1000 },
       },
       TransactionSearchExactName: {
         name: 'exactName',

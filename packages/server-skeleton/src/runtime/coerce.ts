@@ -28,7 +28,8 @@ export type RawValues = Record<string, string | string[] | undefined>;
 
 /**
  * Reads the declared parameters from raw values. Missing required ones are a 400;
- * a parameter given twice is a 400 (it would be ambiguous); unknown ones are ignored.
+ * a parameter given twice is a 400 (it would be ambiguous), and so is one longer than
+ * its maxLength; unknown ones are ignored.
  */
 export function readParams(
   specs: readonly ParamSpec[],
@@ -45,6 +46,8 @@ export function readParams(
       if (spec.required) throw badRequest(`${where}: required`);
       continue;
     }
+    if (spec.maxLength !== undefined && value.length > spec.maxLength)
+      throw badRequest(`${where}: must be at most ${spec.maxLength} characters`);
     out[spec.name] = coerce(spec.type, value, where);
   }
   return out;

@@ -31,7 +31,8 @@ export function describeError(error: unknown): ErrorDescription {
       messages: error.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)),
       headers: {},
     };
-  const e = error as {
+  // Anything may be thrown, `undefined` and `null` included.
+  const e = (typeof error === 'object' && error !== null ? error : {}) as {
     statusCode?: unknown;
     status?: unknown;
     code?: unknown;

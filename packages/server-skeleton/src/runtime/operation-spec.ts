@@ -7,6 +7,8 @@ export interface ParamSpec {
   readonly name: string;
   readonly type: ScalarType;
   readonly required: boolean;
+  /** Longest accepted string value (the OpenAPI parameter's maxLength). */
+  readonly maxLength?: number;
 }
 
 export type ResponseSpec =

@@ -16,7 +16,7 @@ import {
 } from '@pal-workflow/validators';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Handlers } from '../generated/handlers.gen.js';
-import { operations, type OperationId } from '../generated/operations.gen.js';
+import { defaultRoots, operations, type OperationId } from '../generated/operations.gen.js';
 import { readParams, readSearch, type RawValues } from './coerce.js';
 import { sendError } from './error-result.js';
 import { badRequest, HttpError, notAcceptable } from './http-error.js';
@@ -38,6 +38,17 @@ export interface RegisterRoutesOptions<Ctx> {
   bodyLimit?: number;
 }
 
+/**
+ * The longest path parameter any operation takes (the largest maxLength of the route table): a
+ * router must pass at least that on, so the operation can judge it and name the parameter.
+ */
+export const maxPathParamLength = Math.max(
+  0,
+  ...Object.values(operations).flatMap((op: OperationSpec) =>
+    op.pathParams.map((p) => p.maxLength ?? 0),
+  ),
+);
+
 type ReceivedBody = { kind: 'xml' | 'json'; text: string } | { kind: 'form'; fields: RawValues };
 
 const CONTEXT = Symbol('palContext');
@@ -47,8 +58,8 @@ export async function registerRoutes<Ctx>(
   app: FastifyInstance,
   options: RegisterRoutesOptions<Ctx>,
 ): Promise<void> {
-  const serviceRoot = options.serviceRoot ?? 'services';
-  const userRoot = options.userRoot ?? 'user';
+  const serviceRoot = options.serviceRoot ?? defaultRoots.service;
+  const userRoot = options.userRoot ?? defaultRoots.user;
   const bodyLimit = options.bodyLimit ?? 25 * 1024 * 1024;
 
   await app.register(async (scope) => {

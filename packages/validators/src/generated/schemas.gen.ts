@@ -26,10 +26,10 @@ export const zPalInfo = z.strictObject({
 });
 /** zod schema of {@link @pal-workflow/types#PalSearch} (pal.xsd). */
 export const zPalSearch = z.strictObject({
-  name: xsString.optional(),
-  description: xsString.optional(),
-  category: xsString.optional(),
-  publisher: xsString.optional(),
+  name: xsString.max(1000).optional(),
+  description: xsString.max(1000).optional(),
+  category: xsString.max(1000).optional(),
+  publisher: xsString.max(1000).optional(),
   exactName: xsBoolean,
   exactDescription: xsBoolean,
   exactCategory: xsBoolean,
@@ -56,14 +56,14 @@ export const zTransactionInfo = z.strictObject({
 });
 /** zod schema of {@link @pal-workflow/types#TransactionSearch} (pal.xsd). */
 export const zTransactionSearch = z.strictObject({
-  name: xsString.optional(),
-  description: xsString.optional(),
-  category: xsString.optional(),
-  status: xsString.optional(),
-  systemStatus: xsString.optional(),
-  webServiceStatus: xsString.optional(),
-  palId: xsString.optional(),
-  sso: xsString.optional(),
+  name: xsString.max(1000).optional(),
+  description: xsString.max(1000).optional(),
+  category: xsString.max(1000).optional(),
+  status: xsString.max(1000).optional(),
+  systemStatus: xsString.max(1000).optional(),
+  webServiceStatus: xsString.max(1000).optional(),
+  palId: xsString.max(1000).optional(),
+  sso: xsString.max(1000).optional(),
   exactName: xsBoolean,
   exactDescription: xsBoolean,
   exactCategory: xsBoolean,

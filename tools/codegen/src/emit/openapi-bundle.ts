@@ -1,13 +1,11 @@
 /**
- * Bundles the OpenAPI document: the hand-written operations plus component
- * schemas derived from the XSD model, so XML and JSON describe the same types.
- * Object types are flattened (base members first) with `x-extends` naming the
- * base, because OpenAPI client generators handle `allOf` inconsistently.
+ * Bundles the OpenAPI document from the two models: the hand-written document as the
+ * loader read it (operations, parameters, responses) plus component schemas derived
+ * from the XSD model, so XML and JSON describe the same types. Object types are
+ * flattened (base members first) with `x-extends` naming the base, because OpenAPI
+ * client generators handle `allOf` inconsistently.
  */
-import { readFileSync } from 'node:fs';
-import YAML from 'yaml';
-import { abs, type GenerateContext } from '../context.js';
-import type { OperationModel } from '../model/operation-model.js';
+import type { ApiModel } from '../model/operation-model.js';
 import type { MemberModel, SchemaModel, TypeModel, TypeRef } from '../model/schema-model.js';
 
 type Json = Record<string, unknown>;
@@ -32,8 +30,11 @@ function refSchema(ref: TypeRef): Json {
   }
 }
 
-function memberSchema(m: MemberModel): Json {
-  const item = refSchema(m.type);
+export function memberSchema(m: MemberModel): Json {
+  const item =
+    m.maxLength === undefined
+      ? refSchema(m.type)
+      : { ...refSchema(m.type), maxLength: m.maxLength };
   const schema: Json = m.list ? { type: 'array', items: item } : item;
   if (m.nillable)
     return m.type.kind === 'builtin'
@@ -67,16 +68,45 @@ export function componentSchema(t: TypeModel, model: SchemaModel): Json {
   }
 }
 
-export function emitOpenApiBundle(
-  ctx: GenerateContext,
-  model: SchemaModel,
-  _operations: OperationModel[],
-): OpenApiBundle {
-  const document = YAML.parse(readFileSync(abs(ctx, ctx.openapiFile), 'utf8')) as Json;
+export function emitOpenApiBundle(api: ApiModel, model: SchemaModel): OpenApiBundle {
+  // A copy: the model is shared by every emitter and stays as loaded.
+  const document = structuredClone(api.document) as Json;
+  stateHeaderLimits(document, api);
   const components = (document.components ?? {}) as Json;
   document.components = {
     schemas: Object.fromEntries(model.types.map((t) => [t.name, componentSchema(t, model)])),
     ...components,
   };
   return { document };
+}
+
+/**
+ * Search headers take their maxLength from their search type's member in the XSD (the loader
+ * put it into the model): written into the header parameters, so the published document says it.
+ */
+function stateHeaderLimits(document: Json, api: ApiModel): void {
+  const paths = (document.paths ?? {}) as Record<string, Record<string, Json>>;
+  const parameters = ((document.components as Json | undefined)?.parameters ?? {}) as Record<
+    string,
+    Json
+  >;
+  for (const op of api.operations) {
+    const limits = new Map(
+      (op.search?.headers ?? []).flatMap((h) =>
+        h.maxLength === undefined ? [] : [[h.name, h.maxLength] as const],
+      ),
+    );
+    if (!limits.size) continue;
+    const listed = (paths[op.openapiPath]?.[op.method.toLowerCase()]?.parameters ?? []) as Json[];
+    for (const entry of listed) {
+      const ref = typeof entry.$ref === 'string' ? entry.$ref : undefined;
+      const parameter = ref?.startsWith('#/components/parameters/')
+        ? parameters[ref.slice('#/components/parameters/'.length)]
+        : entry;
+      const limit =
+        parameter && parameter.in === 'header' ? limits.get(String(parameter.name)) : undefined;
+      if (limit !== undefined)
+        parameter!.schema = { ...(parameter!.schema as Json), maxLength: limit };
+    }
+  }
 }

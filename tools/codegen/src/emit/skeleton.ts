@@ -1,8 +1,9 @@
 /**
- * Emits packages/server-skeleton: the route table (operations.gen.ts), the typed
- * inputs and the Handlers interface (handlers.gen.ts), and the bundled OpenAPI
- * document (openapi.gen.ts). All logic (parsing, negotiation, errors) lives in the
- * package's hand-written runtime, which the route table drives.
+ * Emits packages/server-skeleton from the operation model: the route table and the
+ * default roots (operations.gen.ts), the typed inputs and the Handlers interface
+ * (handlers.gen.ts), and the bundled OpenAPI document (openapi.gen.ts). All logic
+ * (parsing, negotiation, errors) lives in the package's hand-written runtime, which
+ * the route table drives.
  */
 import {
   Project,
@@ -11,8 +12,7 @@ import {
   type StatementStructures,
 } from 'ts-morph';
 import type { GenerateContext } from '../context.js';
-import type { OperationModel, ParamModel, ScalarType } from '../model/operation-model.js';
-import type { SchemaModel } from '../model/schema-model.js';
+import type { ApiModel, OperationModel, ParamModel, ScalarType } from '../model/operation-model.js';
 import type { EmittedFile } from '../write.js';
 import type { OpenApiBundle } from './openapi-bundle.js';
 
@@ -57,9 +57,20 @@ function inputMembers(op: OperationModel): string[] {
   return members;
 }
 
-function specLiteral(op: OperationModel): string {
-  const params = (ps: ParamModel[]) =>
-    JSON.stringify(ps.map(({ name, type, required }) => ({ name, type, required })));
+/** The route table's view of parameters: what the runtime reads and checks. */
+export function paramSpecs(params: ParamModel[]): string {
+  return JSON.stringify(
+    params.map(({ name, type, required, maxLength }) => ({
+      name,
+      type,
+      required,
+      ...(maxLength === undefined ? {} : { maxLength }),
+    })),
+  );
+}
+
+export function specLiteral(op: OperationModel): string {
+  const params = paramSpecs;
   const parts = [
     `id: ${JSON.stringify(op.id)}`,
     `specId: ${JSON.stringify(op.specId)}`,
@@ -95,10 +106,10 @@ function specLiteral(op: OperationModel): string {
 
 export function emitSkeleton(
   ctx: GenerateContext,
-  model: SchemaModel,
-  operations: OperationModel[],
+  api: ApiModel,
   bundle: OpenApiBundle,
 ): EmittedFile[] {
+  const { operations } = api;
   const project = new Project({ useInMemoryFileSystem: true });
   const sources = [ctx.openapiFile, ...ctx.xsdFiles];
   const generator = 'emit/skeleton.ts';
@@ -110,6 +121,17 @@ export function emitSkeleton(
         isTypeOnly: true,
         moduleSpecifier: '../runtime/operation-spec.js',
         namedImports: ['OperationSpec'],
+      },
+      {
+        kind: StructureKind.VariableStatement,
+        isExported: true,
+        declarationKind: VariableDeclarationKind.Const,
+        docs: [
+          'The first path segments a server uses unless configured otherwise: `{service_root}` and `{user_root}` (x-roots of the OpenAPI document).',
+        ],
+        declarations: [
+          { name: 'defaultRoots', initializer: `${JSON.stringify(api.roots)} as const` },
+        ],
       },
       {
         kind: StructureKind.VariableStatement,
@@ -211,7 +233,6 @@ export function emitSkeleton(
       },
     ],
   });
-  void model;
   return [
     {
       path: `${ctx.out.skeleton}/operations.gen.ts`,

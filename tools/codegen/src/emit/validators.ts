@@ -38,8 +38,9 @@ function zodOf(ref: TypeRef): string {
   return ref.kind === 'builtin' ? ZOD_BUILTIN[ref.name] : zodName(ref.name);
 }
 
-function zodMember(m: MemberModel): string {
+export function zodMember(m: MemberModel): string {
   let s = zodOf(m.type);
+  if (m.maxLength !== undefined) s = `${s}.max(${m.maxLength})`;
   if (m.list) s = `z.array(${s})`;
   if (m.nillable) s = `${s}.nullable()`;
   if (m.optional) s = `${s}.optional()`;

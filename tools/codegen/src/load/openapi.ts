@@ -1,31 +1,57 @@
 /**
- * Loads the hand-written OpenAPI operations (schemas/openapi/operations.yaml) into
- * the operation model, checking them against the XSD model: every referenced type
- * exists and has a root element, every search header is a member of its search type.
+ * Loads the hand-written OpenAPI document (schemas/openapi/operations.yaml) into the
+ * operation model, checking it against the XSD model: every referenced type exists and
+ * has a root element, every search header is a member of its search type (whose
+ * maxLength it takes), every path starts with one of the document's `x-roots`.
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import YAML from 'yaml';
 import type { Diagnostics } from '../diagnostics.js';
 import type {
+  ApiModel,
   OperationModel,
   ParamModel,
   ResponseModel,
+  RootsModel,
   ScalarType,
 } from '../model/operation-model.js';
 import type { SchemaModel } from '../model/schema-model.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-export const DEFAULT_ROOTS = { service: 'services', user: 'user' } as const;
-
+/** The operations of the document; `loadApi` gives the whole document with them. */
 export function loadOpenApi(
   path: string,
   model: SchemaModel,
   diagnostics: Diagnostics,
 ): OperationModel[] {
+  return loadApi(path, model, diagnostics).operations;
+}
+
+// A path segment that needs no percent-encoding.
+const SEGMENT = /^[A-Za-z0-9._~-]+$/;
+
+/** `x-roots`: the default first path segments, written once for the generator to emit. */
+function readRoots(doc: Json, file: string, diagnostics: Diagnostics): RootsModel {
+  const raw = (doc['x-roots'] ?? {}) as Json;
+  const roots = { service: String(raw.service ?? ''), user: String(raw.user ?? '') };
+  for (const [kind, value] of Object.entries(roots))
+    if (!SEGMENT.test(value))
+      diagnostics.error(
+        'OAS031',
+        `${file}#x-roots`,
+        `x-roots.${kind} must be one path segment, got "${value}"`,
+      );
+  if (roots.service === roots.user)
+    diagnostics.error('OAS031', `${file}#x-roots`, 'x-roots.service and x-roots.user must differ');
+  return roots;
+}
+
+export function loadApi(path: string, model: SchemaModel, diagnostics: Diagnostics): ApiModel {
   const file = basename(path);
   const doc = YAML.parse(readFileSync(path, 'utf8')) as Json;
+  const roots = readRoots(doc, file, diagnostics);
   const deref = (node: Json): Json => {
     if (node && typeof node.$ref === 'string' && node.$ref.startsWith('#/components/')) {
       const [, , section, name] = node.$ref.split('/');
@@ -69,11 +95,21 @@ export function loadOpenApi(
         return 'string';
     }
   };
+  const maxLength = (schema: Json | undefined, where: string): { maxLength?: number } => {
+    const value: unknown = schema?.maxLength;
+    if (value === undefined) return {};
+    if (schema?.type !== 'string' || !Number.isSafeInteger(value) || (value as number) < 1) {
+      diagnostics.error('OAS021', where, 'maxLength must be a positive integer on a string');
+      return {};
+    }
+    return { maxLength: value as number };
+  };
   const param = (p: Json, where: string): ParamModel => ({
     name: String(p.name),
     type: scalar(p.schema, `${where} ${p.name}`),
     required: p.required === true,
     ...(p.description ? { description: String(p.description).trim() } : {}),
+    ...maxLength(p.schema, `${where} ${p.name}`),
   });
 
   const operations: OperationModel[] = [];
@@ -84,16 +120,12 @@ export function loadOpenApi(
       const where = `${file}#${op.operationId ?? `${method} ${openapiPath}`}`;
       const segments = openapiPath.split('/');
       const rootKind =
-        segments[1] === DEFAULT_ROOTS.service
-          ? 'service'
-          : segments[1] === DEFAULT_ROOTS.user
-            ? 'user'
-            : undefined;
+        segments[1] === roots.service ? 'service' : segments[1] === roots.user ? 'user' : undefined;
       if (!rootKind)
         diagnostics.error(
           'OAS030',
           where,
-          `path must start with /${DEFAULT_ROOTS.service}/ or /${DEFAULT_ROOTS.user}/`,
+          `path must start with /${roots.service}/ or /${roots.user}/ (x-roots)`,
         );
       const params = ((op.parameters ?? []) as Json[]).map(deref);
       const headers = params.filter((p) => p.in === 'header').map((p) => param(p, where));
@@ -105,13 +137,24 @@ export function loadOpenApi(
         if (t?.kind !== 'object')
           diagnostics.error('OAS041', where, `x-search ${searchType} is not an XSD type`);
         else
-          for (const h of headers)
-            if (!t.members.some((m) => m.name === h.name))
+          for (const h of headers) {
+            const member = t.members.find((m) => m.name === h.name);
+            if (!member)
               diagnostics.error(
                 'OAS042',
                 where,
                 `header ${h.name} is not a member of ${searchType}`,
               );
+            // A search header is its search type's member: the XSD's maxLength holds for it too.
+            else if (member.maxLength !== undefined && h.maxLength === undefined)
+              h.maxLength = member.maxLength;
+            else if (member.maxLength !== h.maxLength)
+              diagnostics.error(
+                'OAS043',
+                where,
+                `header ${h.name}: maxLength ${h.maxLength} differs from ${searchType}.${h.name} (${member.maxLength ?? 'none'}); state it once, in the XSD`,
+              );
+          }
       }
       const body = op.requestBody ? deref(op.requestBody) : undefined;
       const content = (body?.content ?? {}) as Json;
@@ -185,5 +228,5 @@ export function loadOpenApi(
         diagnostics.error('OAS050', where, 'operationId and x-spec-id are required');
     }
   }
-  return operations;
+  return { file, document: doc, roots, operations };
 }

@@ -2,7 +2,8 @@
  * Loads XSD files into the schema model. It understands the subset the contract
  * uses: global elements, named complexTypes with a sequence or a complexContent
  * extension, string enumerations, the built-ins of BuiltinName, minOccurs,
- * maxOccurs="unbounded" and nillable. Anything else is a diagnostic, never a guess.
+ * maxOccurs="unbounded", nillable, and a member's anonymous restriction of xs:string
+ * by xs:maxLength. Anything else is a diagnostic, never a guess.
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -44,6 +45,8 @@ export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaM
   const types: TypeModel[] = [];
   const roots: RootElementModel[] = [];
   const pendingExtensions: { type: ObjectTypeModel; location: string }[] = [];
+  /** Named restrictions of xs:string by maxLength, by `namespace name`. */
+  const limitedStrings = new Map<string, number>();
 
   for (const path of paths) {
     const file = basename(path);
@@ -118,15 +121,18 @@ export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaM
           `maxOccurs="${maxOccurs}" is not supported (use 1 or unbounded)`,
         );
       let type: TypeRef | undefined;
+      let maxLength: number | undefined;
       if (el['@type']) type = resolve(String(el['@type']), location);
       else {
         const anonymous = child(el, 'complexType');
+        const simple = child(el, 'simpleType');
         if (anonymous) {
           // Anonymous types only occur as map entries; they get a derived name.
           const name = `${location.split('#')[1]!.split('.')[0]}Entry`;
           types.push(objectType(name, anonymous, location));
           type = { kind: 'named', name };
-        } else diagnostics.error('XSD022', location, 'an element needs a type');
+        } else if (simple) ({ type, maxLength } = limitedString(simple, location));
+        else diagnostics.error('XSD022', location, 'an element needs a type');
       }
       return {
         name,
@@ -134,8 +140,35 @@ export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaM
         optional: String(el['@minOccurs'] ?? '1') === '0',
         list: maxOccurs === 'unbounded',
         nillable: el['@nillable'] === 'true',
+        ...(maxLength === undefined ? {} : { maxLength }),
         ...docOf(el),
       };
+    };
+
+    /** `<xs:simpleType><xs:restriction base="xs:string"><xs:maxLength value="N"/>…`: a string of at most N. */
+    const limitedString = (
+      simple: Node,
+      location: string,
+    ): { type?: TypeRef; maxLength?: number } => {
+      const restriction = child(simple, 'restriction');
+      const base = restriction ? resolve(String(restriction['@base'] ?? ''), location) : undefined;
+      const facets = Object.keys(restriction ?? {}).filter((k) => !/^[@#]/.test(k));
+      const value = Number(child(restriction ?? {}, 'maxLength')?.['@value']);
+      if (
+        base?.kind !== 'builtin' ||
+        base.name !== 'string' ||
+        facets.some((k) => localName(k) !== 'maxLength') ||
+        !Number.isSafeInteger(value) ||
+        value < 1
+      ) {
+        diagnostics.error(
+          'XSD023',
+          location,
+          'an anonymous simple type must restrict xs:string by one xs:maxLength (a positive integer)',
+        );
+        return base ? { type: base } : {};
+      }
+      return { type: base, maxLength: value };
     };
 
     const objectType = (name: string, node: Node, location: string): ObjectTypeModel => {
@@ -167,11 +200,18 @@ export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaM
       const values = restriction
         ? children(restriction, 'enumeration').map((e) => String(e['@value']))
         : [];
+      if (restriction && values.length === 0 && child(restriction, 'maxLength')) {
+        // A string of limited length is no type of its own: members that use it become
+        // strings with that maxLength.
+        const { maxLength } = limitedString(st, `${file}#${xsdName}`);
+        if (maxLength !== undefined) limitedStrings.set(`${namespace} ${xsdName}`, maxLength);
+        continue;
+      }
       if (!restriction || values.length === 0) {
         diagnostics.error(
           'XSD030',
           `${file}#${xsdName}`,
-          'only string enumerations are supported as simple types',
+          'only string enumerations and strings limited by xs:maxLength are supported as simple types',
         );
         continue;
       }
@@ -202,9 +242,19 @@ export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaM
     ref.kind === 'named' && enumByXsdName.has(`${ns} ${ref.name}`)
       ? { kind: 'enum', name: enumByXsdName.get(`${ns} ${ref.name}`)! }
       : ref;
+  const limit = (m: MemberModel, ns: string): MemberModel => {
+    const maxLength =
+      m.type.kind === 'named' ? limitedStrings.get(`${ns} ${m.type.name}`) : undefined;
+    return maxLength === undefined
+      ? m
+      : { ...m, type: { kind: 'builtin', name: 'string' }, maxLength };
+  };
   for (const t of types) {
     if (t.kind === 'object')
-      t.ownMembers = t.ownMembers.map((m) => ({ ...m, type: retarget(m.type, t.namespace) }));
+      t.ownMembers = t.ownMembers.map((m) => ({
+        ...limit(m, t.namespace),
+        type: retarget(limit(m, t.namespace).type, t.namespace),
+      }));
   }
   for (const r of roots) r.type = retarget(r.type, r.namespace);
 

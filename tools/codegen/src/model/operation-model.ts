@@ -7,6 +7,8 @@ export interface ParamModel {
   type: ScalarType;
   required: boolean;
   description?: string;
+  /** `maxLength` of a string parameter: longer values are refused with 400. */
+  maxLength?: number;
 }
 
 export type ResponseModel =
@@ -37,4 +39,24 @@ export interface OperationModel {
     | { kind: 'any'; required: boolean };
   response: ResponseModel;
   totalCountHeader: boolean;
+}
+
+/** The first path segments the operations' paths are written with, and a server's defaults. */
+export interface RootsModel {
+  service: string;
+  user: string;
+}
+
+/** The whole hand-written OpenAPI document, as loaded once: what the bundle and the skeleton emit from. */
+export interface ApiModel {
+  /** The file the document was read from, e.g. "operations.yaml". */
+  file: string;
+  /**
+   * The parsed document, for the parts the generators pass on without reading them (info, tags,
+   * descriptions, responses, security). Emitters copy it and never change it.
+   */
+  document: Readonly<Record<string, unknown>>;
+  /** `x-roots`: the default `{service_root}` and `{user_root}`. */
+  roots: RootsModel;
+  operations: OperationModel[];
 }

@@ -19,6 +19,8 @@ export interface MemberModel {
   /** maxOccurs="unbounded": the element repeats, no wrapper */
   list: boolean;
   nillable: boolean;
+  /** An xs:maxLength facet: the member is an anonymous restriction of xs:string. */
+  maxLength?: number;
   doc?: string;
 }
 

@@ -15,23 +15,7 @@
  */
 
 import * as runtime from '../runtime.gen.js';
-import {
-  ConsoleContent,
-  ConsoleContentFromJSON,
-  ConsoleContentToJSON,
-  ConsoleResult,
-  ConsoleResultFromJSON,
-  ConsoleResultToJSON,
-  NameValue,
-  NameValueFromJSON,
-  NameValueToJSON,
-  PalInfo,
-  PalInfoFromJSON,
-  PalInfoToJSON,
-  Result,
-  ResultFromJSON,
-  ResultToJSON,
-} from '../models/index.gen.js';
+import type { ConsoleContent, ConsoleResult, NameValue, PalInfo } from '@pal-workflow/types';
 
 export interface CreateConsoleTokenRequest {
   palId: string;
@@ -291,7 +275,7 @@ export class ConsoleApi extends runtime.BaseAPI {
       body: requestParameters.requestBody,
     });
 
-    return new runtime.JSONApiResponse(response, (jsonValue) => ConsoleResultFromJSON(jsonValue));
+    return new runtime.JSONApiResponse<ConsoleResult>(response);
   }
 
   /**
@@ -465,7 +449,7 @@ export class ConsoleApi extends runtime.BaseAPI {
       query: queryParameters,
     });
 
-    return new runtime.JSONApiResponse(response, (jsonValue) => jsonValue.map(PalInfoFromJSON));
+    return new runtime.JSONApiResponse<Array<PalInfo>>(response);
   }
 
   /**
@@ -522,10 +506,10 @@ export class ConsoleApi extends runtime.BaseAPI {
       method: 'POST',
       headers: headerParameters,
       query: queryParameters,
-      body: ConsoleContentToJSON(requestParameters.consoleContent),
+      body: requestParameters.consoleContent,
     });
 
-    return new runtime.JSONApiResponse(response, (jsonValue) => jsonValue.map(NameValueFromJSON));
+    return new runtime.JSONApiResponse<Array<NameValue>>(response);
   }
 
   /**
@@ -582,10 +566,10 @@ export class ConsoleApi extends runtime.BaseAPI {
       method: 'POST',
       headers: headerParameters,
       query: queryParameters,
-      body: ConsoleContentToJSON(requestParameters.consoleContent),
+      body: requestParameters.consoleContent,
     });
 
-    return new runtime.JSONApiResponse(response, (jsonValue) => ConsoleResultFromJSON(jsonValue));
+    return new runtime.JSONApiResponse<ConsoleResult>(response);
   }
 
   /**

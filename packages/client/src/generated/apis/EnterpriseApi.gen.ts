@@ -15,7 +15,6 @@
  */
 
 import * as runtime from '../runtime.gen.js';
-import { Result, ResultFromJSON, ResultToJSON } from '../models/index.gen.js';
 
 export interface CreateSsoRequest {
   firstName: string;

@@ -15,14 +15,7 @@
  */
 
 import * as runtime from '../runtime.gen.js';
-import {
-  PalInfo,
-  PalInfoFromJSON,
-  PalInfoToJSON,
-  Result,
-  ResultFromJSON,
-  ResultToJSON,
-} from '../models/index.gen.js';
+import type { PalInfo } from '@pal-workflow/types';
 
 export interface CreatePalTokenRequest {
   palId: string;
@@ -159,7 +152,7 @@ export class PalsApi extends runtime.BaseAPI {
       query: queryParameters,
     });
 
-    return new runtime.JSONApiResponse(response, (jsonValue) => PalInfoFromJSON(jsonValue));
+    return new runtime.JSONApiResponse<PalInfo>(response);
   }
 
   /**
@@ -253,7 +246,7 @@ export class PalsApi extends runtime.BaseAPI {
       query: queryParameters,
     });
 
-    return new runtime.JSONApiResponse(response, (jsonValue) => jsonValue.map(PalInfoFromJSON));
+    return new runtime.JSONApiResponse<Array<PalInfo>>(response);
   }
 
   /**

@@ -15,23 +15,12 @@
  */
 
 import * as runtime from '../runtime.gen.js';
-import {
+import type {
   NameValue,
-  NameValueFromJSON,
-  NameValueToJSON,
-  Result,
-  ResultFromJSON,
-  ResultToJSON,
   TransactionContent,
-  TransactionContentFromJSON,
-  TransactionContentToJSON,
   TransactionInfo,
-  TransactionInfoFromJSON,
-  TransactionInfoToJSON,
   TransactionResult,
-  TransactionResultFromJSON,
-  TransactionResultToJSON,
-} from '../models/index.gen.js';
+} from '@pal-workflow/types';
 
 export interface CreateAnonymousTokenRequest {
   transactionId: string;
@@ -347,7 +336,7 @@ export class TransactionsApi extends runtime.BaseAPI {
       query: queryParameters,
     });
 
-    return new runtime.JSONApiResponse(response, (jsonValue) => TransactionInfoFromJSON(jsonValue));
+    return new runtime.JSONApiResponse<TransactionInfo>(response);
   }
 
   /**
@@ -412,9 +401,7 @@ export class TransactionsApi extends runtime.BaseAPI {
       query: queryParameters,
     });
 
-    return new runtime.JSONApiResponse(response, (jsonValue) =>
-      TransactionResultFromJSON(jsonValue),
-    );
+    return new runtime.JSONApiResponse<TransactionResult>(response);
   }
 
   /**
@@ -611,10 +598,10 @@ export class TransactionsApi extends runtime.BaseAPI {
       method: 'POST',
       headers: headerParameters,
       query: queryParameters,
-      body: TransactionContentToJSON(requestParameters.transactionContent),
+      body: requestParameters.transactionContent,
     });
 
-    return new runtime.JSONApiResponse(response, (jsonValue) => jsonValue.map(NameValueFromJSON));
+    return new runtime.JSONApiResponse<Array<NameValue>>(response);
   }
 
   /**
@@ -671,12 +658,10 @@ export class TransactionsApi extends runtime.BaseAPI {
       method: 'POST',
       headers: headerParameters,
       query: queryParameters,
-      body: TransactionContentToJSON(requestParameters.transactionContent),
+      body: requestParameters.transactionContent,
     });
 
-    return new runtime.JSONApiResponse(response, (jsonValue) =>
-      TransactionResultFromJSON(jsonValue),
-    );
+    return new runtime.JSONApiResponse<TransactionResult>(response);
   }
 
   /**
@@ -773,9 +758,7 @@ export class TransactionsApi extends runtime.BaseAPI {
       query: queryParameters,
     });
 
-    return new runtime.JSONApiResponse(response, (jsonValue) =>
-      jsonValue.map(TransactionInfoFromJSON),
-    );
+    return new runtime.JSONApiResponse<Array<TransactionInfo>>(response);
   }
 
   /**

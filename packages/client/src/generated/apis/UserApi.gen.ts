@@ -15,17 +15,7 @@
  */
 
 import * as runtime from '../runtime.gen.js';
-import {
-  Result,
-  ResultFromJSON,
-  ResultToJSON,
-  ServiceRequest,
-  ServiceRequestFromJSON,
-  ServiceRequestToJSON,
-  ServiceResponse,
-  ServiceResponseFromJSON,
-  ServiceResponseToJSON,
-} from '../models/index.gen.js';
+import type { ServiceRequest, ServiceResponse } from '@pal-workflow/types';
 
 export interface RunUserWorkflowRequest {
   action?: string;
@@ -70,10 +60,10 @@ export class UserApi extends runtime.BaseAPI {
       method: 'POST',
       headers: headerParameters,
       query: queryParameters,
-      body: ServiceRequestToJSON(requestParameters.serviceRequest),
+      body: requestParameters.serviceRequest,
     });
 
-    return new runtime.JSONApiResponse(response, (jsonValue) => ServiceResponseFromJSON(jsonValue));
+    return new runtime.JSONApiResponse<ServiceResponse>(response);
   }
 
   /**

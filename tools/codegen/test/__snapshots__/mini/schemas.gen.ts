@@ -22,7 +22,7 @@ export const zSpecialItem = z.strictObject({ ...zItem.shape, blob: xsBase64Binar
 export const zItemList = z.array(zItem);
 /** zod schema of {@link @pal-workflow/types#ItemSearch} (mini.xsd). */
 export const zItemSearch = z.strictObject({
-  name: xsString.optional(),
+  name: xsString.max(1000).optional(),
   exactName: xsBoolean,
   startRecord: xsInt,
 });

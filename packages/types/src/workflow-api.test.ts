@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const API = resolve(import.meta.dirname, '../src/index.ts');
+const API = resolve(import.meta.dirname, 'index.ts');
 const dir = mkdtempSync(join(tmpdir(), 'pal-api-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { negotiate } from '../src/index.js';
+import { negotiate } from '../index.js';
 
 describe('negotiate', () => {
   it.each([

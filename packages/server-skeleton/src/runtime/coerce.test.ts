@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coerce, readParams, readSearch } from '../src/index.js';
+import { coerce, readParams, readSearch } from '../index.js';
 
 const errorOf = (f: () => unknown) => {
   try {
@@ -54,6 +54,20 @@ describe('readParams and readSearch', () => {
     expect(errorOf(() => readParams(specs, { palId: ['a', 'b'] }, 'form field')).message).toBe(
       'form field palId: given more than once',
     );
+  });
+
+  it.each([
+    ['x'.repeat(200), 'accepted'],
+    ['x'.repeat(201), 'path parameter id: must be at most 200 characters'],
+    ['x'.repeat(5000), 'path parameter id: must be at most 200 characters'],
+  ])('holds a string to its maxLength: %#', (value, want) => {
+    const limited = [{ name: 'id', type: 'string', required: true, maxLength: 200 }] as const;
+    if (want === 'accepted')
+      expect(readParams(limited, { id: value }, 'path parameter')).toEqual({ id: value });
+    else {
+      const e = errorOf(() => readParams(limited, { id: value }, 'path parameter'));
+      expect([e.statusCode, e.message]).toEqual([400, want]);
+    }
   });
 
   it('defaults absent booleans to false and startRecord to 0, matching header names case-insensitively', () => {

@@ -1,7 +1,7 @@
 /** Request bodies as registerRoutes reads them; the full contract is packages/client/test/contract.test.ts. */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerRoutes, type Handlers, type OperationInputs } from '../src/index.js';
+import { registerRoutes, type Handlers, type OperationInputs } from '../index.js';
 
 describe('registerRoutes: request bodies', () => {
   let app: FastifyInstance;

@@ -1,7 +1,7 @@
 /** The wire middleware's request side: roots and XML bodies, also below a base path. */
 import { decodeXml } from '@pal-workflow/validators';
 import { describe, expect, it } from 'vitest';
-import { wireMiddleware, type XmlMiddlewareOptions } from '../src/index.js';
+import { wireMiddleware, type XmlMiddlewareOptions } from './index.js';
 
 async function pre(options: XmlMiddlewareOptions, url: string, body?: unknown) {
   const init: RequestInit = {

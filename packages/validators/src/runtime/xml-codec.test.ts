@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { SchemaValidator } from '@pal-workflow/test-support';
-import { DecodeError, decodeJson, decodeXml, encodeXml } from '../src/index.js';
+import { DecodeError, decodeJson, decodeXml, encodeXml } from '../index.js';
 
 const validator = new SchemaValidator();
 afterAll(() => validator.dispose());

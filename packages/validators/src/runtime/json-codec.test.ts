@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { DecodeError } from './decode-error.js';
+import { decodeJson, encodeJson, schemaOf, validateRoot } from './json-codec.js';
+
+const issuesOf = (f: () => unknown) => {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof DecodeError) return e.issues;
+    throw e;
+  }
+  throw new Error('expected a DecodeError');
+};
+
+const PAL = {
+  id: 'expense',
+  deployed: true,
+  modeTransaction: true,
+  modeConsole: false,
+  modeWeb: false,
+  shadow: false,
+  shell: false,
+};
+
+describe('decodeJson', () => {
+  it.each([
+    { root: 'palInfo', text: JSON.stringify(PAL), want: PAL },
+    { root: 'palInfoList', text: JSON.stringify([PAL, PAL]), want: [PAL, PAL] },
+    { root: 'nameValue', text: '{"name":"a"}', want: { name: 'a' } },
+    { root: 'string', text: '"text"', want: 'text' },
+    { root: 'boolean', text: 'false', want: false },
+    { root: 'int', text: '-7', want: -7 },
+  ] as const)('reads $root', ({ root, text, want }) => {
+    expect(decodeJson(root, text)).toEqual(want);
+  });
+
+  it.each([
+    { root: 'palInfo', text: '{"id":', want: /^ malformed JSON: / },
+    { root: 'palInfo', text: JSON.stringify({ ...PAL, colour: 'red' }), want: /colour/ },
+    { root: 'palInfo', text: JSON.stringify({ ...PAL, deployed: 'yes' }), want: /boolean/ },
+    { root: 'int', text: '1.5', want: /int/ },
+    { root: 'int', text: '2147483648', want: /.+/ },
+    { root: 'string', text: '"bell\\u0007"', want: /.+/ },
+  ] as const)('refuses $text as $root with a DecodeError', ({ root, text, want }) => {
+    const issues = issuesOf(() => decodeJson(root, text));
+    expect(issues.length).toBeGreaterThan(0);
+    expect(issues.map((i) => `${i.path} ${i.message}`).join('\n')).toMatch(want);
+  });
+
+  it('names the path of every problem, from the root element', () => {
+    const issues = issuesOf(() =>
+      decodeJson('palInfoList', JSON.stringify([PAL, { ...PAL, shell: 1 }])),
+    );
+    expect(issues.map((i) => i.path)).toEqual(['palInfoList[1].shell']);
+  });
+});
+
+describe('validateRoot, encodeJson and schemaOf', () => {
+  it('validates a parsed value as decodeJson does', () => {
+    expect(validateRoot('nameValue', { name: 'n', value: 'v' })).toEqual({ name: 'n', value: 'v' });
+    expect(issuesOf(() => validateRoot('nameValue', { name: 1 }))[0]!.path).toBe('nameValue.name');
+  });
+
+  it('writes JSON that reads back to the same value', () => {
+    const text = encodeJson('palInfo', PAL);
+    expect(JSON.parse(text)).toEqual(PAL);
+    expect(decodeJson('palInfo', text)).toEqual(PAL);
+  });
+
+  it('finds a generated schema by type name and a built-in by xs: name', () => {
+    expect(schemaOf('NameValue').safeParse({ name: 'x' }).success).toBe(true);
+    expect(schemaOf('NameValue').safeParse({ other: 'x' }).success).toBe(false);
+    expect(schemaOf('xs:int').safeParse(3).success).toBe(true);
+    expect(schemaOf('xs:int').safeParse('3').success).toBe(false);
+  });
+});
