@@ -102,7 +102,7 @@ export function checkoutSchemas(root: string, base: ResolvedBase): string {
         maxBuffer: 64 * 1024 * 1024,
       });
       mkdirSync(dirname(join(folder, file)), { recursive: true });
-      writeFileSync(join(folder, file), text);
+      writeFileSync(join(folder, file), upgradeLegacySchema(file, text.toString('utf8')));
     }
   } catch (e) {
     rmSync(folder, { recursive: true, force: true });
@@ -112,6 +112,16 @@ export function checkoutSchemas(root: string, base: ResolvedBase): string {
     );
   }
   return folder;
+}
+
+/**
+ * Brings a base's schema file up to what today's loaders read, where only the way the contract is
+ * written changed, not the contract: before `x-roots` existed, the roots `services` and `user`
+ * were the generator's built-in defaults.
+ */
+export function upgradeLegacySchema(file: string, text: string): string {
+  if (file !== 'schemas/openapi/operations.yaml' || /^x-roots:/m.test(text)) return text;
+  return `x-roots:\n  service: services\n  user: user\n${text}`;
 }
 
 /** The differing paths under schemas/ between a commit and the work tree (tracked or not). */
