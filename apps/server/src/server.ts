@@ -6,7 +6,7 @@ import { buildApp } from './app.js';
 import { createDomainContext, type DomainContext } from './domain/context.js';
 import { sweepEntries } from './domain/sessions.js';
 import { expireDueTransactions } from './domain/transactions.js';
-import { migrateToLatest, openDatabase } from './storage/database.js';
+import { connectDatabase } from './storage/database.js';
 
 /** How often transactions past their end dates are moved on (EXPIRED, ARCHIVED). */
 const EXPIRY_SWEEP_MS = 60_000;
@@ -31,8 +31,7 @@ export async function startServer(
   config: Config,
   options: StartOptions = {},
 ): Promise<RunningServer> {
-  const db = openDatabase(config);
-  await migrateToLatest(db);
+  const { db } = await connectDatabase(config);
   const domain = createDomainContext({ db, config });
   await options.prepare?.(domain);
   const app = await buildApp(domain, { logger: options.logger ?? true });

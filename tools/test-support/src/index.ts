@@ -1,2 +1,9 @@
 export { SchemaValidator, SCHEMA_DIR, type XsdCheck } from './xsd-validator.js';
 export { startSmtpListener, type ReceivedMail, type SmtpListener } from './smtp-listener.js';
+export {
+  createDatabaseAt,
+  postgresBinDir,
+  startPostgresCluster,
+  type ClusterOptions,
+  type PostgresCluster,
+} from './postgres-cluster.js';

@@ -1,10 +1,11 @@
 // The seam between portable storage code and what only one database accepts. Everything above
 // this interface (migrations, repositories, searches) is written with Kysely's query builder in
 // SQL that SQLite and PostgreSQL both run; each database's peculiarities (pragmas, the full-text
-// index behind "name contains") live in one module per database: today ./sqlite.ts only.
+// index behind "name contains") live in one module per database: ./sqlite.ts and ./postgres.ts.
 import type { CreateTableBuilder, Expression, Kysely, SelectQueryBuilder } from 'kysely';
 import type { DatabaseSchema } from './schema.js';
 import { PostgresAdapter } from 'kysely';
+import { postgresDialect } from './postgres.js';
 import { sqliteDialect } from './sqlite.js';
 
 /** The case-folded text columns of transactions that "contains" searches use. */
@@ -43,14 +44,21 @@ export interface StorageDialect {
   /**
    * A value that changes whenever the data may have changed, by this process or another; read
    * caches start afresh when it moves. Undefined when this handle cannot tell (then do not cache).
+   * This process's own writes move it at once; another process's commits within
+   * `changeStampBoundMs`. On PostgreSQL only writes to the tables given to
+   * createChangeStampTriggers (migration 0004) count as another process's: cache nothing else.
    */
   changeStamp(db: Kysely<any>): string | undefined;
+  /** How long another process's commit may stay unseen by changeStamp. */
+  readonly changeStampBoundMs: number;
+  /** Brings changeStamp up to date now (after opening, so caching starts at once). */
+  refreshChangeStamp(db: Kysely<any>): Promise<void>;
+  /** Creates (in a migration) what moves the database's change stamp on writes to `tables`. */
+  createChangeStampTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;
+  dropChangeStampTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;
 }
 
 /** The dialect of a Kysely instance (or of a transaction of one). */
 export function dialectOf(db: Kysely<any>): StorageDialect {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    throw new Error('PostgreSQL is not supported yet');
-  }
-  return sqliteDialect;
+  return db.getExecutor().adapter instanceof PostgresAdapter ? postgresDialect : sqliteDialect;
 }

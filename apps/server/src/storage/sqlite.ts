@@ -186,6 +186,16 @@ export const sqliteDialect: StorageDialect = {
     return { query: narrowed, creationOrder: creationOrder ?? sql.ref<number>('transactions.seq') };
   },
 
+  async createChangeStampTriggers() {
+    // Nothing to keep: `pragma data_version` tells of other connections' commits.
+  },
+
+  async dropChangeStampTriggers() {},
+
+  changeStampBoundMs: DATA_VERSION_INTERVAL_MS,
+
+  async refreshChangeStamp() {},
+
   changeStamp(db) {
     const changes = changeTracking.get(db);
     if (!changes) return undefined;
