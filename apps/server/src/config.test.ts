@@ -122,6 +122,7 @@ describe('loadConfig', () => {
     ['PORT', '80.5', /PORT: expected an integer/],
     ['PAGE_SIZE', '1001', /PAGE_SIZE: expected an integer from 1 to 1000/],
     ['PAGE_SIZE', '0', /PAGE_SIZE: expected an integer from 1 to 1000/],
+    ['TOTAL_COUNT_CAP', '0', /TOTAL_COUNT_CAP: expected an integer from 1 to 100000000/],
     ['WORKFLOW_TIMEOUT_MS', '5', /WORKFLOW_TIMEOUT_MS: expected an integer from 10 to 600000/],
     ['WORKFLOW_MEMORY_MB', 'lots', /WORKFLOW_MEMORY_MB: expected an integer from 8 to 1024/],
     ['WORKFLOW_WORKERS', '0', /WORKFLOW_WORKERS: expected an integer from 1 to 256/],

@@ -32,6 +32,8 @@ export interface Config {
   secretKeySource: 'env' | 'file' | 'generated';
   tokenTtlSeconds: number;
   pageSize: number;
+  /** T2 counts matches up to this many; past it X-Total-Count is this, as a lower bound. */
+  totalCountCap: number;
   bodyLimitBytes: number;
   logLevel: LogLevel;
   /** Wall time one workflow run may take. */
@@ -63,6 +65,7 @@ export const CONFIG_DEFAULTS = {
   TOKEN_TTL_SECONDS: 60,
   PAGE_SIZE: 100,
   MAX_PAGE_SIZE: 1000,
+  TOTAL_COUNT_CAP: 10_000,
   BODY_LIMIT_BYTES: 25 * 1024 * 1024,
   LOG_LEVEL: 'info' as LogLevel,
   WORKFLOW_TIMEOUT_MS: 1000,
@@ -113,6 +116,13 @@ export function loadConfig(env: Env = process.env): Config {
     CONFIG_DEFAULTS.PAGE_SIZE,
     1,
     CONFIG_DEFAULTS.MAX_PAGE_SIZE,
+  );
+  const totalCountCap = integerSetting(
+    'TOTAL_COUNT_CAP',
+    get('TOTAL_COUNT_CAP'),
+    CONFIG_DEFAULTS.TOTAL_COUNT_CAP,
+    1,
+    100_000_000,
   );
   const bodyLimitBytes = integerSetting(
     'BODY_LIMIT_BYTES',
@@ -175,6 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKeySource,
     tokenTtlSeconds,
     pageSize,
+    totalCountCap,
     bodyLimitBytes,
     logLevel,
     workflowTimeoutMs,
@@ -204,6 +215,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     secretKey: `(${config.secretKeySource})`,
     tokenTtlSeconds: config.tokenTtlSeconds,
     pageSize: config.pageSize,
+    totalCountCap: config.totalCountCap,
     workflowTimeoutMs: config.workflowTimeoutMs,
     workflowMemoryMb: config.workflowMemoryMb,
     workflowWorkers: config.workflowWorkers,

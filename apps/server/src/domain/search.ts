@@ -5,10 +5,11 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import { fold, likeContains } from '../storage/conditions.js';
 import { InvalidArgumentError } from './errors.js';
 
-/** One page of a search and the number of all matches. */
+/** One page of a search and the number of all matches (`gte`: at least that many). */
 export interface Page<T> {
   items: T[];
   total: number;
+  totalRelation?: 'eq' | 'gte';
 }
 
 export const MAX_FILTER_LENGTH = 1000;

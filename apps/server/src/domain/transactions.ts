@@ -2,6 +2,7 @@
 // (T2), and moved through the lifecycle of ./transaction-lifecycle.ts.
 import type * as Wire from '@pal-workflow/types';
 import { sql, type Expression, type SqlBool } from 'kysely';
+import { countUpTo } from '../storage/conditions.js';
 import { dialectOf, type TextContains } from '../storage/dialect.js';
 import { fold } from '../storage/conditions.js';
 import type { TransactionRow } from '../storage/schema.js';
@@ -183,7 +184,8 @@ export async function getTransactionDetails(
  * - status, systemStatus, webServiceStatus, palId: exact;
  * - sso: transactions on which that SSO holds a role;
  * - test transactions are left out unless includeTest;
- * - startRecord: 0-based offset; a page holds PAGE_SIZE items; `total` counts all matches.
+ * - startRecord: 0-based offset; a page holds PAGE_SIZE items; `total` counts the matches up to
+ *   TOTAL_COUNT_CAP (past it: the cap, as a lower bound).
  */
 export async function searchTransactions(
   ctx: DomainContext,
@@ -238,7 +240,7 @@ export async function searchTransactions(
     ({ query, creationOrder } = dialect.whereTransactionTextsContain(query, contains));
 
   const [count, rows] = await Promise.all([
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    countUpTo(ctx.db, query, ctx.config.totalCountCap),
     query
       .selectAll('transactions')
       .orderBy(creationOrder)
@@ -246,7 +248,7 @@ export async function searchTransactions(
       .offset(startRecord)
       .execute(),
   ]);
-  return { items: rows.map(toTransactionInfo), total: Number(count.total) };
+  return { items: rows.map(toTransactionInfo), ...count };
 }
 
 /**
