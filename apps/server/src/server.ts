@@ -7,6 +7,7 @@ import { createDomainContext, type DomainContext } from './domain/context.js';
 import { sweepEntries } from './domain/sessions.js';
 import { expireDueTransactions } from './domain/transactions.js';
 import { connectDatabase } from './storage/database.js';
+import { dialectOf } from './storage/dialect.js';
 
 /** How often transactions past their end dates are moved on (EXPIRED, ARCHIVED). */
 const EXPIRY_SWEEP_MS = 60_000;
@@ -37,9 +38,11 @@ export async function startServer(
   const app = await buildApp(domain, { logger: options.logger ?? true });
   const url = await app.listen({ host: config.host, port: config.port });
   const sweep = setInterval(() => {
-    expireDueTransactions(domain)
+    // One node at a time on a shared database (the others skip this round).
+    dialectOf(db)
+      .runExclusively(db, 'expiry-sweep', () => expireDueTransactions(domain))
       .then((moved) =>
-        moved.expired || moved.archived
+        moved?.expired || moved?.archived
           ? app.log.info(moved, 'transactions moved past their end dates')
           : undefined,
       )

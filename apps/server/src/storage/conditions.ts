@@ -24,10 +24,8 @@ export function likeContains(column: string, foldedNeedle: string): Expression<S
  * far more than the page it comes with. Past the cap the answer is the cap, as a lower bound.
  */
 export async function countUpTo(
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   db: Kysely<any>,
   // The query's own selection does not matter: it is replaced.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   query: SelectQueryBuilder<any, any, object>,
   cap: number,
 ): Promise<{ total: number; totalRelation: 'eq' | 'gte' }> {

@@ -16,9 +16,11 @@ import { migrations } from './migrations/index.js';
 describe(`database (${engine})`, () => {
   let dir: ReturnType<typeof tempDir>;
   let db: Db;
+  let env: Record<string, string>;
   beforeEach(async () => {
     dir = tempDir();
-    db = openDatabase(testConfig(dir.path, await freshDatabaseEnv()));
+    env = await freshDatabaseEnv();
+    db = openDatabase(testConfig(dir.path, env));
   });
   afterEach(async () => {
     await db.destroy();
@@ -225,6 +227,32 @@ describe(`database (${engine})`, () => {
       }
     },
   );
+
+  it('runs work under one name in one process at a time (PostgreSQL: an advisory lock)', async () => {
+    await migrateToLatest(db);
+    const other = openDatabase(testConfig(dir.path, env));
+    try {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const first = dialectOf(db).runExclusively(db, 'sweep', async () => {
+        await held;
+        return 'first';
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the lock is taken
+      const second = await dialectOf(other).runExclusively(other, 'sweep', async () => 'second');
+      const elsewhere = await dialectOf(other).runExclusively(other, 'other', async () => 'other');
+      release();
+      expect(await first).toBe('first');
+      expect(elsewhere).toBe('other');
+      // SQLite has one server: it always runs the work. PostgreSQL skips while another holds it.
+      expect(second).toBe(engine === 'sqlite' ? 'second' : undefined);
+      expect(await dialectOf(other).runExclusively(other, 'sweep', async () => 'again')).toBe(
+        'again',
+      );
+    } finally {
+      await other.destroy();
+    }
+  });
 
   it('refuses a database whose schema is newer than this program, and changes nothing', async () => {
     await migrateToLatest(db);

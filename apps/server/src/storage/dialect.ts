@@ -28,8 +28,8 @@ export interface StorageDialect {
     column: string,
   ): CreateTableBuilder<T, never>;
   /** Creates (in a migration) the index that serves "contains" searches of transaction texts. */
-  createTransactionTextIndex(db: Kysely<unknown>): Promise<void>;
-  dropTransactionTextIndex(db: Kysely<unknown>): Promise<void>;
+  createTransactionTextIndex(db: Kysely<any>): Promise<void>;
+  dropTransactionTextIndex(db: Kysely<any>): Promise<void>;
   /**
    * Narrows a query over `transactions` to the rows whose folded texts contain every given needle
    * (name, description, category: AND), and names the expression that orders the narrowed rows by
@@ -53,6 +53,12 @@ export interface StorageDialect {
   readonly changeStampBoundMs: number;
   /** Brings changeStamp up to date now (after opening, so caching starts at once). */
   refreshChangeStamp(db: Kysely<any>): Promise<void>;
+  /**
+   * Runs `work` unless another process runs work under the same name right now (then answers
+   * undefined at once): PostgreSQL, a session advisory lock, so of several nodes one sweeps at a
+   * time; SQLite, which only one server uses, runs it.
+   */
+  runExclusively<T>(db: Kysely<any>, name: string, work: () => Promise<T>): Promise<T | undefined>;
   /** Creates (in a migration) what moves the database's change stamp on writes to `tables`. */
   createChangeStampTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;
   dropChangeStampTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;

@@ -195,6 +195,22 @@ export const postgresDialect: StorageDialect = {
 
   changeStampBoundMs: POSTGRES_CHANGE_BOUND_MS,
 
+  runExclusively(db, name, work) {
+    // The lock belongs to one connection, held for the whole of `work` (which uses others).
+    return db.connection().execute(async (connection) => {
+      const key = sql`hashtext(${`pal:${name}`})`;
+      const { rows } = await sql<{
+        locked: boolean;
+      }>`select pg_try_advisory_lock(${key}) as locked`.execute(connection);
+      if (!rows[0]?.locked) return undefined;
+      try {
+        return await work();
+      } finally {
+        await sql`select pg_advisory_unlock(${key})`.execute(connection);
+      }
+    });
+  },
+
   async refreshChangeStamp(db) {
     const tracking = stampTracking.get(db);
     if (!tracking) return;

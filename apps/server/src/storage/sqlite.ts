@@ -196,6 +196,10 @@ export const sqliteDialect: StorageDialect = {
 
   async refreshChangeStamp() {},
 
+  runExclusively(_db, _name, work) {
+    return work();
+  },
+
   changeStamp(db) {
     const changes = changeTracking.get(db);
     if (!changes) return undefined;
