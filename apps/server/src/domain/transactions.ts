@@ -2,7 +2,6 @@
 // (T2), and moved through the lifecycle of ./transaction-lifecycle.ts.
 import type * as Wire from '@pal-workflow/types';
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { countUpTo } from '../storage/conditions.js';
 import { dialectOf, type TextContains } from '../storage/dialect.js';
 import { fold } from '../storage/conditions.js';
 import type { TransactionRow } from '../storage/schema.js';
@@ -240,7 +239,7 @@ export async function searchTransactions(
     ({ query, creationOrder } = dialect.whereTransactionTextsContain(query, contains));
 
   const [count, rows] = await Promise.all([
-    countUpTo(ctx.db, query, ctx.config.totalCountCap),
+    dialect.countUpTo(ctx.db, query, ctx.config.totalCountCap, contains.length > 0),
     query
       .selectAll('transactions')
       .orderBy(creationOrder)

@@ -4,7 +4,7 @@
 // index behind "name contains") live in one module per database: ./sqlite.ts and ./postgres.ts.
 import type { CreateTableBuilder, Expression, Kysely, SelectQueryBuilder } from 'kysely';
 import type { DatabaseSchema } from './schema.js';
-import { PostgresAdapter } from 'kysely';
+import { PostgresAdapter, sql } from 'kysely';
 import { postgresDialect } from './postgres.js';
 import { sqliteDialect } from './sqlite.js';
 
@@ -15,6 +15,31 @@ export type TransactionTextColumn = 'name_key' | 'description_key' | 'category_k
 export interface TextContains {
   column: TransactionTextColumn;
   foldedNeedle: string;
+}
+
+/** A count that stopped at a cap: `gte` when there are at least `total` rows. */
+export interface CappedCount {
+  total: number;
+  totalRelation: 'eq' | 'gte';
+}
+
+/** `select count(*) from (query limit cap + 1)`, read as a CappedCount. */
+export async function cappedCount(
+  db: Kysely<any>,
+  query: TransactionsQuery,
+  cap: number,
+): Promise<CappedCount> {
+  const { n } = await db
+    .selectFrom(
+      query
+        .select(sql.lit(1).as('one'))
+        .limit(cap + 1)
+        .as('capped'),
+    )
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  const count = Number(n);
+  return count > cap ? { total: cap, totalRelation: 'gte' } : { total: count, totalRelation: 'eq' };
 }
 
 /** A query over the transactions table, before its selection. */
@@ -39,6 +64,17 @@ export interface StorageDialect {
     query: TransactionsQuery,
     filters: readonly TextContains[],
   ): { query: TransactionsQuery; creationOrder: Expression<number> };
+  /**
+   * Counts the rows of a query over `transactions`, but stops after `cap`: an exact count of
+   * 50,000 matches costs far more than the page it comes with. Past the cap the answer is the
+   * cap, as a lower bound. `textSearch`: the query went through whereTransactionTextsContain.
+   */
+  countUpTo(
+    db: Kysely<any>,
+    query: TransactionsQuery,
+    cap: number,
+    textSearch: boolean,
+  ): Promise<CappedCount>;
   /** True when `error` is the database refusing a duplicate key (unique or primary key). */
   isUniqueViolation(error: unknown): boolean;
   /**

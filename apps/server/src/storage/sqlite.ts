@@ -5,7 +5,12 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type Expression, type SqlBool } from 'kysely';
 import { likeContains } from './conditions.js';
-import type { StorageDialect, TransactionTextColumn, TransactionsQuery } from './dialect.js';
+import {
+  cappedCount,
+  type StorageDialect,
+  type TransactionTextColumn,
+  type TransactionsQuery,
+} from './dialect.js';
 import type { DatabaseSchema } from './schema.js';
 
 /** Milliseconds a writer waits for another process's write lock (e.g. the CLI beside the server). */
@@ -211,6 +216,10 @@ export const sqliteDialect: StorageDialect = {
       changes.checkedAt = now;
     }
     return `${changes.dataVersion}:${changes.ownWrites}`;
+  },
+
+  countUpTo(db, query, cap) {
+    return cappedCount(db, query, cap);
   },
 
   isUniqueViolation(error) {
