@@ -212,12 +212,7 @@ async function searchBench(root: string, cluster: PostgresCluster): Promise<void
   const rows: Row[] = [];
   for (const [label, pick, p, target] of [
     ['p99, broad terms (50,000 matches each)', (f: SearchFigures) => f.broad, 99, 20],
-    [
-      'p99, selective terms (under 1,000 matches)',
-      (f: SearchFigures) => f.selective,
-      99,
-      20,
-    ],
+    ['p99, selective terms (under 1,000 matches)', (f: SearchFigures) => f.selective, 99, 20],
     ['p99, all terms', (f: SearchFigures) => f.all, 99, 20],
     ['p50, all terms', (f: SearchFigures) => f.all, 50, undefined],
   ] as const) {
