@@ -10,3 +10,4 @@ export { TRANSACTION_EVENTS } from './domain/transaction-lifecycle.js';
 export { createTransaction } from './domain/transactions.js';
 export { startServer } from './server.js';
 export { loadSandboxModule, runJob } from './workflows/sandbox.js';
+export { dialectOf } from './storage/dialect-of.js';

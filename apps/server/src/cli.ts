@@ -18,13 +18,13 @@
 import { readFile } from 'node:fs/promises';
 import { Command, CommanderError } from 'commander';
 import { destination, pino } from 'pino';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, describeDatabase, loadConfig, type Config } from './config.js';
 import { createClient } from './domain/clients.js';
 import { createDomainContext, type DomainContext } from './domain/context.js';
 import { createEnterprise, getEnterpriseByName } from './domain/enterprises.js';
 import { isDomainError } from './domain/errors.js';
 import { deployPal, listPals, type PalInfo } from './domain/pals.js';
-import { migrateToLatest, openDatabase } from './storage/database.js';
+import { connectDatabase } from './storage/database.js';
 import { runLocally } from './workflows/local-run.js';
 
 export interface CliIo {
@@ -51,9 +51,8 @@ export async function withDomain<T>(
   const config: Config = loadConfig(io.env);
   // Logs go to stderr, so stdout holds only the command's answer. Quiet unless LOG_LEVEL says so.
   const log = pino({ level: io.env.LOG_LEVEL ? config.logLevel : 'warn' }, destination(2));
-  const db = openDatabase(config);
+  const { db, applied } = await connectDatabase(config);
   try {
-    const applied = await migrateToLatest(db);
     const ctx = createDomainContext({ db, config, log });
     try {
       return await work(ctx, applied);
@@ -118,7 +117,7 @@ export function buildProgram(io: CliIo = processIo): Command {
     .option('--json', 'print one JSON object')
     .action(async (options: JsonOption) => {
       await withDomain(io, async (ctx, applied) => {
-        const where = ctx.config.database.path;
+        const where = describeDatabase(ctx.config.database);
         print(
           options,
           { applied, database: where },

@@ -60,7 +60,33 @@ describe('loadConfig', () => {
   it('resolves DATA_DIR and sqlite: paths to absolute paths', () => {
     const config = loadConfig(env({ DATABASE_URL: 'sqlite:some/where.db' }));
     expect(config.database).toEqual({ kind: 'sqlite', path: resolve('some/where.db') });
-    expect(loadConfig(env({ DATABASE_URL: 'sqlite::memory:' })).database.path).toBe(':memory:');
+    expect(loadConfig(env({ DATABASE_URL: 'sqlite::memory:' })).database).toEqual({
+      kind: 'sqlite',
+      path: ':memory:',
+    });
+  });
+
+  it('takes a PostgreSQL URL with a pool size, and never shows its password', () => {
+    const url = 'postgres://pal:pa55word@db.example.com:5433/pal?sslmode=require';
+    expect(loadConfig(env({ DATABASE_URL: url })).database).toEqual({
+      kind: 'postgres',
+      url,
+      poolSize: 10,
+    });
+    const config = loadConfig(env({ DATABASE_URL: url, DATABASE_POOL_SIZE: '25' }));
+    expect(config.database).toMatchObject({ poolSize: 25 });
+    expect(describeConfig(config).database).toBe(
+      'postgres://pal:***@db.example.com:5433/pal?sslmode=require',
+    );
+    expect(() => loadConfig(env({ DATABASE_URL: url, DATABASE_POOL_SIZE: '0' }))).toThrow(
+      /DATABASE_POOL_SIZE: expected an integer from 1 to 1000/,
+    );
+  });
+
+  it('requires PAL_SECRET_KEY with PostgreSQL: every node must share it', () => {
+    expect(() =>
+      loadConfig({ DATA_DIR: dataDir, DATABASE_URL: 'postgres://db.example.com/pal' }),
+    ).toThrow(/PAL_SECRET_KEY: required with a PostgreSQL DATABASE_URL/);
   });
 
   it('accepts the other settings', () => {
@@ -96,6 +122,7 @@ describe('loadConfig', () => {
     ['PORT', '80.5', /PORT: expected an integer/],
     ['PAGE_SIZE', '1001', /PAGE_SIZE: expected an integer from 1 to 1000/],
     ['PAGE_SIZE', '0', /PAGE_SIZE: expected an integer from 1 to 1000/],
+    ['TOTAL_COUNT_CAP', '0', /TOTAL_COUNT_CAP: expected an integer from 1 to 100000000/],
     ['WORKFLOW_TIMEOUT_MS', '5', /WORKFLOW_TIMEOUT_MS: expected an integer from 10 to 600000/],
     ['WORKFLOW_MEMORY_MB', 'lots', /WORKFLOW_MEMORY_MB: expected an integer from 8 to 1024/],
     ['WORKFLOW_WORKERS', '0', /WORKFLOW_WORKERS: expected an integer from 1 to 256/],
@@ -106,8 +133,10 @@ describe('loadConfig', () => {
     ['PUBLIC_URL', 'ftp://pal.example.com', /PUBLIC_URL: expected an http/],
     ['SERVICE_ROOT', 'a/b', /SERVICE_ROOT: expected one URL path segment/],
     ['USER_ROOT', 'services', /USER_ROOT: must differ from SERVICE_ROOT/],
-    ['DATABASE_URL', 'postgres://db/pal', /DATABASE_URL: PostgreSQL is not supported yet/],
-    ['DATABASE_URL', 'mysql://db/pal', /DATABASE_URL: expected sqlite:PATH/],
+    ['DATABASE_URL', 'postgres://db', /DATABASE_URL: the PostgreSQL URL names no database/],
+    ['DATABASE_URL', 'postgres://', /DATABASE_URL: the PostgreSQL URL names no host/],
+    ['DATABASE_URL', 'mysql://db/pal', /DATABASE_URL: expected sqlite:PATH, postgres:\/\/…/],
+    ['DATABASE_POOL_SIZE', '5', /DATABASE_POOL_SIZE: applies to a PostgreSQL DATABASE_URL only/],
     ['MAIL_URL', 'http://mail', /MAIL_URL: expected an smtp:\/\/ or smtps:\/\/ URL/],
     ['MAIL_FROM', 'nobody', /MAIL_FROM: expected an address/],
     ['PAL_SECRET_KEY', 'short', /PAL_SECRET_KEY: expected 32 bytes/],

@@ -10,7 +10,10 @@ import { z } from 'zod';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
-export type DatabaseConfig = { kind: 'sqlite'; path: string };
+export type DatabaseConfig =
+  | { kind: 'sqlite'; path: string }
+  /** `url` may carry a password: log it through describeConfig() only. */
+  | { kind: 'postgres'; url: string; poolSize: number };
 
 export interface Config {
   host: string;
@@ -30,6 +33,8 @@ export interface Config {
   secretKeySource: 'env' | 'file' | 'generated';
   tokenTtlSeconds: number;
   pageSize: number;
+  /** T2 counts matches up to this many; past it X-Total-Count is this, as a lower bound. */
+  totalCountCap: number;
   bodyLimitBytes: number;
   logLevel: LogLevel;
   /** Wall time one workflow run may take. */
@@ -61,12 +66,14 @@ export const CONFIG_DEFAULTS = {
   TOKEN_TTL_SECONDS: 60,
   PAGE_SIZE: 100,
   MAX_PAGE_SIZE: 1000,
+  TOTAL_COUNT_CAP: 1000,
   BODY_LIMIT_BYTES: 25 * 1024 * 1024,
   LOG_LEVEL: 'info' as LogLevel,
   WORKFLOW_TIMEOUT_MS: 1000,
   WORKFLOW_MEMORY_MB: 64,
   /** Unset: one worker per core. */
   WORKFLOW_WORKERS: undefined,
+  DATABASE_POOL_SIZE: 10,
 } as const;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -94,7 +101,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const publicUrl = httpUrl('PUBLIC_URL', get('PUBLIC_URL') ?? defaultPublicUrl(host, port));
   const dataDir = resolve(get('DATA_DIR') ?? CONFIG_DEFAULTS.DATA_DIR);
-  const database = databaseSetting(get('DATABASE_URL'), dataDir);
+  const database = databaseSetting(get('DATABASE_URL'), get('DATABASE_POOL_SIZE'), dataDir);
   const mailUrl = mailUrlSetting(get('MAIL_URL'));
   const mailFrom = mailFromSetting(get('MAIL_FROM') ?? CONFIG_DEFAULTS.MAIL_FROM);
   const tokenTtlSeconds = integerSetting(
@@ -110,6 +117,13 @@ export function loadConfig(env: Env = process.env): Config {
     CONFIG_DEFAULTS.PAGE_SIZE,
     1,
     CONFIG_DEFAULTS.MAX_PAGE_SIZE,
+  );
+  const totalCountCap = integerSetting(
+    'TOTAL_COUNT_CAP',
+    get('TOTAL_COUNT_CAP'),
+    CONFIG_DEFAULTS.TOTAL_COUNT_CAP,
+    1,
+    100_000_000,
   );
   const bodyLimitBytes = integerSetting(
     'BODY_LIMIT_BYTES',
@@ -145,6 +159,13 @@ export function loadConfig(env: Env = process.env): Config {
     1,
     256,
   );
+  // Several nodes share one PostgreSQL database, and each would generate a key of its own.
+  if (database.kind === 'postgres' && get('PAL_SECRET_KEY') === undefined) {
+    throw new ConfigError(
+      'PAL_SECRET_KEY',
+      'required with a PostgreSQL DATABASE_URL: every node must use the same key (e.g. `openssl rand -hex 32`)',
+    );
+  }
   // Last, because in embedded mode it may write DATA_DIR/secret.key: only once everything else is valid.
   const { key: secretKey, source: secretKeySource } = secretKeySetting(
     get('PAL_SECRET_KEY'),
@@ -165,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKeySource,
     tokenTtlSeconds,
     pageSize,
+    totalCountCap,
     bodyLimitBytes,
     logLevel,
     workflowTimeoutMs,
@@ -188,12 +210,13 @@ export function describeConfig(config: Config): Record<string, unknown> {
     serviceRoot: config.serviceRoot,
     userRoot: config.userRoot,
     dataDir: config.dataDir,
-    database: config.database,
+    database: describeDatabase(config.database),
     mailUrl: mailUrl ?? '(none: mail goes to the outbox)',
     mailFrom: config.mailFrom,
     secretKey: `(${config.secretKeySource})`,
     tokenTtlSeconds: config.tokenTtlSeconds,
     pageSize: config.pageSize,
+    totalCountCap: config.totalCountCap,
     workflowTimeoutMs: config.workflowTimeoutMs,
     workflowMemoryMb: config.workflowMemoryMb,
     workflowWorkers: config.workflowWorkers,
@@ -268,20 +291,57 @@ function httpUrl(name: string, raw: string): string {
   return url.toString().replace(/\/+$/, '');
 }
 
-function databaseSetting(raw: string | undefined, dataDir: string): DatabaseConfig {
-  if (raw === undefined) return { kind: 'sqlite', path: join(dataDir, 'pal.sqlite') };
-  if (/^postgres(ql)?:\/\//i.test(raw)) {
-    throw new ConfigError(
-      'DATABASE_URL',
-      'PostgreSQL is not supported yet; unset DATABASE_URL for DATA_DIR/pal.sqlite, or use sqlite:PATH',
+function databaseSetting(
+  raw: string | undefined,
+  rawPoolSize: string | undefined,
+  dataDir: string,
+): DatabaseConfig {
+  if (raw !== undefined && /^postgres(ql)?:/i.test(raw)) {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new ConfigError(
+        'DATABASE_URL',
+        'expected postgres://[user[:password]@]host[:port]/database[?options]',
+      );
+    }
+    if (!url.hostname && !url.searchParams.has('host')) {
+      throw new ConfigError('DATABASE_URL', 'the PostgreSQL URL names no host');
+    }
+    if (url.pathname.replace(/^\//, '') === '') {
+      throw new ConfigError('DATABASE_URL', 'the PostgreSQL URL names no database (…/DATABASE)');
+    }
+    const poolSize = integerSetting(
+      'DATABASE_POOL_SIZE',
+      rawPoolSize,
+      CONFIG_DEFAULTS.DATABASE_POOL_SIZE,
+      1,
+      1000,
     );
+    return { kind: 'postgres', url: raw, poolSize };
   }
+  if (rawPoolSize !== undefined) {
+    throw new ConfigError('DATABASE_POOL_SIZE', 'applies to a PostgreSQL DATABASE_URL only');
+  }
+  if (raw === undefined) return { kind: 'sqlite', path: join(dataDir, 'pal.sqlite') };
   const match = /^sqlite:(?:\/\/)?(.+)$/i.exec(raw);
   if (!match) {
-    throw new ConfigError('DATABASE_URL', `expected sqlite:PATH (or unset), got "${raw}"`);
+    throw new ConfigError(
+      'DATABASE_URL',
+      `expected sqlite:PATH, postgres://… (or unset), got "${raw}"`,
+    );
   }
   const path = match[1];
   return { kind: 'sqlite', path: path === ':memory:' ? path : resolve(path) };
+}
+
+/** The database setting fit for a log line or a message: a PostgreSQL password masked. */
+export function describeDatabase(database: DatabaseConfig): string {
+  if (database.kind === 'sqlite') return database.path;
+  const url = new URL(database.url);
+  if (url.password) url.password = '***';
+  return url.toString();
 }
 
 function mailUrlSetting(raw: string | undefined): string | undefined {

@@ -6,7 +6,8 @@ import { buildApp } from './app.js';
 import { createDomainContext, type DomainContext } from './domain/context.js';
 import { sweepEntries } from './domain/sessions.js';
 import { expireDueTransactions } from './domain/transactions.js';
-import { migrateToLatest, openDatabase } from './storage/database.js';
+import { connectDatabase } from './storage/database.js';
+import { dialectOf } from './storage/dialect-of.js';
 
 /** How often transactions past their end dates are moved on (EXPIRED, ARCHIVED). */
 const EXPIRY_SWEEP_MS = 60_000;
@@ -31,16 +32,17 @@ export async function startServer(
   config: Config,
   options: StartOptions = {},
 ): Promise<RunningServer> {
-  const db = openDatabase(config);
-  await migrateToLatest(db);
+  const { db } = await connectDatabase(config);
   const domain = createDomainContext({ db, config });
   await options.prepare?.(domain);
   const app = await buildApp(domain, { logger: options.logger ?? true });
   const url = await app.listen({ host: config.host, port: config.port });
   const sweep = setInterval(() => {
-    expireDueTransactions(domain)
+    // One node at a time on a shared database (the others skip this round).
+    dialectOf(db)
+      .runExclusively(db, 'expiry-sweep', () => expireDueTransactions(domain))
       .then((moved) =>
-        moved.expired || moved.archived
+        moved?.expired || moved?.archived
           ? app.log.info(moved, 'transactions moved past their end dates')
           : undefined,
       )

@@ -55,7 +55,12 @@ describe('pal CLI on a fresh DATA_DIR', () => {
 
   it('migrate creates and migrates the database, then has nothing to do', async () => {
     expect(json(await pal(env, 'migrate', '--json'))).toEqual({
-      applied: ['0001_initial', '0002_workflow_variables', '0003_browser_sessions'],
+      applied: [
+        '0001_initial',
+        '0002_workflow_variables',
+        '0003_browser_sessions',
+        '0004_change_stamp',
+      ],
       database: join(env.DATA_DIR, 'pal.sqlite'),
     });
     expect(json(await pal(env, 'migrate', '--json'))).toMatchObject({ applied: [] });
@@ -199,9 +204,11 @@ describe('pal CLI on a fresh DATA_DIR', () => {
     expect(badSetting.stderr).toBe(
       'error: bad setting PAGE_SIZE: expected an integer from 1 to 1000, got "5000"\n',
     );
-    const postgres = await pal({ ...env, DATABASE_URL: 'postgres://db/pal' }, 'migrate');
-    expect(postgres.code).toBe(1);
-    expect(postgres.stderr).toContain('DATABASE_URL: PostgreSQL is not supported yet');
+    const mysql = await pal({ ...env, DATABASE_URL: 'mysql://db/pal' }, 'migrate');
+    expect(mysql.code).toBe(1);
+    expect(mysql.stderr).toBe(
+      'error: bad setting DATABASE_URL: expected sqlite:PATH, postgres://… (or unset), got "mysql://db/pal"\n',
+    );
     const usage = await pal(env, 'client', 'create');
     expect(usage.code).toBe(1);
     expect(usage.stderr).toContain("required option '--enterprise <name>' not specified");

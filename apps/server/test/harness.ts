@@ -1,5 +1,6 @@
 // The shared harness of the HTTP integration suites (test/*.int.test.ts): the real server on a
-// real port, over a real SQLite file in a fresh DATA_DIR, with two enterprises, an API client for
+// real port, over a fresh database of the project's engine (test/engine.ts: a SQLite file in a
+// fresh DATA_DIR, or a new PostgreSQL database), with two enterprises, an API client for
 // each (real generated secrets) and deployed test pals; the generated client for both tenants in
 // both formats, a raw fetch helper, and (optionally) a real SMTP listener for the server's mail.
 //
@@ -25,6 +26,7 @@ import type { DomainContext } from '../src/domain/context.js';
 import { createEnterprise } from '../src/domain/enterprises.js';
 import { deployPal } from '../src/domain/pals.js';
 import { startServer, type RunningServer } from '../src/server.js';
+import { freshDatabaseEnv } from './engine.js';
 
 export const PAL_NS = 'urn:pal-workflow:pal';
 export const TEST_SECRET_KEY = 'a5'.repeat(32);
@@ -272,6 +274,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     LOG_LEVEL: 'silent',
     MAIL_FROM: 'Pal Workflow <pal@example.test>',
     ...(smtp ? { MAIL_URL: `smtp://127.0.0.1:${smtp.port}` } : {}),
+    ...(await freshDatabaseEnv()),
     ...options.env,
   });
 

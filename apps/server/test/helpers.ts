@@ -1,9 +1,11 @@
-// Test fixtures: a fresh DATA_DIR with a real SQLite file, and a domain context on it.
+// Test fixtures: a fresh DATA_DIR and a fresh database of the project's engine (a SQLite file, or
+// a new PostgreSQL database: test/engine.ts), and a domain context on them.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../src/config.js';
 import { migrateToLatest, openDatabase, type Db } from '../src/storage/database.js';
+import { dialectOf } from '../src/storage/dialect-of.js';
 import { pino } from 'pino';
 import { createDomainContext, type DomainContext } from '../src/domain/context.js';
 import { buildPalPackage } from '../src/domain/pal-manifest.js';
@@ -11,6 +13,7 @@ import { deployPalPackage } from '../src/domain/pals.js';
 import type { Mailer } from '../src/mail/mailer.js';
 import type { PalSearch } from '../src/domain/pals.js';
 import type { TransactionSearch } from '../src/domain/transactions.js';
+import { freshDatabaseEnv } from './engine.js';
 
 export const TEST_SECRET_KEY = '0f'.repeat(32);
 
@@ -31,6 +34,7 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
 export async function migratedDatabase(config: Config): Promise<Db> {
   const db = openDatabase(config);
   await migrateToLatest(db);
+  await dialectOf(db).refreshChangeStamp(db);
   return db;
 }
 
@@ -40,13 +44,13 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-/** A domain context on a fresh, migrated file database in a temporary DATA_DIR (outbox mail). */
+/** A domain context on a fresh, migrated database and a temporary DATA_DIR (outbox mail). */
 export async function testContext(
   env: Record<string, string> = {},
   options: { now?: () => Date; mailer?: Mailer } = {},
 ): Promise<TestContext> {
   const dir = tempDir();
-  const config = testConfig(dir.path, env);
+  const config = testConfig(dir.path, { ...(await freshDatabaseEnv()), ...env });
   const db = await migratedDatabase(config);
   const log = pino({ level: 'silent' });
   const ctx = createDomainContext({ db, config, log, now: options.now, mailer: options.mailer });

@@ -5,6 +5,7 @@
 // bad header values. Explicit cases first; then a sweep of filter combinations against a small
 // model of the rules, page by page.
 import type { PalInfo, TransactionInfo } from '@pal-workflow/client';
+import { openApiDocument } from '@pal-workflow/server-skeleton';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPalPackage } from '../src/domain/pal-manifest.js';
 import { deployPalPackage } from '../src/domain/pals.js';
@@ -665,5 +666,58 @@ describe('T2 (TransactionSearch headers)', () => {
       );
       expect(messages.join(' ')).toContain(header);
     }
+  });
+});
+
+describe('T2 counts exactly up to TOTAL_COUNT_CAP, then says the count is a lower bound', () => {
+  let capped: Harness;
+  beforeAll(async () => {
+    capped = await startHarness({ env: { TOTAL_COUNT_CAP: '3', PAGE_SIZE: '2' } });
+    for (let i = 0; i < 5; i++)
+      await capped.a.json.transactions.createTransaction({ palId: 'expense-approval' });
+    await capped.a.json.transactions.createTransaction({ palId: 'leave-request' });
+  });
+  afterAll(() => capped?.close());
+
+  const search = async (headers: Headers) => {
+    const answer = await capped.http(T2, { accept: 'application/json', headers });
+    expect(answer.status, answer.text).toBe(200);
+    return {
+      names: (JSON.parse(answer.text) as TransactionInfo[]).map((t) => t.name),
+      total: answer.headers.get('X-Total-Count'),
+      relation: answer.headers.get('X-Total-Count-Relation'),
+    };
+  };
+
+  it('past the cap: X-Total-Count is the cap and X-Total-Count-Relation is gte; pages go on', async () => {
+    expect(await search({})).toEqual({
+      names: ['Expense Approval', 'Expense Approval'],
+      total: '3',
+      relation: 'gte',
+    });
+    expect(await search({ name: 'expense' })).toMatchObject({ total: '3', relation: 'gte' });
+    // Paging is not capped: the last of the six is still there.
+    expect(await search({ startRecord: '4' })).toEqual({
+      names: ['Expense Approval', 'Leave Request'],
+      total: '3',
+      relation: 'gte',
+    });
+  });
+
+  it('at or under the cap: the exact count, and no relation header', async () => {
+    expect(await search({ name: 'leave' })).toEqual({
+      names: ['Leave Request'],
+      total: '1',
+      relation: null,
+    });
+    await capped.a.json.transactions.createTransaction({ palId: 'leave-request' });
+    await capped.a.json.transactions.createTransaction({ palId: 'leave-request' });
+    expect(await search({ name: 'leave' })).toMatchObject({ total: '3', relation: null });
+  });
+
+  it('declares the header in the OpenAPI document', () => {
+    expect(capped.undeclaredStatuses()).toEqual([]);
+    const declared = JSON.stringify(openApiDocument.paths['/services/rest/transactions']);
+    expect(declared).toContain('X-Total-Count-Relation');
   });
 });

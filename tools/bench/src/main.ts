@@ -1,6 +1,7 @@
 /**
  * `npm run bench [section]`: prints figures side by side with their baselines,
- * from one run. Sections: generate, server, workflows (default: all).
+ * from one run. Sections: generate, server, workflows (default: all); `search` is the T2 part of
+ * server alone.
  */
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,4 +19,7 @@ if (wants('workflows')) {
 if (wants('server')) {
   const { runServerBench } = await import('./server.js');
   await runServerBench(ROOT);
+} else if (sections.includes('search')) {
+  const { runServerBench } = await import('./server.js');
+  await runServerBench(ROOT, 'search');
 }

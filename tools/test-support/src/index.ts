@@ -1,3 +1,10 @@
 export { expectError, type ErrorAnswer } from './expect-error.js';
 export { SchemaValidator, SCHEMA_DIR, type XsdCheck } from './xsd-validator.js';
 export { startSmtpListener, type ReceivedMail, type SmtpListener } from './smtp-listener.js';
+export {
+  createDatabaseAt,
+  postgresBinDir,
+  startPostgresCluster,
+  type ClusterOptions,
+  type PostgresCluster,
+} from './postgres-cluster.js';

@@ -162,14 +162,15 @@ export async function getTransactionDetails(
  * - status, systemStatus, webServiceStatus, palId: exact;
  * - sso: transactions on which that SSO holds a role;
  * - test transactions are left out unless includeTest;
- * - startRecord: 0-based offset; a page holds PAGE_SIZE items; `total` counts all matches.
+ * - startRecord: 0-based offset; a page holds PAGE_SIZE items; `total` counts the matches up to
+ *   TOTAL_COUNT_CAP (past it: the cap, as a lower bound).
  */
 export async function searchTransactions(
   ctx: DomainContext,
   enterpriseId: string,
   search: TransactionSearch,
 ): Promise<Page<TransactionInfo>> {
-  const { rows, total } = await searchTransactionRows(ctx.db, {
+  const { rows, total, totalRelation } = await searchTransactionRows(ctx.db, {
     enterpriseId,
     texts: textFilters(search, ['name', 'description', 'category']),
     includeTest: search.includeTest,
@@ -180,8 +181,11 @@ export async function searchTransactions(
     sso: filterValue(search.sso),
     offset: search.startRecord,
     limit: ctx.config.pageSize,
+    countCap: ctx.config.totalCountCap,
   });
-  return { items: rows.map(toTransactionInfo), total };
+  // Exact counts say nothing more; a capped one says it is a lower bound.
+  const items = rows.map(toTransactionInfo);
+  return totalRelation === 'gte' ? { items, total, totalRelation } : { items, total };
 }
 
 /**

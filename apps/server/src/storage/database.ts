@@ -1,26 +1,93 @@
 // Opening the database named by the settings, and bringing its schema up to date.
 import { Migrator, sql, type Kysely, type MigrationResult } from 'kysely';
-import type { DatabaseConfig } from '../config.js';
+import { describeDatabase, type DatabaseConfig } from '../config.js';
+import { dialectOf } from './dialect-of.js';
 import { migrations } from './migrations/index.js';
+import { openPostgres } from './postgres.js';
 import type { DatabaseSchema } from './schema.js';
 import { openSqlite } from './sqlite.js';
 
 export type Db = Kysely<DatabaseSchema>;
 
-/** Opens the database (SQLite: the file, WAL, synchronous=FULL, foreign keys on). Close with db.destroy(). */
+/**
+ * The database cannot be used: unreachable, refusing us, or of a newer schema than this program
+ * knows. Its message is one line for an operator, without credentials.
+ */
+export class DatabaseError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DatabaseError';
+  }
+}
+
+/**
+ * Opens the database (SQLite: the file, WAL, synchronous=FULL, foreign keys on; PostgreSQL: a
+ * pool that connects on first use). Close with db.destroy().
+ */
 export function openDatabase(config: { database: DatabaseConfig }): Db {
   switch (config.database.kind) {
     case 'sqlite':
       return openSqlite(config.database.path);
+    case 'postgres':
+      return openPostgres(config.database.url, config.database.poolSize);
   }
+}
+
+/**
+ * Opens the database, checks that it answers and brings its schema up to date: what the server
+ * and every CLI command do first. Returns the migrations applied now. Throws DatabaseError.
+ */
+export async function connectDatabase(config: {
+  database: DatabaseConfig;
+}): Promise<{ db: Db; applied: string[] }> {
+  const db = openDatabase(config);
+  try {
+    await checkReachable(db, config.database);
+    const applied = await migrateToLatest(db);
+    await dialectOf(db).refreshChangeStamp(db);
+    return { db, applied };
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+}
+
+/** One query, so an unreachable database stops start-up with a clear message. */
+export async function checkReachable(db: Kysely<any>, database: DatabaseConfig): Promise<void> {
+  try {
+    await sql`select 1`.execute(db);
+  } catch (error) {
+    const reason = oneLine(error);
+    throw new DatabaseError(`cannot use the database ${describeDatabase(database)}: ${reason}`, {
+      cause: error,
+    });
+  }
+}
+
+/** An error's message on one line; a connection error's code when it has no message (pg does that). */
+function oneLine(error: unknown): string {
+  const e = error as { message?: string; code?: string; errors?: { message?: string }[] };
+  // A host with several addresses fails with an AggregateError of one error per address.
+  const message = e?.message || e?.errors?.[0]?.message || e?.code || String(error);
+  return message.replace(/\s+/g, ' ').trim();
 }
 
 function migrator(db: Kysely<any>): Migrator {
   return new Migrator({ db, provider: { getMigrations: async () => migrations } });
 }
 
-/** Applies every pending migration; returns the names applied now (empty when up to date). */
+/**
+ * Applies every pending migration; returns the names applied now (empty when up to date).
+ * A database that has migrations this program does not know was made by a newer version: it is
+ * left untouched and DatabaseError says so.
+ */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const unknown = (await appliedMigrations(db)).filter((name) => !Object.hasOwn(migrations, name));
+  if (unknown.length > 0) {
+    throw new DatabaseError(
+      `the database schema is newer than this program (it has migration ${unknown.join(', ')}, which this version does not know): run the newer version, or restore a backup`,
+    );
+  }
   const { error, results } = await migrator(db).migrateToLatest();
   if (error) {
     const failed = results?.find((r: MigrationResult) => r.status === 'Error')?.migrationName;
@@ -32,6 +99,14 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
     );
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Names of the migrations recorded in the database (none before the first migration). */
+async function appliedMigrations(db: Kysely<any>): Promise<string[]> {
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  if (!tables.some((t) => t.name === 'kysely_migration')) return [];
+  const rows = await db.selectFrom('kysely_migration').select('name').execute();
+  return rows.map((row: { name: string }) => row.name);
 }
 
 /** Names of all migrations, each with whether it has been applied. */

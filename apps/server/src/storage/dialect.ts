@@ -1,8 +1,10 @@
 // The seam between portable storage code and what only one database accepts. Everything above
 // this interface (migrations, repositories, searches) is written with Kysely's query builder in
 // SQL that SQLite and PostgreSQL both run; each database's peculiarities (pragmas, the full-text
-// index behind "name contains") live in one module per database: today ./sqlite.ts only, chosen by ./dialect-of.ts.
+// index behind "name contains") live in one module per database: ./sqlite.ts and ./postgres.ts,
+// chosen by ./dialect-of.ts.
 import type { CreateTableBuilder, Expression, Kysely, SelectQueryBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { DatabaseSchema } from './schema.js';
 
 /** The case-folded text columns of transactions that "contains" searches use. */
@@ -12,6 +14,31 @@ export type TransactionTextColumn = 'name_key' | 'description_key' | 'category_k
 export interface TextContains {
   column: TransactionTextColumn;
   foldedNeedle: string;
+}
+
+/** A count that stopped at a cap: `gte` when there are at least `total` rows. */
+export interface CappedCount {
+  total: number;
+  totalRelation: 'eq' | 'gte';
+}
+
+/** `select count(*) from (query limit cap + 1)`, read as a CappedCount. */
+export async function cappedCount(
+  db: Kysely<any>,
+  query: TransactionsQuery,
+  cap: number,
+): Promise<CappedCount> {
+  const { n } = await db
+    .selectFrom(
+      query
+        .select(sql.lit(1).as('one'))
+        .limit(cap + 1)
+        .as('capped'),
+    )
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  const count = Number(n);
+  return count > cap ? { total: cap, totalRelation: 'gte' } : { total: count, totalRelation: 'eq' };
 }
 
 /** A query over the transactions table, before its selection. */
@@ -25,8 +52,8 @@ export interface StorageDialect {
     column: string,
   ): CreateTableBuilder<T, never>;
   /** Creates (in a migration) the index that serves "contains" searches of transaction texts. */
-  createTransactionTextIndex(db: Kysely<unknown>): Promise<void>;
-  dropTransactionTextIndex(db: Kysely<unknown>): Promise<void>;
+  createTransactionTextIndex(db: Kysely<any>): Promise<void>;
+  dropTransactionTextIndex(db: Kysely<any>): Promise<void>;
   /**
    * Narrows a query over `transactions` to the rows whose folded texts contain every given needle
    * (name, description, category: AND), and names the expression that orders the narrowed rows by
@@ -36,11 +63,38 @@ export interface StorageDialect {
     query: TransactionsQuery,
     filters: readonly TextContains[],
   ): { query: TransactionsQuery; creationOrder: Expression<number> };
+  /**
+   * Counts the rows of a query over `transactions`, but stops after `cap`: an exact count of
+   * 50,000 matches costs far more than the page it comes with. Past the cap the answer is the
+   * cap, as a lower bound. `textSearch`: the query went through whereTransactionTextsContain.
+   */
+  countUpTo(
+    db: Kysely<any>,
+    query: TransactionsQuery,
+    cap: number,
+    textSearch: boolean,
+  ): Promise<CappedCount>;
   /** True when `error` is the database refusing a duplicate key (unique or primary key). */
   isUniqueViolation(error: unknown): boolean;
   /**
    * A value that changes whenever the data may have changed, by this process or another; read
    * caches start afresh when it moves. Undefined when this handle cannot tell (then do not cache).
+   * This process's own writes move it at once; another process's commits within
+   * `changeStampBoundMs`. On PostgreSQL only writes to the tables given to
+   * createChangeStampTriggers (migration 0004) count as another process's: cache nothing else.
    */
   changeStamp(db: Kysely<any>): string | undefined;
+  /** How long another process's commit may stay unseen by changeStamp. */
+  readonly changeStampBoundMs: number;
+  /** Brings changeStamp up to date now (after opening, so caching starts at once). */
+  refreshChangeStamp(db: Kysely<any>): Promise<void>;
+  /**
+   * Runs `work` unless another process runs work under the same name right now (then answers
+   * undefined at once): PostgreSQL, a session advisory lock, so of several nodes one sweeps at a
+   * time; SQLite, which only one server uses, runs it.
+   */
+  runExclusively<T>(db: Kysely<any>, name: string, work: () => Promise<T>): Promise<T | undefined>;
+  /** Creates (in a migration) what moves the database's change stamp on writes to `tables`. */
+  createChangeStampTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;
+  dropChangeStampTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;
 }

@@ -219,6 +219,12 @@ export interface TransactionsCategoryFtsTable {
   category_key: string | null;
 }
 
+/** One row (id 1) whose value moves with every write to a cached table (migration 0004). */
+export interface ChangeStampTable {
+  id: number;
+  value: number;
+}
+
 export interface DatabaseSchema {
   enterprises: EnterprisesTable;
   api_clients: ApiClientsTable;
@@ -234,6 +240,7 @@ export interface DatabaseSchema {
   variable_scopes: VariableScopesTable;
   browser_sessions: BrowserSessionsTable;
   variables: VariablesTable;
+  change_stamp: ChangeStampTable;
   transactions_name_fts: TransactionsNameFtsTable;
   transactions_description_fts: TransactionsDescriptionFtsTable;
   transactions_category_fts: TransactionsCategoryFtsTable;

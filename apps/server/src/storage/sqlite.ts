@@ -5,7 +5,12 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type Expression, type SqlBool } from 'kysely';
 import { likeContains } from './text-filters.js';
-import type { StorageDialect, TransactionTextColumn, TransactionsQuery } from './dialect.js';
+import {
+  cappedCount,
+  type StorageDialect,
+  type TransactionTextColumn,
+  type TransactionsQuery,
+} from './dialect.js';
 import type { DatabaseSchema } from './schema.js';
 
 /** Milliseconds a writer waits for another process's write lock (e.g. the CLI beside the server). */
@@ -186,6 +191,20 @@ export const sqliteDialect: StorageDialect = {
     return { query: narrowed, creationOrder: creationOrder ?? sql.ref<number>('transactions.seq') };
   },
 
+  async createChangeStampTriggers() {
+    // Nothing to keep: `pragma data_version` tells of other connections' commits.
+  },
+
+  async dropChangeStampTriggers() {},
+
+  changeStampBoundMs: DATA_VERSION_INTERVAL_MS,
+
+  async refreshChangeStamp() {},
+
+  runExclusively(_db, _name, work) {
+    return work();
+  },
+
   changeStamp(db) {
     const changes = changeTracking.get(db);
     if (!changes) return undefined;
@@ -197,6 +216,10 @@ export const sqliteDialect: StorageDialect = {
       changes.checkedAt = now;
     }
     return `${changes.dataVersion}:${changes.ownWrites}`;
+  },
+
+  countUpTo(db, query, cap) {
+    return cappedCount(db, query, cap);
   },
 
   isUniqueViolation(error) {

@@ -3,7 +3,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from './database.js';
 import { dialectOf } from './dialect-of.js';
-import type { TextContains } from './dialect.js';
+import type { CappedCount, TextContains } from './dialect.js';
 import type { NewTransaction, TransactionRow, TransactionUpdate } from './schema.js';
 import { equals, fold, type TextFilter } from './text-filters.js';
 
@@ -20,6 +20,8 @@ export interface TransactionRowQuery {
   sso?: string;
   offset: number;
   limit: number;
+  /** Count the matches up to this many; past it the total is the cap, as a lower bound. */
+  countCap: number;
 }
 
 export function insertTransaction(db: Db, row: NewTransaction): Promise<TransactionRow> {
@@ -99,11 +101,14 @@ export async function moveDueTransactions(
   return Number(result.numUpdatedRows);
 }
 
-/** One page of the transactions matching the query, in creation order, and the number of all. */
+/**
+ * One page of the transactions matching the query, in creation order, and how many match: exact
+ * up to `countCap`, past it the cap with totalRelation `gte`.
+ */
 export async function searchTransactionRows(
   db: Db,
   q: TransactionRowQuery,
-): Promise<{ rows: TransactionRow[]; total: number }> {
+): Promise<{ rows: TransactionRow[] } & CappedCount> {
   // "Equals" (exact) is an ordinary condition; "contains" goes through the dialect's index.
   const conditions: Expression<SqlBool>[] = [];
   const contains: TextContains[] = [];
@@ -137,12 +142,13 @@ export async function searchTransactionRows(
         ),
       ),
     );
+  const dialect = dialectOf(db);
   let creationOrder: Expression<number> = sql.ref<number>('transactions.seq');
   if (contains.length > 0)
-    ({ query, creationOrder } = dialectOf(db).whereTransactionTextsContain(query, contains));
+    ({ query, creationOrder } = dialect.whereTransactionTextsContain(query, contains));
 
   const [count, rows] = await Promise.all([
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    dialect.countUpTo(db, query, q.countCap, contains.length > 0),
     query
       .selectAll('transactions')
       .orderBy(creationOrder)
@@ -150,5 +156,5 @@ export async function searchTransactionRows(
       .offset(q.offset)
       .execute(),
   ]);
-  return { rows, total: Number(count.total) };
+  return { rows, ...count };
 }

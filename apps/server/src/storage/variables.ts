@@ -19,19 +19,23 @@ export function palScope(enterpriseId: string, palId: string): string {
   return `pal:${enterpriseId}:${palId}`;
 }
 
+/**
+ * The scope's version and variables, read in one statement: on PostgreSQL two statements could
+ * see two snapshots (a version after another run's commit with the values before it), and a run
+ * would then write its update over values it never saw.
+ */
 export async function readVariables(db: Db, scope: string): Promise<VariableSnapshot> {
-  const [version, rows] = await Promise.all([
-    db
-      .selectFrom('variable_scopes')
-      .select('version')
-      .where('scope', '=', scope)
-      .executeTakeFirst(),
-    db.selectFrom('variables').select(['name', 'value']).where('scope', '=', scope).execute(),
-  ]);
-  return {
-    version: version?.version ?? 0,
-    values: Object.fromEntries(rows.map((row) => [row.name, row.value])),
-  };
+  const rows = await db
+    .selectFrom('variable_scopes')
+    .leftJoin('variables', 'variables.scope', 'variable_scopes.scope')
+    .select(['variable_scopes.version', 'variables.name', 'variables.value'])
+    .where('variable_scopes.scope', '=', scope)
+    .execute();
+  // fromEntries, not assignment: a variable may be named __proto__.
+  const values = Object.fromEntries(
+    rows.flatMap((row) => (row.name === null || row.value === null ? [] : [[row.name, row.value]])),
+  ) as Record<string, string>;
+  return { version: rows[0]?.version ?? 0, values };
 }
 
 /**

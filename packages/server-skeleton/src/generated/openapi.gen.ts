@@ -568,7 +568,7 @@ export const openApiDocument = {
         tags: ['transactions'],
         summary: 'Search transactions',
         description:
-          "Lists the transactions of the caller's enterprise, filtered by the optional TransactionSearch headers. Each header is named exactly as the TransactionSearch field; the whole search object is optional. A page holds 100 items by default (setting `PAGE_SIZE`, at most 1000) starting at the 0-based `startRecord`; the header `X-Total-Count` carries the number of matches.",
+          "Lists the transactions of the caller's enterprise, filtered by the optional TransactionSearch headers. Each header is named exactly as the TransactionSearch field; the whole search object is optional. A page holds 100 items by default (setting `PAGE_SIZE`, at most 1000) starting at the 0-based `startRecord`; the header `X-Total-Count` carries the number of matches, counted exactly up to a cap (1,000 unless the service sets `TOTAL_COUNT_CAP`): past it, `X-Total-Count` is the cap and `X-Total-Count-Relation: gte` says that there are at least that many.",
         parameters: [
           { $ref: '#/components/parameters/TransactionSearchName' },
           { $ref: '#/components/parameters/TransactionSearchDescription' },
@@ -589,8 +589,14 @@ export const openApiDocument = {
             description: 'A page of the matching transactions.',
             headers: {
               'X-Total-Count': {
-                description: 'The number of matches of the search (all pages).',
+                description:
+                  'The number of matches of the search (all pages), exact up to the cap; past the cap, the cap (then X-Total-Count-Relation is `gte`).',
                 schema: { type: 'integer', format: 'int32', minimum: 0 },
+              },
+              'X-Total-Count-Relation': {
+                description:
+                  '`gte` when X-Total-Count is a lower bound (the matches passed the counting cap); absent when X-Total-Count is exact.',
+                schema: { type: 'string', enum: ['gte'] },
               },
             },
             content: {

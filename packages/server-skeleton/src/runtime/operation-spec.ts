@@ -33,10 +33,15 @@ export interface OperationSpec {
   readonly response: ResponseSpec;
 }
 
-/** A list answer with the number of all matches, sent as `X-Total-Count`. */
+/**
+ * A list answer with the number of all matches, sent as `X-Total-Count`. A search may stop
+ * counting at a cap: then `total` is the cap, `totalRelation` is `gte` and the answer says so in
+ * `X-Total-Count-Relation: gte` (absent: the count is exact).
+ */
 export interface Page<T> {
   items: T[];
   total: number;
+  totalRelation?: 'eq' | 'gte';
 }
 
 /**

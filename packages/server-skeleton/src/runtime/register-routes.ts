@@ -139,6 +139,7 @@ export async function registerRoutes<Ctx>(
           if (spec.response.kind === 'list' && spec.response.totalCount) {
             const page = output as Page<unknown>;
             reply.header('X-Total-Count', String(page.total));
+            if (page.totalRelation === 'gte') reply.header('X-Total-Count-Relation', 'gte');
             value = page.items;
           }
           return reply

@@ -676,7 +676,7 @@ export class TransactionsApi extends runtime.BaseAPI {
   }
 
   /**
-   * Lists the transactions of the caller\'s enterprise, filtered by the optional TransactionSearch headers. Each header is named exactly as the TransactionSearch field; the whole search object is optional. A page holds 100 items by default (setting `PAGE_SIZE`, at most 1000) starting at the 0-based `startRecord`; the header `X-Total-Count` carries the number of matches.
+   * Lists the transactions of the caller\'s enterprise, filtered by the optional TransactionSearch headers. Each header is named exactly as the TransactionSearch field; the whole search object is optional. A page holds 100 items by default (setting `PAGE_SIZE`, at most 1000) starting at the 0-based `startRecord`; the header `X-Total-Count` carries the number of matches, counted exactly up to a cap (1,000 unless the service sets `TOTAL_COUNT_CAP`): past it, `X-Total-Count` is the cap and `X-Total-Count-Relation: gte` says that there are at least that many.
    * Search transactions
    */
   async searchTransactionsRaw(
@@ -762,7 +762,7 @@ export class TransactionsApi extends runtime.BaseAPI {
   }
 
   /**
-   * Lists the transactions of the caller\'s enterprise, filtered by the optional TransactionSearch headers. Each header is named exactly as the TransactionSearch field; the whole search object is optional. A page holds 100 items by default (setting `PAGE_SIZE`, at most 1000) starting at the 0-based `startRecord`; the header `X-Total-Count` carries the number of matches.
+   * Lists the transactions of the caller\'s enterprise, filtered by the optional TransactionSearch headers. Each header is named exactly as the TransactionSearch field; the whole search object is optional. A page holds 100 items by default (setting `PAGE_SIZE`, at most 1000) starting at the 0-based `startRecord`; the header `X-Total-Count` carries the number of matches, counted exactly up to a cap (1,000 unless the service sets `TOTAL_COUNT_CAP`): past it, `X-Total-Count` is the cap and `X-Total-Count-Relation: gte` says that there are at least that many.
    * Search transactions
    */
   async searchTransactions(

@@ -1,0 +1,250 @@
+// Everything that only PostgreSQL accepts lives here: the connection pool, the pg_trgm indexes
+// that make "contains" searches fast over millions of rows, the change stamp that tells read
+// caches of several nodes when to start afresh, and how PostgreSQL reports errors.
+import { Kysely, PostgresDialect, sql, type Expression } from 'kysely';
+import pg from 'pg';
+import { likeContains } from './text-filters.js';
+import { cappedCount, type StorageDialect, type TransactionTextColumn } from './dialect.js';
+import type { DatabaseSchema } from './schema.js';
+
+/** PostgreSQL's type oid of int8 (bigint): what count(*) and bigserial columns return. */
+const INT8_OID = 20;
+
+// One GIN trigram index per column, as on SQLite (storage/sqlite.ts says why not one shared index).
+const TEXT_INDEXES = {
+  name_key: 'transactions_name_trgm',
+  description_key: 'transactions_description_trgm',
+  category_key: 'transactions_category_trgm',
+} as const satisfies Record<TransactionTextColumn, string>;
+
+/** How often a node reads the database's change stamp (while its read caches ask for it). */
+const STAMP_POLL_MS = 100;
+/** A stamp read longer ago than this is not trusted: caches are bypassed until a poll succeeds. */
+const STAMP_TRUST_MS = 1000;
+/** Polling pauses when nobody asked for the stamp this long (an idle node, the CLI). */
+const STAMP_IDLE_MS = 5000;
+/**
+ * The longest another node's committed change to a cached table stays unseen: one poll interval,
+ * plus the poll's own time (under STAMP_TRUST_MS, else nothing is cached). docs/decisions.md.
+ */
+export const POSTGRES_CHANGE_BOUND_MS = 250;
+
+/** pg's result commands that change data (COMMIT: a transaction's writes become visible). */
+const WRITE_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'TRUNCATE', 'COMMIT']);
+
+/**
+ * What tells a node whether cached data may be stale. `value` is the `change_stamp` row, which
+ * triggers move in the same transaction as every write to a cached table (migration 0004), so
+ * a stamp read after another node's commit comes with that commit's data. Own writes are
+ * counted as they complete, so this node sees them at once.
+ */
+interface StampTracking {
+  value: number | undefined;
+  /** performance.now() of the last successful poll. */
+  readAt: number;
+  askedAt: number;
+  ownWrites: number;
+  polling: Promise<void> | undefined;
+  timer: NodeJS.Timeout | undefined;
+  readonly pool: pg.Pool;
+}
+
+const stampTracking = new WeakMap<object, StampTracking>();
+
+/**
+ * Opens a pool of at most `poolSize` connections to the database at `url`. Connections are made
+ * when first needed: checkReachable() (storage/database.ts) is what tells at start-up.
+ */
+export function openPostgres(url: string, poolSize: number): Kysely<DatabaseSchema> {
+  // Counts this node's completed writes (see StampTracking). Kysely runs every query through
+  // `client.query(text, values)`, which answers a result naming its command.
+  class CountingClient extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super(config);
+      const query = this.query.bind(this) as (...args: unknown[]) => unknown;
+      this.query = ((...args: unknown[]) => {
+        const result = query(...args);
+        if (!(result instanceof Promise)) return result;
+        return result.then((r: { command?: string } | undefined) => {
+          // (`tracking` is set below, before the pool makes its first client.)
+          if (r?.command && WRITE_COMMANDS.has(r.command)) tracking.ownWrites += 1;
+          return r;
+        });
+      }) as typeof this.query;
+    }
+  }
+  const pool = new pg.Pool({
+    Client: CountingClient as unknown as typeof pg.Client,
+    connectionString: url,
+    max: poolSize,
+    // Fail at start-up (and under an outage) within seconds instead of hanging on a dead host.
+    connectionTimeoutMillis: 5000,
+    // count(*) and the bigserial `seq` are int8, which pg returns as strings (they may exceed
+    // 2^53); the schema's counts and sequence numbers stay far below that, so read them as numbers.
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID && format !== 'binary'
+          ? (value: string) => Number(value)
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle connection that the server drops (a restart, a failover) is an error event on the
+  // pool; without a listener it would end the process. The next query reconnects.
+  pool.on('error', () => {});
+  const tracking: StampTracking = {
+    value: undefined,
+    readAt: -Infinity,
+    askedAt: -Infinity,
+    ownWrites: 0,
+    polling: undefined,
+    timer: undefined,
+    pool,
+  };
+  const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+  stampTracking.set(db, tracking);
+  return db;
+}
+
+/** Reads the stamp row once (one poll at a time); failures leave the last value to age out. */
+function pollStamp(tracking: StampTracking): Promise<void> {
+  tracking.polling ??= tracking.pool
+    .query<{ value: number }>('select value from change_stamp where id = 1')
+    .then(
+      (result) => {
+        tracking.value = Number(result.rows[0]?.value);
+        tracking.readAt = performance.now();
+      },
+      () => {},
+    )
+    .finally(() => {
+      tracking.polling = undefined;
+    });
+  return tracking.polling;
+}
+
+function startPolling(tracking: StampTracking): void {
+  if (tracking.timer) return;
+  tracking.timer = setInterval(() => {
+    if (tracking.pool.ending || performance.now() - tracking.askedAt > STAMP_IDLE_MS) {
+      clearInterval(tracking.timer);
+      tracking.timer = undefined;
+      return;
+    }
+    void pollStamp(tracking);
+  }, STAMP_POLL_MS);
+  tracking.timer.unref();
+}
+
+export const postgresDialect: StorageDialect = {
+  name: 'postgres',
+
+  serialPrimaryKey(table, column) {
+    return table.addColumn(column, 'bigserial', (col) => col.primaryKey().notNull());
+  },
+
+  async createTransactionTextIndex(db) {
+    // pg_trgm is a trusted extension (PostgreSQL 13+): the database's owner may create it.
+    await sql`create extension if not exists pg_trgm`.execute(db);
+    for (const [column, index] of Object.entries(TEXT_INDEXES)) {
+      await sql`create index ${sql.raw(index)} on transactions using gin (${sql.raw(column)} gin_trgm_ops)`.execute(
+        db,
+      );
+    }
+  },
+
+  async dropTransactionTextIndex(db) {
+    for (const index of Object.values(TEXT_INDEXES)) {
+      await sql`drop index if exists ${sql.raw(index)}`.execute(db);
+    }
+  },
+
+  whereTransactionTextsContain(query, filters) {
+    // LIKE '%needle%' on a folded column is what the trigram index serves; the planner chooses
+    // between it (few matches) and walking the creation-order index until a page is full (many).
+    let narrowed = query;
+    for (const f of filters) {
+      narrowed = narrowed.where(likeContains(`transactions.${f.column}`, f.foldedNeedle));
+    }
+    return {
+      query: narrowed,
+      creationOrder: sql.ref<number>('transactions.seq') as Expression<number>,
+    };
+  },
+
+  async createChangeStampTriggers(db, tables) {
+    await sql`create function pal_bump_change_stamp() returns trigger language plpgsql as $$
+      begin
+        update change_stamp set value = value + 1 where id = 1;
+        return null;
+      end $$`.execute(db);
+    for (const table of tables) {
+      await sql`create trigger ${sql.raw(`${table}_change_stamp`)}
+        after insert or update or delete or truncate on ${sql.table(table)}
+        for each statement execute function pal_bump_change_stamp()`.execute(db);
+    }
+  },
+
+  async dropChangeStampTriggers(db, tables) {
+    for (const table of tables) {
+      await sql`drop trigger if exists ${sql.raw(`${table}_change_stamp`)} on ${sql.table(table)}`.execute(
+        db,
+      );
+    }
+    await sql`drop function if exists pal_bump_change_stamp()`.execute(db);
+  },
+
+  changeStampBoundMs: POSTGRES_CHANGE_BOUND_MS,
+
+  runExclusively(db, name, work) {
+    // The lock belongs to one connection, held for the whole of `work` (which uses others).
+    return db.connection().execute(async (connection) => {
+      const key = sql`hashtext(${`pal:${name}`})`;
+      const { rows } = await sql<{
+        locked: boolean;
+      }>`select pg_try_advisory_lock(${key}) as locked`.execute(connection);
+      if (!rows[0]?.locked) return undefined;
+      try {
+        return await work();
+      } finally {
+        await sql`select pg_advisory_unlock(${key})`.execute(connection);
+      }
+    });
+  },
+
+  async refreshChangeStamp(db) {
+    const tracking = stampTracking.get(db);
+    if (!tracking) return;
+    tracking.askedAt = performance.now();
+    await pollStamp(tracking);
+    startPolling(tracking);
+  },
+
+  changeStamp(db) {
+    const tracking = stampTracking.get(db);
+    if (!tracking) return undefined;
+    const now = performance.now();
+    tracking.askedAt = now;
+    startPolling(tracking);
+    if (tracking.value === undefined || now - tracking.readAt > STAMP_TRUST_MS) {
+      void pollStamp(tracking);
+      return undefined;
+    }
+    return `${tracking.value}:${tracking.ownWrites}`;
+  },
+
+  countUpTo(db, query, cap, textSearch) {
+    if (!textSearch) return cappedCount(db, query, cap);
+    // With LIMIT cap + 1 the planner may bet on finding the matches early in a scan of the table
+    // or of the creation-order index, which costs 40 ms and more when they are rare or late
+    // (measured over a million rows); the trigram index's bitmap costs what the matches cost.
+    return db.transaction().execute(async (trx) => {
+      await sql`set local enable_seqscan = off`.execute(trx);
+      await sql`set local enable_indexscan = off`.execute(trx);
+      return cappedCount(trx, query, cap);
+    });
+  },
+
+  isUniqueViolation(error) {
+    return (error as { code?: unknown } | null)?.code === '23505';
+  },
+};

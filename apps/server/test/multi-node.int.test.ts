@@ -1,0 +1,91 @@
+// Two server nodes on one PostgreSQL database, as behind a load balancer: each its own process
+// state (pool, read cache, credentials cache), sharing only the database. In one test process
+// here; the storage they rely on is the same as between two machines.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPalPackage } from '../src/domain/pal-manifest.js';
+import { deployPal, deployPalPackage } from '../src/domain/pals.js';
+import { createSso } from '../src/domain/ssos.js';
+import { issueTransactionToken } from '../src/domain/tokens.js';
+import { startServer, type RunningServer } from '../src/server.js';
+import { dialectOf } from '../src/storage/dialect-of.js';
+import { engine } from './engine.js';
+import { startHarness, type Harness } from './harness.js';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures', 'workflow-pals');
+
+describe.runIf(engine === 'postgres')('two nodes on one PostgreSQL', () => {
+  let h: Harness; // node A, which also made the tenants
+  let b: RunningServer;
+  let sso: string;
+  beforeAll(async () => {
+    h = await startHarness();
+    b = await startServer(h.config, { logger: false });
+    await deployPal(h.domain, h.a.enterpriseId, join(FIXTURES, 'wf-tx'));
+    sso = await createSso(h.domain, h.a.enterpriseId, {
+      firstName: 'Nora',
+      lastName: 'Node',
+      email: 'nora@example.test',
+    });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await h?.close();
+  });
+
+  const getPalName = async (url: string) => {
+    const response = await fetch(`${url}/services/rest/pals/bare`, {
+      headers: { authorization: h.a.authorization, accept: 'application/json' },
+    });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { name?: string }).name;
+  };
+
+  it('a pal deployed through node A is served by node B within the documented bound', async () => {
+    expect(await getPalName(b.url)).toBeUndefined(); // now in B's read cache
+    expect(await getPalName(b.url)).toBeUndefined();
+    await deployPalPackage(
+      h.domain,
+      h.a.enterpriseId,
+      buildPalPackage({ id: 'bare', name: 'Redeployed on A' }, {}),
+    );
+    expect(await getPalName(h.url)).toBe('Redeployed on A'); // A: its own write, at once
+    await new Promise((resolve) => setTimeout(resolve, dialectOf(b.domain.db).changeStampBoundMs));
+    expect(await getPalName(b.url)).toBe('Redeployed on A');
+  });
+
+  it('of 200 redeemers of one token spread over both nodes, exactly one wins (20 rounds)', async () => {
+    const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+    for (let round = 0; round < 20; round++) {
+      const token = await issueTransactionToken(h.domain, h.a.enterpriseId, tx, sso, 'participant');
+      const answers = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          fetch(`${i % 2 ? b.url : h.url}/services/enter/${token}`, { redirect: 'manual' }),
+        ),
+      );
+      await Promise.all(answers.map((a) => a.arrayBuffer()));
+      const statuses = answers.map((a) => a.status);
+      expect(
+        statuses.filter((s) => s === 303),
+        `round ${round}`,
+      ).toHaveLength(1);
+      expect(statuses.filter((s) => s === 410)).toHaveLength(199);
+    }
+  });
+
+  it('a browser session made on node A works on node B', async () => {
+    const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+    const token = await issueTransactionToken(h.domain, h.a.enterpriseId, tx, sso, 'participant');
+    const entered = await fetch(`${h.url}/services/enter/${token}`, { redirect: 'manual' });
+    await entered.arrayBuffer();
+    expect(entered.status).toBe(303);
+    const cookie = (entered.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const onB = await fetch(`${b.url}/services/session`, { headers: { cookie } });
+    const page = await onB.text();
+    expect(onB.status).toBe(200);
+    expect(page).toContain('participant');
+    const without = await fetch(`${b.url}/services/session`, { redirect: 'manual' });
+    await without.arrayBuffer();
+    expect(without.status).not.toBe(200);
+  });
+});
