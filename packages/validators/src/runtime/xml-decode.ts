@@ -1,0 +1,300 @@
+/**
+ * Reading XML bodies by the generated descriptors. Decoding refuses DOCTYPEs (so no entity is
+ * ever expanded), reports every problem with its path, then validates with zod.
+ */
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import {
+  rootElements,
+  typeDescriptors,
+  type RootName,
+  type RootValues,
+  type TypeName,
+} from '../generated/descriptors.gen.js';
+import { DecodeError, type DecodeIssue } from './decode-error.js';
+import type { MemberDescriptor, TypeDescriptor } from './descriptor.js';
+import { validateRoot } from './json-codec.js';
+
+type XmlNode = Record<string, unknown>;
+
+/** Deeper than any document of the schemas; fast-xml-parser stops at it too. */
+const MAX_DEPTH = 100;
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  removeNSPrefix: false,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  alwaysCreateTextNode: true,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  // Entities are decoded by decodeEntities below: the parser's own handling skips
+  // character references such as &#13;.
+  processEntities: false,
+  htmlEntities: false,
+  isArray: (_name, _jpath, _isLeaf, isAttribute) => !isAttribute,
+  maxNestedTags: MAX_DEPTH,
+});
+
+const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+/** The five predefined entities and character references; DOCTYPEs are refused, so there are no others. */
+function decodeEntities(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z][\w.-]*);/g, (whole, ref: string) => {
+    if (ref.startsWith('#')) {
+      const code = ref.startsWith('#x') ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
+      if (!(code <= 0x10ffff))
+        throw new DecodeError([{ path: '', message: `invalid character reference ${whole}` }]);
+      return String.fromCodePoint(code);
+    }
+    const value = PREDEFINED[ref];
+    if (value === undefined)
+      throw new DecodeError([{ path: '', message: `unknown entity ${whole}` }]);
+    return value;
+  });
+}
+
+const DOCTYPE = /<!DOCTYPE|<!ENTITY/i;
+
+/**
+ * Refuses what no document of this service may hold, before anything is built from it: a DOCTYPE
+ * (so no entity is ever expanded) and XML that is not well formed.
+ */
+export function checkXmlDocument(text: string): void {
+  if (DOCTYPE.test(text))
+    throw new DecodeError([{ path: '', message: 'a DOCTYPE is not allowed' }]);
+  const wellFormed = XMLValidator.validate(text);
+  if (wellFormed !== true) {
+    const { msg, line, col } = wellFormed.err;
+    throw new DecodeError([
+      { path: '', message: `malformed XML at line ${line}, column ${col}: ${msg}` },
+    ]);
+  }
+}
+
+/** fast-xml-parser throws plain Errors for documents it will not build: they are bad input. */
+function parseChecked(text: string): XmlNode {
+  try {
+    return parser.parse(text) as XmlNode;
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/Maximum nested tags/i.test(message))
+      throw new DecodeError([
+        { path: '', message: `elements are nested deeper than ${MAX_DEPTH} levels` },
+      ]);
+    const reserved = /Invalid name: "([^"]*)"/.exec(message);
+    if (reserved) throw new DecodeError([{ path: '', message: `unknown member <${reserved[1]}>` }]);
+    throw new DecodeError([{ path: '', message: `malformed XML: ${message}` }]);
+  }
+}
+
+/**
+ * Reads an XML document. When `expected` is given the root must be that element;
+ * otherwise any global element is accepted and returned with its name.
+ */
+export function decodeXml<R extends RootName>(text: string, expected: R): RootValues[R];
+export function decodeXml(text: string): { root: RootName; value: unknown };
+export function decodeXml(text: string, expected?: RootName): unknown {
+  checkXmlDocument(text);
+  const doc = parseChecked(text);
+  const tops = Object.keys(doc).filter((k) => !k.startsWith('?') && k !== '#text');
+  if (tops.length !== 1 || (doc[tops[0]!] as unknown[]).length !== 1)
+    throw new DecodeError([
+      { path: '', message: 'the document must have exactly one root element' },
+    ]);
+  const qname = tops[0]!;
+  const node = (doc[qname] as XmlNode[])[0]!;
+  const local = localName(qname);
+  const prefix = qname.includes(':') ? qname.slice(0, qname.indexOf(':')) : '';
+  const namespace = String(node[prefix ? `@_xmlns:${prefix}` : '@_xmlns'] ?? '');
+  if (!(local in rootElements) || (expected && local !== expected)) {
+    const want = expected ? `<${expected}>` : `one of ${Object.keys(rootElements).join(', ')}`;
+    throw new DecodeError([
+      { path: '', message: `unexpected root element <${qname}>: expected ${want}` },
+    ]);
+  }
+  const root = local as RootName;
+  const descriptor = rootElements[root];
+  if (namespace !== descriptor.namespace)
+    throw new DecodeError([
+      {
+        path: root,
+        message: `the root element must be in namespace ${descriptor.namespace}, not "${namespace}"`,
+      },
+    ]);
+  const issues: DecodeIssue[] = [];
+  const value = readContent(descriptor.type, node, root, issues);
+  if (issues.length) throw new DecodeError(issues);
+  const valid = validateRoot(root, value);
+  return expected ? valid : { root, value: valid };
+}
+
+function readContent(type: string, node: XmlNode, path: string, issues: DecodeIssue[]): unknown {
+  if (type.startsWith('xs:')) {
+    checkOnlyText(node, path, issues);
+    return readBuiltin(type, textOf(node), path, issues);
+  }
+  const d: TypeDescriptor = typeDescriptors[type as TypeName];
+  switch (d.kind) {
+    case 'enum':
+      checkOnlyText(node, path, issues);
+      return textOf(node).trim();
+    case 'array': {
+      checkChildren(node, [d.itemElement], path, issues);
+      return children(node, d.itemElement).map((c, i) =>
+        readElement(d.item, c, `${path}.${d.itemElement}[${i}]`, false, issues),
+      );
+    }
+    case 'map': {
+      checkChildren(node, ['entry'], path, issues);
+      const out: Record<string, unknown> = {};
+      children(node, 'entry').forEach((entry, i) => {
+        const at = `${path}.entry[${i}]`;
+        checkChildren(entry, ['key', 'value'], at, issues);
+        const keys = children(entry, 'key');
+        const values = children(entry, 'value');
+        if (keys.length !== 1 || values.length !== 1) {
+          issues.push({ path: at, message: 'an entry needs exactly one <key> and one <value>' });
+          return;
+        }
+        const key = textOf(keys[0]!);
+        if (key === '__proto__')
+          issues.push({ path: at, message: 'the map key "__proto__" is reserved' });
+        else if (Object.hasOwn(out, key))
+          issues.push({ path: at, message: `duplicate key "${key}"` });
+        // defineProperty: a key such as "__proto__" is data, never the prototype.
+        const value = readElement(d.value, values[0]!, `${path}["${key}"]`, false, issues);
+        Object.defineProperty(out, key, {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      });
+      return out;
+    }
+    case 'object': {
+      checkChildren(
+        node,
+        d.members.map((m) => m.name),
+        path,
+        issues,
+      );
+      const out: Record<string, unknown> = {};
+      for (const m of d.members) {
+        const found = children(node, m.name);
+        if (found.length === 0) continue;
+        out[m.name] = readMember(m, found, `${path}.${m.name}`, issues);
+      }
+      return out;
+    }
+  }
+}
+
+function readMember(
+  m: MemberDescriptor,
+  found: XmlNode[],
+  path: string,
+  issues: DecodeIssue[],
+): unknown {
+  if (m.list)
+    return found.map((c, i) => readElement(m.type, c, `${path}[${i}]`, m.nillable, issues));
+  if (found.length > 1)
+    issues.push({ path, message: `must occur at most once, found ${found.length}` });
+  return readElement(m.type, found[0]!, path, m.nillable, issues);
+}
+
+function readElement(
+  type: string,
+  node: XmlNode,
+  path: string,
+  nillable: boolean,
+  issues: DecodeIssue[],
+): unknown {
+  const nil = Object.entries(node).find(
+    ([k]) => k.startsWith('@_') && localName(k.slice(2)) === 'nil',
+  );
+  if (nil && (nil[1] === 'true' || nil[1] === '1')) {
+    if (!nillable) issues.push({ path, message: 'is not nillable' });
+    return null;
+  }
+  return readContent(type, node, path, issues);
+}
+
+function readBuiltin(type: string, text: string, path: string, issues: DecodeIssue[]): unknown {
+  switch (type) {
+    case 'xs:boolean': {
+      const t = text.trim();
+      if (t === 'true' || t === '1') return true;
+      if (t === 'false' || t === '0') return false;
+      issues.push({ path, message: `expected a boolean (true or false), got "${text}"` });
+      return undefined;
+    }
+    case 'xs:int':
+    case 'xs:unsignedShort': {
+      const t = text.trim();
+      if (!/^[+-]?\d+$/.test(t)) {
+        issues.push({ path, message: `expected an integer, got "${text}"` });
+        return undefined;
+      }
+      return Number(t);
+    }
+    case 'xs:base64Binary':
+      return text.replace(/\s+/g, '');
+    default:
+      return text;
+  }
+}
+
+function checkChildren(
+  node: XmlNode,
+  allowed: readonly string[],
+  path: string,
+  issues: DecodeIssue[],
+): void {
+  for (const key of Object.keys(node)) {
+    if (key === '#text') {
+      const text = textOf(node);
+      if (text.trim())
+        issues.push({ path, message: `unexpected text "${text.trim().slice(0, 40)}"` });
+    } else if (key.startsWith('@_')) {
+      checkAttribute(key.slice(2), path, issues);
+    } else if (key.includes(':')) {
+      issues.push({
+        path: `${path}.${key}`,
+        message: 'members are unqualified: remove the namespace prefix',
+      });
+    } else if (!allowed.includes(key)) {
+      issues.push({ path: `${path}.${key}`, message: 'unknown member' });
+    }
+  }
+}
+
+function checkOnlyText(node: XmlNode, path: string, issues: DecodeIssue[]): void {
+  for (const key of Object.keys(node)) {
+    if (key === '#text') continue;
+    if (key.startsWith('@_')) checkAttribute(key.slice(2), path, issues);
+    else issues.push({ path: `${path}.${key}`, message: 'a simple value cannot contain elements' });
+  }
+}
+
+function checkAttribute(name: string, path: string, issues: DecodeIssue[]): void {
+  // Namespace declarations and the xsi attributes (nil, type, schemaLocation) are allowed anywhere.
+  if (name === 'xmlns' || name.startsWith('xmlns:') || name.startsWith('xsi:')) return;
+  issues.push({ path, message: `unexpected attribute ${name}` });
+}
+
+function children(node: XmlNode, name: string): XmlNode[] {
+  return (node[name] as XmlNode[] | undefined) ?? [];
+}
+
+function textOf(node: XmlNode): string {
+  const t = node['#text'];
+  return decodeEntities(Array.isArray(t) ? t.join('') : t === undefined ? '' : String(t));
+}
+
+function localName(qname: string): string {
+  return qname.includes(':') ? qname.slice(qname.indexOf(':') + 1) : qname;
+}
