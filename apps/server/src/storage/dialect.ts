@@ -16,10 +16,10 @@ export interface TextContains {
   foldedNeedle: string;
 }
 
-/** A count that stopped at a cap: `gte` when there are at least `total` rows. */
+/** A count that stopped at a cap: `gte` when there are at least `total` rows; absent: exact. */
 export interface CappedCount {
   total: number;
-  totalRelation: 'eq' | 'gte';
+  totalRelation?: 'gte';
 }
 
 /** `select count(*) from (query limit cap + 1)`, read as a CappedCount. */
@@ -38,7 +38,7 @@ export async function cappedCount(
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   const count = Number(n);
-  return count > cap ? { total: cap, totalRelation: 'gte' } : { total: count, totalRelation: 'eq' };
+  return count > cap ? { total: cap, totalRelation: 'gte' } : { total: count };
 }
 
 /** A query over the transactions table, before its selection. */
