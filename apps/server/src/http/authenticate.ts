@@ -62,13 +62,14 @@ async function verify(
   // A throttled pair is still checked: client secrets have 256 random bits, so accepting the right
   // one gives a guesser nothing, while refusing it would lock the client out. Wrong ones get 429.
   const wait = credentials.throttle.isThrottled(throttleKey(given.username, request.ip));
+  const snapshot = credentials.snapshot();
   const client = await credentials.authenticate(given.username, given.password, request.ip);
   if (!client && wait > 0)
     throw new HttpError(429, 'RATE_LIMITED', `too many failed attempts: try again in ${wait} s`, {
       'Retry-After': String(wait),
     });
   if (!client) throw new HttpError(401, 'UNAUTHORIZED', 'wrong credentials', CHALLENGE);
-  credentials.rememberHeader(header!, given.username, client);
+  credentials.rememberHeader(header!, given.username, client, snapshot);
   return {
     domain,
     enterpriseId: client.enterpriseId,

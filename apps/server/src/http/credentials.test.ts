@@ -1,8 +1,12 @@
 // The credential cache and the failed sign-in throttle, on a real database.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manualClock, testContext, type TestContext } from '../../test/helpers.js';
-import { createClient, deleteClient } from '../domain/clients.js';
+import { pino } from 'pino';
+import { createClient, deleteClient, upsertClientWithSecret } from '../domain/clients.js';
+import { createDomainContext } from '../domain/context.js';
 import { createEnterprise } from '../domain/enterprises.js';
+import { dialectOf } from '../storage/dialect-of.js';
+import { openDatabase } from '../storage/database.js';
 import { ClientCredentials } from './credentials.js';
 import { AUTH_THROTTLE, throttleKey } from './sign-in-throttle.js';
 
@@ -56,8 +60,9 @@ describe('verified Authorization headers', () => {
       const client = await createClient(ctx, e.id);
       const header = `Basic ${Buffer.from(`${client.username}:${client.password}`).toString('base64')}`;
       expect(auth.verifiedHeader(header)).toBeUndefined();
+      const snapshot = auth.snapshot();
       const ok = await auth.authenticate(client.username, client.password);
-      auth.rememberHeader(header, client.username, ok!);
+      auth.rememberHeader(header, client.username, ok!, snapshot);
       expect(auth.verifiedHeader(header)?.client).toEqual({
         clientId: client.clientId,
         enterpriseId: e.id,
@@ -65,6 +70,52 @@ describe('verified Authorization headers', () => {
       await deleteClient(ctx, e.id, client.clientId);
       expect(auth.verifiedHeader(header)).toBeUndefined();
     } finally {
+      await close();
+    }
+  });
+});
+
+describe('changes made by another process', () => {
+  // A second handle on the same database, as the CLI or another node has: its changes reach this
+  // process only through the database (no clientChanges announcement).
+  it('a deleted client or a changed secret is refused within the change stamp bound', async () => {
+    const { ctx, close } = await testContext();
+    const auth = new ClientCredentials(ctx);
+    const otherDb = openDatabase(ctx.config);
+    const other = createDomainContext({
+      db: otherDb,
+      config: ctx.config,
+      log: pino({ level: 'silent' }),
+    });
+    const waitBound = () =>
+      new Promise((resolve) => setTimeout(resolve, dialectOf(ctx.db).changeStampBoundMs + 1));
+    const remember = async (username: string, password: string) => {
+      const header = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+      const snapshot = auth.snapshot();
+      const ok = await auth.authenticate(username, password);
+      expect(ok).not.toBeNull();
+      auth.rememberHeader(header, username, ok!, snapshot);
+      expect(auth.verifiedHeader(header)).toBeDefined();
+      return header;
+    };
+    try {
+      const e = await createEnterprise(ctx, 'acme');
+      const deleted = await createClient(ctx, e.id);
+      const deletedHeader = await remember(deleted.username, deleted.password);
+      await upsertClientWithSecret(ctx, e.id, 'rotated', 'first-secret');
+      const rotatedHeader = await remember('rotated', 'first-secret');
+
+      await deleteClient(other, e.id, deleted.clientId);
+      await upsertClientWithSecret(other, e.id, 'rotated', 'second-secret');
+      await waitBound();
+      expect(auth.verifiedHeader(deletedHeader)).toBeUndefined();
+      expect(await auth.authenticate(deleted.username, deleted.password)).toBeNull();
+      expect(auth.verifiedHeader(rotatedHeader)).toBeUndefined();
+      expect(await auth.authenticate('rotated', 'first-secret')).toBeNull();
+      expect(await auth.authenticate('rotated', 'second-secret')).not.toBeNull();
+    } finally {
+      other.mailer.close();
+      await otherDb.destroy();
       await close();
     }
   });
