@@ -8,7 +8,8 @@ import { createEnterprise } from '../domain/enterprises.js';
 import { dialectOf } from '../storage/dialect-of.js';
 import { openDatabase } from '../storage/database.js';
 import { ClientCredentials } from './credentials.js';
-import { AUTH_THROTTLE, throttleKey } from './sign-in-throttle.js';
+import { sweepFailedSignIns } from '../domain/sign-in-failures.js';
+import { AUTH_THROTTLE } from './sign-in-throttle.js';
 
 describe('the sign-in throttle', () => {
   let t: TestContext;
@@ -24,30 +25,57 @@ describe('the sign-in throttle', () => {
 
   it('throttles a (username, address) pair after repeated failures, for the rest of the window', async () => {
     const client = await createClient(t.ctx, enterpriseId);
-    const key = throttleKey(client.username, '10.0.0.1');
-    for (let i = 0; i < AUTH_THROTTLE.maxFailures - 1; i++) {
-      expect(await auth.authenticate(client.username, 'wrong', '10.0.0.1')).toBeNull();
-    }
-    expect(auth.throttle.isThrottled(key)).toBe(0);
-    await auth.authenticate(client.username, 'wrong', '10.0.0.1');
-    expect(auth.throttle.isThrottled(key)).toBe(AUTH_THROTTLE.windowSeconds);
+    const { maxFailures, windowSeconds } = AUTH_THROTTLE;
+    for (let i = 0; i < maxFailures; i++)
+      expect(await auth.throttle.recordFailure(client.username, '10.0.0.1')).toBe(0);
+    expect(await auth.throttle.wait(client.username, '10.0.0.1')).toBe(windowSeconds);
+    // The next failure is refused, and says how long to wait.
+    expect(await auth.throttle.recordFailure(client.username, '10.0.0.1')).toBe(windowSeconds);
     // Other addresses and other usernames are not affected.
-    expect(auth.throttle.isThrottled(throttleKey(client.username, '10.0.0.2'))).toBe(0);
-    expect(auth.throttle.isThrottled(throttleKey('someone-else', '10.0.0.1'))).toBe(0);
+    expect(await auth.throttle.wait(client.username, '10.0.0.2')).toBe(0);
+    expect(await auth.throttle.wait('someone-else', '10.0.0.1')).toBe(0);
 
     clock.advance(100_000);
-    expect(auth.throttle.isThrottled(key)).toBe(AUTH_THROTTLE.windowSeconds - 100);
-    clock.advance(AUTH_THROTTLE.windowSeconds * 1000);
-    expect(auth.throttle.isThrottled(key)).toBe(0);
+    expect(await auth.throttle.wait(client.username, '10.0.0.1')).toBe(windowSeconds - 100);
+    clock.advance(windowSeconds * 1000);
+    expect(await auth.throttle.wait(client.username, '10.0.0.1')).toBe(0);
+    // A failure after the window starts a new one.
+    expect(await auth.throttle.recordFailure(client.username, '10.0.0.1')).toBe(0);
+    expect(await auth.throttle.wait(client.username, '10.0.0.1')).toBe(0);
   });
 
   it('a success clears the failures of its pair', async () => {
     const client = await createClient(t.ctx, enterpriseId);
-    const key = throttleKey(client.username, '::1');
-    for (let i = 0; i < AUTH_THROTTLE.maxFailures - 1; i++) auth.throttle.recordFailure(key);
-    expect(await auth.authenticate(client.username, client.password, '::1')).not.toBeNull();
-    auth.throttle.recordFailure(key);
-    expect(auth.throttle.isThrottled(key)).toBe(0);
+    for (let i = 0; i < AUTH_THROTTLE.maxFailures; i++)
+      await auth.throttle.recordFailure(client.username, '::1');
+    expect(await auth.throttle.wait(client.username, '::1')).toBeGreaterThan(0);
+    await auth.throttle.succeeded(client.username, '::1');
+    expect(await auth.throttle.wait(client.username, '::1')).toBe(0);
+    // Nothing to clear now: no query.
+    expect(auth.throttle.succeeded(client.username, '::1')).toBeUndefined();
+  });
+
+  it('counts the failures of every node on the database, and any text as a username', async () => {
+    const client = await createClient(t.ctx, enterpriseId);
+    const other = new ClientCredentials(t.ctx); // another node's throttle, on the same database
+    for (let i = 0; i < AUTH_THROTTLE.maxFailures; i++)
+      await (i % 2 ? other : auth).throttle.recordFailure(client.username, '10.0.0.9');
+    expect(await auth.throttle.recordFailure(client.username, '10.0.0.9')).toBeGreaterThan(0);
+    expect(await other.throttle.recordFailure(client.username, '10.0.0.9')).toBeGreaterThan(0);
+    for (const odd of ['x'.repeat(10_000), 'nul\u0000name', 'ü ~/'])
+      expect(await auth.throttle.recordFailure(odd, '10.0.0.9')).toBe(0);
+    expect(await auth.throttle.wait('x'.repeat(10_000), '10.0.0.9')).toBe(0);
+  });
+
+  it('the sweep removes the windows that have ended', async () => {
+    await auth.throttle.recordFailure('first', '10.0.0.1');
+    clock.advance(AUTH_THROTTLE.windowSeconds * 1000);
+    await auth.throttle.recordFailure('second', '10.0.0.1');
+    expect(await sweepFailedSignIns(t.ctx)).toBe(1);
+    expect(await sweepFailedSignIns(t.ctx)).toBe(0);
+    expect(await t.ctx.db.selectFrom('sign_in_failures').select('username').execute()).toEqual([
+      { username: 'second' },
+    ]);
   });
 });
 

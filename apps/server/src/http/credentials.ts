@@ -17,7 +17,7 @@ import {
 import type { DomainContext } from '../domain/context.js';
 import { dialectOf } from '../storage/dialect-of.js';
 import type { StorageDialect } from '../storage/dialect.js';
-import { SignInThrottle, throttleKey } from './sign-in-throttle.js';
+import { SignInThrottle } from './sign-in-throttle.js';
 
 /**
  * How long a cached client row (or verified header) is trusted at the most: a second line behind
@@ -58,26 +58,14 @@ export class ClientCredentials {
     this.now = () => domain.now().getTime();
     this.dialect = dialectOf(domain.db);
     this.checker = new SecretChecker(clientSecretPepper(domain.config.secretKey));
-    this.throttle = new SignInThrottle(this.now);
+    this.throttle = new SignInThrottle(domain);
     this.unsubscribe = domain.clientChanges.subscribe((username) => this.forget(username));
   }
 
-  /**
-   * The client these credentials belong to, or null. With `address`, a failure counts towards
-   * the throttle of (username, address) and a success clears it.
-   */
-  async authenticate(
-    username: string,
-    password: string,
-    address?: string,
-  ): Promise<AuthenticatedClient | null> {
+  /** The client these credentials belong to, or null. The caller counts failures (`throttle`). */
+  async authenticate(username: string, password: string): Promise<AuthenticatedClient | null> {
     const credential = await this.lookup(username, this.snapshot());
     const ok = this.checker.matches(credential, password);
-    if (address !== undefined) {
-      const key = throttleKey(username, address);
-      if (ok) this.throttle.resetFailures(key);
-      else this.throttle.recordFailure(key);
-    }
     return ok && credential
       ? { clientId: credential.clientId, enterpriseId: credential.enterpriseId }
       : null;
