@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { buildApp } from './app.js';
 import { createDomainContext, type DomainContext } from './domain/context.js';
 import { sweepEntries } from './domain/sessions.js';
+import { sweepFailedSignIns } from './domain/sign-in-failures.js';
 import { expireDueTransactions } from './domain/transactions.js';
 import { connectDatabase } from './storage/database.js';
 import { dialectOf } from './storage/dialect-of.js';
@@ -51,6 +52,12 @@ export async function startServer(
     sweepEntries(domain)
       .then((counts) => app.log.info(counts, 'entry tokens and browser sessions'))
       .catch((error: unknown) => app.log.error({ err: error }, 'token and session sweep failed'));
+    // Failed sign-in counts whose window has ended (idempotent: any node may run it).
+    sweepFailedSignIns(domain)
+      .then((removed) =>
+        removed ? app.log.info({ removed }, 'ended failed sign-in windows removed') : undefined,
+      )
+      .catch((error: unknown) => app.log.error({ err: error }, 'sign-in failure sweep failed'));
   }, EXPIRY_SWEEP_MS);
   sweep.unref();
   let closed = false;

@@ -60,6 +60,7 @@ describe('pal CLI on a fresh DATA_DIR', () => {
         '0002_workflow_variables',
         '0003_browser_sessions',
         '0004_change_stamp',
+        '0005_sign_in_failures',
       ],
       database: join(env.DATA_DIR, 'pal.sqlite'),
     });

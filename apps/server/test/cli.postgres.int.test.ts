@@ -50,6 +50,7 @@ describe.runIf(engine === 'postgres')('pal CLI on PostgreSQL', () => {
         '0002_workflow_variables',
         '0003_browser_sessions',
         '0004_change_stamp',
+        '0005_sign_in_failures',
       ],
       database: env.DATABASE_URL,
     });

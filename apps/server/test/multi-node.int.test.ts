@@ -3,14 +3,16 @@
 // here; the storage they rely on is the same as between two machines.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, deleteClient } from '../src/domain/clients.js';
 import { buildPalPackage } from '../src/domain/pal-manifest.js';
 import { deployPal, deployPalPackage } from '../src/domain/pals.js';
 import { createSso } from '../src/domain/ssos.js';
 import { issueTransactionToken } from '../src/domain/tokens.js';
 import { startServer, type RunningServer } from '../src/server.js';
+import { AUTH_THROTTLE } from '../src/http/sign-in-throttle.js';
 import { dialectOf } from '../src/storage/dialect-of.js';
 import { engine } from './engine.js';
-import { startHarness, type Harness } from './harness.js';
+import { basic, startHarness, type Harness } from './harness.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'workflow-pals');
 
@@ -52,6 +54,47 @@ describe.runIf(engine === 'postgres')('two nodes on one PostgreSQL', () => {
     expect(await getPalName(h.url)).toBe('Redeployed on A'); // A: its own write, at once
     await new Promise((resolve) => setTimeout(resolve, dialectOf(b.domain.db).changeStampBoundMs));
     expect(await getPalName(b.url)).toBe('Redeployed on A');
+  });
+
+  it('a client deleted through node A is refused by node B within the documented bound', async () => {
+    const client = await createClient(h.domain, h.a.enterpriseId);
+    const auth = basic(client.username, client.password);
+    const status = async (url: string) => {
+      const response = await fetch(`${url}/services/rest/pals/bare`, {
+        headers: { authorization: auth },
+      });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    expect(await status(b.url)).toBe(200); // now in B's verified-credentials cache
+    expect(await status(b.url)).toBe(200);
+    await deleteClient(h.domain, h.a.enterpriseId, client.clientId);
+    expect(await status(h.url)).toBe(401); // A: its own change, at once
+    // Far sooner than CLIENT_CACHE_TTL_MS (10 s): the change stamp, not the cache's age, tells B.
+    await new Promise((resolve) => setTimeout(resolve, dialectOf(b.domain.db).changeStampBoundMs));
+    expect(await status(b.url)).toBe(401);
+  });
+
+  it('the failed sign-in throttle counts attempts made on both nodes together', async () => {
+    const client = await createClient(h.domain, h.a.enterpriseId);
+    const status = async (url: string, password: string, username = client.username) => {
+      const response = await fetch(`${url}/services/rest/pals/bare`, {
+        headers: { authorization: basic(username, password) },
+      });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    // Alternating: neither node alone sees more than half of the limit.
+    for (let i = 0; i < AUTH_THROTTLE.maxFailures; i++)
+      expect(await status(i % 2 ? b.url : h.url, 'wrong'), `failure ${i + 1}`).toBe(401);
+    expect(await status(h.url, 'wrong')).toBe(429);
+    expect(await status(b.url, 'wrong')).toBe(429);
+    // The right secret is still accepted, on both.
+    expect(await status(b.url, client.password)).toBe(200);
+    expect(await status(h.url, client.password)).toBe(200);
+    // Any text as a username is a 401, never a database error (PostgreSQL's text refuses NUL).
+    for (const odd of ['nul\u0000name', 'x'.repeat(6000)])
+      expect(await status(b.url, 'wrong', odd)).toBe(401);
   });
 
   it('of 200 redeemers of one token spread over both nodes, exactly one wins (20 rounds)', async () => {

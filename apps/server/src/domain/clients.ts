@@ -24,6 +24,11 @@ import { randomId } from './ids.js';
 const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/;
 const MAX_SECRET_LENGTH = 1024;
 
+/** True when `username` could be an API client's (what createClient and the CLI accept). */
+export function isClientUsername(username: string): boolean {
+  return USERNAME.test(username);
+}
+
 export interface ApiClient {
   clientId: string;
   enterpriseId: string;

@@ -1,13 +1,13 @@
 // BASIC authentication for every operation, through the skeleton's authentication slot (an
 // onRequest hook, so a refused request never has its body read). Failed attempts are throttled
-// per (username, address): a throttled pair's wrong attempts get 429 with Retry-After, while the
-// right secret is still accepted.
+// per (username, address), counted in the database across nodes: a throttled pair's wrong
+// attempts get 429 with Retry-After, while the right secret is still accepted. A request whose
+// header was verified lately touches no table (unless its pair failed here since).
 import { HttpError } from '@pal-workflow/server-skeleton';
 import type { FastifyRequest } from 'fastify';
 import type { DomainContext } from '../domain/context.js';
 import type { AppContext } from './app-context.js';
 import type { ClientCredentials } from './credentials.js';
-import { throttleKey } from './sign-in-throttle.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="pal"' };
 
@@ -32,14 +32,14 @@ export function authenticator(domain: DomainContext, credentials: ClientCredenti
     // behind the same address lock the client out. A success clears the pair's failures.
     const known = header === undefined ? undefined : credentials.verifiedHeader(header);
     if (known) {
-      if (credentials.throttle.hasFailures)
-        credentials.throttle.resetFailures(throttleKey(known.username, request.ip));
-      return {
+      const context: AppContext = {
         domain,
         enterpriseId: known.client.enterpriseId,
         clientId: known.client.clientId,
         requestId: request.id,
       };
+      const cleared = credentials.throttle.succeeded(known.username, request.ip);
+      return cleared ? cleared.then(() => context) : context;
     }
 
     return verify(domain, credentials, request, header);
@@ -61,14 +61,18 @@ async function verify(
   }
   // A throttled pair is still checked: client secrets have 256 random bits, so accepting the right
   // one gives a guesser nothing, while refusing it would lock the client out. Wrong ones get 429.
-  const wait = credentials.throttle.isThrottled(throttleKey(given.username, request.ip));
-  const client = await credentials.authenticate(given.username, given.password, request.ip);
-  if (!client && wait > 0)
-    throw new HttpError(429, 'RATE_LIMITED', `too many failed attempts: try again in ${wait} s`, {
-      'Retry-After': String(wait),
-    });
-  if (!client) throw new HttpError(401, 'UNAUTHORIZED', 'wrong credentials', CHALLENGE);
-  credentials.rememberHeader(header!, given.username, client);
+  const snapshot = credentials.snapshot();
+  const client = await credentials.authenticate(given.username, given.password);
+  if (!client) {
+    const wait = await credentials.throttle.recordFailure(given.username, request.ip);
+    if (wait > 0)
+      throw new HttpError(429, 'RATE_LIMITED', `too many failed attempts: try again in ${wait} s`, {
+        'Retry-After': String(wait),
+      });
+    throw new HttpError(401, 'UNAUTHORIZED', 'wrong credentials', CHALLENGE);
+  }
+  await credentials.throttle.succeeded(given.username, request.ip);
+  credentials.rememberHeader(header!, given.username, client, snapshot);
   return {
     domain,
     enterpriseId: client.enterpriseId,

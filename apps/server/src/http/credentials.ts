@@ -2,8 +2,11 @@
 // query (DESIGN §5), and the failed sign-in throttle. One per app (buildApp).
 //
 // Cache correctness: a client created, changed or deleted by this process is dropped at once (the
-// domain's clientChanges feed); changes made by another process (the CLI, another node) are seen
-// within CLIENT_CACHE_TTL_MS, after which a cached row is read again.
+// domain's clientChanges feed); a change made by another process (the CLI, another node) moves the
+// database's change stamp, and everything cached is dropped when it moves: within the dialect's
+// changeStampBoundMs (250 ms on PostgreSQL, 1 ms on SQLite). Reading the stamp costs no query per
+// request (the dialect polls it, or reads SQLite's data_version at most once a millisecond). While
+// the stamp cannot be read, nothing is cached. CLIENT_CACHE_TTL_MS is a second line only.
 import {
   clientSecretPepper,
   findClientCredential,
@@ -12,9 +15,14 @@ import {
   type ClientCredential,
 } from '../domain/clients.js';
 import type { DomainContext } from '../domain/context.js';
-import { SignInThrottle, throttleKey } from './sign-in-throttle.js';
+import { dialectOf } from '../storage/dialect-of.js';
+import type { StorageDialect } from '../storage/dialect.js';
+import { SignInThrottle } from './sign-in-throttle.js';
 
-/** How long a cached client row (or verified header) is trusted before it is read again. */
+/**
+ * How long a cached client row (or verified header) is trusted at the most: a second line behind
+ * the change stamp, which drops them far sooner when the client changes.
+ */
 export const CLIENT_CACHE_TTL_MS = 10_000;
 
 /** Verified Authorization headers kept at the most (then the map starts afresh). */
@@ -40,30 +48,24 @@ export class ClientCredentials {
   private readonly checker: SecretChecker;
   private readonly now: () => number;
   private readonly unsubscribe: () => void;
+  private readonly dialect: StorageDialect;
+  /** The shared change stamp that `rows` and `verified` were read under. */
+  private stamp: string | undefined;
+  /** Moves with every `forget`, so a row read before it is not cached after it. */
+  private generation = 0;
 
   constructor(private readonly domain: DomainContext) {
     this.now = () => domain.now().getTime();
+    this.dialect = dialectOf(domain.db);
     this.checker = new SecretChecker(clientSecretPepper(domain.config.secretKey));
-    this.throttle = new SignInThrottle(this.now);
+    this.throttle = new SignInThrottle(domain);
     this.unsubscribe = domain.clientChanges.subscribe((username) => this.forget(username));
   }
 
-  /**
-   * The client these credentials belong to, or null. With `address`, a failure counts towards
-   * the throttle of (username, address) and a success clears it.
-   */
-  async authenticate(
-    username: string,
-    password: string,
-    address?: string,
-  ): Promise<AuthenticatedClient | null> {
-    const credential = await this.lookup(username);
+  /** The client these credentials belong to, or null. The caller counts failures (`throttle`). */
+  async authenticate(username: string, password: string): Promise<AuthenticatedClient | null> {
+    const credential = await this.lookup(username, this.snapshot());
     const ok = this.checker.matches(credential, password);
-    if (address !== undefined) {
-      const key = throttleKey(username, address);
-      if (ok) this.throttle.resetFailures(key);
-      else this.throttle.recordFailure(key);
-    }
     return ok && credential
       ? { clientId: credential.clientId, enterpriseId: credential.enterpriseId }
       : null;
@@ -71,6 +73,7 @@ export class ClientCredentials {
 
   /** The client of an Authorization header verified lately, if any (see `verified`). */
   verifiedHeader(header: string): { client: AuthenticatedClient; username: string } | undefined {
+    if (this.snapshot() === undefined) return undefined;
     const entry = this.verified.get(header);
     if (!entry) return undefined;
     if (this.now() - entry.at >= CLIENT_CACHE_TTL_MS) {
@@ -80,14 +83,40 @@ export class ClientCredentials {
     return entry;
   }
 
-  /** Remembers an Authorization header that `authenticate` accepted. */
-  rememberHeader(header: string, username: string, client: AuthenticatedClient): void {
+  /**
+   * What the cache is valid for now: the database's change stamp and this process's own changes.
+   * Take it before `authenticate` and give it to `rememberHeader`. Undefined: do not cache.
+   * Drops everything cached when the stamp moved since the last call.
+   */
+  snapshot(): string | undefined {
+    const stamp = this.dialect.sharedChangeStamp(this.domain.db);
+    if (stamp !== this.stamp) {
+      this.rows.clear();
+      this.verified.clear();
+      this.stamp = stamp;
+    }
+    return stamp === undefined ? undefined : `${stamp}/${this.generation}`;
+  }
+
+  /**
+   * Remembers an Authorization header that `authenticate` accepted, unless the client may have
+   * changed since `snapshot` (taken before authenticate) was: then it would remember a secret
+   * that the database may no longer hold.
+   */
+  rememberHeader(
+    header: string,
+    username: string,
+    client: AuthenticatedClient,
+    snapshot: string | undefined,
+  ): void {
+    if (snapshot === undefined || this.snapshot() !== snapshot) return;
     if (this.verified.size >= VERIFIED_HEADERS_MAX) this.verified.clear();
     this.verified.set(header, { client, username, at: this.now() });
   }
 
   /** Drops what is cached of a username, so the next check reads the database. */
   forget(username: string): void {
+    this.generation += 1;
     this.rows.delete(username);
     for (const [header, entry] of this.verified)
       if (entry.username === username) this.verified.delete(header);
@@ -98,12 +127,18 @@ export class ClientCredentials {
     this.unsubscribe();
   }
 
-  private async lookup(username: string): Promise<ClientCredential | undefined> {
+  private async lookup(
+    username: string,
+    snapshot: string | undefined,
+  ): Promise<ClientCredential | undefined> {
     const cached = this.rows.get(username);
     const now = this.now();
-    if (cached && now - cached.loadedAt < CLIENT_CACHE_TTL_MS) return cached.credential;
+    if (snapshot !== undefined && cached && now - cached.loadedAt < CLIENT_CACHE_TTL_MS)
+      return cached.credential;
     const credential = await findClientCredential(this.domain, username);
-    if (credential) this.rows.set(username, { credential, loadedAt: now });
+    // Kept only when nothing changed while it loaded (it might be the row before the change).
+    if (credential && snapshot !== undefined && this.snapshot() === snapshot)
+      this.rows.set(username, { credential, loadedAt: now });
     else this.rows.delete(username);
     return credential;
   }

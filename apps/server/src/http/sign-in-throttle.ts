@@ -1,76 +1,74 @@
-// The failed sign-in throttle: after `maxFailures` wrong credentials for one (username, address)
-// within `windowSeconds`, that pair's wrong credentials are refused with 429 and Retry-After until
-// the window ends; the right secret is still accepted. A success clears the pair's count. Kept in
-// this process's memory.
+// The failed sign-in throttle as the authentication hook uses it. The counts live in the database
+// (domain/sign-in-failures.ts), shared by every node, so that spreading guesses over nodes gains
+// nothing. Only a failed attempt, and the first success of a pair after it failed on this node,
+// touch the database: a request with the right secret normally costs nothing here.
+import { createHash } from 'node:crypto';
+import {
+  AUTH_THROTTLE,
+  clearFailedSignIns,
+  failedSignInWait,
+  recordFailedSignIn,
+} from '../domain/sign-in-failures.js';
+import type { DomainContext } from '../domain/context.js';
 
-export const AUTH_THROTTLE = {
-  maxFailures: 10,
-  windowSeconds: 300,
-  maxTrackedKeys: 100_000,
-} as const;
+export { AUTH_THROTTLE };
 
-interface Attempts {
-  failures: number;
-  windowStart: number;
-}
-
-/** The throttle key of one username from one network address. */
-export function throttleKey(username: string, address: string): string {
-  return `${address}\u0000${username}`;
-}
+/** Pairs remembered as having failed here at the most (then the oldest tenth is forgotten). */
+const MAX_FAILED_HERE = 100_000;
 
 export class SignInThrottle {
-  private readonly attempts = new Map<string, Attempts>();
+  /**
+   * The pairs that failed on this node within the window (key → when): a success of one of them
+   * clears the shared count. A success of a pair that failed only on other nodes does not (it
+   * cannot know of them without a query per success); that count ends with its window.
+   */
+  private readonly failedHere = new Map<string, number>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly domain: DomainContext) {}
 
-  /** True when some pair has failed lately: only then is the throttle worth consulting. */
-  get hasFailures(): boolean {
-    return this.attempts.size > 0;
+  /**
+   * Counts a failed attempt; answers the seconds to put in Retry-After when the pair had already
+   * reached the limit (the attempt gets 429), else 0.
+   */
+  async recordFailure(username: string, address: string): Promise<number> {
+    const wait = await recordFailedSignIn(this.domain, username, address);
+    const key = pairKey(username, address);
+    this.failedHere.delete(key); // re-inserted last: the map stays in order of failure
+    if (this.failedHere.size >= MAX_FAILED_HERE) this.forgetOldest();
+    this.failedHere.set(key, this.domain.now().getTime());
+    return wait;
   }
 
-  /** Seconds until `key` may try again; 0 when it is not throttled. */
-  isThrottled(key: string): number {
-    const entry = this.attempts.get(key);
-    if (!entry) return 0;
-    const elapsed = this.now() - entry.windowStart;
-    const windowMs = AUTH_THROTTLE.windowSeconds * 1000;
-    if (elapsed >= windowMs) {
-      this.attempts.delete(key);
-      return 0;
-    }
-    return entry.failures >= AUTH_THROTTLE.maxFailures ? Math.ceil((windowMs - elapsed) / 1000) : 0;
+  /**
+   * The pair signed in with the right secret: clears its count when it failed on this node lately
+   * (a promise then); otherwise nothing to do, and no promise, so the fast path stays synchronous.
+   */
+  succeeded(username: string, address: string): Promise<void> | undefined {
+    if (this.failedHere.size === 0) return undefined;
+    const key = pairKey(username, address);
+    const at = this.failedHere.get(key);
+    if (at === undefined) return undefined;
+    this.failedHere.delete(key);
+    if (this.domain.now().getTime() - at >= AUTH_THROTTLE.windowSeconds * 1000) return undefined;
+    return clearFailedSignIns(this.domain, username, address);
   }
 
-  /** Counts a failed attempt of `key` (see throttleKey). */
-  recordFailure(key: string): void {
-    const now = this.now();
-    const entry = this.attempts.get(key);
-    if (entry && now - entry.windowStart < AUTH_THROTTLE.windowSeconds * 1000) {
-      entry.failures += 1;
-      return;
-    }
-    if (this.attempts.size >= AUTH_THROTTLE.maxTrackedKeys) this.sweep(now);
-    this.attempts.set(key, { failures: 1, windowStart: now });
+  /** Seconds until the pair's wrong attempts are heard again; 0 when it is not throttled. */
+  wait(username: string, address: string): Promise<number> {
+    return failedSignInWait(this.domain, username, address);
   }
 
-  /** Clears the failed attempts of `key`. */
-  resetFailures(key: string): void {
-    this.attempts.delete(key);
-  }
-
-  private sweep(now: number): void {
-    const windowMs = AUTH_THROTTLE.windowSeconds * 1000;
-    for (const [key, entry] of this.attempts) {
-      if (now - entry.windowStart >= windowMs) this.attempts.delete(key);
-    }
-    // Still full (an attack from many addresses): forget the oldest tenth.
-    if (this.attempts.size >= AUTH_THROTTLE.maxTrackedKeys) {
-      let drop = Math.ceil(AUTH_THROTTLE.maxTrackedKeys / 10);
-      for (const key of this.attempts.keys()) {
-        if (drop-- <= 0) break;
-        this.attempts.delete(key);
-      }
+  private forgetOldest(): void {
+    let drop = Math.ceil(MAX_FAILED_HERE / 10);
+    for (const key of this.failedHere.keys()) {
+      if (drop-- <= 0) break;
+      this.failedHere.delete(key);
     }
   }
+}
+
+/** The map key of a pair: long ones (a username may be any header text) by their hash. */
+function pairKey(username: string, address: string): string {
+  const key = `${address}\u0000${username}`;
+  return key.length <= 200 ? key : createHash('sha256').update(key).digest('base64url');
 }

@@ -45,6 +45,7 @@ describe(`database (${engine})`, () => {
       { name: '0002_workflow_variables', applied: false },
       { name: '0003_browser_sessions', applied: false },
       { name: '0004_change_stamp', applied: false },
+      { name: '0005_sign_in_failures', applied: false },
     ]);
     expect(await migrateToLatest(db)).toEqual(Object.keys(migrations));
     expect(await migrateToLatest(db)).toEqual([]);
@@ -66,6 +67,7 @@ describe(`database (${engine})`, () => {
       'variable_scopes',
       'variables',
       'browser_sessions',
+      'sign_in_failures',
     ]) {
       expect(tables).toContain(table);
     }

@@ -84,6 +84,14 @@ export interface StorageDialect {
    * createChangeStampTriggers (migration 0004) count as another process's: cache nothing else.
    */
   changeStamp(db: Kysely<any>): string | undefined;
+  /**
+   * Like changeStamp, but not moved by this process's own writes as they run: for caches whose
+   * own changes are announced otherwise (the credentials cache hears of them from
+   * `clientChanges`), so that they are not dropped by every write this process makes. Moves
+   * within `changeStampBoundMs` of another process's commit, as changeStamp does (on PostgreSQL,
+   * of a write to a table given to createChangeStampTriggers). Undefined: do not cache.
+   */
+  sharedChangeStamp(db: Kysely<any>): string | undefined;
   /** How long another process's commit may stay unseen by changeStamp. */
   readonly changeStampBoundMs: number;
   /** Brings changeStamp up to date now (after opening, so caching starts at once). */

@@ -122,6 +122,23 @@ function pollStamp(tracking: StampTracking): Promise<void> {
   return tracking.polling;
 }
 
+/**
+ * The stamp tracking of `db` when its value may be used (read within STAMP_TRUST_MS), else
+ * undefined; either way asking keeps the polling going.
+ */
+function trustedStamp(db: object): (StampTracking & { value: number }) | undefined {
+  const tracking = stampTracking.get(db);
+  if (!tracking) return undefined;
+  const now = performance.now();
+  tracking.askedAt = now;
+  startPolling(tracking);
+  if (tracking.value === undefined || now - tracking.readAt > STAMP_TRUST_MS) {
+    void pollStamp(tracking);
+    return undefined;
+  }
+  return tracking as StampTracking & { value: number };
+}
+
 function startPolling(tracking: StampTracking): void {
   if (tracking.timer) return;
   tracking.timer = setInterval(() => {
@@ -220,16 +237,15 @@ export const postgresDialect: StorageDialect = {
   },
 
   changeStamp(db) {
-    const tracking = stampTracking.get(db);
-    if (!tracking) return undefined;
-    const now = performance.now();
-    tracking.askedAt = now;
-    startPolling(tracking);
-    if (tracking.value === undefined || now - tracking.readAt > STAMP_TRUST_MS) {
-      void pollStamp(tracking);
-      return undefined;
-    }
-    return `${tracking.value}:${tracking.ownWrites}`;
+    const tracking = trustedStamp(db);
+    return tracking ? `${tracking.value}:${tracking.ownWrites}` : undefined;
+  },
+
+  sharedChangeStamp(db) {
+    // The row alone: it moves with every node's writes to the cached tables (this node's too,
+    // once polled), and not with this node's other writes.
+    const tracking = trustedStamp(db);
+    return tracking ? String(tracking.value) : undefined;
   },
 
   countUpTo(db, query, cap, textSearch) {

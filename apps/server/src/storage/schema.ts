@@ -225,6 +225,15 @@ export interface ChangeStampTable {
   value: number;
 }
 
+/** Failed sign-ins of one (username, address) in the window that began at window_start. */
+export interface SignInFailuresTable {
+  /** The username as given, or `~` and its SHA-256 when it cannot be a client's (see the domain). */
+  username: string;
+  address: string;
+  window_start: IsoDate;
+  failures: number;
+}
+
 export interface DatabaseSchema {
   enterprises: EnterprisesTable;
   api_clients: ApiClientsTable;
@@ -241,6 +250,7 @@ export interface DatabaseSchema {
   browser_sessions: BrowserSessionsTable;
   variables: VariablesTable;
   change_stamp: ChangeStampTable;
+  sign_in_failures: SignInFailuresTable;
   transactions_name_fts: TransactionsNameFtsTable;
   transactions_description_fts: TransactionsDescriptionFtsTable;
   transactions_category_fts: TransactionsCategoryFtsTable;

@@ -5,10 +5,12 @@ import { initial } from './0001-initial.js';
 import { workflowVariables } from './0002-workflow-variables.js';
 import { browserSessions } from './0003-browser-sessions.js';
 import { changeStamp } from './0004-change-stamp.js';
+import { signInFailures } from './0005-sign-in-failures.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_workflow_variables': workflowVariables,
   '0003_browser_sessions': browserSessions,
   '0004_change_stamp': changeStamp,
+  '0005_sign_in_failures': signInFailures,
 };

@@ -1,0 +1,96 @@
+// The failed sign-in throttle's counts (DESIGN §5): after AUTH_THROTTLE.maxFailures wrong
+// credentials for one (username, address) within AUTH_THROTTLE.windowSeconds, that pair's wrong
+// credentials are refused with 429 and Retry-After until the window ends (http/authenticate.ts).
+// Counted in the database, so that guesses spread over several nodes add up.
+import { createHash } from 'node:crypto';
+import {
+  deleteSignInFailures,
+  deleteSignInFailuresBefore,
+  findSignInFailures,
+  recordSignInFailure,
+} from '../storage/sign-in-failures.js';
+import { isClientUsername } from './clients.js';
+import type { DomainContext } from './context.js';
+
+export const AUTH_THROTTLE = {
+  maxFailures: 10,
+  windowSeconds: 300,
+} as const;
+
+const WINDOW_MS = AUTH_THROTTLE.windowSeconds * 1000;
+
+/** The longest address kept as given (IPv6 text is at most 45 characters). */
+const MAX_ADDRESS_LENGTH = 64;
+
+/**
+ * A username as stored: as given when it could be a client's; otherwise (any text a header may
+ * carry: thousands of characters, NUL, which PostgreSQL's text refuses) `~` and its SHA-256,
+ * bounded and unable to meet a client's username (`~` is not in one).
+ */
+function storedUsername(username: string): string {
+  return isClientUsername(username) ? username : `~${sha256(username)}`;
+}
+
+function storedAddress(address: string): string {
+  return address.length <= MAX_ADDRESS_LENGTH && !address.includes('\u0000')
+    ? address
+    : `~${sha256(address)}`;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('base64url');
+}
+
+/** Whole seconds until the window that began at `windowStart` ends; 0 when it has ended. */
+function secondsLeft(windowStart: string, now: number): number {
+  const left = Date.parse(windowStart) + WINDOW_MS - now;
+  return left > 0 ? Math.ceil(left / 1000) : 0;
+}
+
+/**
+ * Counts a failed sign-in of (username, address). Answers the seconds the pair must wait when it
+ * had reached the limit before this failure (then the attempt is refused with 429), else 0.
+ */
+export async function recordFailedSignIn(
+  ctx: DomainContext,
+  username: string,
+  address: string,
+): Promise<number> {
+  const now = ctx.now().getTime();
+  const window = await recordSignInFailure(
+    ctx.db,
+    storedUsername(username),
+    storedAddress(address),
+    new Date(now).toISOString(),
+    new Date(now - WINDOW_MS).toISOString(),
+  );
+  return window.failures > AUTH_THROTTLE.maxFailures ? secondsLeft(window.window_start, now) : 0;
+}
+
+/** Seconds until the pair's wrong credentials are heard again; 0 when it is not throttled. */
+export async function failedSignInWait(
+  ctx: DomainContext,
+  username: string,
+  address: string,
+): Promise<number> {
+  const window = await findSignInFailures(ctx.db, storedUsername(username), storedAddress(address));
+  if (!window || window.failures < AUTH_THROTTLE.maxFailures) return 0;
+  return secondsLeft(window.window_start, ctx.now().getTime());
+}
+
+/** Forgets the pair's failures (it signed in with the right secret). */
+export function clearFailedSignIns(
+  ctx: DomainContext,
+  username: string,
+  address: string,
+): Promise<void> {
+  return deleteSignInFailures(ctx.db, storedUsername(username), storedAddress(address));
+}
+
+/** Removes the counts of windows that have ended; how many. Part of the server's sweep. */
+export function sweepFailedSignIns(ctx: DomainContext): Promise<number> {
+  return deleteSignInFailuresBefore(
+    ctx.db,
+    new Date(ctx.now().getTime() - WINDOW_MS).toISOString(),
+  );
+}
