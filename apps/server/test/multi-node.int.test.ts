@@ -10,6 +10,7 @@ import { createSso } from '../src/domain/ssos.js';
 import { issueTransactionToken } from '../src/domain/tokens.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { AUTH_THROTTLE } from '../src/http/sign-in-throttle.js';
+import { expireDueTransactions } from '../src/domain/transactions.js';
 import { dialectOf } from '../src/storage/dialect-of.js';
 import { engine } from './engine.js';
 import { basic, startHarness, type Harness } from './harness.js';
@@ -130,5 +131,39 @@ describe.runIf(engine === 'postgres')('two nodes on one PostgreSQL', () => {
     const without = await fetch(`${b.url}/services/session`, { redirect: 'manual' });
     await without.arrayBuffer();
     expect(without.status).not.toBe(200);
+  });
+
+  it('the expiry sweep runs on one node at a time, and each due transaction moves once', async () => {
+    // Five transactions whose executeEndDate has passed (as the sweep would find them).
+    const due: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const id = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+      due.push(id);
+    }
+    await h.domain.db
+      .updateTable('transactions')
+      .set({ execute_end_date: new Date(Date.now() - 60_000).toISOString() })
+      .where('id', 'in', due)
+      .execute();
+    // Both nodes start their sweep at once, as their timers would: the one that gets the lock
+    // sweeps, the other skips this round.
+    const sweep = (node: { db: typeof h.domain.db }, domain: typeof h.domain) =>
+      dialectOf(node.db).runExclusively(node.db, 'expiry-sweep', async () => {
+        const moved = await expireDueTransactions(domain);
+        await new Promise((resolve) => setTimeout(resolve, 200)); // hold the lock a while
+        return moved;
+      });
+    const [onA, onB] = await Promise.all([sweep(h.domain, h.domain), sweep(b.domain, b.domain)]);
+    const ran = [onA, onB].filter((r) => r !== undefined);
+    expect(ran).toHaveLength(1);
+    expect(ran[0]!.expired).toBe(5);
+    const statuses = await h.domain.db
+      .selectFrom('transactions')
+      .select('system_status')
+      .where('id', 'in', due)
+      .execute();
+    expect(statuses.every((row) => row.system_status === 'EXPIRED')).toBe(true);
+    // The next round, on either node, finds nothing left to move.
+    expect((await sweep(b.domain, b.domain))?.expired).toBe(0);
   });
 });
