@@ -3,8 +3,10 @@
  * client, optionally N seeded transactions; beside it, the baseline: a bare Fastify route that
  * returns the same bytes without authentication. Prints one JSON line with the addresses.
  * The database is SQLite in DATA_DIR, or the PostgreSQL database that DATABASE_URL names.
+ * With --join, a second node on a database another bench server has seeded: nothing is seeded,
+ * and the Authorization header of that server's API client is taken from BENCH_AUTH.
  *
- *   tsx --conditions=@pal-workflow/source bench-server.ts [--transactions N]
+ *   tsx --conditions=@pal-workflow/source bench-server.ts [--transactions N] [--workflows] [--join]
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +28,8 @@ import {
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const count = Number(process.argv[process.argv.indexOf('--transactions') + 1] ?? 0) || 0;
 const withWorkflows = process.argv.includes('--workflows');
+const joining = process.argv.includes('--join');
+if (joining && !process.env.BENCH_AUTH) throw new Error('--join needs BENCH_AUTH');
 /** Transactions of the bench pal that T6 runs spread over (runs on one transaction queue up). */
 const WORKFLOW_TRANSACTIONS = 400;
 
@@ -73,12 +77,13 @@ const config = loadConfig({
   PAGE_SIZE: '100',
   PAL_SECRET_KEY: '5e'.repeat(32),
 });
-let auth = '';
+let auth = joining ? process.env.BENCH_AUTH! : '';
 const workflowTransactions: string[] = [];
 let sso = '';
 const server = await startServer(config, {
   logger: false,
   prepare: async (domain) => {
+    if (joining) return; // the first node seeded the database
     const enterprise = await createEnterprise(domain, 'bench');
     const client = await createClient(domain, enterprise.id);
     auth = `Basic ${Buffer.from(`${client.username}:${client.password}`).toString('base64')}`;

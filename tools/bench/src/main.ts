@@ -1,7 +1,7 @@
 /**
  * `npm run bench [section]`: prints figures side by side with their baselines,
  * from one run. Sections: generate, server, workflows (default: all); `search` is the T2 part of
- * server alone.
+ * server alone, `nodes` its two-nodes-on-one-PostgreSQL part alone.
  */
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +19,10 @@ if (wants('workflows')) {
 if (wants('server')) {
   const { runServerBench } = await import('./server.js');
   await runServerBench(ROOT);
-} else if (sections.includes('search')) {
-  const { runServerBench } = await import('./server.js');
-  await runServerBench(ROOT, 'search');
+} else {
+  for (const part of ['nodes', 'search'] as const) {
+    if (!sections.includes(part)) continue;
+    const { runServerBench } = await import('./server.js');
+    await runServerBench(ROOT, part);
+  }
 }

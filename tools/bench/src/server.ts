@@ -2,7 +2,8 @@
  * `npm run bench server`: P1 and P2 throughput of the real service (authenticated, as a real
  * client is) against a bare Fastify route returning the same bytes without authentication, in the
  * same run; P2 on PostgreSQL beside P2 on SQLite; and T2 "name contains" latency over 1,000,000
- * seeded transactions on each engine, side by side. PostgreSQL is a throw-away cluster started
+ * seeded transactions on each engine, side by side; and P2 and T1 of two nodes on one PostgreSQL
+ * database against one node (`npm run bench -- nodes` runs that part alone). PostgreSQL is a throw-away cluster started
  * here (the machine's server binaries, as the tests use them), with durable settings.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -53,8 +54,26 @@ export async function startChild(
   return { child, info };
 }
 
-async function throughput(url: string, headers: Record<string, string>): Promise<number> {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers });
+/** Stops a bench server and waits until it has exited (before its database goes away). */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolvePromise) => child.once('exit', resolvePromise));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function throughput(
+  url: string,
+  headers: Record<string, string>,
+  options: Partial<autocannon.Options> = {},
+): Promise<number> {
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    headers,
+    ...options,
+  });
   if (result.non2xx > 0 || result.errors > 0)
     throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return result.requests.average;
@@ -70,14 +89,15 @@ async function engineEnv(
   return engine === 'SQLite' ? {} : { DATABASE_URL: await cluster.createDatabase('pal_bench') };
 }
 
-export async function runServerBench(root: string, only?: 'search'): Promise<void> {
+export async function runServerBench(root: string, only?: 'search' | 'nodes'): Promise<void> {
   // Durable, as a deployment runs it (the tests' clusters turn fsync off).
   const cluster = await startPostgresCluster({
     settings: { fsync: 'on', full_page_writes: 'on', shared_buffers: '256MB' },
   });
   try {
-    if (only !== 'search') await throughputBench(root, cluster);
-    await searchBench(root, cluster);
+    if (only === undefined) await throughputBench(root, cluster);
+    if (only !== 'search') await nodesBench(root, cluster);
+    if (only !== 'nodes') await searchBench(root, cluster);
   } finally {
     await cluster.stop();
   }
@@ -136,6 +156,81 @@ async function throughputBench(root: string, cluster: PostgresCluster): Promise<
     `P1/P2 throughput: ${CONNECTIONS} connections, ${DURATION_S} s each, loopback, server and load on the same cores`,
     rows,
   );
+}
+
+/**
+ * P2 and T1 of two nodes on one PostgreSQL database against one node. Node A seeds a fresh
+ * database; one node alone is A under all the connections (B not yet started). Node B then joins
+ * the same database with the same secret key and without seeding, and both take half the
+ * connections each at once, with A's credentials; their averages are summed. On 2 cores shared
+ * by both nodes, PostgreSQL and the load generator, this measures the overhead of a second node,
+ * not a speed-up.
+ */
+async function nodesBench(root: string, cluster: PostgresCluster): Promise<void> {
+  const env = await engineEnv('PostgreSQL', cluster);
+  const measures = [
+    {
+      name: 'P2',
+      path: '/services/rest/pals/expense-approval',
+      options: { method: 'GET' },
+      headers: { accept: 'application/json' },
+    },
+    {
+      name: 'T1',
+      path: '/services/rest/transactions',
+      options: { method: 'POST', body: 'palId=expense-approval' },
+      headers: { accept: 'text/plain', 'content-type': 'application/x-www-form-urlencoded' },
+    },
+  ] as const;
+  const a = await startChild(root, 0, [], env);
+  let b: Awaited<ReturnType<typeof startChild>> | undefined;
+  try {
+    const auth = a.info.auth;
+    const one = new Map<string, number>();
+    for (const m of measures)
+      one.set(
+        m.name,
+        await throughput(
+          `${a.info.url}${m.path}`,
+          { ...m.headers, authorization: auth },
+          m.options,
+        ),
+      );
+    b = await startChild(root, 0, ['--join'], { ...env, BENCH_AUTH: auth });
+    const urls = [a.info.url, b.info.url];
+    const rows: Row[] = [];
+    for (const m of measures) {
+      const each = await Promise.all(
+        urls.map((url) =>
+          throughput(
+            `${url}${m.path}`,
+            { ...m.headers, authorization: auth },
+            { ...m.options, connections: CONNECTIONS / 2 },
+          ),
+        ),
+      );
+      const two = each.reduce((sum, n) => sum + n, 0);
+      const single = one.get(m.name)!;
+      rows.push({
+        name: `${m.name} two nodes vs one (req/s)`,
+        value: two,
+        unit: 'req/s',
+        baseline: single,
+        target: `≥ 80 % of one node (${Math.round((two / single) * 100)} %: A ${fmt(each[0]!)} + B ${fmt(each[1]!)}); on 2 cores this measures overhead, not speed-up`,
+        met: two >= single * 0.8,
+      });
+    }
+    printTable(
+      `Two nodes on one PostgreSQL vs one node: ${CONNECTIONS} connections in all (two nodes: ${CONNECTIONS / 2} each, at once), ${DURATION_S} s each, loopback, nodes, PostgreSQL and load on the same cores; baseline: one node`,
+      rows,
+    );
+  } finally {
+    await Promise.all([a.child, b?.child].map((child) => child && stopChild(child)));
+  }
+}
+
+function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
 }
 
 interface SearchFigures {
