@@ -51,6 +51,7 @@ describe.runIf(engine === 'postgres')('pal CLI on PostgreSQL', () => {
         '0003_browser_sessions',
         '0004_change_stamp',
         '0005_sign_in_failures',
+        '0006_pal_text_index',
       ],
       database: env.DATABASE_URL,
     });

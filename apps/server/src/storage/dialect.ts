@@ -3,9 +3,10 @@
 // SQL that SQLite and PostgreSQL both run; each database's peculiarities (pragmas, the full-text
 // index behind "name contains") live in one module per database: ./sqlite.ts and ./postgres.ts,
 // chosen by ./dialect-of.ts.
-import type { CreateTableBuilder, Expression, Kysely, SelectQueryBuilder } from 'kysely';
+import type { CreateTableBuilder, Expression, Kysely, SelectQueryBuilder, SqlBool } from 'kysely';
 import { sql } from 'kysely';
 import type { DatabaseSchema } from './schema.js';
+import { equals, fold, likeContains, type TextFilter } from './text-filters.js';
 
 /** The case-folded text columns of transactions that "contains" searches use. */
 export type TransactionTextColumn = 'name_key' | 'description_key' | 'category_key';
@@ -44,6 +45,31 @@ export async function cappedCount(
 /** A query over the transactions table, before its selection. */
 export type TransactionsQuery = SelectQueryBuilder<DatabaseSchema, 'transactions', {}>;
 
+/** A query over the pals table, before its selection. */
+export type PalsQuery = SelectQueryBuilder<DatabaseSchema, 'pals', {}>;
+
+/**
+ * The string filters of P1 and C1 as conditions on `pals`, for the engines' wherePalTextsMatch:
+ * "contains" is LIKE on the folded `_key` column, `exact` is equality on the column itself;
+ * `matchAny` ORs them, otherwise they AND.
+ */
+export function wherePalTextsLike(
+  query: PalsQuery,
+  filters: readonly TextFilter[],
+  matchAny: boolean,
+): PalsQuery {
+  if (filters.length === 0) return query;
+  const conditions = filters.map(palTextCondition);
+  return query.where((eb) => (matchAny ? eb.or(conditions) : eb.and(conditions)));
+}
+
+/** One P1/C1 string filter as a condition on `pals` (see wherePalTextsLike). */
+export function palTextCondition(filter: TextFilter): Expression<SqlBool> {
+  return filter.exact
+    ? equals('pals', filter.column, filter.value)
+    : likeContains(`pals.${filter.column}_key`, fold(filter.value));
+}
+
 export interface StorageDialect {
   readonly name: 'sqlite' | 'postgres';
   /** Adds an auto-incrementing integer primary-key column to a table being created. */
@@ -63,6 +89,23 @@ export interface StorageDialect {
     query: TransactionsQuery,
     filters: readonly TextContains[],
   ): { query: TransactionsQuery; creationOrder: Expression<number> };
+  /**
+   * Creates (in a migration, 0006) the index that serves the "contains" filters of P1 and C1 over
+   * the folded texts of pals (name, description, category, publisher).
+   */
+  createPalTextIndex(db: Kysely<any>): Promise<void>;
+  dropPalTextIndex(db: Kysely<any>): Promise<void>;
+  /**
+   * Narrows a query over `pals` to the rows that the P1/C1 string filters select: "contains"
+   * (case-insensitive, against the folded `_key` column) or, with `exact`, case-sensitive
+   * equality; `matchAny` ORs the filters, otherwise they AND. The same rows as wherePalTextsLike,
+   * found through the index of createPalTextIndex where the engine can.
+   */
+  wherePalTextsMatch(
+    query: PalsQuery,
+    filters: readonly TextFilter[],
+    matchAny: boolean,
+  ): PalsQuery;
   /**
    * Counts the rows of a query over `transactions`, but stops after `cap`: an exact count of
    * 50,000 matches costs far more than the page it comes with. Past the cap the answer is the

@@ -1,8 +1,8 @@
 // The pals and pal_versions tables: deployment writes, look-ups and the P1/C1 search.
-import type { Expression, SqlBool } from 'kysely';
 import type { Db } from './database.js';
+import { dialectOf } from './dialect-of.js';
 import type { NewPal, PalRow } from './schema.js';
-import { equals, fold, likeContains, type TextFilter } from './text-filters.js';
+import type { TextFilter } from './text-filters.js';
 
 /** What P1 and C1 ask of the pals table (DESIGN §8). */
 export interface PalRowQuery {
@@ -138,18 +138,15 @@ export async function searchPalRows(
   db: Db,
   q: PalRowQuery,
 ): Promise<{ rows: PalRow[]; total: number }> {
-  const texts: Expression<SqlBool>[] = q.texts.map((f) =>
-    f.exact
-      ? equals('pals', f.column, f.value)
-      : likeContains(`pals.${f.column}_key`, fold(f.value)),
-  );
-  const query = db
+  const filtered = db
     .selectFrom('pals')
     .where('enterprise_id', '=', q.enterpriseId)
     .$if(!q.includeTest, (b) => b.where('test', '=', 0))
     .$if(!q.includeInstalled, (b) => b.where('installed', '=', 0))
-    .$if(q.consoleOnly, (b) => b.where('mode_console', '=', 1))
-    .$if(texts.length > 0, (b) => b.where((eb) => (q.matchAny ? eb.or(texts) : eb.and(texts))));
+    .$if(q.consoleOnly, (b) => b.where('mode_console', '=', 1));
+  // Through each engine's trigram index (migration 0006); the same rows as LIKE over the
+  // enterprise's pals.
+  const query = dialectOf(db).wherePalTextsMatch(filtered, q.texts, q.matchAny);
 
   const [count, rows] = await Promise.all([
     query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),

@@ -4,7 +4,12 @@
 import { Kysely, PostgresDialect, sql, type Expression } from 'kysely';
 import pg from 'pg';
 import { likeContains } from './text-filters.js';
-import { cappedCount, type StorageDialect, type TransactionTextColumn } from './dialect.js';
+import {
+  cappedCount,
+  wherePalTextsLike,
+  type StorageDialect,
+  type TransactionTextColumn,
+} from './dialect.js';
 import type { DatabaseSchema } from './schema.js';
 
 /** PostgreSQL's type oid of int8 (bigint): what count(*) and bigserial columns return. */
@@ -16,6 +21,14 @@ const TEXT_INDEXES = {
   description_key: 'transactions_description_trgm',
   category_key: 'transactions_category_trgm',
 } as const satisfies Record<TransactionTextColumn, string>;
+
+// The same for the folded texts of pals that P1 and C1 search (migration 0006).
+const PAL_TEXT_INDEXES = {
+  name_key: 'pals_name_key_trgm',
+  description_key: 'pals_description_key_trgm',
+  category_key: 'pals_category_key_trgm',
+  publisher_key: 'pals_publisher_key_trgm',
+} as const;
 
 /** How often a node reads the database's change stamp (while its read caches ask for it). */
 const STAMP_POLL_MS = 100;
@@ -186,6 +199,27 @@ export const postgresDialect: StorageDialect = {
       query: narrowed,
       creationOrder: sql.ref<number>('transactions.seq') as Expression<number>,
     };
+  },
+
+  async createPalTextIndex(db) {
+    await sql`create extension if not exists pg_trgm`.execute(db);
+    for (const [column, index] of Object.entries(PAL_TEXT_INDEXES)) {
+      await sql`create index ${sql.raw(index)} on pals using gin (${sql.raw(column)} gin_trgm_ops)`.execute(
+        db,
+      );
+    }
+  },
+
+  async dropPalTextIndex(db) {
+    for (const index of Object.values(PAL_TEXT_INDEXES)) {
+      await sql`drop index if exists ${sql.raw(index)}`.execute(db);
+    }
+  },
+
+  wherePalTextsMatch(query, filters, matchAny) {
+    // The trigram indexes serve LIKE '%needle%' on the folded columns as they are (and OR of them
+    // through a BitmapOr); the planner chooses them or the enterprise's primary-key prefix.
+    return wherePalTextsLike(query, filters, matchAny);
   },
 
   async createChangeStampTriggers(db, tables) {

@@ -1,12 +1,15 @@
 // Everything that only SQLite accepts lives here: opening the file with its pragmas, and the FTS5
-// trigram index that makes "transaction name contains" fast over millions of rows.
+// trigram indexes that make "contains" searches fast: of transactions (T2) over millions of rows,
+// and of pals (P1, C1).
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type Expression, type SqlBool } from 'kysely';
-import { likeContains } from './text-filters.js';
+import { fold, likeContains } from './text-filters.js';
 import {
   cappedCount,
+  palTextCondition,
+  wherePalTextsLike,
   type StorageDialect,
   type TransactionTextColumn,
   type TransactionsQuery,
@@ -22,6 +25,13 @@ const TEXT_INDEXES = {
   description_key: 'transactions_description_fts',
   category_key: 'transactions_category_fts',
 } as const satisfies Record<TransactionTextColumn, string>;
+
+// P1/C1's "contains" filters (migration 0006). FTS5 needs a stable integer rowid, which pals (a
+// composite primary key; VACUUM may renumber implicit rowids) lacks: the side table pal_texts
+// gives each pal one (`seq`), triggers on pals keep it in step, and one trigram index covers its
+// four folded columns (an enterprise has few pals: one shared index is enough).
+const PAL_TEXT_COLUMNS = ['name_key', 'description_key', 'category_key', 'publisher_key'] as const;
+const PAL_TEXTS_FTS = 'pal_texts_fts';
 
 /**
  * Opens (creating if need be) a SQLite database file.
@@ -202,6 +212,91 @@ export const sqliteDialect: StorageDialect = {
       creationOrder ??= sql.ref<number>(`${table}.rowid`);
     }
     return { query: narrowed, creationOrder: creationOrder ?? sql.ref<number>('transactions.seq') };
+  },
+
+  async createPalTextIndex(db) {
+    const columns = sql.raw(PAL_TEXT_COLUMNS.join(', '));
+    const values = (row: 'new' | 'old') =>
+      sql.raw(PAL_TEXT_COLUMNS.map((c) => `${row}.${c}`).join(', '));
+    await sql`create table pal_texts (
+      seq integer primary key autoincrement,
+      enterprise_id text not null,
+      pal_id text not null,
+      name_key text,
+      description_key text,
+      category_key text,
+      publisher_key text,
+      unique (enterprise_id, pal_id)
+    )`.execute(db);
+    await sql`insert into pal_texts (enterprise_id, pal_id, ${columns})
+      select enterprise_id, id, ${columns} from pals order by enterprise_id, id`.execute(db);
+    await sql`create trigger pal_texts_pals_insert after insert on pals begin
+      insert into pal_texts (enterprise_id, pal_id, ${columns})
+        values (new.enterprise_id, new.id, ${values('new')});
+    end`.execute(db);
+    await sql`create trigger pal_texts_pals_update
+      after update of enterprise_id, id, ${columns} on pals begin
+      update pal_texts set enterprise_id = new.enterprise_id, pal_id = new.id,
+        ${sql.raw(PAL_TEXT_COLUMNS.map((c) => `${c} = new.${c}`).join(', '))}
+        where enterprise_id = old.enterprise_id and pal_id = old.id;
+    end`.execute(db);
+    // Also run for the rows that deleting an enterprise cascades to.
+    await sql`create trigger pal_texts_pals_delete after delete on pals begin
+      delete from pal_texts where enterprise_id = old.enterprise_id and pal_id = old.id;
+    end`.execute(db);
+
+    const index = sql.raw(PAL_TEXTS_FTS);
+    await sql`create virtual table ${index} using fts5(
+      ${columns}, content='pal_texts', content_rowid='seq', tokenize='trigram case_sensitive 1'
+    )`.execute(db);
+    await sql`create trigger pal_texts_fts_insert after insert on pal_texts begin
+      insert into ${index}(rowid, ${columns}) values (new.seq, ${values('new')});
+    end`.execute(db);
+    await sql`create trigger pal_texts_fts_delete after delete on pal_texts begin
+      insert into ${index}(${index}, rowid, ${columns}) values ('delete', old.seq, ${values('old')});
+    end`.execute(db);
+    await sql`create trigger pal_texts_fts_update after update of ${columns} on pal_texts begin
+      insert into ${index}(${index}, rowid, ${columns}) values ('delete', old.seq, ${values('old')});
+      insert into ${index}(rowid, ${columns}) values (new.seq, ${values('new')});
+    end`.execute(db);
+    await sql`insert into ${index}(${index}) values ('rebuild')`.execute(db);
+  },
+
+  async dropPalTextIndex(db) {
+    for (const trigger of [
+      'pal_texts_fts_insert',
+      'pal_texts_fts_delete',
+      'pal_texts_fts_update',
+      'pal_texts_pals_insert',
+      'pal_texts_pals_update',
+      'pal_texts_pals_delete',
+    ]) {
+      await sql`drop trigger if exists ${sql.raw(trigger)}`.execute(db);
+    }
+    await sql`drop table if exists ${sql.raw(PAL_TEXTS_FTS)}`.execute(db);
+    await sql`drop table if exists pal_texts`.execute(db);
+  },
+
+  wherePalTextsMatch(query, filters, matchAny) {
+    // Trigrams need three characters. ANDed, a shorter needle stays a LIKE beside the index
+    // look-up; ORed, any shorter needle sends all of them to LIKE over the enterprise's pals.
+    const contains = filters.filter((f) => !f.exact);
+    const indexed = contains.filter((f) => [...fold(f.value)].length >= 3);
+    if (indexed.length === 0 || (matchAny && indexed.length < contains.length)) {
+      return wherePalTextsLike(query, filters, matchAny);
+    }
+    // One FTS5 query: each needle a phrase (a literal substring) in its own column.
+    const match = indexed
+      .map((f) => `${f.column}_key : ${ftsPhrase(fold(f.value))}`)
+      .join(matchAny ? ' OR ' : ' AND ');
+    const throughIndex = sql<SqlBool>`(pals.enterprise_id, pals.id) in (
+      select pal_texts.enterprise_id, pal_texts.pal_id from pal_texts where pal_texts.seq in (
+        select rowid from ${sql.raw(PAL_TEXTS_FTS)} where ${sql.raw(PAL_TEXTS_FTS)} match ${match}))`;
+    const conditions = [
+      throughIndex,
+      ...filters.filter((f) => !indexed.includes(f)).map(palTextCondition),
+    ];
+    return query.where((eb) => (matchAny ? eb.or(conditions) : eb.and(conditions)));
   },
 
   async createChangeStampTriggers() {

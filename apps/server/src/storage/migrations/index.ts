@@ -6,6 +6,7 @@ import { workflowVariables } from './0002-workflow-variables.js';
 import { browserSessions } from './0003-browser-sessions.js';
 import { changeStamp } from './0004-change-stamp.js';
 import { signInFailures } from './0005-sign-in-failures.js';
+import { palTextIndex } from './0006-pal-text-index.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '0003_browser_sessions': browserSessions,
   '0004_change_stamp': changeStamp,
   '0005_sign_in_failures': signInFailures,
+  '0006_pal_text_index': palTextIndex,
 };
