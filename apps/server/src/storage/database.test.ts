@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { engine, freshDatabaseEnv } from '../../test/engine.js';
 import { tempDir, testConfig } from '../../test/helpers.js';
@@ -11,8 +11,9 @@ import {
   type Db,
 } from './database.js';
 import { dialectOf } from './dialect-of.js';
-import type { TransactionTextColumn } from './dialect.js';
+import { wherePalTextsLike, type TransactionTextColumn } from './dialect.js';
 import { migrations } from './migrations/index.js';
+import { fold, type TextColumn, type TextFilter } from './text-filters.js';
 
 describe(`database (${engine})`, () => {
   let dir: ReturnType<typeof tempDir>;
@@ -46,6 +47,7 @@ describe(`database (${engine})`, () => {
       { name: '0003_browser_sessions', applied: false },
       { name: '0004_change_stamp', applied: false },
       { name: '0005_sign_in_failures', applied: false },
+      { name: '0006_pal_text_index', applied: false },
     ]);
     expect(await migrateToLatest(db)).toEqual(Object.keys(migrations));
     expect(await migrateToLatest(db)).toEqual([]);
@@ -185,6 +187,206 @@ describe(`database (${engine})`, () => {
     }
   });
 
+  it('serves the P1/C1 text filters through the pal text index, with the rows LIKE finds', async () => {
+    // Pals inserted before the migration that makes the index: it indexes existing rows too.
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    expect((await migrator.migrateTo('0005_sign_in_failures')).error).toBeUndefined();
+    const now = new Date().toISOString();
+    for (const id of ['e', 'other']) {
+      await db
+        .insertInto('enterprises')
+        .values({ id, name: id, name_key: id, created_at: now })
+        .execute();
+    }
+    const insertPal = (
+      enterpriseId: string,
+      id: string,
+      texts: Partial<Record<TextColumn, string>>,
+    ) =>
+      db
+        .insertInto('pals')
+        .values({
+          enterprise_id: enterpriseId,
+          id,
+          version: 1,
+          name: texts.name ?? null,
+          name_key: texts.name === undefined ? null : fold(texts.name),
+          description: texts.description ?? null,
+          description_key: texts.description === undefined ? null : fold(texts.description),
+          category: texts.category ?? null,
+          category_key: texts.category === undefined ? null : fold(texts.category),
+          publisher: texts.publisher ?? null,
+          publisher_key: texts.publisher === undefined ? null : fold(texts.publisher),
+          branch_name: null,
+          mode_transaction: 1,
+          mode_console: 0,
+          mode_web: 0,
+          shadow: 0,
+          shell: 0,
+          test: 0,
+          installed: 0,
+          deployed: 1,
+          manifest: '{}',
+          content_hash: 'x',
+          create_date: now,
+          last_modified_date: now,
+        })
+        .execute();
+    await insertPal('e', 'p1', {
+      name: 'Quarterly Expense Report',
+      description: 'Urgent: for the board',
+      category: 'Finance',
+      publisher: 'ACME',
+    });
+    await migrateToLatest(db);
+    await insertPal('e', 'p2', {
+      name: 'Travel 50%_off',
+      description: 'Path C:\\Temp\\files',
+      category: 'Finance',
+    });
+    await insertPal('e', 'p3', {
+      name: 'Straße Überweisung',
+      description: 'ÉCOLE publique',
+      publisher: 'Ünïcode Ltd',
+    });
+    await insertPal('e', 'p4', {});
+    await insertPal('other', 'p1', { name: 'Expense elsewhere', category: 'Finance' });
+
+    const ids = async (
+      filters: readonly TextFilter[],
+      matchAny = false,
+      through: 'index' | 'like' = 'index',
+    ) => {
+      const base = db.selectFrom('pals').where('enterprise_id', '=', 'e');
+      const query =
+        through === 'index'
+          ? dialectOf(db).wherePalTextsMatch(base, filters, matchAny)
+          : wherePalTextsLike(base, filters, matchAny);
+      return (await query.select('pals.id').orderBy('pals.id').execute()).map((r) => r.id);
+    };
+    const has = (column: TextColumn, value: string, exact = false): TextFilter => ({
+      column,
+      value,
+      exact,
+    });
+    // Each engine's answer is LIKE's, for wildcards, backslashes, non-ASCII, short needles.
+    const cases: [readonly TextFilter[], boolean][] = [];
+    for (const needle of [
+      'expense',
+      'EXPENSE',
+      '50%_',
+      '%_o',
+      '0%',
+      '%',
+      '_',
+      'c:\\t',
+      '\\te',
+      '\\',
+      'straße',
+      'STRASSE',
+      'ÜBER',
+      'éco',
+      'ün',
+      'xyz',
+      '"ex',
+      'ex" OR "e',
+      'name_key : "e',
+    ]) {
+      for (const column of ['name', 'description', 'category', 'publisher'] as const) {
+        cases.push([[has(column, needle)], false]);
+      }
+    }
+    for (const matchAny of [false, true]) {
+      cases.push([[has('name', 'expense'), has('category', 'finance')], matchAny]);
+      cases.push([[has('name', 'travel'), has('description', 'école')], matchAny]);
+      cases.push([[has('name', 'straße'), has('publisher', 'ü')], matchAny]);
+      cases.push([[has('name', 'report'), has('category', 'Finance', true)], matchAny]);
+      cases.push([[has('name', 'Travel 50%_off', true), has('publisher', 'acme')], matchAny]);
+      cases.push([[has('category', 'finance', true), has('description', 'urgent')], matchAny]);
+    }
+    for (const [filters, matchAny] of cases) {
+      expect(await ids(filters, matchAny), JSON.stringify({ filters, matchAny })).toEqual(
+        await ids(filters, matchAny, 'like'),
+      );
+    }
+    // The comparison is not vacuous.
+    expect(await ids([has('name', 'EXPENSE')])).toEqual(['p1']);
+    expect(await ids([has('name', '50%_')])).toEqual(['p2']);
+    expect(await ids([has('description', 'c:\\t')])).toEqual(['p2']);
+    expect(await ids([has('name', 'STRASSE')])).toEqual([]);
+    expect(await ids([has('name', 'straße')])).toEqual(['p3']);
+    expect(await ids([has('publisher', 'ÜNÏ')])).toEqual(['p3']);
+    expect(await ids([has('name', 'expense'), has('description', 'école')], true)).toEqual([
+      'p1',
+      'p3',
+    ]);
+    expect(await ids([has('name', 'report'), has('category', 'Finance', true)])).toEqual(['p1']);
+    expect(await ids([has('name', 'report'), has('category', 'finance', true)])).toEqual([]);
+
+    // Kept in step with updates and deletes, and with an enterprise's deletion (cascade).
+    await db
+      .updateTable('pals')
+      .set({ name: 'Budget', name_key: 'budget' })
+      .where('enterprise_id', '=', 'e')
+      .where('id', '=', 'p1')
+      .execute();
+    expect(await ids([has('name', 'expense')])).toEqual([]);
+    expect(await ids([has('name', 'udg')])).toEqual(['p1']);
+    await db.deleteFrom('pals').where('enterprise_id', '=', 'e').where('id', '=', 'p2').execute();
+    expect(await ids([has('category', 'finance')])).toEqual(['p1']);
+    await db.deleteFrom('enterprises').where('id', '=', 'other').execute();
+
+    const plan = async (filters: readonly TextFilter[], matchAny: boolean) => {
+      if (engine === 'sqlite') {
+        const { sql: text, parameters } = dialectOf(db)
+          .wherePalTextsMatch(
+            db.selectFrom('pals').where('enterprise_id', '=', 'e'),
+            filters,
+            matchAny,
+          )
+          .select('pals.id')
+          .compile();
+        const values = [...parameters];
+        const rows = await sql
+          .raw<{ detail: string }>(
+            `explain query plan ${text.replace(/\?/g, () => `'${String(values.shift()).replace(/'/g, "''")}'`)}`,
+          )
+          .execute(db);
+        return rows.rows.map((r) => r.detail).join('\n');
+      }
+      // PostgreSQL: a few rows are cheapest to scan; with scans off, the trigram indexes serve.
+      return db.transaction().execute(async (trx) => {
+        await sql`set local enable_seqscan = off`.execute(trx);
+        await sql`set local enable_indexscan = off`.execute(trx);
+        const { sql: text, parameters } = dialectOf(trx)
+          .wherePalTextsMatch(trx.selectFrom('pals'), filters, matchAny)
+          .select('pals.id')
+          .compile();
+        const rows = await sql
+          .raw<{ 'QUERY PLAN': string }>(
+            `explain ${text.replace(/\$(\d+)/g, (_, n: string) => `'${String(parameters[Number(n) - 1])}'`)}`,
+          )
+          .execute(trx);
+        return rows.rows.map((r) => r['QUERY PLAN']).join('\n');
+      });
+    };
+    const index = engine === 'sqlite' ? /pal_texts_fts/ : /pals_name_key_trgm/;
+    expect(await plan([has('name', 'expense')], false)).toMatch(index);
+    expect(await plan([has('name', 'expense'), has('publisher', 'acme')], true)).toMatch(index);
+    if (engine === 'sqlite') {
+      // A short needle, ORed: LIKE over the enterprise's pals, as before the index.
+      expect(await plan([has('name', 'expense'), has('publisher', 'ac')], true)).not.toMatch(index);
+      const check =
+        await sql`insert into pal_texts_fts(pal_texts_fts) values ('integrity-check')`.execute(db);
+      expect(check).toBeDefined();
+      const { n } = await db
+        .selectFrom(sql`pal_texts`.as('t'))
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      expect(Number(n)).toBe(3); // p1, p3, p4 of e; none of the deleted enterprise's
+    }
+  });
+
   it.runIf(engine === 'postgres')(
     'serves "contains" through the pg_trgm indexes (when the planner may not scan the table)',
     async () => {
@@ -221,7 +423,8 @@ describe(`database (${engine})`, () => {
         // SQLite; no code inserts a NULL key), and the column types are each engine's own.
         const shape = async (d: Db) =>
           (await d.introspection.getTables())
-            .filter((t) => !t.name.includes('_fts'))
+            // SQLite's full-text indexes and pal_texts, the stable keys one of them needs.
+            .filter((t) => !t.name.includes('_fts') && t.name !== 'pal_texts')
             .map((t) => `${t.name}(${t.columns.map((c) => c.name).join(',')})`)
             .sort();
         expect(await shape(db)).toEqual(await shape(sqlite));
