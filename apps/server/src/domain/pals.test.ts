@@ -12,7 +12,7 @@ import { NotFoundError } from './errors.js';
 import {
   getPal,
   getPalDetails,
-  getPalFiles,
+  getPalVersion,
   listPals,
   searchPals,
   undeployPal,
@@ -292,10 +292,10 @@ describe('deploying', () => {
     expect(pal.createDate).toBe(created);
     expect(pal.lastModifiedDate).not.toBe(created);
     expect(pal.manifest.workflows).toEqual({ main: 'main.js' });
-    expect(await getPalFiles(t.ctx, acme, 'flow', 2)).toEqual({
+    expect((await getPalVersion(t.ctx, acme, 'flow', 2)).files).toEqual({
       'main.js': 'export function run() {}',
     });
-    expect(await getPalFiles(t.ctx, acme, 'flow', 1)).toEqual({});
+    expect((await getPalVersion(t.ctx, acme, 'flow', 1)).files).toEqual({});
     expect((await listPals(t.ctx, acme)).map((p) => p.id)).toEqual(['flow']);
   });
 

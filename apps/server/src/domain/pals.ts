@@ -192,16 +192,6 @@ export async function getPalVersion(
   };
 }
 
-/** The workflow sources of one deployed version (path in the pal folder → text). */
-export async function getPalFiles(
-  ctx: DomainContext,
-  enterpriseId: string,
-  palId: string,
-  version: number,
-): Promise<Record<string, string>> {
-  return (await getPalVersion(ctx, enterpriseId, palId, version)).files;
-}
-
 /** Marks a pal not deployed: it stays visible (deployed=false) but T1 refuses it. */
 export async function undeployPal(
   ctx: DomainContext,

@@ -165,6 +165,25 @@ function startPolling(tracking: StampTracking): void {
   tracking.timer.unref();
 }
 
+/** One GIN trigram index per column (`column → index name`), which LIKE '%needle%' uses. */
+async function createTrigramIndexes(
+  db: Kysely<any>,
+  table: string,
+  indexes: Readonly<Record<string, string>>,
+): Promise<void> {
+  // pg_trgm is a trusted extension (PostgreSQL 13+): the database's owner may create it.
+  await sql`create extension if not exists pg_trgm`.execute(db);
+  for (const [column, index] of Object.entries(indexes)) {
+    await sql`create index ${sql.raw(index)} on ${sql.table(table)} using gin (${sql.raw(column)} gin_trgm_ops)`.execute(
+      db,
+    );
+  }
+}
+
+async function dropIndexes(db: Kysely<any>, indexes: readonly string[]): Promise<void> {
+  for (const index of indexes) await sql`drop index if exists ${sql.raw(index)}`.execute(db);
+}
+
 export const postgresDialect: StorageDialect = {
   name: 'postgres',
 
@@ -172,20 +191,12 @@ export const postgresDialect: StorageDialect = {
     return table.addColumn(column, 'bigserial', (col) => col.primaryKey().notNull());
   },
 
-  async createTransactionTextIndex(db) {
-    // pg_trgm is a trusted extension (PostgreSQL 13+): the database's owner may create it.
-    await sql`create extension if not exists pg_trgm`.execute(db);
-    for (const [column, index] of Object.entries(TEXT_INDEXES)) {
-      await sql`create index ${sql.raw(index)} on transactions using gin (${sql.raw(column)} gin_trgm_ops)`.execute(
-        db,
-      );
-    }
+  createTransactionTextIndex(db) {
+    return createTrigramIndexes(db, 'transactions', TEXT_INDEXES);
   },
 
-  async dropTransactionTextIndex(db) {
-    for (const index of Object.values(TEXT_INDEXES)) {
-      await sql`drop index if exists ${sql.raw(index)}`.execute(db);
-    }
+  dropTransactionTextIndex(db) {
+    return dropIndexes(db, Object.values(TEXT_INDEXES));
   },
 
   whereTransactionTextsContain(query, filters) {
@@ -201,19 +212,12 @@ export const postgresDialect: StorageDialect = {
     };
   },
 
-  async createPalTextIndex(db) {
-    await sql`create extension if not exists pg_trgm`.execute(db);
-    for (const [column, index] of Object.entries(PAL_TEXT_INDEXES)) {
-      await sql`create index ${sql.raw(index)} on pals using gin (${sql.raw(column)} gin_trgm_ops)`.execute(
-        db,
-      );
-    }
+  createPalTextIndex(db) {
+    return createTrigramIndexes(db, 'pals', PAL_TEXT_INDEXES);
   },
 
-  async dropPalTextIndex(db) {
-    for (const index of Object.values(PAL_TEXT_INDEXES)) {
-      await sql`drop index if exists ${sql.raw(index)}`.execute(db);
-    }
+  dropPalTextIndex(db) {
+    return dropIndexes(db, Object.values(PAL_TEXT_INDEXES));
   },
 
   wherePalTextsMatch(query, filters, matchAny) {
