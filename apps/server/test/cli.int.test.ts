@@ -243,7 +243,7 @@ describe('pal CLI on a fresh DATA_DIR', () => {
         `${manifest}: documents[0].fields[1].page: field "kind" is on page 4, but "documents/claim.pdf" has 3 pages`,
         `${manifest}: documents[1].file: file "documents/secret.pdf" is encrypted (password-protected or restricted): deploy a copy saved without encryption`,
         `${manifest}: documents[2].file: file "documents/photo.png" is not a PNG image`,
-        `${manifest}: documents[3].file: file "documents/huge.pdf" is 200 MB; at most 25 MB (DOCUMENT_MAX_MB)`,
+        `${manifest}: documents[3].file: file "documents/huge.pdf" is 200 MiB; at most 25 MiB (DOCUMENT_MAX_MB)`,
       ].join('\n') + '\n',
     );
   });

@@ -417,7 +417,7 @@ describe.runIf(engine === 'sqlite')('pal documents in the manifest', () => {
     );
     expect(lines).toEqual([
       `${FILE}: documents[0].file: file "missing.pdf" not found in the pal folder`,
-      `${FILE}: documents[1].file: file "big.pdf" is 1.0 MB; at most 1 MB (DOCUMENT_MAX_MB)`,
+      `${FILE}: documents[1].file: file "big.pdf" is 1.1 MiB; at most 1 MiB (DOCUMENT_MAX_MB)`,
       expect.stringMatching(
         /^pals\/claims\/pal\.json: documents\[2\]\.file: file "corrupt\.pdf" is not a readable PDF \(.+\)$/,
       ),
@@ -570,7 +570,7 @@ describe.runIf(engine === 'sqlite')('pal documents in the manifest', () => {
       truncateSync(join(folder, 'huge.pdf'), 200 * 1024 * 1024); // sparse: no disk, and no memory unless read
       const before = bytesRead();
       await expect(loadPalPackage(folder)).rejects.toThrow(
-        `${join(folder, 'pal.json')}: documents[0].file: file "huge.pdf" is 200 MB; at most 25 MB (DOCUMENT_MAX_MB)`,
+        `${join(folder, 'pal.json')}: documents[0].file: file "huge.pdf" is 200 MiB; at most 25 MiB (DOCUMENT_MAX_MB)`,
       );
       // The process (every thread of it) read far less than the file.
       expect(bytesRead() - before).toBeLessThan(1024 * 1024);

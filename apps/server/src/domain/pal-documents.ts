@@ -77,9 +77,10 @@ function documentSizeProblem(
   return `file "${file}" is ${megabytes(size)}; at most ${megabytes(limits.maxBytes)} (DOCUMENT_MAX_MB)`;
 }
 
+/** In MiB, a fraction rounded up, so that a file just over the cap never reads as the cap. */
 function megabytes(bytes: number): string {
   const mb = bytes / (1024 * 1024);
-  return `${Number.isInteger(mb) ? mb : mb.toFixed(1)} MB`;
+  return `${Number.isInteger(mb) ? mb : (Math.ceil(mb * 10) / 10).toFixed(1)} MiB`;
 }
 
 /**
