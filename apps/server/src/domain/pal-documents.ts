@@ -109,7 +109,10 @@ export async function readPalDocuments(
     }
     const tooLarge = documentSizeProblem(manifest.file, size, limits);
     if (tooLarge || content === undefined) {
-      issues.push({ key: `${key}.file`, message: tooLarge ?? 'cannot be read' });
+      issues.push({
+        key: `${key}.file`,
+        message: tooLarge ?? `file "${manifest.file}" cannot be read`,
+      });
       continue;
     }
     const file = await readDocumentFile(manifest.file, content);
@@ -197,7 +200,7 @@ function placeDocument(
   }
   const named = new Set(fields.map((f) => f.id));
   for (const own of formFields) {
-    if (named.has(own.id!)) continue;
+    if (named.has(own.id)) continue;
     const field = fromFormField(own);
     const problem = formFieldProblem(own, field, pages, manifest.file);
     if (problem) {
