@@ -38,6 +38,7 @@ describe('loadConfig', () => {
       workflowTimeoutMs: 1000,
       workflowMemoryMb: 64,
       workflowWorkers: availableParallelism(),
+      documentMaxBytes: 25 * 1024 * 1024,
     });
     expect(config.mailUrl).toBeUndefined();
     expect(config.secretKey.toString('hex')).toBe(HEX_KEY);
@@ -100,6 +101,7 @@ describe('loadConfig', () => {
         PAGE_SIZE: '1000',
         BODY_LIMIT_BYTES: '2048',
         LOG_LEVEL: 'DEBUG',
+        DOCUMENT_MAX_MB: '5',
       }),
     );
     expect(config).toMatchObject({
@@ -111,6 +113,7 @@ describe('loadConfig', () => {
       pageSize: 1000,
       bodyLimitBytes: 2048,
       logLevel: 'debug',
+      documentMaxBytes: 5 * 1024 * 1024,
     });
     expect(JSON.stringify(describeConfig(config))).not.toContain('secret@');
     expect(JSON.stringify(describeConfig(config))).not.toContain(HEX_KEY);
@@ -126,6 +129,7 @@ describe('loadConfig', () => {
     ['WORKFLOW_TIMEOUT_MS', '5', /WORKFLOW_TIMEOUT_MS: expected an integer from 10 to 600000/],
     ['WORKFLOW_MEMORY_MB', 'lots', /WORKFLOW_MEMORY_MB: expected an integer from 8 to 1024/],
     ['WORKFLOW_WORKERS', '0', /WORKFLOW_WORKERS: expected an integer from 1 to 256/],
+    ['DOCUMENT_MAX_MB', '0', /DOCUMENT_MAX_MB: expected an integer from 1 to 1024/],
     ['TOKEN_TTL_SECONDS', '-5', /TOKEN_TTL_SECONDS: expected an integer/],
     ['BODY_LIMIT_BYTES', '1e9', /BODY_LIMIT_BYTES: expected an integer/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL: expected one of fatal, error/],

@@ -51,6 +51,8 @@ export interface Config {
   workflowMemoryMb: number;
   /** Worker threads that run workflows. */
   workflowWorkers: number;
+  /** The largest document file (PDF, PNG, JPEG) a pal may carry; larger ones are refused at deploy. */
+  documentMaxBytes: number;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -71,6 +73,7 @@ export const CONFIG_DEFAULTS = {
   /** Unset: one worker per core. */
   WORKFLOW_WORKERS: undefined,
   DATABASE_POOL_SIZE: 10,
+  DOCUMENT_MAX_MB: 25,
 } as const;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -160,6 +163,13 @@ export function loadConfig(env: Env = process.env): Config {
     1,
     256,
   );
+  const documentMaxMb = integerSetting(
+    'DOCUMENT_MAX_MB',
+    get('DOCUMENT_MAX_MB'),
+    CONFIG_DEFAULTS.DOCUMENT_MAX_MB,
+    1,
+    1024,
+  );
   // Several nodes share one PostgreSQL database, and each would generate a key of its own.
   if (database.kind === 'postgres' && get('PAL_SECRET_KEY') === undefined) {
     throw new ConfigError(
@@ -193,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     workflowTimeoutMs,
     workflowMemoryMb,
     workflowWorkers,
+    documentMaxBytes: documentMaxMb * 1024 * 1024,
   };
 }
 
@@ -221,6 +232,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     workflowTimeoutMs: config.workflowTimeoutMs,
     workflowMemoryMb: config.workflowMemoryMb,
     workflowWorkers: config.workflowWorkers,
+    documentMaxBytes: config.documentMaxBytes,
     bodyLimitBytes: config.bodyLimitBytes,
     logLevel: config.logLevel,
   };

@@ -257,7 +257,10 @@ describe('missing, empty and malformed fields: 400 naming the field', () => {
     await deployPalPackage(
       h.domain,
       h.a.enterpriseId,
-      buildPalPackage({ id, name: 'Long Id', modes: { transaction: true, console: true } }, {}),
+      await buildPalPackage(
+        { id, name: 'Long Id', modes: { transaction: true, console: true } },
+        {},
+      ),
     );
     for (const client of [h.a.json, h.a.xml]) {
       expect((await client.pals.getPal({ id })).name).toBe('Long Id');

@@ -48,6 +48,7 @@ describe(`database (${engine})`, () => {
       { name: '0004_change_stamp', applied: false },
       { name: '0005_sign_in_failures', applied: false },
       { name: '0006_pal_text_index', applied: false },
+      { name: '0007_pal_documents', applied: false },
     ]);
     expect(await migrateToLatest(db)).toEqual(Object.keys(migrations));
     expect(await migrateToLatest(db)).toEqual([]);
@@ -59,6 +60,8 @@ describe(`database (${engine})`, () => {
       'api_clients',
       'pals',
       'pal_versions',
+      'pal_documents',
+      'document_contents',
       'accounts',
       'ssos',
       'invitations',

@@ -72,6 +72,8 @@ export function palTextCondition(filter: TextFilter): Expression<SqlBool> {
 
 export interface StorageDialect {
   readonly name: 'sqlite' | 'postgres';
+  /** The column type of bytes (document files): SQLite's BLOB, PostgreSQL's BYTEA. */
+  readonly binaryType: 'blob' | 'bytea';
   /** Adds an auto-incrementing integer primary-key column to a table being created. */
   serialPrimaryKey<T extends string>(
     table: CreateTableBuilder<T, never>,

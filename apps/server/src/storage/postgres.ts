@@ -186,6 +186,7 @@ async function dropIndexes(db: Kysely<any>, indexes: readonly string[]): Promise
 
 export const postgresDialect: StorageDialect = {
   name: 'postgres',
+  binaryType: 'bytea',
 
   serialPrimaryKey(table, column) {
     return table.addColumn(column, 'bigserial', (col) => col.primaryKey().notNull());

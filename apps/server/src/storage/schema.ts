@@ -234,11 +234,44 @@ export interface SignInFailuresTable {
   failures: number;
 }
 
+/**
+ * A document of a pal version (docs/pal-format.md): its place in the manifest's list and what the
+ * service read of it at deploy. The bytes are in document_contents, by digest.
+ */
+export interface PalDocumentsTable {
+  enterprise_id: string;
+  pal_id: string;
+  version: number;
+  /** 0-based place in the manifest's `documents`. */
+  position: number;
+  /** The path in the pal folder, as the manifest names it. */
+  file: string;
+  /** SHA-256 of the file, base64. */
+  digest: string;
+  /** JSON: the PalDocument model (domain/pal-documents.ts): fields, signatures, pages, …. */
+  document: string;
+}
+
+/**
+ * Files kept by their SHA-256 within an enterprise, stored once however many versions (or, later,
+ * transactions) hold them. Never shared across enterprises.
+ */
+export interface DocumentContentsTable {
+  enterprise_id: string;
+  /** SHA-256 of `content`, base64. */
+  digest: string;
+  size: number;
+  content: Uint8Array;
+  created_at: IsoDate;
+}
+
 export interface DatabaseSchema {
   enterprises: EnterprisesTable;
   api_clients: ApiClientsTable;
   pals: PalsTable;
   pal_versions: PalVersionsTable;
+  pal_documents: PalDocumentsTable;
+  document_contents: DocumentContentsTable;
   accounts: AccountsTable;
   ssos: SsosTable;
   invitations: InvitationsTable;

@@ -152,6 +152,7 @@ function ftsPhrase(needle: string): string {
 
 export const sqliteDialect: StorageDialect = {
   name: 'sqlite',
+  binaryType: 'blob',
 
   serialPrimaryKey(table, column) {
     return table.addColumn(column, 'integer', (col) => col.primaryKey().autoIncrement().notNull());
