@@ -30,6 +30,10 @@ export interface ApiClientsTable {
   /** base64url HMAC-SHA-256 of the secret under the server pepper. */
   secret_hash: string;
   created_at: IsoDate;
+  /** Migration 0008: the secret the last rotation replaced, as secret_hash; null: none. */
+  previous_secret_hash: string | null;
+  /** Migration 0008: when the previous secret stops working. */
+  previous_secret_expires_at: IsoDate | null;
 }
 
 export interface PalsTable {
