@@ -40,6 +40,8 @@ export interface Config {
   secretKey: Buffer;
   secretKeySource: SecretKeySource;
   tokenTtlSeconds: number;
+  /** How long an API client's old secret keeps working after `pal client rotate`. */
+  clientSecretGraceSeconds: number;
   pageSize: number;
   /** T2 counts matches up to this many; past it X-Total-Count is this, as a lower bound. */
   totalCountCap: number;
@@ -63,6 +65,8 @@ export const CONFIG_DEFAULTS = {
   DATA_DIR: './data',
   MAIL_FROM: 'Pal Workflow <no-reply@localhost>',
   TOKEN_TTL_SECONDS: 60,
+  /** A day: time for every instance of a client application to take the new secret. */
+  CLIENT_SECRET_GRACE_SECONDS: 24 * 60 * 60,
   PAGE_SIZE: 100,
   MAX_PAGE_SIZE: 1000,
   TOTAL_COUNT_CAP: 1000,
@@ -114,6 +118,13 @@ export function loadConfig(env: Env = process.env): Config {
     CONFIG_DEFAULTS.TOKEN_TTL_SECONDS,
     1,
     86_400,
+  );
+  const clientSecretGraceSeconds = integerSetting(
+    'CLIENT_SECRET_GRACE_SECONDS',
+    get('CLIENT_SECRET_GRACE_SECONDS'),
+    CONFIG_DEFAULTS.CLIENT_SECRET_GRACE_SECONDS,
+    0,
+    30 * 24 * 60 * 60,
   );
   const pageSize = integerSetting(
     'PAGE_SIZE',
@@ -196,6 +207,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey,
     secretKeySource,
     tokenTtlSeconds,
+    clientSecretGraceSeconds,
     pageSize,
     totalCountCap,
     bodyLimitBytes,
@@ -227,6 +239,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     mailFrom: config.mailFrom,
     secretKey: `(${config.secretKeySource})`,
     tokenTtlSeconds: config.tokenTtlSeconds,
+    clientSecretGraceSeconds: config.clientSecretGraceSeconds,
     pageSize: config.pageSize,
     totalCountCap: config.totalCountCap,
     workflowTimeoutMs: config.workflowTimeoutMs,

@@ -7,6 +7,7 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claimFormPdf, encryptedPdf } from './documents.js';
+import { ROTATION_TIMEOUT_MS, rotateAndDeleteAgainstAServer } from './client-rotation.js';
 import { tempDir } from './helpers.js';
 import { loadConfig } from '../src/config.js';
 import { verifyClient } from '../src/domain/clients.js';
@@ -64,6 +65,8 @@ describe('pal CLI on a fresh DATA_DIR', () => {
         '0005_sign_in_failures',
         '0006_pal_text_index',
         '0007_pal_documents',
+        '0008_session_standing',
+        '0009_client_secret_rotation',
       ],
       database: join(env.DATA_DIR, 'pal.sqlite'),
     });
@@ -299,6 +302,22 @@ describe('pal CLI on a fresh DATA_DIR', () => {
     expect(usage.code).toBe(1);
     expect(usage.stderr).toContain("required option '--enterprise <name>' not specified");
   });
+});
+
+describe('pal client rotate and delete, with a server on the same database', () => {
+  const dir = tempDir('pal-cli-rotate-');
+  afterAll(() => dir.remove());
+
+  it(
+    'rotate: the new password works at once, the old one for the grace period; delete stops the client',
+    async () => {
+      await rotateAndDeleteAgainstAServer(pal, {
+        DATA_DIR: join(dir.path, 'data'),
+        PAL_SECRET_KEY: 'ef'.repeat(32),
+      });
+    },
+    ROTATION_TIMEOUT_MS,
+  );
 });
 
 describe('pal CLI commands that change the database', () => {

@@ -42,6 +42,19 @@ export class ConflictError extends DomainError {
   }
 }
 
+/**
+ * 403: the caller is known but may not do this: C6 for an SSO without a console grant of that pal
+ * under that profile; a browser session whose person may no longer act.
+ */
+export class ForbiddenError extends DomainError {
+  readonly statusCode = 403;
+  readonly code = 'FORBIDDEN';
+  override readonly name = 'ForbiddenError';
+  constructor(message: string) {
+    super(message);
+  }
+}
+
 /** 401: missing or wrong credentials. */
 export class UnauthorizedError extends DomainError {
   readonly statusCode = 401;

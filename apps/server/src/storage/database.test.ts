@@ -49,6 +49,8 @@ describe(`database (${engine})`, () => {
       { name: '0005_sign_in_failures', applied: false },
       { name: '0006_pal_text_index', applied: false },
       { name: '0007_pal_documents', applied: false },
+      { name: '0008_session_standing', applied: false },
+      { name: '0009_client_secret_rotation', applied: false },
     ]);
     expect(await migrateToLatest(db)).toEqual(Object.keys(migrations));
     expect(await migrateToLatest(db)).toEqual([]);

@@ -30,6 +30,10 @@ export interface ApiClientsTable {
   /** base64url HMAC-SHA-256 of the secret under the server pepper. */
   secret_hash: string;
   created_at: IsoDate;
+  /** Migration 0008: the secret the last rotation replaced, as secret_hash; null: none. */
+  previous_secret_hash: string | null;
+  /** Migration 0008: when the previous secret stops working. */
+  previous_secret_expires_at: IsoDate | null;
 }
 
 export interface PalsTable {
@@ -168,6 +172,9 @@ export interface TokensTable {
   used_at: IsoDate | null;
 }
 
+/** How a browser session began (domain/sessions.ts SessionKind). */
+export type SessionKind = 'console' | 'participant' | 'anonymous' | 'owner' | 'mail';
+
 /** A browser session made by an entry (DESIGN §6). */
 export interface BrowserSessionsTable {
   /** base64url SHA-256 of the cookie's value. */
@@ -176,9 +183,17 @@ export interface BrowserSessionsTable {
   pal_id: string;
   /** Absent for console sessions. */
   transaction_id: string | null;
-  /** Absent for anonymous sessions (T8). */
+  /**
+   * The SSO whose standing the session rests on: the person, or for an anonymous session (T8) the
+   * SSO its token was issued for, which the page never shows. (Absent only in rows of before
+   * migration 0007, which removed them.)
+   */
   sso_id: string | null;
   role: string | null;
+  /** Migration 0007: how the session began. */
+  kind: SessionKind;
+  /** Migration 0007: console sessions, the profile of the console grant they rest on. */
+  profile: ConsoleProfile | null;
   /** The CSRF token of the session page's forms. */
   csrf: string;
   /** JSON of the last action's outcome, shown on the session page. */

@@ -8,7 +8,11 @@ import type { DomainContext } from '../domain/context.js';
 import { ConflictError, isDomainError, NotFoundError } from '../domain/errors.js';
 import { getPalDetails, getPalVersion } from '../domain/pals.js';
 import { assignRole, removeRole } from '../domain/transaction-roles.js';
-import { TRANSACTION_EVENTS, type TransactionEvent } from '../domain/transaction-lifecycle.js';
+import {
+  requireRunnable,
+  TRANSACTION_EVENTS,
+  type TransactionEvent,
+} from '../domain/transaction-lifecycle.js';
 import {
   getTransactionDetails,
   moveWebServiceStatus,
@@ -96,7 +100,7 @@ export interface TransactionRunOptions<T> extends RunOptions<T> {
 
 /**
  * T6, T9 (and transaction entries): the `transaction` module of the pal version the transaction
- * was created from. Runs on one transaction are serialized in this process; across processes the
+ * was created from; ConflictError (409) when its systemStatus forbids runs. Runs on one transaction are serialized in this process; across processes the
  * variables' version check makes a second writer repeat its run.
  */
 export async function runTransactionModule<T>(
@@ -109,6 +113,9 @@ export async function runTransactionModule<T>(
     let transaction = options.webService
       ? await moveWebServiceStatus(ctx, enterpriseId, transactionId, 'start')
       : await getTransactionDetails(ctx, enterpriseId, transactionId);
+    // Pages obey the rule of T6 and T9 (which moveWebServiceStatus checks): 409 when the
+    // transaction's systemStatus forbids runs.
+    if (!options.webService) requireRunnable(transaction.systemStatus);
     const { palId } = transaction;
     const code = await palCode(ctx, enterpriseId, transaction.palId, transaction.palVersion);
     const scope = transactionScope(transactionId);

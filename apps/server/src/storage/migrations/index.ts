@@ -8,6 +8,8 @@ import { changeStamp } from './0004-change-stamp.js';
 import { signInFailures } from './0005-sign-in-failures.js';
 import { palTextIndex } from './0006-pal-text-index.js';
 import { palDocuments } from './0007-pal-documents.js';
+import { sessionStanding } from './0008-session-standing.js';
+import { clientSecretRotation } from './0009-client-secret-rotation.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -17,4 +19,6 @@ export const migrations: Record<string, Migration> = {
   '0005_sign_in_failures': signInFailures,
   '0006_pal_text_index': palTextIndex,
   '0007_pal_documents': palDocuments,
+  '0008_session_standing': sessionStanding,
+  '0009_client_secret_rotation': clientSecretRotation,
 };
