@@ -97,6 +97,7 @@ export async function buildApp(
     serviceRoot: config.serviceRoot,
     userRoot: config.userRoot,
     bodyLimit: config.bodyLimitBytes,
+    formBodyLimit: config.formBodyLimitBytes,
   });
   return app;
 }

@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       tokenTtlSeconds: 60,
       pageSize: 100,
       bodyLimitBytes: 25 * 1024 * 1024,
+      formBodyLimitBytes: 64 * 1024,
       logLevel: 'info',
       workflowTimeoutMs: 1000,
       workflowMemoryMb: 64,
@@ -99,6 +100,7 @@ describe('loadConfig', () => {
         TOKEN_TTL_SECONDS: '120',
         PAGE_SIZE: '1000',
         BODY_LIMIT_BYTES: '2048',
+        FORM_BODY_LIMIT_BYTES: '4096',
         LOG_LEVEL: 'DEBUG',
       }),
     );
@@ -110,6 +112,7 @@ describe('loadConfig', () => {
       tokenTtlSeconds: 120,
       pageSize: 1000,
       bodyLimitBytes: 2048,
+      formBodyLimitBytes: 4096,
       logLevel: 'debug',
     });
     expect(JSON.stringify(describeConfig(config))).not.toContain('secret@');
@@ -128,6 +131,7 @@ describe('loadConfig', () => {
     ['WORKFLOW_WORKERS', '0', /WORKFLOW_WORKERS: expected an integer from 1 to 256/],
     ['TOKEN_TTL_SECONDS', '-5', /TOKEN_TTL_SECONDS: expected an integer/],
     ['BODY_LIMIT_BYTES', '1e9', /BODY_LIMIT_BYTES: expected an integer/],
+    ['FORM_BODY_LIMIT_BYTES', '100', /FORM_BODY_LIMIT_BYTES: expected an integer from 1024/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL: expected one of fatal, error/],
     ['PUBLIC_URL', 'pal.example.com', /PUBLIC_URL: expected an absolute http/],
     ['PUBLIC_URL', 'ftp://pal.example.com', /PUBLIC_URL: expected an http/],

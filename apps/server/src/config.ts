@@ -44,6 +44,8 @@ export interface Config {
   /** T2 counts matches up to this many; past it X-Total-Count is this, as a lower bound. */
   totalCountCap: number;
   bodyLimitBytes: number;
+  /** Largest form body (urlencoded or multipart) an operation accepts; never more than bodyLimitBytes. */
+  formBodyLimitBytes: number;
   logLevel: LogLevel;
   /** Wall time one workflow run may take. */
   workflowTimeoutMs: number;
@@ -65,6 +67,7 @@ export const CONFIG_DEFAULTS = {
   MAX_PAGE_SIZE: 1000,
   TOTAL_COUNT_CAP: 1000,
   BODY_LIMIT_BYTES: 25 * 1024 * 1024,
+  FORM_BODY_LIMIT_BYTES: 64 * 1024,
   LOG_LEVEL: 'info' as LogLevel,
   WORKFLOW_TIMEOUT_MS: 1000,
   WORKFLOW_MEMORY_MB: 64,
@@ -133,6 +136,13 @@ export function loadConfig(env: Env = process.env): Config {
     1024,
     1024 * 1024 * 1024,
   );
+  const formBodyLimitBytes = integerSetting(
+    'FORM_BODY_LIMIT_BYTES',
+    get('FORM_BODY_LIMIT_BYTES'),
+    CONFIG_DEFAULTS.FORM_BODY_LIMIT_BYTES,
+    1024,
+    1024 * 1024 * 1024,
+  );
   const logLevel = enumSetting(
     'LOG_LEVEL',
     get('LOG_LEVEL'),
@@ -189,6 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
     pageSize,
     totalCountCap,
     bodyLimitBytes,
+    formBodyLimitBytes,
     logLevel,
     workflowTimeoutMs,
     workflowMemoryMb,
@@ -222,6 +233,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     workflowMemoryMb: config.workflowMemoryMb,
     workflowWorkers: config.workflowWorkers,
     bodyLimitBytes: config.bodyLimitBytes,
+    formBodyLimitBytes: config.formBodyLimitBytes,
     logLevel: config.logLevel,
   };
 }

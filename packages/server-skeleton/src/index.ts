@@ -57,6 +57,12 @@ export {
 } from './runtime/error-result.js';
 export { negotiate, MEDIA_TYPE, type Format } from './runtime/negotiate.js';
 export { coerce, readParams, readSearch } from './runtime/coerce.js';
+export {
+  DEFAULT_FORM_BODY_LIMIT,
+  DEFAULT_FORM_LIMITS,
+  parseUrlEncoded,
+  type FormLimits,
+} from './runtime/forms.js';
 export type {
   AnyDocument,
   OperationSpec,
