@@ -1,7 +1,6 @@
 // buildApp(): the Fastify instance with its infrastructure (logging with request ids, errors as
 // errorResults, /healthz, /openapi.json, /docs, browser pages) and the generated routes wired to
 // the handlers. It does not listen: main.ts does, and tests drive it over a real port.
-import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import {
@@ -12,11 +11,13 @@ import {
   HttpError,
 } from '@pal-workflow/server-skeleton';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import type { DomainContext } from './domain/context.js';
 import { handlers } from './handlers/index.js';
 import { authenticator } from './http/authenticate.js';
 import { ClientCredentials } from './http/credentials.js';
 import { registerPages } from './http/pages.js';
+import { requestIdOf, requestSerializer } from './http/request-log.js';
 import { pingDatabase } from './storage/database.js';
 
 /** Longest path parameter the router passes on: room for any id (its maxLength) percent-encoded. */
@@ -25,6 +26,8 @@ const MAX_PATH_PARAM_LENGTH = 3 * maxPathParamLength;
 export interface BuildAppOptions {
   /** Log requests (pino, JSON lines). Tests usually turn it off. */
   logger?: boolean;
+  /** Where the log lines go (default: stdout); tests read them here. */
+  logStream?: DestinationStream;
 }
 
 export async function buildApp(
@@ -33,10 +36,19 @@ export async function buildApp(
 ): Promise<FastifyInstance> {
   const { config } = domain;
   const app = Fastify({
-    logger: options.logger === false ? false : { level: config.logLevel },
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            // URLs without the tokens and mailed-link pairs some carry (http/request-log.ts).
+            serializers: { req: requestSerializer(config.serviceRoot) },
+            ...(options.logStream ? { stream: options.logStream } : {}),
+          },
     bodyLimit: config.bodyLimitBytes,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // A client's X-Request-Id only when it is safe to log as it is; otherwise a fresh one.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     // Ids up to their maxLength (pal ids up to 128 characters) must reach the operations, which
     // judge them; find-my-way's default of 100 answered a longer one with a bare 414.
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
