@@ -1,8 +1,8 @@
 // BASIC authentication for every operation, through the skeleton's authentication slot (an
-// onRequest hook, so a refused request never has its body read). Failed attempts are throttled
-// per (username, address), counted in the database across nodes: a throttled pair's wrong
-// attempts get 429 with Retry-After, while the right secret is still accepted. A request whose
-// header was verified lately touches no table (unless its pair failed here since).
+// onRequest hook, so a refused request never has its body read). A client's wrong secrets are
+// throttled per (username, address), counted in the database across nodes: a throttled pair's
+// wrong attempts get 429 with Retry-After, while the right secret is still accepted. A request
+// whose header was verified lately touches no table (unless its pair failed here since).
 import { HttpError } from '@pal-workflow/server-skeleton';
 import type { FastifyRequest } from 'fastify';
 import type { DomainContext } from '../domain/context.js';
@@ -62,9 +62,12 @@ async function verify(
   // A throttled pair is still checked: client secrets have 256 random bits, so accepting the right
   // one gives a guesser nothing, while refusing it would lock the client out. Wrong ones get 429.
   const snapshot = credentials.snapshot();
-  const client = await credentials.authenticate(given.username, given.password);
+  const { client, known } = await credentials.check(given.username, given.password);
   if (!client) {
-    const wait = await credentials.throttle.recordFailure(given.username, request.ip);
+    // Only a client's wrong secrets are counted (in the database, shared by the nodes). A username
+    // that is nobody's has no account to protect, and a durable write per guess would let anyone
+    // slow every tenant down: such guesses are bounded by the per-address rate limit instead.
+    const wait = known ? await credentials.throttle.recordFailure(given.username, request.ip) : 0;
     if (wait > 0)
       throw new HttpError(429, 'RATE_LIMITED', `too many failed attempts: try again in ${wait} s`, {
         'Retry-After': String(wait),
