@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import {
   maxPathParamLength,
+  operationOf,
   openApiDocument,
   registerRoutes,
   sendError,
@@ -17,8 +18,10 @@ import { handlers } from './handlers/index.js';
 import { authenticator } from './http/authenticate.js';
 import { ClientCredentials } from './http/credentials.js';
 import { registerPages } from './http/pages.js';
+import { addressKey, RateLimits } from './http/rate-limits.js';
 import { requestIdOf, requestSerializer } from './http/request-log.js';
 import { pingDatabase } from './storage/database.js';
+import { openRateCountPool } from './storage/rate-counts.js';
 
 /** Longest path parameter the router passes on: room for any id (its maxLength) percent-encoded. */
 const MAX_PATH_PARAM_LENGTH = 3 * maxPathParamLength;
@@ -46,6 +49,9 @@ export async function buildApp(
             ...(options.logStream ? { stream: options.logStream } : {}),
           },
     bodyLimit: config.bodyLimitBytes,
+    // Behind the proxies named by TRUST_PROXY, a request's address (rate limits, the sign-in
+    // throttle) and protocol are what they forwarded; anyone else's X-Forwarded-For is ignored.
+    trustProxy: config.trustProxy ?? false,
     // A client's X-Request-Id only when it is safe to log as it is; otherwise a fresh one.
     requestIdHeader: false,
     genReqId: requestIdOf,
@@ -67,9 +73,22 @@ export async function buildApp(
   });
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
   const credentials = new ClientCredentials(domain);
-  app.addHook('onClose', () => {
+  const limits = new RateLimits(config.rateLimits, openRateCountPool(config.database));
+  // Every request but /healthz (which a load balancer must always get an answer from) is counted.
+  // Operations are counted by authenticate.ts, which knows their client; the rest (pages,
+  // /openapi.json, /docs, unknown paths) have no credentials and count by their address.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (operationOf(request) || request.routeOptions.url === '/healthz') return done();
+    limits.count(request, 'address', addressKey(request.ip)).then(() => done(), done);
+  });
+  app.addHook('onSend', (request, reply, payload, done) => {
+    limits.writeHeaders(request, reply);
+    done(null, payload);
+  });
+  app.addHook('onClose', async () => {
     credentials.close();
-    return domain.workflows.close();
+    await domain.workflows.close();
+    await limits.close();
   });
   app.setNotFoundHandler((request, reply) =>
     sendError(
@@ -105,7 +124,7 @@ export async function buildApp(
 
   await registerRoutes(app, {
     handlers,
-    authenticate: authenticator(domain, credentials),
+    authenticate: authenticator(domain, credentials, limits),
     serviceRoot: config.serviceRoot,
     userRoot: config.userRoot,
     bodyLimit: config.bodyLimitBytes,

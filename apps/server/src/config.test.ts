@@ -39,8 +39,10 @@ describe('loadConfig', () => {
       workflowTimeoutMs: 1000,
       workflowMemoryMb: 64,
       workflowWorkers: availableParallelism(),
+      rateLimits: { clientRequests: 6000, addressRequests: 600, windowSeconds: 60 },
     });
     expect(config.mailUrl).toBeUndefined();
+    expect(config.trustProxy).toBeUndefined();
     expect(config.secretKey.toString('hex')).toBe(HEX_KEY);
   });
 
@@ -101,6 +103,10 @@ describe('loadConfig', () => {
         PAGE_SIZE: '1000',
         BODY_LIMIT_BYTES: '2048',
         FORM_BODY_LIMIT_BYTES: '4096',
+        RATE_LIMIT_CLIENT_REQUESTS: '100',
+        RATE_LIMIT_ADDRESS_REQUESTS: '10',
+        RATE_LIMIT_WINDOW_SECONDS: '1',
+        TRUST_PROXY: ' 10.0.0.1, 192.168.0.0/16,loopback, fd00::/8 ',
         LOG_LEVEL: 'DEBUG',
       }),
     );
@@ -113,6 +119,8 @@ describe('loadConfig', () => {
       pageSize: 1000,
       bodyLimitBytes: 2048,
       formBodyLimitBytes: 4096,
+      rateLimits: { clientRequests: 100, addressRequests: 10, windowSeconds: 1 },
+      trustProxy: ['10.0.0.1', '192.168.0.0/16', 'loopback', 'fd00::/8'],
       logLevel: 'debug',
     });
     expect(JSON.stringify(describeConfig(config))).not.toContain('secret@');
@@ -132,6 +140,12 @@ describe('loadConfig', () => {
     ['TOKEN_TTL_SECONDS', '-5', /TOKEN_TTL_SECONDS: expected an integer/],
     ['BODY_LIMIT_BYTES', '1e9', /BODY_LIMIT_BYTES: expected an integer/],
     ['FORM_BODY_LIMIT_BYTES', '100', /FORM_BODY_LIMIT_BYTES: expected an integer from 1024/],
+    ['RATE_LIMIT_CLIENT_REQUESTS', '0', /RATE_LIMIT_CLIENT_REQUESTS: expected an integer from 1/],
+    ['RATE_LIMIT_ADDRESS_REQUESTS', 'many', /RATE_LIMIT_ADDRESS_REQUESTS: expected an integer/],
+    ['RATE_LIMIT_WINDOW_SECONDS', '86401', /RATE_LIMIT_WINDOW_SECONDS: expected an integer/],
+    ['TRUST_PROXY', 'proxy.example.com', /TRUST_PROXY: expected addresses, CIDR ranges/],
+    ['TRUST_PROXY', '10.0.0.0/33', /TRUST_PROXY: .* got "10.0.0.0\/33"/],
+    ['TRUST_PROXY', 'true', /TRUST_PROXY: expected addresses/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL: expected one of fatal, error/],
     ['PUBLIC_URL', 'pal.example.com', /PUBLIC_URL: expected an absolute http/],
     ['PUBLIC_URL', 'ftp://pal.example.com', /PUBLIC_URL: expected an http/],

@@ -15,6 +15,7 @@ import {
   mailUrlSetting,
   pathSegment,
   secretKeySetting,
+  trustProxySetting,
   type DatabaseConfig,
   type SecretKeySource,
 } from './settings.js';
@@ -53,6 +54,16 @@ export interface Config {
   workflowMemoryMb: number;
   /** Worker threads that run workflows. */
   workflowWorkers: number;
+  /** Requests per window: per API client, and per address for requests without valid credentials. */
+  rateLimits: RateLimitConfig;
+  /** Proxies whose X-Forwarded-For is believed (addresses, CIDR ranges); undefined: none. */
+  trustProxy?: string[];
+}
+
+export interface RateLimitConfig {
+  clientRequests: number;
+  addressRequests: number;
+  windowSeconds: number;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -74,6 +85,9 @@ export const CONFIG_DEFAULTS = {
   /** Unset: one worker per core. */
   WORKFLOW_WORKERS: undefined,
   DATABASE_POOL_SIZE: 10,
+  RATE_LIMIT_CLIENT_REQUESTS: 6000,
+  RATE_LIMIT_ADDRESS_REQUESTS: 600,
+  RATE_LIMIT_WINDOW_SECONDS: 60,
 } as const;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -170,6 +184,30 @@ export function loadConfig(env: Env = process.env): Config {
     1,
     256,
   );
+  const rateLimits: RateLimitConfig = {
+    clientRequests: integerSetting(
+      'RATE_LIMIT_CLIENT_REQUESTS',
+      get('RATE_LIMIT_CLIENT_REQUESTS'),
+      CONFIG_DEFAULTS.RATE_LIMIT_CLIENT_REQUESTS,
+      1,
+      1_000_000_000,
+    ),
+    addressRequests: integerSetting(
+      'RATE_LIMIT_ADDRESS_REQUESTS',
+      get('RATE_LIMIT_ADDRESS_REQUESTS'),
+      CONFIG_DEFAULTS.RATE_LIMIT_ADDRESS_REQUESTS,
+      1,
+      1_000_000_000,
+    ),
+    windowSeconds: integerSetting(
+      'RATE_LIMIT_WINDOW_SECONDS',
+      get('RATE_LIMIT_WINDOW_SECONDS'),
+      CONFIG_DEFAULTS.RATE_LIMIT_WINDOW_SECONDS,
+      1,
+      86_400,
+    ),
+  };
+  const trustProxy = trustProxySetting(get('TRUST_PROXY'));
   // Several nodes share one PostgreSQL database, and each would generate a key of its own.
   if (database.kind === 'postgres' && get('PAL_SECRET_KEY') === undefined) {
     throw new ConfigError(
@@ -204,6 +242,8 @@ export function loadConfig(env: Env = process.env): Config {
     workflowTimeoutMs,
     workflowMemoryMb,
     workflowWorkers,
+    rateLimits,
+    trustProxy,
   };
 }
 
@@ -232,6 +272,8 @@ export function describeConfig(config: Config): Record<string, unknown> {
     workflowTimeoutMs: config.workflowTimeoutMs,
     workflowMemoryMb: config.workflowMemoryMb,
     workflowWorkers: config.workflowWorkers,
+    rateLimits: config.rateLimits,
+    trustProxy: config.trustProxy ?? '(none)',
     bodyLimitBytes: config.bodyLimitBytes,
     formBodyLimitBytes: config.formBodyLimitBytes,
     logLevel: config.logLevel,

@@ -4,7 +4,6 @@
 // Retry-After after AUTH_THROTTLE.maxFailures failures of its username from one address, still
 // accepts the right secret (no lockout by a neighbour), is per (username, address), and writes
 // nothing for a throttled pair or for a username that is nobody's.
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../src/domain/clients.js';
 import { AUTH_THROTTLE } from '../src/http/sign-in-throttle.js';
@@ -38,36 +37,6 @@ const requests = (): {
     body: '{"postData": [{"name": "a", "value": "b"}]}',
   },
 ];
-
-/** A request from a chosen local address (127.0.0.x), which fetch cannot choose. */
-function fromAddress(localAddress: string, path: string, authorization: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      h.url + path,
-      { localAddress, headers: { Authorization: authorization } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => {
-          const headers = new Headers();
-          for (const [k, v] of Object.entries(res.headers))
-            if (typeof v === 'string') headers.set(k, v);
-          if (headers.get('content-type')?.startsWith('application/xml'))
-            h.validator.assertValid(text);
-          resolve({
-            status: res.statusCode ?? 0,
-            type: res.headers['content-type'] ?? '',
-            headers,
-            text,
-          });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 describe('401 for missing, wrong, unknown and malformed credentials', () => {
   // Failures of h.a's username count towards its throttle: a success after each one clears it.
@@ -200,7 +169,7 @@ describe('the failed-attempt throttle', () => {
     // The refused T1 created nothing.
     expect(await h.a.json.transactions.searchTransactions({ palId: 'leave-request' })).toEqual([]);
     // The same username from another address is not throttled.
-    expect((await fromAddress('127.0.0.2', path, wrong)).status).toBe(401);
+    expect((await h.fromAddress('127.0.0.2', path, { auth: wrong })).status).toBe(401);
     // Anyone behind the same address cannot lock the client out: its secret still works.
     expect((await h.http(path, { auth: right })).status).toBe(200);
     expect((await h.http(path, { auth: h.a })).status).toBe(200);

@@ -39,6 +39,7 @@ export { defaultRoots, operations, type OperationId } from './generated/operatio
 export { openApiDocument } from './generated/openapi.gen.js';
 export {
   maxPathParamLength,
+  operationOf,
   registerRoutes,
   type RegisterRoutesOptions,
 } from './runtime/register-routes.js';

@@ -1,7 +1,7 @@
 /** Request bodies as registerRoutes reads them; the full contract is packages/client/test/contract.test.ts. */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerRoutes, type Handlers, type OperationInputs } from '../index.js';
+import { operationOf, registerRoutes, type Handlers, type OperationInputs } from '../index.js';
 
 describe('registerRoutes: request bodies', () => {
   let app: FastifyInstance;
@@ -198,6 +198,29 @@ describe('registerRoutes: urlencoded forms within their caps', () => {
       expect((await post(person, defaults)).statusCode).toBe(200);
     } finally {
       await defaults.close();
+    }
+  });
+});
+
+describe('operationOf', () => {
+  it('names the operation a request was routed to, and nothing for the app’s own routes', async () => {
+    const app = Fastify();
+    const seen: (string | undefined)[] = [];
+    app.addHook('onRequest', (request, _reply, done) => {
+      seen.push(operationOf(request));
+      done();
+    });
+    app.get('/healthz', async () => 'ok');
+    await registerRoutes(app, {
+      handlers: { getPal: async () => ({ id: 'p' }) } as unknown as Handlers<null>,
+      authenticate: () => null,
+    });
+    try {
+      for (const url of ['/services/rest/pals/p', '/healthz', '/nowhere'])
+        await app.inject({ url, headers: { accept: 'application/json' } });
+      expect(seen).toEqual(['getPal', undefined, undefined]);
+    } finally {
+      await app.close();
     }
   });
 });

@@ -63,6 +63,20 @@ export const maxPathParamLength = Math.max(
   ),
 );
 
+/** What an operation's route carries in its Fastify route config. */
+interface OperationRouteConfig {
+  operationId: OperationId;
+}
+
+/**
+ * The operation a request was routed to, or undefined when it is not one of the operations (a
+ * route of the app's own, or none): for hooks of the app that treat operations apart.
+ */
+export function operationOf(request: FastifyRequest): OperationId | undefined {
+  const config = request.routeOptions.config as Partial<OperationRouteConfig> | undefined;
+  return config?.operationId;
+}
+
 type ReceivedBody = { kind: 'xml' | 'json'; text: string } | { kind: 'form'; fields: RawValues };
 
 const CONTEXT = Symbol('palContext');
@@ -149,6 +163,7 @@ export async function registerRoutes<Ctx>(
       scope.route({
         method: spec.method,
         url: `/${root}${spec.path}`,
+        config: { operationId: id } satisfies OperationRouteConfig,
         handler: async (request, reply) => {
           const format = negotiate(request.headers.accept, spec.response.kind === 'simple');
           if (!format) throw notAcceptable(request.headers.accept ?? '');
