@@ -3,6 +3,7 @@
 // Retry-After and an errorResult of type RATE_LIMITED in the negotiated format; every counted
 // answer carries RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-11). On
 // PostgreSQL the nodes share the count; on SQLite each process counts its own.
+import { openApiDocument } from '@pal-workflow/server-skeleton';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { sql } from 'kysely';
@@ -152,6 +153,39 @@ describe('over the limit', () => {
     expect(standing(ok).policy).toBe('client');
     // Other addresses are not slowed down.
     expect((await h.fromAddress('127.0.0.24', PAL, { auth: null })).status).toBe(401);
+  });
+});
+
+describe('the contract', () => {
+  type Response = { $ref?: string; headers?: Record<string, unknown> };
+  const doc = openApiDocument as unknown as {
+    paths: Record<
+      string,
+      Record<string, { operationId: string; responses: Record<string, Response> }>
+    >;
+    components: { responses: Record<string, Response> };
+  };
+  const resolve = (r: Response): Response =>
+    r.$ref ? doc.components.responses[r.$ref.replace('#/components/responses/', '')]! : r;
+  const operations = Object.values(doc.paths).flatMap((item) => Object.values(item));
+
+  it('declares RateLimit-Policy and RateLimit on every answer, and 429 with Retry-After', () => {
+    expect(operations).toHaveLength(27);
+    for (const operation of operations) {
+      expect(Object.keys(operation.responses)).toContain('429');
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const headers = Object.keys(resolve(response).headers ?? {});
+        expect(headers, `${operation.operationId} ${status}`).toEqual(
+          expect.arrayContaining(['RateLimit-Policy', 'RateLimit']),
+        );
+        if (status === '429') expect(headers).toContain('Retry-After');
+      }
+    }
+  });
+
+  it('declares 403 FORBIDDEN on C6, the console token', () => {
+    const c6 = operations.find((o) => o.operationId === 'createConsoleToken')!;
+    expect(c6.responses['403']?.$ref).toBe('#/components/responses/Forbidden');
   });
 });
 
