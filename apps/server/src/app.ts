@@ -67,6 +67,12 @@ export async function buildApp(
     },
   });
 
+  // No route of the root takes a body (/healthz, /openapi.json, /docs, unknown paths): one sent
+  // there is neither read into memory nor parsed (it was: 25 MiB of JSON on any unknown path).
+  // The operations and the pages have parsers of their own, for what each takes.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     done();
