@@ -35,13 +35,16 @@ describe('loadConfig', () => {
       clientSecretGraceSeconds: 86_400,
       pageSize: 100,
       bodyLimitBytes: 25 * 1024 * 1024,
+      formBodyLimitBytes: 64 * 1024,
       logLevel: 'info',
       workflowTimeoutMs: 1000,
       workflowMemoryMb: 64,
       workflowWorkers: availableParallelism(),
       documentMaxBytes: 25 * 1024 * 1024,
+      rateLimits: { clientRequests: 6000, addressRequests: 600, windowSeconds: 60 },
     });
     expect(config.mailUrl).toBeUndefined();
+    expect(config.trustProxy).toBeUndefined();
     expect(config.secretKey.toString('hex')).toBe(HEX_KEY);
   });
 
@@ -102,6 +105,11 @@ describe('loadConfig', () => {
         CLIENT_SECRET_GRACE_SECONDS: '0',
         PAGE_SIZE: '1000',
         BODY_LIMIT_BYTES: '2048',
+        FORM_BODY_LIMIT_BYTES: '4096',
+        RATE_LIMIT_CLIENT_REQUESTS: '100',
+        RATE_LIMIT_ADDRESS_REQUESTS: '10',
+        RATE_LIMIT_WINDOW_SECONDS: '1',
+        TRUST_PROXY: ' 10.0.0.1, 192.168.0.0/16,loopback, fd00::/8 ',
         LOG_LEVEL: 'DEBUG',
         DOCUMENT_MAX_MB: '5',
       }),
@@ -115,6 +123,9 @@ describe('loadConfig', () => {
       clientSecretGraceSeconds: 0,
       pageSize: 1000,
       bodyLimitBytes: 2048,
+      formBodyLimitBytes: 4096,
+      rateLimits: { clientRequests: 100, addressRequests: 10, windowSeconds: 1 },
+      trustProxy: ['10.0.0.1', '192.168.0.0/16', 'loopback', 'fd00::/8'],
       logLevel: 'debug',
       documentMaxBytes: 5 * 1024 * 1024,
     });
@@ -140,6 +151,13 @@ describe('loadConfig', () => {
       /CLIENT_SECRET_GRACE_SECONDS: expected an integer from 0 to 2592000/,
     ],
     ['BODY_LIMIT_BYTES', '1e9', /BODY_LIMIT_BYTES: expected an integer/],
+    ['FORM_BODY_LIMIT_BYTES', '100', /FORM_BODY_LIMIT_BYTES: expected an integer from 1024/],
+    ['RATE_LIMIT_CLIENT_REQUESTS', '0', /RATE_LIMIT_CLIENT_REQUESTS: expected an integer from 1/],
+    ['RATE_LIMIT_ADDRESS_REQUESTS', 'many', /RATE_LIMIT_ADDRESS_REQUESTS: expected an integer/],
+    ['RATE_LIMIT_WINDOW_SECONDS', '86401', /RATE_LIMIT_WINDOW_SECONDS: expected an integer/],
+    ['TRUST_PROXY', 'proxy.example.com', /TRUST_PROXY: expected addresses, CIDR ranges/],
+    ['TRUST_PROXY', '10.0.0.0/33', /TRUST_PROXY: .* got "10.0.0.0\/33"/],
+    ['TRUST_PROXY', 'true', /TRUST_PROXY: expected addresses/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL: expected one of fatal, error/],
     ['PUBLIC_URL', 'pal.example.com', /PUBLIC_URL: expected an absolute http/],
     ['PUBLIC_URL', 'ftp://pal.example.com', /PUBLIC_URL: expected an http/],

@@ -15,6 +15,7 @@ import {
   mailUrlSetting,
   pathSegment,
   secretKeySetting,
+  trustProxySetting,
   type DatabaseConfig,
   type SecretKeySource,
 } from './settings.js';
@@ -46,6 +47,8 @@ export interface Config {
   /** T2 counts matches up to this many; past it X-Total-Count is this, as a lower bound. */
   totalCountCap: number;
   bodyLimitBytes: number;
+  /** Largest form body (urlencoded or multipart) an operation accepts; never more than bodyLimitBytes. */
+  formBodyLimitBytes: number;
   logLevel: LogLevel;
   /** Wall time one workflow run may take. */
   workflowTimeoutMs: number;
@@ -55,6 +58,16 @@ export interface Config {
   workflowWorkers: number;
   /** The largest document file (PDF, PNG, JPEG) a pal may carry; larger ones are refused at deploy. */
   documentMaxBytes: number;
+  /** Requests per window: per API client, and per address for requests without valid credentials. */
+  rateLimits: RateLimitConfig;
+  /** Proxies whose X-Forwarded-For is believed (addresses, CIDR ranges); undefined: none. */
+  trustProxy?: string[];
+}
+
+export interface RateLimitConfig {
+  clientRequests: number;
+  addressRequests: number;
+  windowSeconds: number;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -71,6 +84,7 @@ export const CONFIG_DEFAULTS = {
   MAX_PAGE_SIZE: 1000,
   TOTAL_COUNT_CAP: 1000,
   BODY_LIMIT_BYTES: 25 * 1024 * 1024,
+  FORM_BODY_LIMIT_BYTES: 64 * 1024,
   LOG_LEVEL: 'info' as LogLevel,
   WORKFLOW_TIMEOUT_MS: 1000,
   WORKFLOW_MEMORY_MB: 64,
@@ -78,6 +92,9 @@ export const CONFIG_DEFAULTS = {
   WORKFLOW_WORKERS: undefined,
   DATABASE_POOL_SIZE: 10,
   DOCUMENT_MAX_MB: 25,
+  RATE_LIMIT_CLIENT_REQUESTS: 6000,
+  RATE_LIMIT_ADDRESS_REQUESTS: 600,
+  RATE_LIMIT_WINDOW_SECONDS: 60,
 } as const;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -147,6 +164,13 @@ export function loadConfig(env: Env = process.env): Config {
     1024,
     1024 * 1024 * 1024,
   );
+  const formBodyLimitBytes = integerSetting(
+    'FORM_BODY_LIMIT_BYTES',
+    get('FORM_BODY_LIMIT_BYTES'),
+    CONFIG_DEFAULTS.FORM_BODY_LIMIT_BYTES,
+    1024,
+    1024 * 1024 * 1024,
+  );
   const logLevel = enumSetting(
     'LOG_LEVEL',
     get('LOG_LEVEL'),
@@ -181,6 +205,30 @@ export function loadConfig(env: Env = process.env): Config {
     1,
     1024,
   );
+  const rateLimits: RateLimitConfig = {
+    clientRequests: integerSetting(
+      'RATE_LIMIT_CLIENT_REQUESTS',
+      get('RATE_LIMIT_CLIENT_REQUESTS'),
+      CONFIG_DEFAULTS.RATE_LIMIT_CLIENT_REQUESTS,
+      1,
+      1_000_000_000,
+    ),
+    addressRequests: integerSetting(
+      'RATE_LIMIT_ADDRESS_REQUESTS',
+      get('RATE_LIMIT_ADDRESS_REQUESTS'),
+      CONFIG_DEFAULTS.RATE_LIMIT_ADDRESS_REQUESTS,
+      1,
+      1_000_000_000,
+    ),
+    windowSeconds: integerSetting(
+      'RATE_LIMIT_WINDOW_SECONDS',
+      get('RATE_LIMIT_WINDOW_SECONDS'),
+      CONFIG_DEFAULTS.RATE_LIMIT_WINDOW_SECONDS,
+      1,
+      86_400,
+    ),
+  };
+  const trustProxy = trustProxySetting(get('TRUST_PROXY'));
   // Several nodes share one PostgreSQL database, and each would generate a key of its own.
   if (database.kind === 'postgres' && get('PAL_SECRET_KEY') === undefined) {
     throw new ConfigError(
@@ -211,11 +259,14 @@ export function loadConfig(env: Env = process.env): Config {
     pageSize,
     totalCountCap,
     bodyLimitBytes,
+    formBodyLimitBytes,
     logLevel,
     workflowTimeoutMs,
     workflowMemoryMb,
     workflowWorkers,
     documentMaxBytes: documentMaxMb * 1024 * 1024,
+    rateLimits,
+    trustProxy,
   };
 }
 
@@ -246,7 +297,10 @@ export function describeConfig(config: Config): Record<string, unknown> {
     workflowMemoryMb: config.workflowMemoryMb,
     workflowWorkers: config.workflowWorkers,
     documentMaxBytes: config.documentMaxBytes,
+    rateLimits: config.rateLimits,
+    trustProxy: config.trustProxy ?? '(none)',
     bodyLimitBytes: config.bodyLimitBytes,
+    formBodyLimitBytes: config.formBodyLimitBytes,
     logLevel: config.logLevel,
   };
 }

@@ -67,6 +67,7 @@ describe('pal CLI on a fresh DATA_DIR', () => {
         '0007_pal_documents',
         '0008_session_standing',
         '0009_client_secret_rotation',
+        '0010_rate_limits',
       ],
       database: join(env.DATA_DIR, 'pal.sqlite'),
     });

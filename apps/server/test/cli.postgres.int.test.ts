@@ -56,6 +56,7 @@ describe.runIf(engine === 'postgres')('pal CLI on PostgreSQL', () => {
         '0007_pal_documents',
         '0008_session_standing',
         '0009_client_secret_rotation',
+        '0010_rate_limits',
       ],
       database: env.DATABASE_URL,
     });

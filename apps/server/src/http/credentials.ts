@@ -65,8 +65,23 @@ export class ClientCredentials {
 
   /** The client these credentials belong to, or null. The caller counts failures (`throttle`). */
   async authenticate(username: string, password: string): Promise<AuthenticatedClient | null> {
+    return (await this.check(username, password)).client;
+  }
+
+  /**
+   * The client these credentials belong to (or null), and whether the username is a client's at
+   * all (`known`): a wrong secret for a client is counted, a guess at a username that is nobody's
+   * is not (http/authenticate.ts).
+   */
+  async check(
+    username: string,
+    password: string,
+  ): Promise<{ client: AuthenticatedClient | null; known: boolean }> {
     const credential = await this.lookup(username, this.snapshot());
-    return this.checker.check(credential, password, this.now());
+    return {
+      client: this.checker.check(credential, password, this.now()),
+      known: credential !== undefined,
+    };
   }
 
   /** The client of an Authorization header verified lately, if any (see `verified`). */

@@ -215,6 +215,11 @@ export const sqliteDialect: StorageDialect = {
     return { query: narrowed, creationOrder: creationOrder ?? sql.ref<number>('transactions.seq') };
   },
 
+  // Each process counts its rate limits in memory (http/rate-limits.ts): no table.
+  async createRateCountTable() {},
+
+  async dropRateCountTable() {},
+
   async createPalTextIndex(db) {
     const columns = sql.raw(PAL_TEXT_COLUMNS.join(', '));
     const values = (row: 'new' | 'old') =>

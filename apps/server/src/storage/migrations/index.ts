@@ -10,6 +10,7 @@ import { palTextIndex } from './0006-pal-text-index.js';
 import { palDocuments } from './0007-pal-documents.js';
 import { sessionStanding } from './0008-session-standing.js';
 import { clientSecretRotation } from './0009-client-secret-rotation.js';
+import { rateLimits } from './0010-rate-limits.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0007_pal_documents': palDocuments,
   '0008_session_standing': sessionStanding,
   '0009_client_secret_rotation': clientSecretRotation,
+  '0010_rate_limits': rateLimits,
 };
