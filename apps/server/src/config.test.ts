@@ -38,6 +38,11 @@ describe('loadConfig', () => {
       workflowTimeoutMs: 1000,
       workflowMemoryMb: 64,
       workflowWorkers: availableParallelism(),
+      workflowWorkerHeapMb: 128,
+      workflowRunsPerEnterprise: Math.max(1, Math.floor(availableParallelism() / 2)),
+      workflowQueuePerEnterprise: 100,
+      workflowMailsPerHour: 1000,
+      workflowResultMaxChars: 4 * 1024 * 1024,
     });
     expect(config.mailUrl).toBeUndefined();
     expect(config.secretKey.toString('hex')).toBe(HEX_KEY);
@@ -126,6 +131,11 @@ describe('loadConfig', () => {
     ['WORKFLOW_TIMEOUT_MS', '5', /WORKFLOW_TIMEOUT_MS: expected an integer from 10 to 600000/],
     ['WORKFLOW_MEMORY_MB', 'lots', /WORKFLOW_MEMORY_MB: expected an integer from 8 to 1024/],
     ['WORKFLOW_WORKERS', '0', /WORKFLOW_WORKERS: expected an integer from 1 to 256/],
+    ['WORKFLOW_WORKER_HEAP_MB', '8', /WORKFLOW_WORKER_HEAP_MB: expected an integer from 32/],
+    ['WORKFLOW_RUNS_PER_ENTERPRISE', '0', /WORKFLOW_RUNS_PER_ENTERPRISE: expected an integer/],
+    ['WORKFLOW_QUEUE_PER_ENTERPRISE', '-1', /WORKFLOW_QUEUE_PER_ENTERPRISE: expected an integer/],
+    ['WORKFLOW_MAILS_PER_HOUR', '0', /WORKFLOW_MAILS_PER_HOUR: expected an integer from 1/],
+    ['WORKFLOW_RESULT_MAX_CHARS', '10', /WORKFLOW_RESULT_MAX_CHARS: expected an integer/],
     ['TOKEN_TTL_SECONDS', '-5', /TOKEN_TTL_SECONDS: expected an integer/],
     ['BODY_LIMIT_BYTES', '1e9', /BODY_LIMIT_BYTES: expected an integer/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL: expected one of fatal, error/],

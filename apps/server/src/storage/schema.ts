@@ -234,6 +234,13 @@ export interface SignInFailuresTable {
   failures: number;
 }
 
+/** The workflow mails an enterprise sent in the clock hour that began at hour_start. */
+export interface WorkflowMailCountsTable {
+  enterprise_id: string;
+  hour_start: IsoDate;
+  sent: number;
+}
+
 export interface DatabaseSchema {
   enterprises: EnterprisesTable;
   api_clients: ApiClientsTable;
@@ -251,6 +258,7 @@ export interface DatabaseSchema {
   variables: VariablesTable;
   change_stamp: ChangeStampTable;
   sign_in_failures: SignInFailuresTable;
+  workflow_mail_counts: WorkflowMailCountsTable;
   transactions_name_fts: TransactionsNameFtsTable;
   transactions_description_fts: TransactionsDescriptionFtsTable;
   transactions_category_fts: TransactionsCategoryFtsTable;

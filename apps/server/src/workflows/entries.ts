@@ -5,7 +5,7 @@
 // export is no error. Then a browser session starts, showing the outcome.
 import type { DomainContext } from '../domain/context.js';
 import { randomId } from '../domain/ids.js';
-import { GoneError } from '../domain/errors.js';
+import { GoneError, TooManyRunsError } from '../domain/errors.js';
 import type { MailLink } from '../domain/mail-links.js';
 import { createSso, getSso } from '../domain/ssos.js';
 import { assignRole, listRoles } from '../domain/transaction-roles.js';
@@ -103,21 +103,34 @@ export async function runAction(
   requestId?: string,
 ): Promise<ActionOutcome> {
   const input = { values, action, ...(session.ssoId ? { sso: session.ssoId } : {}) };
-  const result: RunResult<{ success: boolean; messages?: ActionOutcome['messages'] }> =
-    session.transactionId === null
-      ? await runConsoleModule(ctx, session.enterpriseId, session.palId, {
-          exportName: action,
-          input: { ...input, palId: session.palId },
-          shape: (value) => consoleResult(value, session.palId),
-          requestId,
-        })
-      : await runTransactionModule(ctx, session.enterpriseId, session.transactionId, {
-          exportName: action,
-          webService: false,
-          input: { ...input, transactionId: session.transactionId },
-          shape: (value, palId) => transactionResult(value, palId, session.transactionId!),
-          requestId,
-        });
+  let result: RunResult<{ success: boolean; messages?: ActionOutcome['messages'] }>;
+  try {
+    result =
+      session.transactionId === null
+        ? await runConsoleModule(ctx, session.enterpriseId, session.palId, {
+            exportName: action,
+            input: { ...input, palId: session.palId },
+            shape: (value) => consoleResult(value, session.palId),
+            requestId,
+          })
+        : await runTransactionModule(ctx, session.enterpriseId, session.transactionId, {
+            exportName: action,
+            webService: false,
+            input: { ...input, transactionId: session.transactionId },
+            shape: (value, palId) => transactionResult(value, palId, session.transactionId!),
+            requestId,
+          });
+  } catch (error) {
+    // The enterprise has as many runs in progress as it may: the page says so (the session and
+    // its entry are kept, so the person may simply run the action again), never a 429 page.
+    if (!(error instanceof TooManyRunsError)) throw error;
+    return {
+      action,
+      ran: true,
+      success: false,
+      messages: [{ message: error.message, type: error.code }],
+    };
+  }
   if (result.ok)
     return {
       action,
