@@ -42,6 +42,11 @@ describe('loadConfig', () => {
       workflowWorkers: availableParallelism(),
       documentMaxBytes: 25 * 1024 * 1024,
       rateLimits: { clientRequests: 6000, addressRequests: 600, windowSeconds: 60 },
+      workflowWorkerHeapMb: 128,
+      workflowRunsPerEnterprise: Math.max(1, Math.floor(availableParallelism() / 2)),
+      workflowQueuePerEnterprise: 100,
+      workflowMailsPerHour: 1000,
+      workflowResultMaxChars: 4 * 1024 * 1024,
     });
     expect(config.mailUrl).toBeUndefined();
     expect(config.trustProxy).toBeUndefined();
@@ -144,6 +149,11 @@ describe('loadConfig', () => {
     ['WORKFLOW_MEMORY_MB', 'lots', /WORKFLOW_MEMORY_MB: expected an integer from 8 to 1024/],
     ['WORKFLOW_WORKERS', '0', /WORKFLOW_WORKERS: expected an integer from 1 to 256/],
     ['DOCUMENT_MAX_MB', '0', /DOCUMENT_MAX_MB: expected an integer from 1 to 1024/],
+    ['WORKFLOW_WORKER_HEAP_MB', '8', /WORKFLOW_WORKER_HEAP_MB: expected an integer from 32/],
+    ['WORKFLOW_RUNS_PER_ENTERPRISE', '0', /WORKFLOW_RUNS_PER_ENTERPRISE: expected an integer/],
+    ['WORKFLOW_QUEUE_PER_ENTERPRISE', '-1', /WORKFLOW_QUEUE_PER_ENTERPRISE: expected an integer/],
+    ['WORKFLOW_MAILS_PER_HOUR', '0', /WORKFLOW_MAILS_PER_HOUR: expected an integer from 1/],
+    ['WORKFLOW_RESULT_MAX_CHARS', '10', /WORKFLOW_RESULT_MAX_CHARS: expected an integer/],
     ['TOKEN_TTL_SECONDS', '-5', /TOKEN_TTL_SECONDS: expected an integer/],
     [
       'CLIENT_SECRET_GRACE_SECONDS',

@@ -68,6 +68,16 @@ export interface RateLimitConfig {
   clientRequests: number;
   addressRequests: number;
   windowSeconds: number;
+  /** The V8 heap of each worker thread, beside its sandbox's memory. */
+  workflowWorkerHeapMb: number;
+  /** Runs of one enterprise on the workers of a node at once. */
+  workflowRunsPerEnterprise: number;
+  /** Runs of one enterprise that may wait for a worker on a node; past them 429. */
+  workflowQueuePerEnterprise: number;
+  /** Workflow mails (pal.mail.send) one enterprise may send per clock hour, on all nodes. */
+  workflowMailsPerHour: number;
+  /** Longest return value of a run, in characters of its JSON text. */
+  workflowResultMaxChars: number;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -90,6 +100,12 @@ export const CONFIG_DEFAULTS = {
   WORKFLOW_MEMORY_MB: 64,
   /** Unset: one worker per core. */
   WORKFLOW_WORKERS: undefined,
+  WORKFLOW_WORKER_HEAP_MB: 128,
+  /** Unset: half the workers (at least one). */
+  WORKFLOW_RUNS_PER_ENTERPRISE: undefined,
+  WORKFLOW_QUEUE_PER_ENTERPRISE: 100,
+  WORKFLOW_MAILS_PER_HOUR: 1000,
+  WORKFLOW_RESULT_MAX_CHARS: 4 * 1024 * 1024,
   DATABASE_POOL_SIZE: 10,
   DOCUMENT_MAX_MB: 25,
   RATE_LIMIT_CLIENT_REQUESTS: 6000,
@@ -229,6 +245,41 @@ export function loadConfig(env: Env = process.env): Config {
     ),
   };
   const trustProxy = trustProxySetting(get('TRUST_PROXY'));
+  const workflowWorkerHeapMb = integerSetting(
+    'WORKFLOW_WORKER_HEAP_MB',
+    get('WORKFLOW_WORKER_HEAP_MB'),
+    CONFIG_DEFAULTS.WORKFLOW_WORKER_HEAP_MB,
+    32,
+    16_384,
+  );
+  const workflowRunsPerEnterprise = integerSetting(
+    'WORKFLOW_RUNS_PER_ENTERPRISE',
+    get('WORKFLOW_RUNS_PER_ENTERPRISE'),
+    Math.max(1, Math.floor(workflowWorkers / 2)),
+    1,
+    256,
+  );
+  const workflowQueuePerEnterprise = integerSetting(
+    'WORKFLOW_QUEUE_PER_ENTERPRISE',
+    get('WORKFLOW_QUEUE_PER_ENTERPRISE'),
+    CONFIG_DEFAULTS.WORKFLOW_QUEUE_PER_ENTERPRISE,
+    0,
+    100_000,
+  );
+  const workflowMailsPerHour = integerSetting(
+    'WORKFLOW_MAILS_PER_HOUR',
+    get('WORKFLOW_MAILS_PER_HOUR'),
+    CONFIG_DEFAULTS.WORKFLOW_MAILS_PER_HOUR,
+    1,
+    10_000_000,
+  );
+  const workflowResultMaxChars = integerSetting(
+    'WORKFLOW_RESULT_MAX_CHARS',
+    get('WORKFLOW_RESULT_MAX_CHARS'),
+    CONFIG_DEFAULTS.WORKFLOW_RESULT_MAX_CHARS,
+    1024,
+    1024 * 1024 * 1024,
+  );
   // Several nodes share one PostgreSQL database, and each would generate a key of its own.
   if (database.kind === 'postgres' && get('PAL_SECRET_KEY') === undefined) {
     throw new ConfigError(
@@ -267,6 +318,11 @@ export function loadConfig(env: Env = process.env): Config {
     documentMaxBytes: documentMaxMb * 1024 * 1024,
     rateLimits,
     trustProxy,
+    workflowWorkerHeapMb,
+    workflowRunsPerEnterprise,
+    workflowQueuePerEnterprise,
+    workflowMailsPerHour,
+    workflowResultMaxChars,
   };
 }
 
@@ -299,6 +355,11 @@ export function describeConfig(config: Config): Record<string, unknown> {
     documentMaxBytes: config.documentMaxBytes,
     rateLimits: config.rateLimits,
     trustProxy: config.trustProxy ?? '(none)',
+    workflowWorkerHeapMb: config.workflowWorkerHeapMb,
+    workflowRunsPerEnterprise: config.workflowRunsPerEnterprise,
+    workflowQueuePerEnterprise: config.workflowQueuePerEnterprise,
+    workflowMailsPerHour: config.workflowMailsPerHour,
+    workflowResultMaxChars: config.workflowResultMaxChars,
     bodyLimitBytes: config.bodyLimitBytes,
     formBodyLimitBytes: config.formBodyLimitBytes,
     logLevel: config.logLevel,

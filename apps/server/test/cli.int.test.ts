@@ -68,6 +68,7 @@ describe('pal CLI on a fresh DATA_DIR', () => {
         '0008_session_standing',
         '0009_client_secret_rotation',
         '0010_rate_limits',
+        '0011_workflow_mail_counts',
       ],
       database: join(env.DATA_DIR, 'pal.sqlite'),
     });

@@ -57,6 +57,7 @@ describe.runIf(engine === 'postgres')('pal CLI on PostgreSQL', () => {
         '0008_session_standing',
         '0009_client_secret_rotation',
         '0010_rate_limits',
+        '0011_workflow_mail_counts',
       ],
       database: env.DATABASE_URL,
     });

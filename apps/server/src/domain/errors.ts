@@ -117,3 +117,20 @@ export class WorkflowFailedError extends DomainError {
     super(message);
   }
 }
+
+/**
+ * 429: the enterprise has as many workflow runs in progress on this node as it may (the runs on
+ * workers and those waiting for one); `Retry-After` says when one has surely ended.
+ */
+export class TooManyRunsError extends DomainError {
+  readonly statusCode = 429;
+  readonly code = 'RATE_LIMITED';
+  override readonly name = 'TooManyRunsError';
+  readonly headers: Record<string, string>;
+  constructor(inProgress: number, retryAfterSeconds: number) {
+    super(
+      `this enterprise has ${inProgress} workflow runs in progress, the most it may have; try again in ${retryAfterSeconds} s`,
+    );
+    this.headers = { 'Retry-After': String(retryAfterSeconds) };
+  }
+}

@@ -52,6 +52,7 @@ describe(`database (${engine})`, () => {
       { name: '0008_session_standing', applied: false },
       { name: '0009_client_secret_rotation', applied: false },
       { name: '0010_rate_limits', applied: false },
+      { name: '0011_workflow_mail_counts', applied: false },
     ]);
     expect(await migrateToLatest(db)).toEqual(Object.keys(migrations));
     expect(await migrateToLatest(db)).toEqual([]);
@@ -76,6 +77,7 @@ describe(`database (${engine})`, () => {
       'variables',
       'browser_sessions',
       'sign_in_failures',
+      'workflow_mail_counts',
     ]) {
       expect(tables).toContain(table);
     }

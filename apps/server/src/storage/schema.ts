@@ -278,6 +278,11 @@ export interface DocumentContentsTable {
   size: number;
   content: Uint8Array;
   created_at: IsoDate;
+/** The workflow mails an enterprise sent in the clock hour that began at hour_start. */
+export interface WorkflowMailCountsTable {
+  enterprise_id: string;
+  hour_start: IsoDate;
+  sent: number;
 }
 
 export interface DatabaseSchema {
@@ -299,6 +304,7 @@ export interface DatabaseSchema {
   variables: VariablesTable;
   change_stamp: ChangeStampTable;
   sign_in_failures: SignInFailuresTable;
+  workflow_mail_counts: WorkflowMailCountsTable;
   transactions_name_fts: TransactionsNameFtsTable;
   transactions_description_fts: TransactionsDescriptionFtsTable;
   transactions_category_fts: TransactionsCategoryFtsTable;

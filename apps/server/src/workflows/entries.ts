@@ -6,7 +6,7 @@
 // may not act (domain/session-standing.ts) starts nothing; an action on a transaction whose
 // systemStatus forbids runs is not run, and the page says so.
 import type { DomainContext } from '../domain/context.js';
-import { ConflictError, ForbiddenError, GoneError } from '../domain/errors.js';
+import { ConflictError, ForbiddenError, GoneError, TooManyRunsError } from '../domain/errors.js';
 import { randomId } from '../domain/ids.js';
 import type { MailLink } from '../domain/mail-links.js';
 import { sessionStanding } from '../domain/session-standing.js';
@@ -138,21 +138,34 @@ export async function runAction(
   requestId?: string,
 ): Promise<ActionOutcome> {
   const input = { values, action, ...(session.ssoId ? { sso: session.ssoId } : {}) };
-  const result: RunResult<{ success: boolean; messages?: ActionOutcome['messages'] }> =
-    session.transactionId === null
-      ? await runConsoleModule(ctx, session.enterpriseId, session.palId, {
-          exportName: action,
-          input: { ...input, palId: session.palId },
-          shape: (value) => consoleResult(value, session.palId),
-          requestId,
-        })
-      : await runTransactionModule(ctx, session.enterpriseId, session.transactionId, {
-          exportName: action,
-          webService: false,
-          input: { ...input, transactionId: session.transactionId },
-          shape: (value, palId) => transactionResult(value, palId, session.transactionId!),
-          requestId,
-        });
+  let result: RunResult<{ success: boolean; messages?: ActionOutcome['messages'] }>;
+  try {
+    result =
+      session.transactionId === null
+        ? await runConsoleModule(ctx, session.enterpriseId, session.palId, {
+            exportName: action,
+            input: { ...input, palId: session.palId },
+            shape: (value) => consoleResult(value, session.palId),
+            requestId,
+          })
+        : await runTransactionModule(ctx, session.enterpriseId, session.transactionId, {
+            exportName: action,
+            webService: false,
+            input: { ...input, transactionId: session.transactionId },
+            shape: (value, palId) => transactionResult(value, palId, session.transactionId!),
+            requestId,
+          });
+  } catch (error) {
+    // The enterprise has as many runs in progress as it may: the page says so (the session and
+    // its entry are kept, so the person may simply run the action again), never a 429 page.
+    if (!(error instanceof TooManyRunsError)) throw error;
+    return {
+      action,
+      ran: true,
+      success: false,
+      messages: [{ message: error.message, type: error.code }],
+    };
+  }
   if (result.ok)
     return {
       action,

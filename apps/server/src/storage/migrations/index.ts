@@ -11,6 +11,7 @@ import { palDocuments } from './0007-pal-documents.js';
 import { sessionStanding } from './0008-session-standing.js';
 import { clientSecretRotation } from './0009-client-secret-rotation.js';
 import { rateLimits } from './0010-rate-limits.js';
+import { workflowMailCounts } from './0011-workflow-mail-counts.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0008_session_standing': sessionStanding,
   '0009_client_secret_rotation': clientSecretRotation,
   '0010_rate_limits': rateLimits,
+  '0011_workflow_mail_counts': workflowMailCounts,
 };
