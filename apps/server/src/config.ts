@@ -56,6 +56,16 @@ export interface Config {
   workflowMemoryMb: number;
   /** Worker threads that run workflows. */
   workflowWorkers: number;
+  /** The V8 heap of each worker thread, beside its sandbox's memory. */
+  workflowWorkerHeapMb: number;
+  /** Runs of one enterprise on the workers of a node at once. */
+  workflowRunsPerEnterprise: number;
+  /** Runs of one enterprise that may wait for a worker on a node; past them 429. */
+  workflowQueuePerEnterprise: number;
+  /** Workflow mails (pal.mail.send) one enterprise may send per clock hour, on all nodes. */
+  workflowMailsPerHour: number;
+  /** Longest return value of a run, in characters of its JSON text. */
+  workflowResultMaxChars: number;
   /** The largest document file (PDF, PNG, JPEG) a pal may carry; larger ones are refused at deploy. */
   documentMaxBytes: number;
   /** Requests per window: per API client, and per address for requests without valid credentials. */
@@ -68,16 +78,6 @@ export interface RateLimitConfig {
   clientRequests: number;
   addressRequests: number;
   windowSeconds: number;
-  /** The V8 heap of each worker thread, beside its sandbox's memory. */
-  workflowWorkerHeapMb: number;
-  /** Runs of one enterprise on the workers of a node at once. */
-  workflowRunsPerEnterprise: number;
-  /** Runs of one enterprise that may wait for a worker on a node; past them 429. */
-  workflowQueuePerEnterprise: number;
-  /** Workflow mails (pal.mail.send) one enterprise may send per clock hour, on all nodes. */
-  workflowMailsPerHour: number;
-  /** Longest return value of a run, in characters of its JSON text. */
-  workflowResultMaxChars: number;
 }
 
 export const CONFIG_DEFAULTS = {

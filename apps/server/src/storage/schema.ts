@@ -278,6 +278,8 @@ export interface DocumentContentsTable {
   size: number;
   content: Uint8Array;
   created_at: IsoDate;
+}
+
 /** The workflow mails an enterprise sent in the clock hour that began at hour_start. */
 export interface WorkflowMailCountsTable {
   enterprise_id: string;
