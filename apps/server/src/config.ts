@@ -18,6 +18,7 @@ import {
   type DatabaseConfig,
   type SecretKeySource,
 } from './settings.js';
+import { outboxSettings, type OutboxConfig } from './outbox/settings.js';
 
 export { ConfigError, describeDatabase, decodeSecretKey, type DatabaseConfig } from './settings.js';
 
@@ -51,6 +52,8 @@ export interface Config {
   workflowMemoryMb: number;
   /** Worker threads that run workflows. */
   workflowWorkers: number;
+  /** Delivery of mails and webhooks (outbox/settings.ts). */
+  outbox: OutboxConfig;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -160,6 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
     1,
     256,
   );
+  const outbox = outboxSettings(get);
   // Several nodes share one PostgreSQL database, and each would generate a key of its own.
   if (database.kind === 'postgres' && get('PAL_SECRET_KEY') === undefined) {
     throw new ConfigError(
@@ -193,6 +197,7 @@ export function loadConfig(env: Env = process.env): Config {
     workflowTimeoutMs,
     workflowMemoryMb,
     workflowWorkers,
+    outbox,
   };
 }
 
@@ -223,6 +228,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     workflowWorkers: config.workflowWorkers,
     bodyLimitBytes: config.bodyLimitBytes,
     logLevel: config.logLevel,
+    outbox: config.outbox,
   };
 }
 

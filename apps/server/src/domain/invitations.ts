@@ -3,21 +3,21 @@
 import { invitationMail } from '../mail/invitation-mail.js';
 import {
   consumeInvitation,
-  deleteInvitation,
   findInvitationByTokenHash,
   insertInvitation,
 } from '../storage/invitations.js';
 import {
   activatePendingSso,
-  deleteSsoRow,
   findAccountByEmailKey,
   findLiveSsoOfAccount,
   insertSso,
 } from '../storage/ssos.js';
 import type { DomainContext } from './context.js';
 import { getEnterprise } from './enterprises.js';
-import { ConflictError, GoneError, MailDeliveryError, NotFoundError } from './errors.js';
+import { ConflictError, GoneError, NotFoundError } from './errors.js';
+import { emitEvent } from './events.js';
 import { hashToken, looksLikeToken, newToken, randomId } from './ids.js';
+import { queueMail } from './queued-mail.js';
 import { emailKey, requireEmail } from './validate.js';
 
 /** How long an invitation link works. */
@@ -48,7 +48,8 @@ export function invitationLink(ctx: DomainContext, token: string): string {
  * E3: invites a registered person to the enterprise. Creates a PENDING_ACTIVATION SSO (or reuses
  * the pending one, sending a new link) and mails a single-use link to the account's address;
  * returns the SSO id. 404: no account has this address; 409: the person already has an ACTIVE SSO
- * in the enterprise. When the mail cannot be sent, nothing is kept and the error is thrown.
+ * in the enterprise. The mail is written to the outbox with the invitation and sent after commit,
+ * retried while the mail server is away (docs/events.md).
  */
 export async function inviteSso(
   ctx: DomainContext,
@@ -63,7 +64,8 @@ export async function inviteSso(
   const token = newToken();
   const created = ctx.now();
   const expiresAt = new Date(created.getTime() + INVITATION_TTL_DAYS * 86_400_000).toISOString();
-  const { ssoId, invitationId, newSso } = await ctx.db.transaction().execute(async (trx) => {
+  const { ssoId } = await ctx.db.transaction().execute(async (trx) => {
+    const tx: DomainContext = { ...ctx, db: trx };
     const existing = await findLiveSsoOfAccount(trx, enterpriseId, account.id);
     if (existing?.status === 'ACTIVE') {
       throw new ConflictError(`email: "${address}" already has an active SSO in this enterprise`);
@@ -77,6 +79,10 @@ export async function inviteSso(
         status: 'PENDING_ACTIVATION',
         now: created.toISOString(),
       });
+      await emitEvent(tx, enterpriseId, 'sso.created', {
+        sso: ssoId,
+        status: 'PENDING_ACTIVATION',
+      });
     }
     const invitationId = randomId();
     await insertInvitation(trx, {
@@ -88,11 +94,9 @@ export async function inviteSso(
       createdAt: created.toISOString(),
       expiresAt,
     });
-    return { ssoId, invitationId, newSso: !existing };
-  });
-
-  try {
-    await ctx.mailer.send(
+    await queueMail(
+      tx,
+      enterpriseId,
       invitationMail({
         to: account.email,
         firstName: account.first_name,
@@ -102,13 +106,8 @@ export async function inviteSso(
         expiresAt,
       }),
     );
-  } catch (error) {
-    // Undo, so that E3 can simply be called again.
-    if (newSso) await deleteSsoRow(ctx.db, ssoId);
-    else await deleteInvitation(ctx.db, invitationId);
-    ctx.log.error({ err: error, enterpriseId }, 'invitation mail could not be sent');
-    throw new MailDeliveryError();
-  }
+    return { ssoId };
+  });
   return ssoId;
 }
 
@@ -150,6 +149,9 @@ export async function acceptInvitation(
     const invitation = await consumeInvitation(trx, hashToken(token), now);
     if (!invitation) throw new GoneError();
     await activatePendingSso(trx, invitation.ssoId, now);
+    await emitEvent({ ...ctx, db: trx }, invitation.enterpriseId, 'sso.activated', {
+      sso: invitation.ssoId,
+    });
     ctx.log.info(
       { enterpriseId: invitation.enterpriseId, ssoId: invitation.ssoId },
       'invitation accepted',

@@ -145,6 +145,24 @@ export interface StorageDialect {
    * time; SQLite, which only one server uses, runs it.
    */
   runExclusively<T>(db: Kysely<any>, name: string, work: () => Promise<T>): Promise<T | undefined>;
+  /**
+   * Locks the rows a select reads until the transaction ends: PostgreSQL `FOR UPDATE`, with
+   * `skipLocked` passing over rows another transaction holds (so several nodes claim different
+   * outbox messages without waiting on each other). SQLite, whose writers take turns, reads them
+   * as they are.
+   */
+  forUpdate<Q extends SelectQueryBuilder<any, any, any>>(
+    query: Q,
+    options?: { skipLocked?: boolean },
+  ): Q;
+  /**
+   * Says that outbox messages were written: once the transaction of `db` commits (never if it
+   * rolls back), every listenOutbox listener hears of it. PostgreSQL: NOTIFY, heard by every node
+   * of the database; SQLite: the listeners of this process (another process is found by polling).
+   */
+  announceOutbox(db: Kysely<any>): Promise<void>;
+  /** Calls `listener` on every announceOutbox; resolves to the function that stops listening. */
+  listenOutbox(db: Kysely<any>, listener: () => void): Promise<() => Promise<void>>;
   /** Creates (in a migration) what moves the database's change stamp on writes to `tables`. */
   createChangeStampTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;
   dropChangeStampTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;

@@ -20,7 +20,8 @@ import { listTransactionRoles } from '../storage/transaction-roles.js';
 import { palScope, readVariables, transactionScope, writeVariables } from '../storage/variables.js';
 import type { FailureType, RunEffects, SandboxJob, SandboxOutcome, StackFrame } from './job.js';
 import { OutputError } from './output.js';
-import { sendWorkflowMails, checkMailRecipients } from './mail.js';
+import { queueWorkflowMails, checkMailRecipients } from './mail.js';
+import { withTransactionEvents } from '../domain/transaction-events.js';
 import { KeyedQueue } from './keyed-queue.js';
 
 export type RunResult<T> =
@@ -107,7 +108,9 @@ export async function runTransactionModule<T>(
 ): Promise<PalRunResult<T>> {
   return transactionQueue.run(transactionId, async (): Promise<PalRunResult<T>> => {
     let transaction = options.webService
-      ? await moveWebServiceStatus(ctx, enterpriseId, transactionId, 'start')
+      ? await withTransactionEvents(ctx, enterpriseId, transactionId, (tx) =>
+          moveWebServiceStatus(tx, enterpriseId, transactionId, 'start'),
+        )
       : await getTransactionDetails(ctx, enterpriseId, transactionId);
     const { palId } = transaction;
     const code = await palCode(ctx, enterpriseId, transaction.palId, transaction.palVersion);
@@ -143,10 +146,7 @@ export async function runTransactionModule<T>(
           outcome.effects,
           options.webService,
         );
-        if (applied) {
-          await sendWorkflowMails(ctx, transaction, applied, options.requestId);
-          return { ok: true, value: outcome.value, palId };
-        }
+        if (applied) return { ok: true, value: outcome.value, palId };
         if (attempt === MAX_ATTEMPTS) result = conflictFailure();
         else transaction = await getTransactionDetails(ctx, enterpriseId, transactionId);
       } catch (error) {
@@ -156,7 +156,9 @@ export async function runTransactionModule<T>(
       }
     }
     if (options.webService)
-      await moveWebServiceStatus(ctx, enterpriseId, transactionId, 'fail').catch((error) =>
+      await withTransactionEvents(ctx, enterpriseId, transactionId, (tx) =>
+        moveWebServiceStatus(tx, enterpriseId, transactionId, 'fail'),
+      ).catch((error) =>
         ctx.log.warn({ err: error, transactionId }, 'could not mark a failed run FAILED'),
       );
     logFailure(ctx.log, result, palId, options, transactionId);
@@ -170,7 +172,10 @@ async function transactionRoles(ctx: DomainContext, transactionId: string) {
   return rows.map((r) => ({ sso: r.ssoId, role: r.role }));
 }
 
-/** All of a successful transaction run's effects, in one database transaction; false on a conflict. */
+/**
+ * All of a successful transaction run's effects, in one database transaction with their events
+ * and mails (docs/events.md); false on a conflict.
+ */
 async function applyTransactionEffects(
   ctx: DomainContext,
   transaction: TransactionDetails,
@@ -180,8 +185,8 @@ async function applyTransactionEffects(
   webService: boolean,
 ) {
   const { enterpriseId, id } = transaction;
-  return ctx.db.transaction().execute(async (trx) => {
-    const tx: DomainContext = { ...ctx, db: trx };
+  return withTransactionEvents(ctx, enterpriseId, id, async (tx) => {
+    const trx = tx.db;
     if (Object.keys(effects.vars).length > 0) {
       const written = await writeVariables(trx, scope, enterpriseId, readVersion, effects.vars);
       if (!written) return false;
@@ -195,8 +200,9 @@ async function applyTransactionEffects(
       else await removeRole(tx, enterpriseId, id, change.sso);
     }
     const mails = await checkMailRecipients(tx, enterpriseId, effects.mails);
+    await queueWorkflowMails(tx, transaction, mails);
     if (webService) await moveWebServiceStatus(tx, enterpriseId, id, 'succeed');
-    return mails;
+    return true;
   });
 }
 
