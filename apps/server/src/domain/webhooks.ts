@@ -103,8 +103,8 @@ export async function addWebhookEndpoint(
   enterpriseId: string,
   input: { url: string; events?: readonly string[] },
 ): Promise<WebhookEndpoint & { secret: string }> {
-  const url = await checkWebhookUrl(input.url, ctx.config.outbox.webhookAllowPrivate);
   const events = parseEvents(input.events);
+  const url = await checkWebhookUrl(input.url, ctx.config.outbox.webhookAllowPrivate);
   if ((await countWebhookEndpoints(ctx.db, enterpriseId)) >= MAX_ENDPOINTS_PER_ENTERPRISE)
     throw new ConflictError(
       `the enterprise has ${MAX_ENDPOINTS_PER_ENTERPRISE} webhook endpoints, the most it may have`,

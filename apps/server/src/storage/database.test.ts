@@ -48,6 +48,7 @@ describe(`database (${engine})`, () => {
       { name: '0004_change_stamp', applied: false },
       { name: '0005_sign_in_failures', applied: false },
       { name: '0006_pal_text_index', applied: false },
+      { name: '0010_outbox', applied: false },
     ]);
     expect(await migrateToLatest(db)).toEqual(Object.keys(migrations));
     expect(await migrateToLatest(db)).toEqual([]);
