@@ -34,6 +34,8 @@ const MAX_ERROR_LENGTH = 500;
 type Attempt = { ok: true } | { ok: false; error: string; permanent?: boolean };
 
 export class OutboxDispatcher {
+  /** What this node's attempts came to since it started (recorded outcomes only). */
+  readonly counts = { delivered: 0, retried: 0, failed: 0 };
   private readonly inFlight = new Set<Promise<void>>();
   private readonly sender: WebhookSender;
   private timer: NodeJS.Timeout | undefined;
@@ -168,18 +170,26 @@ export class OutboxDispatcher {
       attempt = { ok: false, error: (error as Error)?.message ?? String(error) };
     }
     const outcome = this.outcome(message, attempt);
+    let recorded: boolean;
     try {
-      const recorded = await recordAttempt(this.ctx.db, message.id, message.claim!, outcome);
+      recorded = await recordAttempt(this.ctx.db, message.id, message.claim!, outcome);
       if (!recorded) log.warn(fields, 'outbox: the lease ran out before the outcome was recorded');
     } catch (error) {
       // The lease runs out and the message is sent again: at least once.
       log.error({ ...fields, err: error }, 'outbox: could not record an outcome');
       return;
     }
-    if (outcome.kind === 'delivered') log.info(fields, 'outbox: delivered');
-    else if (outcome.kind === 'retry')
+    if (!recorded) return;
+    if (outcome.kind === 'delivered') {
+      this.counts.delivered += 1;
+      log.info(fields, 'outbox: delivered');
+    } else if (outcome.kind === 'retry') {
+      this.counts.retried += 1;
       log.warn({ ...fields, error: outcome.error, retryAt: outcome.at }, 'outbox: will retry');
-    else log.error({ ...fields, error: outcome.error }, 'outbox: gave up, marked failed');
+    } else {
+      this.counts.failed += 1;
+      log.error({ ...fields, error: outcome.error }, 'outbox: gave up, marked failed');
+    }
   }
 
   private outcome(message: OutboxMessageRow, attempt: Attempt): AttemptOutcome {
