@@ -20,6 +20,8 @@ export interface ReceivedWebhook {
   status: number;
   /** Which registered secrets `Webhook.verify` accepted it under (by their index). */
   verifiedBy: number[];
+  /** The sender hung up before the answer (it was killed, or gave up): not taken. */
+  abandoned: boolean;
 }
 
 export interface WebhookReceiver {
@@ -29,7 +31,7 @@ export interface WebhookReceiver {
   /** The `whsec_…` secrets a path's deliveries are checked against (rotation: several). */
   secrets: Map<string, string[]>;
   /** The status to answer (may wait first); 204 when unset. */
-  respond?: (hook: Omit<ReceivedWebhook, 'status'>) => number | Promise<number>;
+  respond?: (hook: Omit<ReceivedWebhook, 'status' | 'abandoned'>) => number | Promise<number>;
   /** Deliveries of a path, in arrival order. */
   of(path: string): ReceivedWebhook[];
   /** Resolves once `predicate` holds of what was received (polls; fails after `timeoutMs`). */
@@ -79,6 +81,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       }),
   };
   const server = createServer((request, response) => {
+    let hungUp = false;
+    response.once('close', () => {
+      if (!response.writableFinished) hungUp = true;
+    });
     void (async () => {
       const body = await bodyOf(request);
       const header = (name: string) => String(request.headers[name] ?? '');
@@ -106,7 +112,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         verifiedBy: verify(secrets.get(path) ?? [], body, headers),
       };
       const status = receiver.respond ? await receiver.respond(hook) : 204;
-      received.push({ ...hook, status });
+      received.push({ ...hook, status, abandoned: hungUp });
       response.writeHead(status).end();
     })().catch(() => response.writeHead(500).end());
   });
