@@ -9,6 +9,7 @@
 //   pal pal deploy FOLDER --enterprise NAME
 //   pal pal list --enterprise NAME
 //   pal run FOLDER --module NAME --export NAME [--input FILE] [--vars FILE]   (no database)
+//   pal webhook add|list|remove|rotate-secret|deliveries|redeliver …           (cli-webhooks.ts)
 //
 // Each takes --json and then prints exactly one JSON object on stdout; otherwise it prints text.
 // Commands that touch the database bring its schema up to date first. Any error (a bad setting
@@ -20,6 +21,7 @@
 import { readFile } from 'node:fs/promises';
 import { Command, CommanderError } from 'commander';
 import { destination, pino } from 'pino';
+import { addWebhookCommands } from './cli-webhooks.js';
 import { ConfigError, describeDatabase, loadConfig, type Config } from './config.js';
 import { createClient, deleteClientByUsername, rotateClientSecret } from './domain/clients.js';
 import { createDomainContext, type DomainContext } from './domain/context.js';
@@ -312,6 +314,8 @@ export function buildProgram(io: CliIo = processIo): Command {
         print(options, result, text);
       },
     );
+
+  addWebhookCommands(program, { print, withDomain: (work) => withDomain(io, work) });
 
   return program;
 }

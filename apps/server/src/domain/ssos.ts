@@ -19,7 +19,9 @@ import {
 import type { DomainContext } from './context.js';
 import { getEnterprise } from './enterprises.js';
 import { ConflictError, NotFoundError } from './errors.js';
+import { emitEvent } from './events.js';
 import { randomId } from './ids.js';
+import { inTransaction } from './transact.js';
 import { emailKey, requireEmail, requireId, requireText } from './validate.js';
 
 export interface PersonInput {
@@ -85,6 +87,10 @@ export async function createSso(
     }
     const ssoId = randomId();
     await insertSso(trx, { id: ssoId, enterpriseId, accountId, status: 'ACTIVE', now });
+    await emitEvent({ ...ctx, db: trx }, enterpriseId, 'sso.created', {
+      sso: ssoId,
+      status: 'ACTIVE',
+    });
     return ssoId;
   });
 }
@@ -96,7 +102,10 @@ export async function deleteSso(
   ssoId: string,
 ): Promise<boolean> {
   await getSso(ctx, enterpriseId, ssoId);
-  await markSsoDeleted(ctx.db, enterpriseId, ssoId, ctx.now().toISOString());
+  await inTransaction(ctx, async (tx) => {
+    if (await markSsoDeleted(tx.db, enterpriseId, ssoId, ctx.now().toISOString()))
+      await emitEvent(tx, enterpriseId, 'sso.deleted', { sso: ssoId });
+  });
   return true;
 }
 

@@ -53,6 +53,7 @@ describe(`database (${engine})`, () => {
       { name: '0009_client_secret_rotation', applied: false },
       { name: '0010_rate_limits', applied: false },
       { name: '0011_workflow_mail_counts', applied: false },
+      { name: '0012_outbox', applied: false },
     ]);
     expect(await migrateToLatest(db)).toEqual(Object.keys(migrations));
     expect(await migrateToLatest(db)).toEqual([]);

@@ -12,6 +12,7 @@ import { sessionStanding } from './0008-session-standing.js';
 import { clientSecretRotation } from './0009-client-secret-rotation.js';
 import { rateLimits } from './0010-rate-limits.js';
 import { workflowMailCounts } from './0011-workflow-mail-counts.js';
+import { outbox } from './0012-outbox.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '0009_client_secret_rotation': clientSecretRotation,
   '0010_rate_limits': rateLimits,
   '0011_workflow_mail_counts': workflowMailCounts,
+  '0012_outbox': outbox,
 };
