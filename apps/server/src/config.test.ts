@@ -38,7 +38,7 @@ describe('loadConfig', () => {
       workflowTimeoutMs: 1000,
       workflowMemoryMb: 64,
       workflowWorkers: availableParallelism(),
-      workflowWorkerHeapMb: 128,
+      workflowWorkerHeapMb: 256,
       workflowRunsPerEnterprise: Math.max(1, Math.floor(availableParallelism() / 2)),
       workflowQueuePerEnterprise: 100,
       workflowMailsPerHour: 1000,
