@@ -42,7 +42,7 @@ describe('loadConfig', () => {
       workflowWorkers: availableParallelism(),
       documentMaxBytes: 25 * 1024 * 1024,
       rateLimits: { clientRequests: 6000, addressRequests: 600, windowSeconds: 60 },
-      workflowWorkerHeapMb: 128,
+      workflowWorkerHeapMb: 256,
       workflowRunsPerEnterprise: Math.max(1, Math.floor(availableParallelism() / 2)),
       workflowQueuePerEnterprise: 100,
       workflowMailsPerHour: 1000,

@@ -103,7 +103,7 @@ export const CONFIG_DEFAULTS = {
   WORKFLOW_MEMORY_MB: 64,
   /** Unset: one worker per core. */
   WORKFLOW_WORKERS: undefined,
-  WORKFLOW_WORKER_HEAP_MB: 128,
+  WORKFLOW_WORKER_HEAP_MB: 256,
   /** Unset: half the workers (at least one). */
   WORKFLOW_RUNS_PER_ENTERPRISE: undefined,
   WORKFLOW_QUEUE_PER_ENTERPRISE: 100,

@@ -101,7 +101,9 @@ describe('the per-enterprise cap on runs', () => {
       Array(2).fill('WORKFLOW_TIMEOUT'),
     );
     expect(finished).toHaveLength(5);
-    expect(finished).toEqual(['B1', 'B2', 'B3', 'A1', 'A2']);
+    // (Which of A's two reached the pool first is not fixed.)
+    expect(finished.slice(0, 3)).toEqual(['B1', 'B2', 'B3']);
+    expect(finished.slice(3).sort()).toEqual(['A1', 'A2']);
 
     // Every slot was given back.
     expect(h.domain.workflows.runsOf(h.a.enterpriseId)).toEqual({

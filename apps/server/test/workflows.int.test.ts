@@ -370,7 +370,7 @@ describe.each(['json', 'xml'] as const)(
         workflow: 'wf-user',
         action: 'fail',
         line: 17,
-        callStack: ['helper (workflows/user.js:17)', 'fail (workflows/user.js:19)'],
+        callStack: ['helper (user:17)', 'fail (user:19)'],
       });
       const missing = await a().user.runUserWorkflow({
         workflow: 'wf-user',

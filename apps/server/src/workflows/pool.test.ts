@@ -19,7 +19,7 @@ function startPool(over: Partial<WorkerPoolOptions> = {}): WorkerPool {
     size: 2,
     memoryLimitBytes: 64 * MiB,
     backstopGraceMs: 500,
-    workerHeapMb: 128,
+    workerHeapMb: 256,
     runsPerTenant: 2,
     queuePerTenant: 10,
     log: pino({ level: 'silent' }),

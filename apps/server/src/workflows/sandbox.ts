@@ -144,16 +144,27 @@ function evaluate(
   if (modulePath === undefined || !Object.hasOwn(job.files, modulePath))
     return failure('NO_WORKFLOW', `the pal has no workflow module "${job.module}"`, [], state);
 
-  const natives: Natives = {
-    slice: context.unwrapResult(context.evalCode('String.prototype.slice', 'pal:natives')),
-    stringify: context.unwrapResult(context.evalCode('JSON.stringify', 'pal:natives')),
-  };
+  const natives = takeNatives(context);
   try {
     return evaluateModule(context, natives, state, job, modulePath, interrupted);
   } finally {
     natives.slice.dispose();
     natives.stringify.dispose();
   }
+}
+
+/** The built-ins of Natives, read from the fresh context's globals (no code to compile). */
+function takeNatives(context: QuickJSContext): Natives {
+  const take = (path: string[]) =>
+    path.reduce((target, key) => {
+      const value = context.getProp(target, key);
+      if (target !== context.global) target.dispose();
+      return value;
+    }, context.global);
+  return {
+    slice: take(['String', 'prototype', 'slice']),
+    stringify: take(['JSON', 'stringify']),
+  };
 }
 
 function evaluateModule(
