@@ -62,6 +62,7 @@ describe('pal CLI on a fresh DATA_DIR', () => {
         '0004_change_stamp',
         '0005_sign_in_failures',
         '0006_pal_text_index',
+        '0007_rate_limits',
       ],
       database: join(env.DATA_DIR, 'pal.sqlite'),
     });

@@ -52,6 +52,7 @@ describe.runIf(engine === 'postgres')('pal CLI on PostgreSQL', () => {
         '0004_change_stamp',
         '0005_sign_in_failures',
         '0006_pal_text_index',
+        '0007_rate_limits',
       ],
       database: env.DATABASE_URL,
     });
