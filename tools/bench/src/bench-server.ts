@@ -6,7 +6,11 @@
  * With --join, a second node on a database another bench server has seeded: nothing is seeded,
  * and the Authorization header of that server's API client is taken from BENCH_AUTH.
  *
+ * With --webhook URL, the enterprise has a webhook endpoint at URL that takes every event type
+ * (set WEBHOOK_ALLOW_PRIVATE=true for a loopback receiver).
+ *
  *   tsx --conditions=@pal-workflow/source bench-server.ts [--transactions N] [--workflows] [--join]
+ *     [--webhook URL]
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import {
+  addWebhookEndpoint,
   createClient,
   createEnterprise,
   createSso,
@@ -30,6 +35,9 @@ const count = Number(process.argv[process.argv.indexOf('--transactions') + 1] ??
 const withWorkflows = process.argv.includes('--workflows');
 const joining = process.argv.includes('--join');
 if (joining && !process.env.BENCH_AUTH) throw new Error('--join needs BENCH_AUTH');
+const webhook = process.argv.includes('--webhook')
+  ? process.argv[process.argv.indexOf('--webhook') + 1]
+  : undefined;
 /** Transactions of the bench pal that T6 runs spread over (runs on one transaction queue up). */
 const WORKFLOW_TRANSACTIONS = 400;
 
@@ -86,6 +94,7 @@ const server = await startServer(config, {
     if (joining) return; // the first node seeded the database
     const enterprise = await createEnterprise(domain, 'bench');
     const client = await createClient(domain, enterprise.id);
+    if (webhook) await addWebhookEndpoint(domain, enterprise.id, { url: webhook });
     auth = `Basic ${Buffer.from(`${client.username}:${client.password}`).toString('base64')}`;
     const pals = join(ROOT, 'examples/pals');
     for (const folder of readdirSync(pals))
