@@ -180,7 +180,11 @@ export class OutboxDispatcher {
     let recorded: boolean;
     try {
       recorded = await this.record(message, outcome);
-      if (!recorded) log.warn(fields, 'outbox: the lease ran out before the outcome was recorded');
+      if (!recorded)
+        log.warn(
+          fields,
+          'outbox: outcome not recorded: the lease ran out, or the message was removed',
+        );
     } catch (error) {
       // The lease runs out and the message is sent again: at least once.
       log.error({ ...fields, err: error }, 'outbox: could not record an outcome');
