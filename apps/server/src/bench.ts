@@ -9,5 +9,6 @@ export { createSso } from './domain/ssos.js';
 export { TRANSACTION_EVENTS } from './domain/transaction-lifecycle.js';
 export { createTransaction } from './domain/transactions.js';
 export { startServer } from './server.js';
+export { addWebhookEndpoint } from './domain/webhooks.js';
 export { loadSandboxModule, runJob } from './workflows/sandbox.js';
 export { dialectOf } from './storage/dialect-of.js';

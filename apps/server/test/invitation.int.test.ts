@@ -152,6 +152,8 @@ describe('E3 and the invitation link', () => {
     // An hour later (the server's clock, moved for this call), E3 mails a new link.
     const later = new Date(Date.now() + INVITATION_MAIL_INTERVAL_MS + 1000);
     expect(await inviteSso({ ...h.domain, now: () => later }, h.a.enterpriseId, email)).toBe(sso);
+    // Called past HTTP, so the harness does not wait for the outbox: wait here.
+    await h.server.outbox.drain();
     const [, second] = newMails(before, 2).map(linkOf);
     expect(first).not.toBe(second);
     expect((await page(first!)).status).toBe(200);

@@ -11,6 +11,7 @@ import { GoneError } from '../src/domain/errors.js';
 import { acceptInvitation, describeInvitation, inviteSso } from '../src/domain/invitations.js';
 import { createSso, getSsoStatus } from '../src/domain/ssos.js';
 import { createMailer } from '../src/mail/mailer.js';
+import { deliverDueMessages } from '../src/outbox/dispatcher.js';
 
 describe('mail over SMTP', () => {
   let smtp: SmtpListener;
@@ -35,6 +36,9 @@ describe('mail over SMTP', () => {
         email: 'dana@fbi.test',
       });
       const sso = await inviteSso(t.ctx, globex, 'DANA@fbi.test');
+      // Queued with the invitation; a dispatcher sends it (the server runs one per node).
+      expect(smtp.received).toHaveLength(0);
+      await deliverDueMessages(t.ctx);
 
       expect(smtp.received).toHaveLength(1);
       const [{ envelope, mail }] = smtp.received;

@@ -7,8 +7,11 @@
  * and the Authorization header of that server's API client is taken from BENCH_AUTH.
  *
  * With --hostile (and --workflows), the hostile test pal of the server's tests (wf-hostile) too.
+ * With --webhook URL, the enterprise has a webhook endpoint at URL that takes every event type
+ * (set WEBHOOK_ALLOW_PRIVATE=true for a loopback receiver).
  *
- *   tsx --conditions=@pal-workflow/source bench-server.ts [--transactions N] [--workflows] [--hostile] [--join]
+ *   tsx --conditions=@pal-workflow/source bench-server.ts [--transactions N] [--workflows] [--hostile]
+ *     [--join] [--webhook URL]
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import {
+  addWebhookEndpoint,
   createClient,
   createEnterprise,
   createSso,
@@ -33,6 +37,9 @@ const withWorkflows = process.argv.includes('--workflows');
 const withHostile = process.argv.includes('--hostile');
 const joining = process.argv.includes('--join');
 if (joining && !process.env.BENCH_AUTH) throw new Error('--join needs BENCH_AUTH');
+const webhook = process.argv.includes('--webhook')
+  ? process.argv[process.argv.indexOf('--webhook') + 1]
+  : undefined;
 /** Transactions of the bench pal that T6 runs spread over (runs on one transaction queue up). */
 const WORKFLOW_TRANSACTIONS = 400;
 
@@ -93,6 +100,7 @@ const server = await startServer(config, {
     if (joining) return; // the first node seeded the database
     const enterprise = await createEnterprise(domain, 'bench');
     const client = await createClient(domain, enterprise.id);
+    if (webhook) await addWebhookEndpoint(domain, enterprise.id, { url: webhook });
     auth = `Basic ${Buffer.from(`${client.username}:${client.password}`).toString('base64')}`;
     const pals = join(ROOT, 'examples/pals');
     for (const folder of readdirSync(pals))

@@ -1,8 +1,8 @@
 /**
  * `npm run bench [section]`: prints figures side by side with their baselines,
- * from one run. Sections: generate, server, workflows (default: all); `search` is the T2 part of
- * server alone, `nodes` its two-nodes-on-one-PostgreSQL part alone. `hostile` (only when named):
- * the memory four hostile workflow runs cost the server.
+ * from one run. Sections: generate, server, workflows, webhooks (default: all); `search` is the T2
+ * part of server alone, `nodes` its two-nodes-on-one-PostgreSQL part alone. `hostile` (only when
+ * named): the memory four hostile workflow runs cost the server.
  */
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,10 @@ if (wants('workflows')) {
 if (sections.includes('hostile')) {
   const { runHostileBench } = await import('./hostile.js');
   await runHostileBench(ROOT);
+}
+if (wants('webhooks')) {
+  const { runWebhookBench } = await import('./webhooks.js');
+  await runWebhookBench(ROOT);
 }
 if (wants('server')) {
   const { runServerBench } = await import('./server.js');

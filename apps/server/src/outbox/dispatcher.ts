@@ -37,6 +37,13 @@ export class OutboxDispatcher {
   /** What this node's attempts came to since it started (recorded outcomes only). */
   readonly counts = { delivered: 0, retried: 0, failed: 0 };
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly outcomes: {
+    id: string;
+    claim: string;
+    outcome: AttemptOutcome;
+    resolve: (recorded: boolean) => void;
+    reject: (error: unknown) => void;
+  }[] = [];
   private readonly sender: WebhookSender;
   private timer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -172,8 +179,12 @@ export class OutboxDispatcher {
     const outcome = this.outcome(message, attempt);
     let recorded: boolean;
     try {
-      recorded = await recordAttempt(this.ctx.db, message.id, message.claim!, outcome);
-      if (!recorded) log.warn(fields, 'outbox: the lease ran out before the outcome was recorded');
+      recorded = await this.record(message, outcome);
+      if (!recorded)
+        log.warn(
+          fields,
+          'outbox: outcome not recorded: the lease ran out, or the message was removed',
+        );
     } catch (error) {
       // The lease runs out and the message is sent again: at least once.
       log.error({ ...fields, err: error }, 'outbox: could not record an outcome');
@@ -189,6 +200,32 @@ export class OutboxDispatcher {
     } else {
       this.counts.failed += 1;
       log.error({ ...fields, error: outcome.error }, 'outbox: gave up, marked failed');
+    }
+  }
+
+  /**
+   * Records an outcome together with those of the deliveries that end meanwhile, in one database
+   * transaction: one durable commit for a batch, not one per message.
+   */
+  private record(message: OutboxMessageRow, outcome: AttemptOutcome): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.outcomes.push({ id: message.id, claim: message.claim!, outcome, resolve, reject });
+      if (this.outcomes.length === 1) setImmediate(() => void this.flushOutcomes());
+    });
+  }
+
+  private async flushOutcomes(): Promise<void> {
+    const batch = this.outcomes.splice(0);
+    try {
+      const recorded = await this.ctx.db.transaction().execute(async (trx) => {
+        const results: boolean[] = [];
+        for (const item of batch)
+          results.push(await recordAttempt(trx, item.id, item.claim, item.outcome));
+        return results;
+      });
+      batch.forEach((item, i) => item.resolve(recorded[i]!));
+    } catch (error) {
+      for (const item of batch) item.reject(error);
     }
   }
 

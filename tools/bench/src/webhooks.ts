@@ -1,0 +1,120 @@
+/**
+ * `npm run bench webhooks`: the outbox's cost and speed (docs/events.md), on SQLite.
+ * - T1 and T6 throughput with a webhook endpoint that takes every event, beside the same without
+ *   an endpoint, in the same run: what writing the events in the request's transaction costs;
+ * - webhook deliveries per second to a loopback receiver that answers 204 at once, while T1 load
+ *   makes the events (each delivery a signed POST and two database writes).
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import { printTable, type Row } from './report.js';
+import { startChild } from './server.js';
+
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
+const CONNECTIONS = 50;
+
+async function load(options: autocannon.Options) {
+  const result = await autocannon({ duration: DURATION_S, connections: CONNECTIONS, ...options });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${options.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return result;
+}
+
+async function measure(root: string, webhook?: string) {
+  const { child, info } = await startChild(
+    root,
+    0,
+    ['--workflows', ...(webhook ? ['--webhook', webhook] : [])],
+    { WEBHOOK_ALLOW_PRIVATE: 'true' },
+  );
+  try {
+    const headers = { authorization: info.auth };
+    const t1 = await load({
+      url: `${info.url}/services/rest/transactions`,
+      method: 'POST',
+      headers: {
+        ...headers,
+        accept: 'text/plain',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'palId=expense-approval',
+    });
+    let next = 0;
+    const t6 = await load({
+      url: info.url,
+      headers: { ...headers, accept: 'application/json', 'content-type': 'application/json' },
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (request) => {
+            const id = info.workflowTransactions[next++ % info.workflowTransactions.length];
+            return {
+              ...request,
+              path: `/services/rest/transactions/${id}/runWorkflow`,
+              body: `{"postData":[{"name":"n","value":"${next}"}]}`,
+            };
+          },
+        },
+      ],
+    });
+    return { t1: t1.requests.average, t6: t6.requests.average, created: t1.requests.total };
+  } finally {
+    const exited = new Promise((done) => child.once('exit', done));
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+export async function runWebhookBench(root: string): Promise<void> {
+  let received = 0;
+  let first = 0;
+  let last = 0;
+  const receiver = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const now = performance.now();
+      if (received++ === 0) first = now;
+      last = now;
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/bench`;
+  try {
+    const without = await measure(root);
+    const withEndpoint = await measure(root, url);
+    const rows: Row[] = [
+      {
+        name: 'T1 createTransaction with a webhook endpoint (req/s)',
+        value: withEndpoint.t1,
+        unit: 'req/s',
+        baseline: without.t1,
+        target: `≥ 70 % of no endpoint (${Math.round((withEndpoint.t1 / without.t1) * 100)} %)`,
+        met: withEndpoint.t1 >= without.t1 * 0.7,
+      },
+      {
+        name: 'T6 runTransactionWorkflow with a webhook endpoint (runs/s)',
+        value: withEndpoint.t6,
+        unit: 'runs/s',
+        baseline: without.t6,
+        target: `≥ 70 % of no endpoint (${Math.round((withEndpoint.t6 / without.t6) * 100)} %)`,
+        met: withEndpoint.t6 >= without.t6 * 0.7,
+      },
+      {
+        name: `webhook deliveries during the T1 and T6 load (per s; ${received} in all)`,
+        value: received / ((last - first) / 1000 || 1),
+        unit: '/s',
+        target: '(reference: the service delivers its events as fast as it makes them)',
+        met: true,
+      },
+    ];
+    printTable(
+      `Webhooks, SQLite: ${CONNECTIONS} connections, ${DURATION_S} s each, loopback receiver answering 204, all on the same cores; baseline: the same without an endpoint`,
+      rows,
+    );
+  } finally {
+    receiver.close();
+  }
+}
