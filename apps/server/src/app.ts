@@ -16,7 +16,9 @@ import type { DomainContext } from './domain/context.js';
 import { handlers } from './handlers/index.js';
 import { authenticator } from './http/authenticate.js';
 import { ClientCredentials } from './http/credentials.js';
+import { registerIdempotency } from './http/idempotency.js';
 import { registerPages } from './http/pages.js';
+import { registerRequestScope, rememberingCaller } from './http/request-scope.js';
 import { pingDatabase } from './storage/database.js';
 
 /** Longest path parameter the router passes on: room for any id (its maxLength) percent-encoded. */
@@ -89,11 +91,13 @@ export async function buildApp(
     uiConfig: { docExpansion: 'list', deepLinking: true },
   });
 
+  registerRequestScope(app);
+  registerIdempotency(app, domain);
   await registerPages(app, domain);
 
   await registerRoutes(app, {
     handlers,
-    authenticate: authenticator(domain, credentials),
+    authenticate: rememberingCaller(authenticator(domain, credentials)),
     serviceRoot: config.serviceRoot,
     userRoot: config.userRoot,
     bodyLimit: config.bodyLimitBytes,

@@ -7,8 +7,10 @@
 //   pal pal deploy FOLDER --enterprise NAME
 //   pal pal list --enterprise NAME
 //   pal run FOLDER --module NAME --export NAME [--input FILE] [--vars FILE]   (no database)
+//   pal audit --enterprise NAME [--since WHEN]
 //
-// Each takes --json and then prints exactly one JSON object on stdout; otherwise it prints text.
+// Each takes --json and then prints exactly one JSON object on stdout (`pal audit`: one per
+// record, one per line); otherwise it prints text.
 // Commands that touch the database bring its schema up to date first. Any error (a bad setting
 // too) prints one clear message on stderr and exits with status 1. Settings come from the
 // environment, as for the server (docs/configuration.md).
@@ -16,14 +18,17 @@
 // buildProgram() returns the commander program without running it; main.ts (the bin) adds the
 // server's commands (serve, start) and runs the whole with runCli().
 import { readFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { Command, CommanderError } from 'commander';
 import { destination, pino } from 'pino';
+import { addAuditCommand } from './audit-command.js';
 import { ConfigError, describeDatabase, loadConfig, type Config } from './config.js';
 import { createClient } from './domain/clients.js';
 import { createDomainContext, type DomainContext } from './domain/context.js';
 import { createEnterprise, getEnterpriseByName } from './domain/enterprises.js';
 import { isDomainError } from './domain/errors.js';
 import { deployPal, listPals, type PalInfo } from './domain/pals.js';
+import { runInScope } from './domain/request-scope.js';
 import { connectDatabase } from './storage/database.js';
 import { runLocally } from './workflows/local-run.js';
 
@@ -55,12 +60,23 @@ export async function withDomain<T>(
   try {
     const ctx = createDomainContext({ db, config, log });
     try {
-      return await work(ctx, applied);
+      return await runInScope({ actor: { type: 'operator', id: operatorName(io) } }, () =>
+        work(ctx, applied),
+      );
     } finally {
       ctx.mailer.close();
     }
   } finally {
     await db.destroy();
+  }
+}
+
+/** Who runs the CLI, as audit records name the operator: the login, else $USER. */
+function operatorName(io: CliIo): string | null {
+  try {
+    return userInfo().username;
+  } catch {
+    return io.env.USER ?? null;
   }
 }
 
@@ -254,6 +270,8 @@ export function buildProgram(io: CliIo = processIo): Command {
         print(options, result, text);
       },
     );
+
+  addAuditCommand(program, (work) => withDomain(io, work), io.stdout);
 
   return program;
 }

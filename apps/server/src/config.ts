@@ -51,6 +51,8 @@ export interface Config {
   workflowMemoryMb: number;
   /** Worker threads that run workflows. */
   workflowWorkers: number;
+  /** Days an audit record is kept; older ones are swept. */
+  auditRetentionDays: number;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -71,6 +73,7 @@ export const CONFIG_DEFAULTS = {
   /** Unset: one worker per core. */
   WORKFLOW_WORKERS: undefined,
   DATABASE_POOL_SIZE: 10,
+  AUDIT_RETENTION_DAYS: 365,
 } as const;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -160,6 +163,13 @@ export function loadConfig(env: Env = process.env): Config {
     1,
     256,
   );
+  const auditRetentionDays = integerSetting(
+    'AUDIT_RETENTION_DAYS',
+    get('AUDIT_RETENTION_DAYS'),
+    CONFIG_DEFAULTS.AUDIT_RETENTION_DAYS,
+    1,
+    36_500,
+  );
   // Several nodes share one PostgreSQL database, and each would generate a key of its own.
   if (database.kind === 'postgres' && get('PAL_SECRET_KEY') === undefined) {
     throw new ConfigError(
@@ -193,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     workflowTimeoutMs,
     workflowMemoryMb,
     workflowWorkers,
+    auditRetentionDays,
   };
 }
 
@@ -221,6 +232,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     workflowTimeoutMs: config.workflowTimeoutMs,
     workflowMemoryMb: config.workflowMemoryMb,
     workflowWorkers: config.workflowWorkers,
+    auditRetentionDays: config.auditRetentionDays,
     bodyLimitBytes: config.bodyLimitBytes,
     logLevel: config.logLevel,
   };

@@ -16,6 +16,7 @@ import {
   listApiClientRows,
   setApiClientSecretHash,
 } from '../storage/api-clients.js';
+import { recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
 import { getEnterprise } from './enterprises.js';
 import { ConflictError, InvalidArgumentError, NotFoundError } from './errors.js';
@@ -126,6 +127,7 @@ export async function createClient(
     throw new ConflictError(`API client "${username}" already exists`);
   }
   ctx.clientChanges.publish(username);
+  await recordAudit(ctx, ctx.db, clientAudit('client.created', enterprise.id, username));
   return {
     clientId: row.id,
     enterpriseId: enterprise.id,
@@ -190,6 +192,15 @@ export async function deleteClient(
   const username = await deleteApiClientRow(ctx.db, enterpriseId, clientId);
   if (username === undefined) throw NotFoundError.of('API client', clientId);
   ctx.clientChanges.publish(username);
+  await recordAudit(ctx, ctx.db, clientAudit('client.deleted', enterpriseId, username));
+}
+
+function clientAudit(
+  action: 'client.created' | 'client.deleted',
+  enterpriseId: string,
+  username: string,
+) {
+  return { action, enterpriseId, target: { type: 'client', id: username } } as const;
 }
 
 /** The stored credential of a username, or undefined (unknown, or not a valid username). */

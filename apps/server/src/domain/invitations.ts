@@ -14,6 +14,7 @@ import {
   findLiveSsoOfAccount,
   insertSso,
 } from '../storage/ssos.js';
+import { recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
 import { getEnterprise } from './enterprises.js';
 import { ConflictError, GoneError, MailDeliveryError, NotFoundError } from './errors.js';
@@ -109,6 +110,12 @@ export async function inviteSso(
     ctx.log.error({ err: error, enterpriseId }, 'invitation mail could not be sent');
     throw new MailDeliveryError();
   }
+  await recordAudit(ctx, ctx.db, {
+    action: 'sso.invited',
+    enterpriseId,
+    target: { type: 'sso', id: ssoId },
+    details: { newSso },
+  });
   return ssoId;
 }
 
@@ -150,6 +157,12 @@ export async function acceptInvitation(
     const invitation = await consumeInvitation(trx, hashToken(token), now);
     if (!invitation) throw new GoneError();
     await activatePendingSso(trx, invitation.ssoId, now);
+    await recordAudit(ctx, trx, {
+      action: 'sso.activated',
+      enterpriseId: invitation.enterpriseId,
+      actor: { type: 'sso', id: invitation.ssoId },
+      target: { type: 'sso', id: invitation.ssoId },
+    });
     ctx.log.info(
       { enterpriseId: invitation.enterpriseId, ssoId: invitation.ssoId },
       'invitation accepted',

@@ -9,7 +9,9 @@ import {
   setBrowserSessionOutcome,
   touchBrowserSession,
 } from '../storage/browser-sessions.js';
+import { inTransaction } from '../storage/in-transaction.js';
 import { countTokens } from '../storage/tokens.js';
+import { hashRef, recordAudit, recordSessionsEnded } from './audit.js';
 import type { DomainContext } from './context.js';
 import { hashToken, looksLikeToken, newToken } from './ids.js';
 import { sweepTokens } from './tokens.js';
@@ -42,7 +44,7 @@ export async function createSession(
 ): Promise<string> {
   const value = newToken();
   const now = ctx.now().toISOString();
-  await insertBrowserSession(ctx.db, {
+  const row = {
     id_hash: hashToken(value),
     enterprise_id: session.enterpriseId,
     pal_id: session.palId,
@@ -53,6 +55,18 @@ export async function createSession(
     outcome: session.outcome ? JSON.stringify(session.outcome) : null,
     created_at: now,
     last_seen_at: now,
+  };
+  await inTransaction(ctx.db, async (db) => {
+    await insertBrowserSession(db, row);
+    await recordAudit(ctx, db, {
+      action: 'session.started',
+      enterpriseId: session.enterpriseId,
+      actor: session.ssoId ? { type: 'sso', id: session.ssoId } : { type: 'anonymous', id: null },
+      target: session.transactionId
+        ? { type: 'transaction', id: session.transactionId }
+        : { type: 'pal', id: session.palId },
+      details: { sessionRef: hashRef(row.id_hash), role: session.role },
+    });
   });
   return value;
 }
@@ -99,7 +113,11 @@ export function csrfMatches(session: BrowserSession, given: unknown): boolean {
 /** Removes ended sessions; how many. */
 export async function sweepSessions(ctx: DomainContext): Promise<number> {
   const before = new Date(ctx.now().getTime() - SESSION_IDLE_MS).toISOString();
-  return deleteBrowserSessionsSeenBefore(ctx.db, before);
+  return inTransaction(ctx.db, async (db) => {
+    const ended = await deleteBrowserSessionsSeenBefore(db, before);
+    await recordSessionsEnded(ctx, db, ended, 'idle');
+    return ended.length;
+  });
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   updateAccount,
   type SsoRecord,
 } from '../storage/ssos.js';
+import { recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
 import { getEnterprise } from './enterprises.js';
 import { ConflictError, NotFoundError } from './errors.js';
@@ -83,6 +84,11 @@ export async function createSso(
     }
     const ssoId = randomId();
     await insertSso(trx, { id: ssoId, enterpriseId, accountId, status: 'ACTIVE', now });
+    await recordAudit(ctx, trx, {
+      action: 'sso.created',
+      enterpriseId,
+      target: { type: 'sso', id: ssoId },
+    });
     return ssoId;
   });
 }
@@ -95,6 +101,11 @@ export async function deleteSso(
 ): Promise<boolean> {
   await getSso(ctx, enterpriseId, ssoId);
   await markSsoDeleted(ctx.db, enterpriseId, ssoId, ctx.now().toISOString());
+  await recordAudit(ctx, ctx.db, {
+    action: 'sso.deleted',
+    enterpriseId,
+    target: { type: 'sso', id: ssoId },
+  });
   return true;
 }
 
@@ -133,5 +144,10 @@ export async function updateSso(
   const fields = { firstName, lastName, email, emailKey: key, now: ctx.now().toISOString() };
   // False when someone took the address between the check and the update.
   if (!(await updateAccount(ctx.db, sso.accountId, fields))) throw taken();
+  await recordAudit(ctx, ctx.db, {
+    action: 'sso.updated',
+    enterpriseId,
+    target: { type: 'sso', id: ssoId },
+  });
   return true;
 }

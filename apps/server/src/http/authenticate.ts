@@ -5,6 +5,7 @@
 // header was verified lately touches no table (unless its pair failed here since).
 import { HttpError } from '@pal-workflow/server-skeleton';
 import type { FastifyRequest } from 'fastify';
+import { recordWrongSecret } from '../domain/audit-attempts.js';
 import type { DomainContext } from '../domain/context.js';
 import type { AppContext } from './app-context.js';
 import type { ClientCredentials } from './credentials.js';
@@ -69,6 +70,7 @@ async function verify(
       throw new HttpError(429, 'RATE_LIMITED', `too many failed attempts: try again in ${wait} s`, {
         'Retry-After': String(wait),
       });
+    await recordWrongSecret(domain, given.username, { ip: request.ip, requestId: request.id });
     throw new HttpError(401, 'UNAUTHORIZED', 'wrong credentials', CHALLENGE);
   }
   await credentials.throttle.succeeded(given.username, request.ip);

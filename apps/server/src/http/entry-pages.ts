@@ -7,6 +7,7 @@
 //   POST /{service_root}/mail?…          enters the transaction as the recipient and runs the action
 // An unknown, used or expired token is one 410 page; a missing or ended session one 401 page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { recordRefusedToken } from '../domain/audit-attempts.js';
 import type { DomainContext } from '../domain/context.js';
 import { isDomainError } from '../domain/errors.js';
 import { getPalDetails } from '../domain/pals.js';
@@ -53,6 +54,11 @@ export function registerEntryPages(app: FastifyInstance, domain: DomainContext):
     try {
       value = await enter(domain, request.params.token, request.id);
     } catch (error) {
+      await recordRefusedToken(
+        domain,
+        request.params.token,
+        isDomainError(error) ? error.code : 'error',
+      );
       if (isGone(error)) return sendPage(reply, 410, GONE.title, GONE.body);
       // What the token was for can no longer be done (a deleted SSO, an undeployed pal): a page
       // that says why, as for any person in a browser.

@@ -32,13 +32,18 @@ export async function setBrowserSessionOutcome(
   await db.updateTable('browser_sessions').set({ outcome }).where('id_hash', '=', idHash).execute();
 }
 
-/** Removes sessions last seen at or before `before`; how many. */
-export async function deleteBrowserSessionsSeenBefore(db: Db, before: string): Promise<number> {
-  const result = await db
+/** Removes sessions last seen at or before `before`; which (for their audit records). */
+export function deleteBrowserSessionsSeenBefore(
+  db: Db,
+  before: string,
+): Promise<
+  Pick<BrowserSessionRow, 'id_hash' | 'enterprise_id' | 'pal_id' | 'transaction_id' | 'sso_id'>[]
+> {
+  return db
     .deleteFrom('browser_sessions')
     .where('last_seen_at', '<=', before)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+    .returning(['id_hash', 'enterprise_id', 'pal_id', 'transaction_id', 'sso_id'])
+    .execute();
 }
 
 export async function countBrowserSessions(db: Db): Promise<number> {

@@ -48,6 +48,8 @@ describe(`database (${engine})`, () => {
       { name: '0004_change_stamp', applied: false },
       { name: '0005_sign_in_failures', applied: false },
       { name: '0006_pal_text_index', applied: false },
+      { name: '0020_audit_log', applied: false },
+      { name: '0021_idempotency_keys', applied: false },
     ]);
     expect(await migrateToLatest(db)).toEqual(Object.keys(migrations));
     expect(await migrateToLatest(db)).toEqual([]);
@@ -70,6 +72,8 @@ describe(`database (${engine})`, () => {
       'variables',
       'browser_sessions',
       'sign_in_failures',
+      'audit_log',
+      'idempotency_keys',
     ]) {
       expect(tables).toContain(table);
     }

@@ -7,6 +7,8 @@ import { browserSessions } from './0003-browser-sessions.js';
 import { changeStamp } from './0004-change-stamp.js';
 import { signInFailures } from './0005-sign-in-failures.js';
 import { palTextIndex } from './0006-pal-text-index.js';
+import { auditLog } from './0020-audit-log.js';
+import { idempotencyKeys } from './0021-idempotency-keys.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -15,4 +17,6 @@ export const migrations: Record<string, Migration> = {
   '0004_change_stamp': changeStamp,
   '0005_sign_in_failures': signInFailures,
   '0006_pal_text_index': palTextIndex,
+  '0020_audit_log': auditLog,
+  '0021_idempotency_keys': idempotencyKeys,
 };
