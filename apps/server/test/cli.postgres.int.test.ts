@@ -52,6 +52,8 @@ describe.runIf(engine === 'postgres')('pal CLI on PostgreSQL', () => {
         '0004_change_stamp',
         '0005_sign_in_failures',
         '0006_pal_text_index',
+        '0020_audit_log',
+        '0021_idempotency_keys',
       ],
       database: env.DATABASE_URL,
     });
