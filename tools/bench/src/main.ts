@@ -1,6 +1,6 @@
 /**
  * `npm run bench [section]`: prints figures side by side with their baselines,
- * from one run. Sections: generate, server, workflows (default: all); `search` is the T2 part of
+ * from one run. Sections: generate, server, workflows, idempotency (default: all); `search` is the T2 part of
  * server alone, `nodes` its two-nodes-on-one-PostgreSQL part alone.
  */
 import { resolve, dirname } from 'node:path';
@@ -15,6 +15,10 @@ if (wants('generate')) runGenerateBench(ROOT);
 if (wants('workflows')) {
   const { runWorkflowBench } = await import('./workflows.js');
   await runWorkflowBench(ROOT);
+}
+if (wants('idempotency')) {
+  const { runIdempotencyBench } = await import('./idempotency.js');
+  await runIdempotencyBench(ROOT);
 }
 if (wants('server')) {
   const { runServerBench } = await import('./server.js');
