@@ -27,6 +27,10 @@ function claim(key: string, fingerprint = 'F', client = 'client-1'): Promise<Key
   return claimIdempotencyKeyFor(t.ctx, client, key, fingerprint);
 }
 
+function store(key: string, owner: string, answer = ANSWER): Promise<void> {
+  return storeIdempotentAnswerFor(t.ctx, 'client-1', key, owner, answer);
+}
+
 async function owner(key: string, fingerprint = 'F', client = 'client-1'): Promise<string> {
   const claimed = await claim(key, fingerprint, client);
   if (claimed.kind !== 'claimed') throw new Error(`expected a claim, got ${claimed.kind}`);
@@ -40,13 +44,7 @@ describe('idempotency keys', () => {
     const first = await Promise.race(claims.map((c) => c.then((r) => r)));
     expect(first.kind).toBe('claimed');
     await new Promise((resolve) => setTimeout(resolve, 50));
-    await storeIdempotentAnswerFor(
-      t.ctx,
-      'client-1',
-      'k-concurrent',
-      (first as { owner: string }).owner,
-      ANSWER,
-    );
+    await store('k-concurrent', (first as { owner: string }).owner);
     const results = await Promise.all(claims);
     expect(results.filter((r) => r.kind === 'claimed')).toHaveLength(1);
     expect(results.filter((r) => r.kind === 'answered')).toHaveLength(49);
@@ -54,7 +52,7 @@ describe('idempotency keys', () => {
   });
 
   it('refuses the key for another request, and keeps keys apart per client', async () => {
-    await storeIdempotentAnswerFor(t.ctx, 'client-1', 'k-other', await owner('k-other'), ANSWER);
+    await store('k-other', await owner('k-other'));
     expect(await claim('k-other', 'G')).toEqual({ kind: 'mismatch' });
     expect((await claim('k-other', 'G', 'client-2')).kind).toBe('claimed');
   });
@@ -74,15 +72,9 @@ describe('idempotency keys', () => {
     const taken = await stillBusy; // the lease ended while it waited
     expect(taken.kind).toBe('claimed');
     // The dead request's answer, should it come after all, no longer counts.
-    await storeIdempotentAnswerFor(t.ctx, 'client-1', 'k-lease', dead, { ...ANSWER, body: 'old' });
+    await store('k-lease', dead, { ...ANSWER, body: 'old' });
     expect((await claim('k-lease', 'other fingerprint')).kind).toBe('mismatch');
-    await storeIdempotentAnswerFor(
-      t.ctx,
-      'client-1',
-      'k-lease',
-      (taken as { owner: string }).owner,
-      ANSWER,
-    );
+    await store('k-lease', (taken as { owner: string }).owner);
     expect(await claim('k-lease')).toEqual({ kind: 'answered', answer: ANSWER });
   });
 
@@ -92,7 +84,7 @@ describe('idempotency keys', () => {
   });
 
   it('keeps keys 24 hours: then the same key is new, and the sweep removes it', async () => {
-    await storeIdempotentAnswerFor(t.ctx, 'client-1', 'k-day', await owner('k-day'), ANSWER);
+    await store('k-day', await owner('k-day'));
     clock.advance(IDEMPOTENCY_KEY_TTL_MS - 1);
     expect(await claim('k-day', 'another request')).toEqual({ kind: 'mismatch' });
     clock.advance(1);
