@@ -2,6 +2,7 @@
 // runs; `transportHeaders` of the route table): hooks around those routes, the rules in
 // domain/idempotency.ts, the whole in docs/audit-and-idempotency.md.
 //
+// Added to those routes only, as they are registered (onRoute):
 //   preHandler (authenticated, body read): claim the key, or answer at once with the first
 //              answer (byte for byte), 422 (the key was used with another request) or 409 (the
 //              first request is still being served, after waiting for it a while);
@@ -14,7 +15,12 @@ import {
   operations,
   type OperationSpec,
 } from '@pal-workflow/server-skeleton';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyRequest,
+  onSendAsyncHookHandler,
+  preHandlerAsyncHookHandler,
+} from 'fastify';
 import type { DomainContext } from '../domain/context.js';
 import {
   claimIdempotencyKeyFor,
@@ -66,6 +72,10 @@ interface OwnedKey {
   owner: string;
 }
 
+/**
+ * Adds the hooks to the routes of the operations that declare the header, as they are registered
+ * (so every other route pays nothing). Call before the operations' routes are registered.
+ */
 export function registerIdempotency(app: FastifyInstance, domain: DomainContext): void {
   const { serviceRoot, userRoot } = domain.config;
   const routes = new Map<string, OperationSpec>();
@@ -77,49 +87,48 @@ export function registerIdempotency(app: FastifyInstance, domain: DomainContext)
       );
   const owned = new WeakMap<FastifyRequest, OwnedKey>();
 
-  app.addHook('preHandler', async (request, reply) => {
-    const raw = request.headers['idempotency-key'];
-    if (raw === undefined) return;
-    const spec = routes.get(`${request.method} ${request.routeOptions.url}`);
-    const caller = callerOf(request);
-    if (!spec || !caller) return;
-    const key = parseIdempotencyKey(raw);
-    const claim = await claimIdempotencyKeyFor(
-      domain,
-      caller.clientId,
-      key,
-      requestFingerprint(request, spec),
-    );
-    switch (claim.kind) {
-      case 'claimed':
-        owned.set(request, { clientId: caller.clientId, key, owner: claim.owner });
-        return;
-      case 'answered': {
-        const { status, contentType, body } = claim.answer;
-        if (contentType !== null) reply.header('Content-Type', contentType);
-        return reply.code(status).header('Idempotent-Replayed', 'true').send(body);
+  const claim = (spec: OperationSpec): preHandlerAsyncHookHandler =>
+    async function claimKey(request, reply) {
+      const raw = request.headers['idempotency-key'];
+      const caller = callerOf(request);
+      if (raw === undefined || !caller) return;
+      const key = parseIdempotencyKey(raw);
+      const claimed = await claimIdempotencyKeyFor(
+        domain,
+        caller.clientId,
+        key,
+        requestFingerprint(request, spec),
+      );
+      switch (claimed.kind) {
+        case 'claimed':
+          owned.set(request, { clientId: caller.clientId, key, owner: claimed.owner });
+          return;
+        case 'answered': {
+          const { status, contentType, body } = claimed.answer;
+          if (contentType !== null) reply.header('Content-Type', contentType);
+          return reply.code(status).header('Idempotent-Replayed', 'true').send(body);
+        }
+        case 'mismatch':
+          throw new HttpError(
+            422,
+            'IDEMPOTENCY_KEY_REUSED',
+            `${IDEMPOTENCY_KEY_HEADER}: this key was used within the last 24 hours with another request; use a new key for a new request`,
+          );
+        case 'busy':
+          throw new HttpError(
+            409,
+            'CONFLICT',
+            `${IDEMPOTENCY_KEY_HEADER}: the first request with this key is still being served; repeat this one later`,
+            { 'Retry-After': String(claimed.retryAfterSeconds) },
+          );
       }
-      case 'mismatch':
-        throw new HttpError(
-          422,
-          'IDEMPOTENCY_KEY_REUSED',
-          `${IDEMPOTENCY_KEY_HEADER}: this key was used within the last 24 hours with another request; use a new key for a new request`,
-        );
-      case 'busy':
-        throw new HttpError(
-          409,
-          'CONFLICT',
-          `${IDEMPOTENCY_KEY_HEADER}: the first request with this key is still being served; repeat this one later`,
-          { 'Retry-After': String(claim.retryAfterSeconds) },
-        );
-    }
-  });
+    };
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    const claim = owned.get(request);
-    if (!claim) return payload;
+  const answer: onSendAsyncHookHandler = async function storeAnswer(request, reply, payload) {
+    const claimed = owned.get(request);
+    if (!claimed) return payload;
     owned.delete(request);
-    const { clientId, key, owner } = claim;
+    const { clientId, key, owner } = claimed;
     const body =
       typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload : undefined;
     // A server fault is not an answer to keep (the work may not have happened); neither is a
@@ -140,5 +149,17 @@ export function registerIdempotency(app: FastifyInstance, domain: DomainContext)
       request.log.error({ err: error }, 'the answer to an idempotency key could not be stored');
     }
     return payload;
+  };
+
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const spec = methods.map((m) => routes.get(`${m} ${route.url}`)).find(Boolean);
+    if (!spec) return;
+    route.preHandler = [...asArray(route.preHandler), claim(spec)];
+    route.onSend = [...asArray(route.onSend), answer];
   });
+}
+
+function asArray<T>(value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }
