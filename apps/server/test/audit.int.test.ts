@@ -43,11 +43,23 @@ async function lastId(): Promise<number> {
   return all.length ? Number(all.at(-1)!.id) : 0;
 }
 
-/** Runs `act` and answers the records it wrote. */
-async function recordsOf<T>(act: () => Promise<T>): Promise<{ value: T; written: AuditRow[] }> {
+/**
+ * Runs `act` and answers the records it wrote. Wrong secrets are recorded after their 401 has
+ * gone out: `settle` waits until the log holds that many more records of the action.
+ */
+async function recordsOf<T>(
+  act: () => Promise<T>,
+  settle?: { action: string; count: number },
+): Promise<{ value: T; written: AuditRow[] }> {
   const before = await lastId();
   const value = await act();
-  const written = (await rows()).filter((r) => Number(r.id) > before);
+  const since = async () => (await rows()).filter((r) => Number(r.id) > before);
+  let written = await since();
+  for (let i = 0; settle && i < 100; i++) {
+    if (written.filter((r) => r.action === settle.action).length >= settle.count) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    written = await since();
+  }
   return { value, written };
 }
 
@@ -93,8 +105,9 @@ describe('the audit log records each act once', () => {
   it('auth.failed: a wrong secret of an existing client, with address and request id', async () => {
     const wrong = 'W'.repeat(43);
     keep(wrong, basic(h.a.username, wrong).slice(6));
-    const { value: answer, written } = await recordsOf(() =>
-      h.http('/services/rest/pals', { auth: basic(h.a.username, wrong) }),
+    const { value: answer, written } = await recordsOf(
+      () => h.http('/services/rest/pals', { auth: basic(h.a.username, wrong) }),
+      { action: 'auth.failed', count: 1 },
     );
     expect(answer.status).toBe(401);
     const record = one(written, 'auth.failed');
@@ -112,23 +125,27 @@ describe('the audit log records each act once', () => {
   });
 
   it('auth.failed: none for a username no client has; none once the throttle answers 429', async () => {
-    const stranger = await recordsOf(() =>
-      h.http('/services/rest/pals', { auth: basic('nobody-at-all', 'x'.repeat(43)) }),
+    const stranger = await recordsOf(
+      () => h.http('/services/rest/pals', { auth: basic('nobody-at-all', 'x'.repeat(43)) }),
+      { action: 'auth.failed', count: 1 }, // waits its 2 s out: there is none to wait for
     );
     expect(stranger.value.status).toBe(401);
     expect(stranger.written).toEqual([]);
 
     const client = await createClient(h.domain, h.b.enterpriseId);
     keep(client.password);
-    const attempts = await recordsOf(async () => {
-      const statuses: number[] = [];
-      for (let i = 0; i < 14; i++)
-        statuses.push(
-          (await h.http('/services/rest/pals', { auth: basic(client.username, `wrong-${i}`) }))
-            .status,
-        );
-      return statuses;
-    });
+    const attempts = await recordsOf(
+      async () => {
+        const statuses: number[] = [];
+        for (let i = 0; i < 14; i++)
+          statuses.push(
+            (await h.http('/services/rest/pals', { auth: basic(client.username, `wrong-${i}`) }))
+              .status,
+          );
+        return statuses;
+      },
+      { action: 'auth.failed', count: 10 },
+    );
     // The throttle lets 10 wrong attempts through (401), then answers 429; only the 401s count.
     expect(attempts.value).toEqual([...Array(10).fill(401), ...Array(4).fill(429)]);
     const failed = attempts.written.filter((r) => r.action === 'auth.failed');

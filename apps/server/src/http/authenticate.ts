@@ -70,7 +70,8 @@ async function verify(
       throw new HttpError(429, 'RATE_LIMITED', `too many failed attempts: try again in ${wait} s`, {
         'Retry-After': String(wait),
       });
-    await recordWrongSecret(domain, given.username, { ip: request.ip, requestId: request.id });
+    // Not awaited: the 401 must take as long for a client's username as for any other.
+    void recordWrongSecret(domain, given.username, { ip: request.ip, requestId: request.id });
     throw new HttpError(401, 'UNAUTHORIZED', 'wrong credentials', CHALLENGE);
   }
   await credentials.throttle.succeeded(given.username, request.ip);
