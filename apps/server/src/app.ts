@@ -1,25 +1,29 @@
 // buildApp(): the Fastify instance with its infrastructure (logging with request ids, errors as
 // errorResults, /healthz, /openapi.json, /docs, browser pages) and the generated routes wired to
 // the handlers. It does not listen: main.ts does, and tests drive it over a real port.
-import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import {
   maxPathParamLength,
+  operationOf,
   openApiDocument,
   registerRoutes,
   sendError,
   HttpError,
 } from '@pal-workflow/server-skeleton';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import type { DomainContext } from './domain/context.js';
 import { handlers } from './handlers/index.js';
 import { authenticator } from './http/authenticate.js';
 import { ClientCredentials } from './http/credentials.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerPages } from './http/pages.js';
+import { addressKey, RateLimits } from './http/rate-limits.js';
+import { requestIdOf, requestSerializer } from './http/request-log.js';
 import { registerRequestScope, rememberingCaller } from './http/request-scope.js';
 import { pingDatabase } from './storage/database.js';
+import { openRateCountPool } from './storage/rate-counts.js';
 
 /** Longest path parameter the router passes on: room for any id (its maxLength) percent-encoded. */
 const MAX_PATH_PARAM_LENGTH = 3 * maxPathParamLength;
@@ -27,6 +31,8 @@ const MAX_PATH_PARAM_LENGTH = 3 * maxPathParamLength;
 export interface BuildAppOptions {
   /** Log requests (pino, JSON lines). Tests usually turn it off. */
   logger?: boolean;
+  /** Where the log lines go (default: stdout); tests read them here. */
+  logStream?: DestinationStream;
 }
 
 export async function buildApp(
@@ -35,10 +41,22 @@ export async function buildApp(
 ): Promise<FastifyInstance> {
   const { config } = domain;
   const app = Fastify({
-    logger: options.logger === false ? false : { level: config.logLevel },
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            // URLs without the tokens and mailed-link pairs some carry (http/request-log.ts).
+            serializers: { req: requestSerializer(config.serviceRoot) },
+            ...(options.logStream ? { stream: options.logStream } : {}),
+          },
     bodyLimit: config.bodyLimitBytes,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // Behind the proxies named by TRUST_PROXY, a request's address (rate limits, the sign-in
+    // throttle) and protocol are what they forwarded; anyone else's X-Forwarded-For is ignored.
+    trustProxy: config.trustProxy ?? false,
+    // A client's X-Request-Id only when it is safe to log as it is; otherwise a fresh one.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     // Ids up to their maxLength (pal ids up to 128 characters) must reach the operations, which
     // judge them; find-my-way's default of 100 answered a longer one with a bare 414.
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
@@ -51,15 +69,34 @@ export async function buildApp(
     },
   });
 
+  // No route of the root takes a body (/healthz, /openapi.json, /docs, unknown paths): one sent
+  // there is neither read into memory nor parsed (it was: 25 MiB of JSON on any unknown path).
+  // The operations and the pages have parsers of their own, for what each takes.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     done();
   });
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
   const credentials = new ClientCredentials(domain);
-  app.addHook('onClose', () => {
+  const limits = new RateLimits(config.rateLimits, openRateCountPool(config.database));
+  // Every request but /healthz (which a load balancer must always get an answer from) is counted.
+  // Operations are counted by authenticate.ts, which knows their client; the rest (pages,
+  // /openapi.json, /docs, unknown paths) have no credentials and count by their address.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (operationOf(request) || request.routeOptions.url === '/healthz') return done();
+    limits.count(request, 'address', addressKey(request.ip)).then(() => done(), done);
+  });
+  app.addHook('onSend', (request, reply, payload, done) => {
+    limits.writeHeaders(request, reply);
+    done(null, payload);
+  });
+  app.addHook('onClose', async () => {
     credentials.close();
-    return domain.workflows.close();
+    await domain.workflows.close();
+    await limits.close();
   });
   app.setNotFoundHandler((request, reply) =>
     sendError(
@@ -97,10 +134,11 @@ export async function buildApp(
 
   await registerRoutes(app, {
     handlers,
-    authenticate: rememberingCaller(authenticator(domain, credentials)),
+    authenticate: rememberingCaller(authenticator(domain, credentials, limits)),
     serviceRoot: config.serviceRoot,
     userRoot: config.userRoot,
     bodyLimit: config.bodyLimitBytes,
+    formBodyLimit: config.formBodyLimitBytes,
   });
   return app;
 }

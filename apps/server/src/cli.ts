@@ -4,6 +4,8 @@
 //   pal migrate
 //   pal enterprise create NAME
 //   pal client create --enterprise NAME [--username NAME]
+//   pal client rotate --enterprise NAME USERNAME
+//   pal client delete --enterprise NAME USERNAME
 //   pal pal deploy FOLDER --enterprise NAME
 //   pal pal list --enterprise NAME
 //   pal run FOLDER --module NAME --export NAME [--input FILE] [--vars FILE]   (no database)
@@ -23,9 +25,9 @@ import { Command, CommanderError } from 'commander';
 import { destination, pino } from 'pino';
 import { addAuditCommand } from './audit-command.js';
 import { ConfigError, describeDatabase, loadConfig, type Config } from './config.js';
-import { createClient } from './domain/clients.js';
+import { createClient, deleteClientByUsername, rotateClientSecret } from './domain/clients.js';
 import { createDomainContext, type DomainContext } from './domain/context.js';
-import { createEnterprise, getEnterpriseByName } from './domain/enterprises.js';
+import { createEnterprise, getEnterpriseByName, type Enterprise } from './domain/enterprises.js';
 import { isDomainError } from './domain/errors.js';
 import { deployPal, listPals, type PalInfo } from './domain/pals.js';
 import { runInScope } from './domain/request-scope.js';
@@ -184,6 +186,62 @@ export function buildProgram(io: CliIo = processIo): Command {
         );
       });
     });
+
+  /** A command on one client of an enterprise: `pal client NAME --enterprise E USERNAME`. */
+  const onClient = (
+    name: string,
+    description: string,
+    work: (
+      ctx: DomainContext,
+      owner: Enterprise,
+      username: string,
+      options: JsonOption,
+    ) => Promise<void>,
+  ) =>
+    client
+      .command(name)
+      .description(description)
+      .requiredOption('--enterprise <name>', 'the enterprise it acts for')
+      .argument('<username>', 'its BASIC user name')
+      .option('--json', 'print one JSON object')
+      .action(async (username: string, options: JsonOption & { enterprise: string }) => {
+        await withDomain(io, async (ctx) =>
+          work(ctx, await getEnterpriseByName(ctx, options.enterprise), username, options),
+        );
+      });
+  onClient(
+    'rotate',
+    'give an API client a new password, shown only this once; the old one keeps working for ' +
+      'CLIENT_SECRET_GRACE_SECONDS (default 24 h; 0 for a leaked password: it stops at once)',
+    async (ctx, owner, username, options) => {
+      const rotated = await rotateClientSecret(ctx, owner.id, username);
+      print(
+        options,
+        { enterprise: owner.name, ...rotated },
+        [
+          `Rotated the password of API client "${rotated.username}" of enterprise "${owner.name}".`,
+          `  username: ${rotated.username}`,
+          `  password: ${rotated.password}`,
+          ctx.config.clientSecretGraceSeconds > 0
+            ? `The old password keeps working until ${rotated.oldPasswordExpiresAt} (CLIENT_SECRET_GRACE_SECONDS).`
+            : 'The old password stopped working now.',
+          'Store the new password now: it cannot be shown again.',
+        ].join('\n'),
+      );
+    },
+  );
+  onClient(
+    'delete',
+    'delete an API client: its credentials stop working at once, on every node',
+    async (ctx, owner, username, options) => {
+      await deleteClientByUsername(ctx, owner.id, username);
+      print(
+        options,
+        { enterprise: owner.name, username, deleted: true },
+        `Deleted API client "${username}" of enterprise "${owner.name}"; its credentials no longer work.`,
+      );
+    },
+  );
 
   const pal = program.command('pal').description('deploy and list pals');
   pal

@@ -32,14 +32,24 @@ describe('loadConfig', () => {
       mailFrom: 'Pal Workflow <no-reply@localhost>',
       secretKeySource: 'env',
       tokenTtlSeconds: 60,
+      clientSecretGraceSeconds: 86_400,
       pageSize: 100,
       bodyLimitBytes: 25 * 1024 * 1024,
+      formBodyLimitBytes: 64 * 1024,
       logLevel: 'info',
       workflowTimeoutMs: 1000,
       workflowMemoryMb: 64,
       workflowWorkers: availableParallelism(),
+      documentMaxBytes: 25 * 1024 * 1024,
+      rateLimits: { clientRequests: 6000, addressRequests: 600, windowSeconds: 60 },
+      workflowWorkerHeapMb: 128,
+      workflowRunsPerEnterprise: Math.max(1, Math.floor(availableParallelism() / 2)),
+      workflowQueuePerEnterprise: 100,
+      workflowMailsPerHour: 1000,
+      workflowResultMaxChars: 4 * 1024 * 1024,
     });
     expect(config.mailUrl).toBeUndefined();
+    expect(config.trustProxy).toBeUndefined();
     expect(config.secretKey.toString('hex')).toBe(HEX_KEY);
   });
 
@@ -97,9 +107,16 @@ describe('loadConfig', () => {
         MAIL_URL: 'smtp://user:secret@mail.example.com:2525',
         MAIL_FROM: 'robot@example.com',
         TOKEN_TTL_SECONDS: '120',
+        CLIENT_SECRET_GRACE_SECONDS: '0',
         PAGE_SIZE: '1000',
         BODY_LIMIT_BYTES: '2048',
+        FORM_BODY_LIMIT_BYTES: '4096',
+        RATE_LIMIT_CLIENT_REQUESTS: '100',
+        RATE_LIMIT_ADDRESS_REQUESTS: '10',
+        RATE_LIMIT_WINDOW_SECONDS: '1',
+        TRUST_PROXY: ' 10.0.0.1, 192.168.0.0/16,loopback, fd00::/8 ',
         LOG_LEVEL: 'DEBUG',
+        DOCUMENT_MAX_MB: '5',
       }),
     );
     expect(config).toMatchObject({
@@ -108,9 +125,14 @@ describe('loadConfig', () => {
       mailUrl: 'smtp://user:secret@mail.example.com:2525',
       mailFrom: 'robot@example.com',
       tokenTtlSeconds: 120,
+      clientSecretGraceSeconds: 0,
       pageSize: 1000,
       bodyLimitBytes: 2048,
+      formBodyLimitBytes: 4096,
+      rateLimits: { clientRequests: 100, addressRequests: 10, windowSeconds: 1 },
+      trustProxy: ['10.0.0.1', '192.168.0.0/16', 'loopback', 'fd00::/8'],
       logLevel: 'debug',
+      documentMaxBytes: 5 * 1024 * 1024,
     });
     expect(JSON.stringify(describeConfig(config))).not.toContain('secret@');
     expect(JSON.stringify(describeConfig(config))).not.toContain(HEX_KEY);
@@ -126,8 +148,26 @@ describe('loadConfig', () => {
     ['WORKFLOW_TIMEOUT_MS', '5', /WORKFLOW_TIMEOUT_MS: expected an integer from 10 to 600000/],
     ['WORKFLOW_MEMORY_MB', 'lots', /WORKFLOW_MEMORY_MB: expected an integer from 8 to 1024/],
     ['WORKFLOW_WORKERS', '0', /WORKFLOW_WORKERS: expected an integer from 1 to 256/],
+    ['DOCUMENT_MAX_MB', '0', /DOCUMENT_MAX_MB: expected an integer from 1 to 1024/],
+    ['WORKFLOW_WORKER_HEAP_MB', '8', /WORKFLOW_WORKER_HEAP_MB: expected an integer from 32/],
+    ['WORKFLOW_RUNS_PER_ENTERPRISE', '0', /WORKFLOW_RUNS_PER_ENTERPRISE: expected an integer/],
+    ['WORKFLOW_QUEUE_PER_ENTERPRISE', '-1', /WORKFLOW_QUEUE_PER_ENTERPRISE: expected an integer/],
+    ['WORKFLOW_MAILS_PER_HOUR', '0', /WORKFLOW_MAILS_PER_HOUR: expected an integer from 1/],
+    ['WORKFLOW_RESULT_MAX_CHARS', '10', /WORKFLOW_RESULT_MAX_CHARS: expected an integer/],
     ['TOKEN_TTL_SECONDS', '-5', /TOKEN_TTL_SECONDS: expected an integer/],
+    [
+      'CLIENT_SECRET_GRACE_SECONDS',
+      '2592001',
+      /CLIENT_SECRET_GRACE_SECONDS: expected an integer from 0 to 2592000/,
+    ],
     ['BODY_LIMIT_BYTES', '1e9', /BODY_LIMIT_BYTES: expected an integer/],
+    ['FORM_BODY_LIMIT_BYTES', '100', /FORM_BODY_LIMIT_BYTES: expected an integer from 1024/],
+    ['RATE_LIMIT_CLIENT_REQUESTS', '0', /RATE_LIMIT_CLIENT_REQUESTS: expected an integer from 1/],
+    ['RATE_LIMIT_ADDRESS_REQUESTS', 'many', /RATE_LIMIT_ADDRESS_REQUESTS: expected an integer/],
+    ['RATE_LIMIT_WINDOW_SECONDS', '86401', /RATE_LIMIT_WINDOW_SECONDS: expected an integer/],
+    ['TRUST_PROXY', 'proxy.example.com', /TRUST_PROXY: expected addresses, CIDR ranges/],
+    ['TRUST_PROXY', '10.0.0.0/33', /TRUST_PROXY: .* got "10.0.0.0\/33"/],
+    ['TRUST_PROXY', 'true', /TRUST_PROXY: expected addresses/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL: expected one of fatal, error/],
     ['PUBLIC_URL', 'pal.example.com', /PUBLIC_URL: expected an absolute http/],
     ['PUBLIC_URL', 'ftp://pal.example.com', /PUBLIC_URL: expected an http/],

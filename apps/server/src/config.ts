@@ -15,6 +15,7 @@ import {
   mailUrlSetting,
   pathSegment,
   secretKeySetting,
+  trustProxySetting,
   type DatabaseConfig,
   type SecretKeySource,
 } from './settings.js';
@@ -40,10 +41,14 @@ export interface Config {
   secretKey: Buffer;
   secretKeySource: SecretKeySource;
   tokenTtlSeconds: number;
+  /** How long an API client's old secret keeps working after `pal client rotate`. */
+  clientSecretGraceSeconds: number;
   pageSize: number;
   /** T2 counts matches up to this many; past it X-Total-Count is this, as a lower bound. */
   totalCountCap: number;
   bodyLimitBytes: number;
+  /** Largest form body (urlencoded or multipart) an operation accepts; never more than bodyLimitBytes. */
+  formBodyLimitBytes: number;
   logLevel: LogLevel;
   /** Wall time one workflow run may take. */
   workflowTimeoutMs: number;
@@ -51,8 +56,30 @@ export interface Config {
   workflowMemoryMb: number;
   /** Worker threads that run workflows. */
   workflowWorkers: number;
+  /** The V8 heap of each worker thread, beside its sandbox's memory. */
+  workflowWorkerHeapMb: number;
+  /** Runs of one enterprise on the workers of a node at once. */
+  workflowRunsPerEnterprise: number;
+  /** Runs of one enterprise that may wait for a worker on a node; past them 429. */
+  workflowQueuePerEnterprise: number;
+  /** Workflow mails (pal.mail.send) one enterprise may send per clock hour, on all nodes. */
+  workflowMailsPerHour: number;
+  /** Longest return value of a run, in characters of its JSON text. */
+  workflowResultMaxChars: number;
   /** Days an audit record is kept; older ones are swept. */
   auditRetentionDays: number;
+  /** The largest document file (PDF, PNG, JPEG) a pal may carry; larger ones are refused at deploy. */
+  documentMaxBytes: number;
+  /** Requests per window: per API client, and per address for requests without valid credentials. */
+  rateLimits: RateLimitConfig;
+  /** Proxies whose X-Forwarded-For is believed (addresses, CIDR ranges); undefined: none. */
+  trustProxy?: string[];
+}
+
+export interface RateLimitConfig {
+  clientRequests: number;
+  addressRequests: number;
+  windowSeconds: number;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -63,16 +90,29 @@ export const CONFIG_DEFAULTS = {
   DATA_DIR: './data',
   MAIL_FROM: 'Pal Workflow <no-reply@localhost>',
   TOKEN_TTL_SECONDS: 60,
+  /** A day: time for every instance of a client application to take the new secret. */
+  CLIENT_SECRET_GRACE_SECONDS: 24 * 60 * 60,
   PAGE_SIZE: 100,
   MAX_PAGE_SIZE: 1000,
   TOTAL_COUNT_CAP: 1000,
   BODY_LIMIT_BYTES: 25 * 1024 * 1024,
+  FORM_BODY_LIMIT_BYTES: 64 * 1024,
   LOG_LEVEL: 'info' as LogLevel,
   WORKFLOW_TIMEOUT_MS: 1000,
   WORKFLOW_MEMORY_MB: 64,
   /** Unset: one worker per core. */
   WORKFLOW_WORKERS: undefined,
+  WORKFLOW_WORKER_HEAP_MB: 128,
+  /** Unset: half the workers (at least one). */
+  WORKFLOW_RUNS_PER_ENTERPRISE: undefined,
+  WORKFLOW_QUEUE_PER_ENTERPRISE: 100,
+  WORKFLOW_MAILS_PER_HOUR: 1000,
+  WORKFLOW_RESULT_MAX_CHARS: 4 * 1024 * 1024,
   DATABASE_POOL_SIZE: 10,
+  DOCUMENT_MAX_MB: 25,
+  RATE_LIMIT_CLIENT_REQUESTS: 6000,
+  RATE_LIMIT_ADDRESS_REQUESTS: 600,
+  RATE_LIMIT_WINDOW_SECONDS: 60,
   AUDIT_RETENTION_DAYS: 365,
 } as const;
 
@@ -115,6 +155,13 @@ export function loadConfig(env: Env = process.env): Config {
     1,
     86_400,
   );
+  const clientSecretGraceSeconds = integerSetting(
+    'CLIENT_SECRET_GRACE_SECONDS',
+    get('CLIENT_SECRET_GRACE_SECONDS'),
+    CONFIG_DEFAULTS.CLIENT_SECRET_GRACE_SECONDS,
+    0,
+    30 * 24 * 60 * 60,
+  );
   const pageSize = integerSetting(
     'PAGE_SIZE',
     get('PAGE_SIZE'),
@@ -133,6 +180,13 @@ export function loadConfig(env: Env = process.env): Config {
     'BODY_LIMIT_BYTES',
     get('BODY_LIMIT_BYTES'),
     CONFIG_DEFAULTS.BODY_LIMIT_BYTES,
+    1024,
+    1024 * 1024 * 1024,
+  );
+  const formBodyLimitBytes = integerSetting(
+    'FORM_BODY_LIMIT_BYTES',
+    get('FORM_BODY_LIMIT_BYTES'),
+    CONFIG_DEFAULTS.FORM_BODY_LIMIT_BYTES,
     1024,
     1024 * 1024 * 1024,
   );
@@ -170,6 +224,72 @@ export function loadConfig(env: Env = process.env): Config {
     1,
     36_500,
   );
+  const documentMaxMb = integerSetting(
+    'DOCUMENT_MAX_MB',
+    get('DOCUMENT_MAX_MB'),
+    CONFIG_DEFAULTS.DOCUMENT_MAX_MB,
+    1,
+    1024,
+  );
+  const rateLimits: RateLimitConfig = {
+    clientRequests: integerSetting(
+      'RATE_LIMIT_CLIENT_REQUESTS',
+      get('RATE_LIMIT_CLIENT_REQUESTS'),
+      CONFIG_DEFAULTS.RATE_LIMIT_CLIENT_REQUESTS,
+      1,
+      1_000_000_000,
+    ),
+    addressRequests: integerSetting(
+      'RATE_LIMIT_ADDRESS_REQUESTS',
+      get('RATE_LIMIT_ADDRESS_REQUESTS'),
+      CONFIG_DEFAULTS.RATE_LIMIT_ADDRESS_REQUESTS,
+      1,
+      1_000_000_000,
+    ),
+    windowSeconds: integerSetting(
+      'RATE_LIMIT_WINDOW_SECONDS',
+      get('RATE_LIMIT_WINDOW_SECONDS'),
+      CONFIG_DEFAULTS.RATE_LIMIT_WINDOW_SECONDS,
+      1,
+      86_400,
+    ),
+  };
+  const trustProxy = trustProxySetting(get('TRUST_PROXY'));
+  const workflowWorkerHeapMb = integerSetting(
+    'WORKFLOW_WORKER_HEAP_MB',
+    get('WORKFLOW_WORKER_HEAP_MB'),
+    CONFIG_DEFAULTS.WORKFLOW_WORKER_HEAP_MB,
+    32,
+    16_384,
+  );
+  const workflowRunsPerEnterprise = integerSetting(
+    'WORKFLOW_RUNS_PER_ENTERPRISE',
+    get('WORKFLOW_RUNS_PER_ENTERPRISE'),
+    Math.max(1, Math.floor(workflowWorkers / 2)),
+    1,
+    256,
+  );
+  const workflowQueuePerEnterprise = integerSetting(
+    'WORKFLOW_QUEUE_PER_ENTERPRISE',
+    get('WORKFLOW_QUEUE_PER_ENTERPRISE'),
+    CONFIG_DEFAULTS.WORKFLOW_QUEUE_PER_ENTERPRISE,
+    0,
+    100_000,
+  );
+  const workflowMailsPerHour = integerSetting(
+    'WORKFLOW_MAILS_PER_HOUR',
+    get('WORKFLOW_MAILS_PER_HOUR'),
+    CONFIG_DEFAULTS.WORKFLOW_MAILS_PER_HOUR,
+    1,
+    10_000_000,
+  );
+  const workflowResultMaxChars = integerSetting(
+    'WORKFLOW_RESULT_MAX_CHARS',
+    get('WORKFLOW_RESULT_MAX_CHARS'),
+    CONFIG_DEFAULTS.WORKFLOW_RESULT_MAX_CHARS,
+    1024,
+    1024 * 1024 * 1024,
+  );
   // Several nodes share one PostgreSQL database, and each would generate a key of its own.
   if (database.kind === 'postgres' && get('PAL_SECRET_KEY') === undefined) {
     throw new ConfigError(
@@ -196,13 +316,23 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey,
     secretKeySource,
     tokenTtlSeconds,
+    clientSecretGraceSeconds,
     pageSize,
     totalCountCap,
     bodyLimitBytes,
+    formBodyLimitBytes,
     logLevel,
     workflowTimeoutMs,
     workflowMemoryMb,
     workflowWorkers,
+    documentMaxBytes: documentMaxMb * 1024 * 1024,
+    rateLimits,
+    trustProxy,
+    workflowWorkerHeapMb,
+    workflowRunsPerEnterprise,
+    workflowQueuePerEnterprise,
+    workflowMailsPerHour,
+    workflowResultMaxChars,
     auditRetentionDays,
   };
 }
@@ -227,13 +357,23 @@ export function describeConfig(config: Config): Record<string, unknown> {
     mailFrom: config.mailFrom,
     secretKey: `(${config.secretKeySource})`,
     tokenTtlSeconds: config.tokenTtlSeconds,
+    clientSecretGraceSeconds: config.clientSecretGraceSeconds,
     pageSize: config.pageSize,
     totalCountCap: config.totalCountCap,
     workflowTimeoutMs: config.workflowTimeoutMs,
     workflowMemoryMb: config.workflowMemoryMb,
     workflowWorkers: config.workflowWorkers,
+    documentMaxBytes: config.documentMaxBytes,
+    rateLimits: config.rateLimits,
+    trustProxy: config.trustProxy ?? '(none)',
+    workflowWorkerHeapMb: config.workflowWorkerHeapMb,
+    workflowRunsPerEnterprise: config.workflowRunsPerEnterprise,
+    workflowQueuePerEnterprise: config.workflowQueuePerEnterprise,
+    workflowMailsPerHour: config.workflowMailsPerHour,
+    workflowResultMaxChars: config.workflowResultMaxChars,
     auditRetentionDays: config.auditRetentionDays,
     bodyLimitBytes: config.bodyLimitBytes,
+    formBodyLimitBytes: config.formBodyLimitBytes,
     logLevel: config.logLevel,
   };
 }

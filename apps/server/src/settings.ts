@@ -1,6 +1,7 @@
 // How each environment setting is read and checked: the parsers config.ts composes. Each throws
 // a ConfigError that names the variable and says why.
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { chmodSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -129,6 +130,36 @@ export function databaseSetting(
 }
 
 /** The database setting fit for a log line or a message: a PostgreSQL password masked. */
+/** The names of address ranges proxy-addr (Fastify's trustProxy) knows. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * The proxies whose `X-Forwarded-For` (and `-Proto`, `-Host`) is believed: a comma-separated list
+ * of addresses, CIDR ranges (`10.0.0.0/8`) or the names loopback, linklocal, uniquelocal.
+ * Undefined: none (the address a request comes from is its socket's).
+ */
+export function trustProxySetting(raw: string | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address, prefix, ...more] = entry.split('/');
+    const family = isIP(address ?? '');
+    const validPrefix =
+      prefix === undefined ||
+      (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (PROXY_RANGE_NAMES.includes(entry)) continue;
+    if (family === 0 || !validPrefix || more.length > 0)
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `expected addresses, CIDR ranges or ${PROXY_RANGE_NAMES.join(', ')}, separated by commas; got "${entry}"`,
+      );
+  }
+  return entries.length > 0 ? entries : undefined;
+}
+
 export function describeDatabase(database: DatabaseConfig): string {
   if (database.kind === 'sqlite') return database.path;
   const url = new URL(database.url);

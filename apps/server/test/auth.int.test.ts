@@ -1,9 +1,9 @@
 // BASIC authentication over real HTTP (DESIGN §4, §5): missing, wrong, unknown and malformed
 // credentials answer 401 with `WWW-Authenticate: Basic realm="pal"` and an errorResult, before
-// anything happens; the failed-attempt throttle answers wrong attempts 429 with Retry-After after
-// AUTH_THROTTLE.maxFailures failures of one username from one address, still accepts the right
-// secret (no lockout by a neighbour), and is per (username, address).
-import { request as httpRequest } from 'node:http';
+// anything happens; the failed-attempt throttle answers a client's wrong attempts 429 with
+// Retry-After after AUTH_THROTTLE.maxFailures failures of its username from one address, still
+// accepts the right secret (no lockout by a neighbour), is per (username, address), and writes
+// nothing for a throttled pair or for a username that is nobody's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../src/domain/clients.js';
 import { AUTH_THROTTLE } from '../src/http/sign-in-throttle.js';
@@ -37,36 +37,6 @@ const requests = (): {
     body: '{"postData": [{"name": "a", "value": "b"}]}',
   },
 ];
-
-/** A request from a chosen local address (127.0.0.x), which fetch cannot choose. */
-function fromAddress(localAddress: string, path: string, authorization: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      h.url + path,
-      { localAddress, headers: { Authorization: authorization } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => {
-          const headers = new Headers();
-          for (const [k, v] of Object.entries(res.headers))
-            if (typeof v === 'string') headers.set(k, v);
-          if (headers.get('content-type')?.startsWith('application/xml'))
-            h.validator.assertValid(text);
-          resolve({
-            status: res.statusCode ?? 0,
-            type: res.headers['content-type'] ?? '',
-            headers,
-            text,
-          });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 describe('401 for missing, wrong, unknown and malformed credentials', () => {
   // Failures of h.a's username count towards its throttle: a success after each one clears it.
@@ -199,7 +169,7 @@ describe('the failed-attempt throttle', () => {
     // The refused T1 created nothing.
     expect(await h.a.json.transactions.searchTransactions({ palId: 'leave-request' })).toEqual([]);
     // The same username from another address is not throttled.
-    expect((await fromAddress('127.0.0.2', path, wrong)).status).toBe(401);
+    expect((await h.fromAddress('127.0.0.2', path, { auth: wrong })).status).toBe(401);
     // Anyone behind the same address cannot lock the client out: its secret still works.
     expect((await h.http(path, { auth: right })).status).toBe(200);
     expect((await h.http(path, { auth: h.a })).status).toBe(200);
@@ -237,11 +207,32 @@ describe('the failed-attempt throttle', () => {
     expect((await h.http(path, { auth: wrong })).status).toBe(401);
   });
 
-  it('throttles unknown usernames too, per address', async () => {
+  it("writes a throttled pair's failures no more: its count stops at the limit + 1", async () => {
+    const client = await newClient();
+    const wrong = basic(client.username, 'wrong');
+    for (let i = 1; i <= maxFailures; i++) await h.http(path, { auth: wrong });
+    for (let i = 0; i < 20; i++) expectThrottled(await h.http(path, { auth: wrong }));
+    const rows = await h.domain.db
+      .selectFrom('sign_in_failures')
+      .select('failures')
+      .where('username', '=', client.username)
+      .execute();
+    expect(rows).toEqual([{ failures: maxFailures + 1 }]);
+  });
+
+  it('keeps no count for usernames that are nobody’s: no row, no throttle', async () => {
+    const count = () =>
+      h.domain.db
+        .selectFrom('sign_in_failures')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+        .then((r) => Number(r.n));
+    const before = await count();
     const ghost = basic('ghost-user', 'whatever');
-    for (let i = 1; i <= maxFailures; i++)
+    for (let i = 1; i <= maxFailures + 5; i++)
       expect((await h.http(path, { auth: ghost })).status).toBe(401);
-    expectThrottled(await h.http(path, { auth: ghost }));
-    expect((await fromAddress('127.0.0.3', path, ghost)).status).toBe(401);
+    for (let i = 0; i < 10; i++)
+      expect((await h.http(path, { auth: basic(`nobody-${i}`, 'x') })).status).toBe(401);
+    expect(await count()).toBe(before);
   });
 });

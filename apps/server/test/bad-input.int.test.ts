@@ -257,7 +257,10 @@ describe('missing, empty and malformed fields: 400 naming the field', () => {
     await deployPalPackage(
       h.domain,
       h.a.enterpriseId,
-      buildPalPackage({ id, name: 'Long Id', modes: { transaction: true, console: true } }, {}),
+      await buildPalPackage(
+        { id, name: 'Long Id', modes: { transaction: true, console: true } },
+        {},
+      ),
     );
     for (const client of [h.a.json, h.a.xml]) {
       expect((await client.pals.getPal({ id })).name).toBe('Long Id');
@@ -586,6 +589,23 @@ describe('unknown paths and methods', () => {
         );
       }
     }
+  });
+
+  it('a body sent where no route takes one is not read: 404, however large, whatever its type', async () => {
+    // Broken JSON: a 400 would show it was parsed. Larger than BODY_LIMIT_BYTES: a 413 would show
+    // it was read.
+    const body = `{"broken": "${'x'.repeat(64 * 1024)}`;
+    for (const path of ['/nope', '/healthz', '/openapi.json', `${ROOT}/nope`])
+      for (const type of ['application/json', 'text/plain', 'application/octet-stream']) {
+        const answer = await h.http(path, {
+          method: 'POST',
+          auth: null,
+          headers: { 'Content-Type': type },
+          accept: 'application/json',
+          body,
+        });
+        expectError(answer, 404, 'NOT_FOUND', 'json');
+      }
   });
 
   it('odd ids in the path are ids that do not exist; a broken percent-encoding is a 400', async () => {

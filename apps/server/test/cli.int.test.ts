@@ -1,11 +1,13 @@
 // The `pal` CLI end to end: each command runs in its own process (tsx on src/main.ts, the bin) against a
 // fresh DATA_DIR, and its --json output is parsed.
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { claimFormPdf, encryptedPdf } from './documents.js';
+import { ROTATION_TIMEOUT_MS, rotateAndDeleteAgainstAServer } from './client-rotation.js';
 import { tempDir } from './helpers.js';
 import { loadConfig } from '../src/config.js';
 import { verifyClient } from '../src/domain/clients.js';
@@ -62,6 +64,11 @@ describe('pal CLI on a fresh DATA_DIR', () => {
         '0004_change_stamp',
         '0005_sign_in_failures',
         '0006_pal_text_index',
+        '0007_pal_documents',
+        '0008_session_standing',
+        '0009_client_secret_rotation',
+        '0010_rate_limits',
+        '0011_workflow_mail_counts',
         '0020_audit_log',
         '0021_idempotency_keys',
       ],
@@ -166,6 +173,88 @@ describe('pal CLI on a fresh DATA_DIR', () => {
     expect(missing.stderr).toContain('pal.json: not found');
   });
 
+  it('pal deploy reads a pal with documents, and names the file and the key of each bad one', async () => {
+    const good = join(dir.path, 'claims');
+    mkdirSync(join(good, 'documents'), { recursive: true });
+    writeFileSync(join(good, 'documents/claim.pdf'), await claimFormPdf());
+    writeFileSync(
+      join(good, 'pal.json'),
+      JSON.stringify({
+        id: 'claims',
+        name: 'Claims',
+        documents: [
+          {
+            file: 'documents/claim.pdf',
+            signatures: [
+              {
+                id: 'employee',
+                role: 'participant',
+                page: 2,
+                x: 50,
+                y: 700,
+                customWidth: 200,
+                customHeight: 60,
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    // An enterprise of its own, so that the pal lists below stay as they are.
+    json(await pal(env, 'enterprise', 'create', 'Initech', '--json'));
+    expect(
+      json(await pal(env, 'pal', 'deploy', good, '--enterprise', 'Initech', '--json')),
+    ).toEqual({ id: 'claims', name: 'Claims' });
+
+    const bad = join(dir.path, 'bad-documents');
+    mkdirSync(join(bad, 'documents'), { recursive: true });
+    writeFileSync(join(bad, 'documents/claim.pdf'), await claimFormPdf());
+    writeFileSync(join(bad, 'documents/secret.pdf'), encryptedPdf('encrypted-aes256'));
+    writeFileSync(join(bad, 'documents/photo.png'), 'not a picture');
+    writeFileSync(join(bad, 'documents/huge.pdf'), '%PDF-1.7\n');
+    truncateSync(join(bad, 'documents/huge.pdf'), 200 * 1024 * 1024);
+    writeFileSync(
+      join(bad, 'pal.json'),
+      JSON.stringify({
+        id: 'bad-documents',
+        documents: [
+          {
+            file: 'documents/claim.pdf',
+            fields: [
+              { id: 'amount', page: 1, x: 550, y: 100, width: 100, height: 20 },
+              {
+                id: 'kind',
+                type: 'RADIO',
+                page: 4,
+                x: 10,
+                y: 10,
+                width: 50,
+                height: 20,
+                picklist: 'Travel',
+              },
+            ],
+          },
+          { file: 'documents/secret.pdf' },
+          { file: 'documents/photo.png' },
+          { file: 'documents/huge.pdf' },
+        ],
+      }),
+    );
+    const run = await pal(env, 'pal', 'deploy', bad, '--enterprise', 'Acme Corp', '--json');
+    expect(run).toMatchObject({ code: 1, stdout: '' });
+    const manifest = join(bad, 'pal.json');
+    // Every problem, each on its own line, and nothing else (no stack trace).
+    expect(run.stderr).toBe(
+      [
+        `error: ${manifest}: documents[0].fields[0]: field "amount" reaches past the right edge of its page (x 550 + width 100 = 650; page 1 is 612 × 792 points)`,
+        `${manifest}: documents[0].fields[1].page: field "kind" is on page 4, but "documents/claim.pdf" has 3 pages`,
+        `${manifest}: documents[1].file: file "documents/secret.pdf" is encrypted (password-protected or restricted): deploy a copy saved without encryption`,
+        `${manifest}: documents[2].file: file "documents/photo.png" is not a PNG image`,
+        `${manifest}: documents[3].file: file "documents/huge.pdf" is 200 MiB; at most 25 MiB (DOCUMENT_MAX_MB)`,
+      ].join('\n') + '\n',
+    );
+  });
+
   it('pal list prints {pals: [PalInfo…]}, only the enterprise pals', async () => {
     const listed = json(await pal(env, 'pal', 'list', '--enterprise', 'Acme Corp', '--json'));
     expect(listed).toEqual({
@@ -251,6 +340,22 @@ describe('pal CLI on a fresh DATA_DIR', () => {
     expect(usage.code).toBe(1);
     expect(usage.stderr).toContain("required option '--enterprise <name>' not specified");
   });
+});
+
+describe('pal client rotate and delete, with a server on the same database', () => {
+  const dir = tempDir('pal-cli-rotate-');
+  afterAll(() => dir.remove());
+
+  it(
+    'rotate: the new password works at once, the old one for the grace period; delete stops the client',
+    async () => {
+      await rotateAndDeleteAgainstAServer(pal, {
+        DATA_DIR: join(dir.path, 'data'),
+        PAL_SECRET_KEY: 'ef'.repeat(32),
+      });
+    },
+    ROTATION_TIMEOUT_MS,
+  );
 });
 
 describe('pal CLI commands that change the database', () => {

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engine, freshDatabaseEnv } from './engine.js';
+import { ROTATION_TIMEOUT_MS, rotateAndDeleteAgainstAServer } from './client-rotation.js';
 import { tempDir } from './helpers.js';
 
 const serverDir = fileURLToPath(new URL('..', import.meta.url));
@@ -52,6 +53,11 @@ describe.runIf(engine === 'postgres')('pal CLI on PostgreSQL', () => {
         '0004_change_stamp',
         '0005_sign_in_failures',
         '0006_pal_text_index',
+        '0007_pal_documents',
+        '0008_session_standing',
+        '0009_client_secret_rotation',
+        '0010_rate_limits',
+        '0011_workflow_mail_counts',
         '0020_audit_log',
         '0021_idempotency_keys',
       ],
@@ -78,6 +84,14 @@ describe.runIf(engine === 'postgres')('pal CLI on PostgreSQL', () => {
       ['expense-approval'],
     );
   });
+
+  it(
+    'client rotate and delete, with a server on the same database',
+    async () => {
+      await rotateAndDeleteAgainstAServer(pal, env);
+    },
+    ROTATION_TIMEOUT_MS,
+  );
 
   it('stops with one line when the database is unreachable, or PAL_SECRET_KEY is unset', async () => {
     const unreachable = await pal(

@@ -12,15 +12,18 @@ import { createSso, deleteSso } from '../src/domain/ssos.js';
 import { sweepEntries } from '../src/domain/sessions.js';
 import { issueTransactionToken } from '../src/domain/tokens.js';
 import { launchChromium, SCREENSHOTS } from './browser.js';
-import { apiError, PUBLIC_URL, startHarness, type Answer, type Harness } from './harness.js';
+import { apiError, PUBLIC_URL, startHarness, type Harness } from './harness.js';
+import { csrfOf, sessionBrowser, type SessionBrowser } from './session-pages.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'workflow-pals');
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 let h: Harness;
+let pages: SessionBrowser;
 let sso: string;
 beforeAll(async () => {
   h = await startHarness({ smtp: true });
+  pages = sessionBrowser(h.url);
   for (const id of ['wf-console', 'wf-tx'])
     await deployPal(h.domain, h.a.enterpriseId, join(FIXTURES, id));
   sso = await createSso(h.domain, h.a.enterpriseId, {
@@ -31,58 +34,14 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-/** A browser's GET: no credentials, redirects not followed, the cookie if any. */
-async function open(path: string, cookie?: string): Promise<Answer> {
-  const response = await fetch(h.url + path, {
-    redirect: 'manual',
-    headers: cookie ? { Cookie: cookie } : {},
-  });
-  return {
-    status: response.status,
-    type: response.headers.get('Content-Type') ?? '',
-    headers: response.headers,
-    text: await response.text(),
-  };
-}
-
-/** A browser's form post: urlencoded, redirects not followed. */
-async function post(
+// The browser's requests, as plain HTTP (test/session-pages.ts).
+const open = (path: string, cookie?: string) => pages.open(path, cookie);
+const post = async (
   cookie: string | undefined,
   fields: Record<string, string>,
   headers: Record<string, string> = {},
-) {
-  const response = await fetch(`${h.url}/services/session`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      ...(cookie ? { Cookie: cookie } : {}),
-      ...headers,
-    },
-    body: new URLSearchParams(fields).toString(),
-  });
-  await response.arrayBuffer();
-  return response.status;
-}
-
-function cookieOf(answer: Answer): string {
-  const header = answer.headers.get('set-cookie') ?? '';
-  return header.split(';')[0]!;
-}
-
-async function enter(token: string): Promise<{ cookie: string; page: Answer }> {
-  const entered = await open(`/services/enter/${token}`);
-  expect(entered.status, entered.text).toBe(303);
-  expect(entered.headers.get('location')).toBe('/services/session');
-  const cookie = cookieOf(entered);
-  const page = await open('/services/session', cookie);
-  expect(page.status, page.text).toBe(200);
-  return { cookie, page };
-}
-
-function csrfOf(page: Answer): string {
-  return /name="csrf" value="([^"]+)"/.exec(page.text)![1]!;
-}
+) => (await pages.post(cookie, fields, headers)).status;
+const enter = (token: string) => pages.enter(token);
 
 describe('tokens and entry', () => {
   it('T5: a participant enters the transaction; the session page shows it and the enter action', async () => {
@@ -175,6 +134,11 @@ describe('tokens and entry', () => {
     const { page } = await enter(url.split('/').pop()!);
     expect(page.text).toContain(`welcome ${sso} as owner`);
 
+    await h.a.json.console.grantConsolePalAccess({
+      palId: 'wf-console',
+      ssoId: sso,
+      useEnterpriseProfile: true,
+    });
     const consoleToken = await h.a.json.console.createConsoleToken({
       palId: 'wf-console',
       ssoId: sso,

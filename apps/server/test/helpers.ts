@@ -65,14 +65,14 @@ export async function testContext(
   };
 }
 
-/** Deploys a pal from a manifest object (and optional workflow files) to the enterprise. */
-export function deployManifest(
+/** Deploys a pal from a manifest object (and optional workflow and document files) to the enterprise. */
+export async function deployManifest(
   ctx: DomainContext,
   enterpriseId: string,
   manifest: Record<string, unknown>,
-  files: Record<string, string> = {},
+  files: Record<string, string | Uint8Array> = {},
 ) {
-  return deployPalPackage(ctx, enterpriseId, buildPalPackage(manifest, files));
+  return deployPalPackage(ctx, enterpriseId, await buildPalPackage(manifest, files));
 }
 
 /** A clock that tests move by hand. */

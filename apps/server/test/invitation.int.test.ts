@@ -2,6 +2,7 @@
 // a real smtp-server listener on loopback (MAIL_URL); the mail is parsed; its link survives mail
 // scanners: GET shows a confirm page and changes nothing, the page's POST activates (E5 → ACTIVE),
 // and every later use, like an unknown or malformed token, answers 410 with one page for all.
+// A person is mailed at most one invitation an hour per SSO, however often E3 is called.
 import type { AddressObject } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,6 +14,7 @@ import {
   type Harness,
 } from './harness.js';
 import type { ReceivedMail } from '@pal-workflow/test-support';
+import { INVITATION_MAIL_INTERVAL_MS, inviteSso } from '../src/domain/invitations.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -140,18 +142,33 @@ describe('E3 and the invitation link', () => {
     ).toBe(false);
   });
 
-  it('invited twice while pending: one SSO, two links; accepting one ends the other', async () => {
+  it('invited again within the hour: the same SSO and no new mail; an hour later a new link, and accepting it ends the first', async () => {
     const email = await registered('twice');
     const before = h.mails.length;
     const sso = await h.a.json.enterprise.inviteSso({ email });
     expect(await h.a.json.enterprise.inviteSso({ email: email.toUpperCase() })).toBe(sso);
-    const [first, second] = newMails(before, 2).map(linkOf);
+    expect(await h.a.xml.enterprise.inviteSso({ email })).toBe(sso);
+    const [first] = newMails(before, 1).map(linkOf);
+    // An hour later (the server's clock, moved for this call), E3 mails a new link.
+    const later = new Date(Date.now() + INVITATION_MAIL_INTERVAL_MS + 1000);
+    expect(await inviteSso({ ...h.domain, now: () => later }, h.a.enterpriseId, email)).toBe(sso);
+    const [, second] = newMails(before, 2).map(linkOf);
     expect(first).not.toBe(second);
     expect((await page(first!)).status).toBe(200);
     expect((await page(second!, 'POST')).status).toBe(200);
     expect(await status(sso)).toBe('ACTIVE');
     expectGone(await page(first!));
     expectGone(await page(first!, 'POST'));
+  });
+
+  it('ten E3 of one person at once: one SSO and one mail', async () => {
+    const email = await registered('burst');
+    const before = h.mails.length;
+    const ssos = await Promise.all(
+      Array.from({ length: 10 }, () => h.a.json.enterprise.inviteSso({ email })),
+    );
+    expect(new Set(ssos).size).toBe(1);
+    newMails(before, 1);
   });
 
   it('of ten concurrent confirmations of one link, exactly one wins', async () => {

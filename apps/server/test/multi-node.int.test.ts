@@ -50,7 +50,7 @@ describe.runIf(engine === 'postgres')('two nodes on one PostgreSQL', () => {
     await deployPalPackage(
       h.domain,
       h.a.enterpriseId,
-      buildPalPackage({ id: 'bare', name: 'Redeployed on A' }, {}),
+      await buildPalPackage({ id: 'bare', name: 'Redeployed on A' }, {}),
     );
     expect(await getPalName(h.url)).toBe('Redeployed on A'); // A: its own write, at once
     await new Promise((resolve) => setTimeout(resolve, dialectOf(b.domain.db).changeStampBoundMs));

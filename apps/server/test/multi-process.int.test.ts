@@ -1,11 +1,8 @@
 // Two real `pal serve` processes on one PostgreSQL database, as two machines behind a proxy would
 // run them: each its own pool, caches and DATA_DIR, sharing only DATABASE_URL and PAL_SECRET_KEY.
 // The test process itself works on the database as a third party would (the CLI, another node).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { simpleParser } from 'mailparser';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,48 +16,12 @@ import { POSTGRES_CHANGE_BOUND_MS } from '../src/storage/postgres.js';
 import { engine, freshDatabaseEnv } from './engine.js';
 import { basic } from './harness.js';
 import { tempDir, TEST_SECRET_KEY } from './helpers.js';
+import { serve, type ServerProcess } from './serve-process.js';
 
-const serverDir = fileURLToPath(new URL('..', import.meta.url));
-const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'workflow-pals');
 const PUBLIC_URL = 'https://pal.example.test';
 
-interface Node {
-  url: string;
-  dataDir: string;
-  child: ChildProcess;
-  exited: Promise<number | null>;
-}
-
-/** Starts `pal serve` on a free port; resolves once it listens. */
-async function serve(env: Record<string, string>, dataDir: string): Promise<Node> {
-  const child = spawn(
-    process.execPath,
-    [tsxCli, '--conditions=@pal-workflow/source', 'src/main.ts', 'serve'],
-    {
-      cwd: serverDir,
-      env: { PATH: process.env.PATH ?? '', ...env, DATA_DIR: dataDir, PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  const url = await new Promise<string>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`no "listening" in: ${output}`)), 60_000);
-    const look = () => {
-      const match = /Server listening at (http:\/\/[^"\s]+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        done(match[1]!);
-      }
-    };
-    child.stdout!.on('data', look);
-    void exited.then((code) => fail(new Error(`pal serve ended (${code}): ${output}`)));
-  });
-  return { url, dataDir, child, exited };
-}
+type Node = ServerProcess;
 
 describe.runIf(engine === 'postgres')('two pal serve processes on one PostgreSQL', () => {
   const dir = tempDir('pal-nodes-');

@@ -78,11 +78,6 @@ describe('page forms as browsers post them, over HTTP', () => {
   it.each([
     ['urlencoded, empty', { 'Content-Type': 'application/x-www-form-urlencoded' }, ''],
     ['urlencoded, with a field', { 'Content-Type': 'application/x-www-form-urlencoded' }, 'a=b'],
-    [
-      'multipart',
-      { 'Content-Type': 'multipart/form-data; boundary=XyZ' },
-      '--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\nb\r\n--XyZ--\r\n',
-    ],
     ['no content type, no body', {}, undefined],
   ] as const)('%s: the invitation is accepted', async (name, headers, body) => {
     const { sso, path } = await invite(`form-${name.replace(/\W+/g, '-')}`);
@@ -90,5 +85,47 @@ describe('page forms as browsers post them, over HTTP', () => {
     expect(answer.status, answer.text).toBe(200);
     expect(answer.text).toContain('Invitation accepted');
     expect(await h.a.json.enterprise.getSsoStatus({ sso })).toBe('ACTIVE');
+  });
+});
+
+describe('what pages do not read', () => {
+  // No page takes JSON: the root's JSON parser (25 MiB) is not inherited, so a JSON body is
+  // refused before it is read, whatever its size. Multipart waits for web mode.
+  it.each([
+    ['JSON of 1 MiB', 'application/json', `{"a":"${'x'.repeat(1024 * 1024)}"}`],
+    ['plain text', 'text/plain', 'a=b'],
+    [
+      'multipart (web mode will take it)',
+      'multipart/form-data; boundary=XyZ',
+      '--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\nb\r\n--XyZ--\r\n',
+    ],
+  ] as const)('%s: 415, and the invitation is not accepted', async (name, type, body) => {
+    const { sso, path } = await invite(`refused-${name.replace(/\W+/g, '-')}`);
+    const answer = await h.http(path, {
+      method: 'POST',
+      auth: null,
+      headers: { 'Content-Type': type },
+      accept: 'application/json',
+      body,
+    });
+    expect(answer.status, answer.text).toBe(415);
+    expect(JSON.parse(answer.text).messages[0].type).toBe('UNSUPPORTED_MEDIA_TYPE');
+    expect(await h.a.json.enterprise.getSsoStatus({ sso })).toBe('PENDING_ACTIVATION');
+  });
+
+  it('a form over 64 KiB or over 100 fields: 413, and the invitation is not accepted', async () => {
+    const { sso, path } = await invite('refused-big-form');
+    for (const body of [`a=${'x'.repeat(64 * 1024)}`, 'a=1&'.repeat(101)]) {
+      const answer = await h.http(path, {
+        method: 'POST',
+        auth: null,
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        accept: 'application/json',
+        body,
+      });
+      expect(answer.status, answer.text).toBe(413);
+      expect(JSON.parse(answer.text).messages[0].type).toBe('PAYLOAD_TOO_LARGE');
+    }
+    expect(await h.a.json.enterprise.getSsoStatus({ sso })).toBe('PENDING_ACTIVATION');
   });
 });

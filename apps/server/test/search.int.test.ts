@@ -394,7 +394,7 @@ describe('beyond ASCII', () => {
     await deployPalPackage(
       h.domain,
       h.b.enterpriseId,
-      buildPalPackage(
+      await buildPalPackage(
         {
           id: 'aerzte',
           name: 'Ärzte-Überweisung',

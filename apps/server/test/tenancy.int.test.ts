@@ -1,9 +1,14 @@
 // Tenant isolation over real HTTP: the second enterprise's pal, transaction and SSO ids answer 404
 // to the first enterprise on every operation that takes an id (P2, T1 palId, T10, T7, T4, C3, C4,
 // E2, E5, E6), exactly as an id that exists nowhere does, in JSON and in XML; searches never show
-// them; and nothing of the second enterprise changes, as its own calls show afterwards.
+// them; and nothing of the second enterprise changes, as its own calls show afterwards. A person
+// both enterprises hold an SSO of cannot be rewritten by either (E6 409), also when the two race,
+// on two nodes of one PostgreSQL database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getSso } from '../src/domain/ssos.js';
 import { assignRole } from '../src/domain/transaction-roles.js';
+import { startServer } from '../src/server.js';
+import { engine } from './engine.js';
 import { expectError, form, startHarness, type Answer, type Harness } from './harness.js';
 
 let h: Harness;
@@ -318,6 +323,89 @@ describe('the second enterprise’s ids, used by the first', () => {
       409,
       'CONFLICT',
     );
+  });
+});
+
+describe('E6 on a person another enterprise holds an SSO of', () => {
+  const update = (sso: string, email: string, auth = h.a) =>
+    h.http(`${ROOT}/enterprises/sso/update`, {
+      auth,
+      accept: 'application/json',
+      body: form({ sso, firstName: 'Taken', lastName: 'Over', email }),
+    });
+
+  it('answers 409 and changes nothing: the first enterprise cannot take over Globex’s person', async () => {
+    const victim = await h.b.json.enterprise.createSso({
+      firstName: 'Vera',
+      lastName: 'Victim',
+      email: 'vera@globex.test',
+    });
+    // Acme looks the person up (E4), invites them (E3: its own PENDING_ACTIVATION SSO on the
+    // global account), then rewrites the account through that SSO (E6).
+    expect(await h.a.json.enterprise.isEmailRegistered({ email: 'vera@globex.test' })).toBe(true);
+    const foothold = await h.a.json.enterprise.inviteSso({ email: 'vera@globex.test' });
+    const answer = await update(foothold, 'thief@acme.test');
+    const [message] = expectError(answer, 409, 'CONFLICT', 'json');
+    expect(message).toContain('another enterprise');
+    // Globex's person is untouched: the address, the names, the status.
+    expect(await getSso(h.domain, h.b.enterpriseId, victim)).toMatchObject({
+      email: 'vera@globex.test',
+      firstName: 'Vera',
+      lastName: 'Victim',
+      status: 'ACTIVE',
+    });
+    expect(await h.b.json.enterprise.isEmailRegistered({ email: 'thief@acme.test' })).toBe(false);
+    // A change of names alone is a rewrite of the shared identity too.
+    expectError(await update(foothold, 'vera@globex.test'), 409, 'CONFLICT', 'json');
+    // Nor may Globex rewrite it while Acme holds an SSO of it (pending counts: an invitee may
+    // still accept, and would then be mailed at the new address).
+    expectError(await update(victim, 'vera.new@globex.test', h.b), 409, 'CONFLICT', 'json');
+    expect((await getSso(h.domain, h.b.enterpriseId, victim)).email).toBe('vera@globex.test');
+  });
+
+  it('a DELETED SSO of another enterprise does not count; an own SSO never does', async () => {
+    const person = await h.b.json.enterprise.createSso({
+      firstName: 'Dora',
+      lastName: 'Deleted',
+      email: 'dora@globex.test',
+    });
+    const invited = await h.a.json.enterprise.inviteSso({ email: 'dora@globex.test' });
+    expectError(await update(person, 'dora.new@globex.test', h.b), 409, 'CONFLICT', 'json');
+    expect(await h.a.json.enterprise.deleteSso({ sso: invited })).toBe(true);
+    const answer = await update(person, 'dora.new@globex.test', h.b);
+    expect(answer.status, answer.text).toBe(200);
+    expect((await getSso(h.domain, h.b.enterpriseId, person)).email).toBe('dora.new@globex.test');
+  });
+
+  it('E6 racing another enterprise’s E3 of the same person: never both (on two nodes with PostgreSQL)', async () => {
+    // With PostgreSQL the invitations go through a second node on the same database.
+    const other =
+      engine === 'postgres' ? await startServer(h.config, { logger: false }) : undefined;
+    try {
+      const inviteUrl = `${other?.url ?? h.url}${ROOT}/enterprises/sso/invite`;
+      for (let round = 0; round < 12; round++) {
+        const email = `race-${round}@globex.test`;
+        const sso = await h.b.json.enterprise.createSso({ firstName: 'R', lastName: 'Ace', email });
+        const [updated, invited] = await Promise.all([
+          update(sso, `moved-${round}@globex.test`, h.b),
+          fetch(inviteUrl, {
+            method: 'POST',
+            headers: { Authorization: h.a.authorization, Accept: 'application/json' },
+            body: form({ email }),
+          }).then(async (r) => ({ status: r.status, text: await r.text() })),
+        ]);
+        const outcome = `${updated.status} ${invited.status}`;
+        // Either E6 went first (then E3 finds no account with the old address: 404), or E3 did
+        // (then Acme holds an SSO of the account and E6 is refused: 409).
+        expect(['200 404', '409 200'], `round ${round}: ${updated.text} ${invited.text}`).toContain(
+          outcome,
+        );
+        const account = await getSso(h.domain, h.b.enterpriseId, sso);
+        expect(account.email).toBe(outcome === '200 404' ? `moved-${round}@globex.test` : email);
+      }
+    } finally {
+      await other?.close();
+    }
   });
 });
 

@@ -39,6 +39,7 @@ export { defaultRoots, operations, type OperationId } from './generated/operatio
 export { openApiDocument } from './generated/openapi.gen.js';
 export {
   maxPathParamLength,
+  operationOf,
   registerRoutes,
   type RegisterRoutesOptions,
 } from './runtime/register-routes.js';
@@ -57,6 +58,12 @@ export {
 } from './runtime/error-result.js';
 export { negotiate, MEDIA_TYPE, type Format } from './runtime/negotiate.js';
 export { coerce, readParams, readSearch } from './runtime/coerce.js';
+export {
+  DEFAULT_FORM_BODY_LIMIT,
+  DEFAULT_FORM_LIMITS,
+  parseUrlEncoded,
+  type FormLimits,
+} from './runtime/forms.js';
 export type {
   AnyDocument,
   OperationSpec,

@@ -6,7 +6,9 @@
  * With --join, a second node on a database another bench server has seeded: nothing is seeded,
  * and the Authorization header of that server's API client is taken from BENCH_AUTH.
  *
- *   tsx --conditions=@pal-workflow/source bench-server.ts [--transactions N] [--workflows] [--join]
+ * With --hostile (and --workflows), the hostile test pal of the server's tests (wf-hostile) too.
+ *
+ *   tsx --conditions=@pal-workflow/source bench-server.ts [--transactions N] [--workflows] [--hostile] [--join]
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +30,7 @@ import {
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const count = Number(process.argv[process.argv.indexOf('--transactions') + 1] ?? 0) || 0;
 const withWorkflows = process.argv.includes('--workflows');
+const withHostile = process.argv.includes('--hostile');
 const joining = process.argv.includes('--join');
 if (joining && !process.env.BENCH_AUTH) throw new Error('--join needs BENCH_AUTH');
 /** Transactions of the bench pal that T6 runs spread over (runs on one transaction queue up). */
@@ -76,6 +79,10 @@ const config = loadConfig({
   LOG_LEVEL: 'silent',
   PAGE_SIZE: '100',
   PAL_SECRET_KEY: '5e'.repeat(32),
+  // The load generator is one client on one address: its limits must not be what is measured
+  // (their cost still is, as on a real server).
+  RATE_LIMIT_CLIENT_REQUESTS: '1000000000',
+  RATE_LIMIT_ADDRESS_REQUESTS: '1000000000',
 });
 let auth = joining ? process.env.BENCH_AUTH! : '';
 const workflowTransactions: string[] = [];
@@ -98,6 +105,12 @@ const server = await startServer(config, {
         lastName: 'Person',
         email: 'bench@example.test',
       });
+      if (withHostile)
+        await deployPal(
+          domain,
+          enterprise.id,
+          join(ROOT, 'apps/server/test/fixtures/workflow-pals/wf-hostile'),
+        );
       for (let i = 0; i < WORKFLOW_TRANSACTIONS; i++)
         workflowTransactions.push(
           (await createTransaction(domain, enterprise.id, 'bench-workflow')).id,

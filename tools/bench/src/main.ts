@@ -1,7 +1,8 @@
 /**
  * `npm run bench [section]`: prints figures side by side with their baselines,
- * from one run. Sections: generate, server, workflows, idempotency (default: all); `search` is the T2 part of
- * server alone, `nodes` its two-nodes-on-one-PostgreSQL part alone.
+ * from one run. Sections: generate, server, workflows, idempotency (default: all); `search` is the
+ * T2 part of server alone, `nodes` its two-nodes-on-one-PostgreSQL part alone. `hostile` (only
+ * when named): the memory four hostile workflow runs cost the server.
  */
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,10 @@ if (wants('workflows')) {
 if (wants('idempotency')) {
   const { runIdempotencyBench } = await import('./idempotency.js');
   await runIdempotencyBench(ROOT);
+}
+if (sections.includes('hostile')) {
+  const { runHostileBench } = await import('./hostile.js');
+  await runHostileBench(ROOT);
 }
 if (wants('server')) {
   const { runServerBench } = await import('./server.js');

@@ -52,9 +52,8 @@ const wrongSecrets = new AttemptBudget();
 const refusedTokens = new AttemptBudget();
 
 /**
- * `auth.failed`: BASIC credentials with a wrong secret. The caller need not wait for it (and the
- * authentication hook does not: the 401 of an existing client's username must not take longer
- * than another's, or the time would tell which usernames exist). Called only for attempts the sign-in
+ * `auth.failed`: BASIC credentials with a wrong secret. The caller need not wait for it (the
+ * authentication hook does not: recording adds nothing to the 401's time). Called only for attempts the sign-in
  * throttle answered 401 (not 429: a throttled pair's guesses are not recorded, as they are not
  * counted), and recorded only for usernames of existing clients (whose enterprise it goes to),
  * within the AttemptBudget per client. Never throws: a failed record must not change the 401.

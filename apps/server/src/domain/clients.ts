@@ -8,12 +8,17 @@
 // The domain verifies credentials against the database and announces every change of a client
 // (ctx.clientChanges); caching verified credentials and throttling failed sign-ins are HTTP
 // concerns (http/credentials.ts, http/sign-in-throttle.ts).
+//
+// A leaked or aging secret is replaced with `pal client rotate` (rotateClientSecret): the new
+// secret works at once, the old one for CLIENT_SECRET_GRACE_SECONDS more (only the latest old one
+// is kept). `pal client delete` (deleteClientByUsername) stops a client at once.
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import {
   deleteApiClientRow,
   findApiClientByUsername,
   insertApiClient,
   listApiClientRows,
+  rotateApiClientSecret,
   setApiClientSecretHash,
 } from '../storage/api-clients.js';
 import { recordAudit } from './audit.js';
@@ -42,14 +47,32 @@ export interface NewApiClient extends ApiClient {
   password: string;
 }
 
+/** A client whose rotated secret was replaced: the new secret, shown this once. */
+export interface RotatedApiClient {
+  username: string;
+  password: string;
+  /** ISO-8601: when the replaced secret stops working (now, without a grace period). */
+  oldPasswordExpiresAt: string;
+}
+
 export interface AuthenticatedClient {
   clientId: string;
   enterpriseId: string;
+  /**
+   * Only when the secret given is the one a rotation replaced: when it stops working (ms since
+   * the epoch), so that nothing remembers it as verified for longer.
+   */
+  secretExpiresAt?: number;
 }
 
-/** What a credential check needs of a client: who it is and its stored secret hash. */
-export interface ClientCredential extends AuthenticatedClient {
+/** What a credential check needs of a client: who it is and its stored secret hashes. */
+export interface ClientCredential {
+  clientId: string;
+  enterpriseId: string;
   secretHash: Buffer;
+  /** The secret the last rotation replaced, while it still works (until `previousExpiresAt`). */
+  previousSecretHash?: Buffer;
+  previousExpiresAt?: number;
 }
 
 /** The key that protects stored client secrets, derived from the server key. */
@@ -62,8 +85,9 @@ function secretHash(pepper: Buffer, secret: string): Buffer {
 }
 
 /**
- * Checks a secret against a client's stored hash in constant time. Without a credential (unknown
- * username) a random hash stands in, so both paths do the same work.
+ * Checks a secret against a client's stored hashes in constant time: the current one, and the one
+ * a rotation replaced while its grace period lasts. Without a credential (unknown username) random
+ * hashes stand in, so every path does the same work.
  */
 export class SecretChecker {
   private readonly dummyHash: Buffer;
@@ -72,11 +96,27 @@ export class SecretChecker {
     this.dummyHash = secretHash(pepper, randomId(32));
   }
 
-  matches(credential: ClientCredential | undefined, password: string): boolean {
+  /** The client when the secret is its current one or its previous one still in grace, or null. */
+  check(
+    credential: ClientCredential | undefined,
+    password: string,
+    nowMs: number,
+  ): AuthenticatedClient | null {
     const tooLong = password.length > MAX_SECRET_LENGTH;
     const given = secretHash(this.pepper, tooLong ? '' : password);
-    const same = timingSafeEqual(given, credential?.secretHash ?? this.dummyHash);
-    return same && credential !== undefined && !tooLong;
+    const current = timingSafeEqual(given, credential?.secretHash ?? this.dummyHash);
+    const previous = timingSafeEqual(given, credential?.previousSecretHash ?? this.dummyHash);
+    if (!credential || tooLong) return null;
+    const { clientId, enterpriseId, previousSecretHash, previousExpiresAt } = credential;
+    if (current) return { clientId, enterpriseId };
+    if (
+      previous &&
+      previousSecretHash &&
+      previousExpiresAt !== undefined &&
+      nowMs < previousExpiresAt
+    )
+      return { clientId, enterpriseId, secretExpiresAt: previousExpiresAt };
+    return null;
   }
 }
 
@@ -183,14 +223,18 @@ export async function listClients(ctx: DomainContext, enterpriseId: string): Pro
   }));
 }
 
-/** Deletes a client of the enterprise; its credentials stop working at once in this process. */
-export async function deleteClient(
+/**
+ * Deletes a client of the enterprise, named by its id or its username. Its credentials stop
+ * working at once in this process, and within the change stamp's bound on every other node.
+ */
+async function deleteClientWhere(
   ctx: DomainContext,
   enterpriseId: string,
-  clientId: string,
+  client: { id: string } | { username: string },
 ): Promise<void> {
-  const username = await deleteApiClientRow(ctx.db, enterpriseId, clientId);
-  if (username === undefined) throw NotFoundError.of('API client', clientId);
+  const username = await deleteApiClientRow(ctx.db, enterpriseId, client);
+  if (username === undefined)
+    throw NotFoundError.of('API client', 'id' in client ? client.id : client.username);
   ctx.clientChanges.publish(username);
   await recordAudit(ctx, ctx.db, clientAudit('client.deleted', enterpriseId, username));
 }
@@ -203,6 +247,43 @@ function clientAudit(
   return { action, enterpriseId, target: { type: 'client', id: username } } as const;
 }
 
+/** Deletes a client of the enterprise by its id (see deleteClientWhere). */
+export function deleteClient(ctx: DomainContext, enterpriseId: string, clientId: string) {
+  return deleteClientWhere(ctx, enterpriseId, { id: clientId });
+}
+
+/** `pal client delete`: deletes a client of the enterprise by its username. 404: none. */
+export function deleteClientByUsername(ctx: DomainContext, enterpriseId: string, username: string) {
+  return deleteClientWhere(ctx, enterpriseId, { username });
+}
+
+/**
+ * `pal client rotate`: gives a client of the enterprise a new generated secret, shown this once.
+ * The new secret works at once; the one it replaces keeps working for CLIENT_SECRET_GRACE_SECONDS
+ * (any older one stops now), so the client's instances can change over without an outage.
+ * 404: no such client in the enterprise.
+ */
+export async function rotateClientSecret(
+  ctx: DomainContext,
+  enterpriseId: string,
+  username: string,
+): Promise<RotatedApiClient> {
+  const password = generateSecret();
+  const now = ctx.now().getTime();
+  const graceMs = ctx.config.clientSecretGraceSeconds * 1000;
+  const oldPasswordExpiresAt = new Date(now + graceMs).toISOString();
+  const rotated = await rotateApiClientSecret(
+    ctx.db,
+    enterpriseId,
+    username,
+    storedHash(ctx, password),
+    graceMs > 0 ? oldPasswordExpiresAt : null,
+  );
+  if (!rotated) throw NotFoundError.of('API client', username);
+  ctx.clientChanges.publish(username);
+  return { username, password, oldPasswordExpiresAt };
+}
+
 /** The stored credential of a username, or undefined (unknown, or not a valid username). */
 export async function findClientCredential(
   ctx: Pick<DomainContext, 'db'>,
@@ -210,23 +291,29 @@ export async function findClientCredential(
 ): Promise<ClientCredential | undefined> {
   if (!USERNAME.test(username)) return undefined;
   const row = await findApiClientByUsername(ctx.db, username);
-  return (
-    row && {
-      clientId: row.id,
-      enterpriseId: row.enterprise_id,
-      secretHash: Buffer.from(row.secret_hash, 'base64url'),
-    }
-  );
+  if (!row) return undefined;
+  const previous =
+    row.previous_secret_hash !== null && row.previous_secret_expires_at !== null
+      ? {
+          previousSecretHash: Buffer.from(row.previous_secret_hash, 'base64url'),
+          previousExpiresAt: Date.parse(row.previous_secret_expires_at),
+        }
+      : {};
+  return {
+    clientId: row.id,
+    enterpriseId: row.enterprise_id,
+    secretHash: Buffer.from(row.secret_hash, 'base64url'),
+    ...previous,
+  };
 }
 
 /** The client these credentials belong to, or null; read from the database, never cached. */
 export async function verifyClient(
-  ctx: Pick<DomainContext, 'db' | 'config'>,
+  ctx: Pick<DomainContext, 'db' | 'config'> & Partial<Pick<DomainContext, 'now'>>,
   username: string,
   password: string,
 ): Promise<AuthenticatedClient | null> {
   const credential = await findClientCredential(ctx, username);
   const checker = new SecretChecker(clientSecretPepper(ctx.config.secretKey));
-  if (!checker.matches(credential, password) || !credential) return null;
-  return { clientId: credential.clientId, enterpriseId: credential.enterpriseId };
+  return checker.check(credential, password, (ctx.now?.() ?? new Date()).getTime());
 }

@@ -88,7 +88,10 @@ function grantAudit(action: 'grant.given' | 'grant.removed', grant: ConsoleGrant
   } as const;
 }
 
-/** Whether the SSO may use the console pal under that profile. */
+/**
+ * Whether the SSO may use the console pal under that profile: C6 issues a token only then, and a
+ * console session goes on only while it holds (domain/session-standing.ts).
+ */
 export async function hasConsoleAccess(
   ctx: DomainContext,
   enterpriseId: string,

@@ -42,6 +42,19 @@ export class ConflictError extends DomainError {
   }
 }
 
+/**
+ * 403: the caller is known but may not do this: C6 for an SSO without a console grant of that pal
+ * under that profile; a browser session whose person may no longer act.
+ */
+export class ForbiddenError extends DomainError {
+  readonly statusCode = 403;
+  readonly code = 'FORBIDDEN';
+  override readonly name = 'ForbiddenError';
+  constructor(message: string) {
+    super(message);
+  }
+}
+
 /** 401: missing or wrong credentials. */
 export class UnauthorizedError extends DomainError {
   readonly statusCode = 401;
@@ -102,5 +115,22 @@ export class WorkflowFailedError extends DomainError {
     message: string,
   ) {
     super(message);
+  }
+}
+
+/**
+ * 429: the enterprise has as many workflow runs in progress on this node as it may (the runs on
+ * workers and those waiting for one); `Retry-After` says when one has surely ended.
+ */
+export class TooManyRunsError extends DomainError {
+  readonly statusCode = 429;
+  readonly code = 'RATE_LIMITED';
+  override readonly name = 'TooManyRunsError';
+  readonly headers: Record<string, string>;
+  constructor(inProgress: number, retryAfterSeconds: number) {
+    super(
+      `this enterprise has ${inProgress} workflow runs in progress, the most it may have; try again in ${retryAfterSeconds} s`,
+    );
+    this.headers = { 'Retry-After': String(retryAfterSeconds) };
   }
 }

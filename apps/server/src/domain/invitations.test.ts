@@ -8,6 +8,7 @@ import type { Mailer } from '../mail/mailer.js';
 import { createEnterprise } from './enterprises.js';
 import { ConflictError, GoneError, NotFoundError } from './errors.js';
 import {
+  INVITATION_MAIL_INTERVAL_MS,
   INVITATION_TTL_DAYS,
   acceptInvitation,
   describeInvitation,
@@ -124,15 +125,28 @@ describe('invitations', () => {
       expect(await getSsoStatus(t.ctx, other, sso)).toBe('PENDING_ACTIVATION');
     });
 
-    it('a second invitation reuses the pending SSO; either link activates it, then both are spent', async () => {
+    it('a second invitation within the hour reuses the pending SSO and mails nothing; an hour later a new link, and either link activates it', async () => {
       await createSso(t.ctx, acme, ALICE);
       const first = await inviteSso(t.ctx, other, ALICE.email);
+      clock.advance(INVITATION_MAIL_INTERVAL_MS - 1);
+      expect(await inviteSso(t.ctx, other, ALICE.email)).toBe(first);
+      expect(await outbox()).toHaveLength(1);
+      clock.advance(1);
       const second = await inviteSso(t.ctx, other, ALICE.email);
       expect(second).toBe(first);
       const [a, b] = (await outbox()).map((m) => linkToken(m.text!));
       expect(a).not.toBe(b);
       await acceptInvitation(t.ctx, b);
       await expect(acceptInvitation(t.ctx, a)).rejects.toThrow(GoneError);
+    });
+
+    it('the hour is per SSO: another enterprise may invite the same person at once', async () => {
+      await createSso(t.ctx, acme, ALICE);
+      const third = (await createEnterprise(t.ctx, 'Third')).id;
+      const mine = await inviteSso(t.ctx, other, ALICE.email);
+      const theirs = await inviteSso(t.ctx, third, ALICE.email);
+      expect(theirs).not.toBe(mine);
+      expect(await outbox()).toHaveLength(2);
     });
 
     it('the link of a deleted SSO is spent', async () => {

@@ -6,6 +6,7 @@ import {
   deleteInvitation,
   findInvitationByTokenHash,
   insertInvitation,
+  lastInvitationAt,
 } from '../storage/invitations.js';
 import {
   activatePendingSso,
@@ -13,6 +14,7 @@ import {
   findAccountByEmailKey,
   findLiveSsoOfAccount,
   insertSso,
+  lockAccount,
 } from '../storage/ssos.js';
 import { recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
@@ -23,6 +25,8 @@ import { emailKey, requireEmail } from './validate.js';
 
 /** How long an invitation link works. */
 export const INVITATION_TTL_DAYS = 7;
+/** E3 mails one SSO at most once in this long (a repeated E3 answers the same and mails nothing). */
+export const INVITATION_MAIL_INTERVAL_MS = 60 * 60_000;
 
 /** What the invitation page shows before the person confirms. */
 export interface InvitationView {
@@ -47,9 +51,16 @@ export function invitationLink(ctx: DomainContext, token: string): string {
 
 /**
  * E3: invites a registered person to the enterprise. Creates a PENDING_ACTIVATION SSO (or reuses
- * the pending one, sending a new link) and mails a single-use link to the account's address;
- * returns the SSO id. 404: no account has this address; 409: the person already has an ACTIVE SSO
- * in the enterprise. When the mail cannot be sent, nothing is kept and the error is thrown.
+ * the pending one) and mails a single-use link to the account's address; returns the SSO id.
+ * 404: no account has this address; 409: the person already has an ACTIVE SSO in the enterprise.
+ * An SSO is mailed at most once per INVITATION_MAIL_INTERVAL_MS: a repeated E3 within it answers
+ * the same SSO id and mails nothing (so E3 cannot be used to flood a person's mailbox). When the
+ * mail cannot be sent, nothing is kept and the error is thrown.
+ *
+ * The work happens under the account's row lock (storage/ssos.ts lockAccount), which E6 takes
+ * too: E3s of one person run one after the other on any number of nodes, so two cannot both mail
+ * or both add an SSO, and an E6 of another enterprise either sees this SSO or has moved the
+ * address first (then 404 here).
  */
 export async function inviteSso(
   ctx: DomainContext,
@@ -58,16 +69,26 @@ export async function inviteSso(
 ): Promise<string> {
   const address = requireEmail('email', email);
   const enterprise = await getEnterprise(ctx, enterpriseId);
-  const account = await findAccountByEmailKey(ctx.db, emailKey(address));
-  if (!account) throw new NotFoundError(`email: no account is registered for "${address}"`);
+  const key = emailKey(address);
+  const unknown = () => new NotFoundError(`email: no account is registered for "${address}"`);
+  const found = await findAccountByEmailKey(ctx.db, key);
+  if (!found) throw unknown();
 
   const token = newToken();
   const created = ctx.now();
   const expiresAt = new Date(created.getTime() + INVITATION_TTL_DAYS * 86_400_000).toISOString();
-  const { ssoId, invitationId, newSso } = await ctx.db.transaction().execute(async (trx) => {
+  const invited = await ctx.db.transaction().execute(async (trx) => {
+    // Undefined when E6 moved the account to another address since it was found.
+    const account = await lockAccount(trx, found.id, key);
+    if (!account) throw unknown();
     const existing = await findLiveSsoOfAccount(trx, enterpriseId, account.id);
     if (existing?.status === 'ACTIVE') {
       throw new ConflictError(`email: "${address}" already has an active SSO in this enterprise`);
+    }
+    if (existing) {
+      const last = await lastInvitationAt(trx, existing.id);
+      const since = created.getTime() - INVITATION_MAIL_INTERVAL_MS;
+      if (last !== undefined && Date.parse(last) > since) return { ssoId: existing.id };
     }
     const ssoId = existing?.id ?? randomId();
     if (!existing) {
@@ -89,24 +110,26 @@ export async function inviteSso(
       createdAt: created.toISOString(),
       expiresAt,
     });
-    return { ssoId, invitationId, newSso: !existing };
+    return { ssoId, mail: { account, invitationId, newSso: !existing } };
   });
+  const { ssoId, mail } = invited;
+  if (!mail) return ssoId;
 
   try {
     await ctx.mailer.send(
       invitationMail({
-        to: account.email,
-        firstName: account.first_name,
-        lastName: account.last_name,
+        to: mail.account.email,
+        firstName: mail.account.first_name,
+        lastName: mail.account.last_name,
         enterpriseName: enterprise.name,
         link: invitationLink(ctx, token),
         expiresAt,
       }),
     );
   } catch (error) {
-    // Undo, so that E3 can simply be called again.
-    if (newSso) await deleteSsoRow(ctx.db, ssoId);
-    else await deleteInvitation(ctx.db, invitationId);
+    // Undo, so that E3 can simply be called again (the hour counts from a mail that went out).
+    if (mail.newSso) await deleteSsoRow(ctx.db, ssoId);
+    else await deleteInvitation(ctx.db, mail.invitationId);
     ctx.log.error({ err: error, enterpriseId }, 'invitation mail could not be sent');
     throw new MailDeliveryError();
   }
@@ -114,7 +137,7 @@ export async function inviteSso(
     action: 'sso.invited',
     enterpriseId,
     target: { type: 'sso', id: ssoId },
-    details: { newSso },
+    details: { newSso: mail.newSso },
   });
   return ssoId;
 }

@@ -168,8 +168,8 @@ describe('loadPalPackage', () => {
     );
   });
 
-  it('buildPalPackage checks that the workflow files are given', () => {
-    expect(() => buildPalPackage({ id: 'w', workflows: { main: 'main.js' } }, {})).toThrow(
+  it('buildPalPackage checks that the workflow files are given', async () => {
+    await expect(buildPalPackage({ id: 'w', workflows: { main: 'main.js' } }, {})).rejects.toThrow(
       'pal.json: workflows.main: file "main.js" not found',
     );
   });

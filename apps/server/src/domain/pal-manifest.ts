@@ -1,22 +1,27 @@
 // The pal package format: a folder holding a `pal.json` manifest and the files it names.
 // Reference: docs/pal-format.md. The keys id, name, description, category, publisher, branchName,
-// modes, shadow, shell, test and installed are the decided ones (DESIGN §7); `lifetimes` and
+// modes, shadow, shell, test, installed and documents are the decided ones; `lifetimes` and
 // `workflows` are this service's additions. Unknown keys are refused, so a typo cannot pass silently.
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
-import { isAbsolute, join, normalize } from 'node:path';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
+import { CONFIG_DEFAULTS } from '../config.js';
 import { InvalidArgumentError } from './errors.js';
+import { isInsideFolder, issueKey, text, type ManifestIssue } from './manifest-values.js';
+import { zManifestDocuments } from './pal-document-manifest.js';
+import { readPalDocuments, type DocumentLimits, type PalDocumentFile } from './pal-documents.js';
+
+export type { ManifestIssue } from './manifest-values.js';
 
 export const PAL_MANIFEST_FILE = 'pal.json';
 /** Pal ids appear in URL paths: letters, digits, ".", "_", "-"; starting with a letter or digit. */
 export const PAL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const MODULE_NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;
 const MAX_WORKFLOW_FILE_BYTES = 1024 * 1024;
+/** pal.json itself: room for a thousand fields and more, far from a file that would hurt to read. */
+const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 const MAX_DAYS = 36_500;
-
-const text = (max: number) =>
-  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 const days = z
   .number()
   .int('expected a whole number of days')
@@ -84,22 +89,15 @@ export const zPalManifest = z.strictObject({
       z
         .string()
         .refine((p) => p.endsWith('.js'), 'expected a path to a .js file')
-        .refine(
-          (p) => !isAbsolute(p) && !normalize(p).split(/[\\/]/).includes('..'),
-          'must be a path inside the pal folder',
-        ),
+        .refine(isInsideFolder, 'must be a path inside the pal folder'),
     )
     .optional(),
+  /** PDF and image files with the fields, signatures and bookmarks placed on them. */
+  documents: zManifestDocuments.optional(),
 });
 
 export type PalManifest = z.output<typeof zPalManifest>;
 export type PalLifetimes = NonNullable<PalManifest['lifetimes']>;
-
-export interface ManifestIssue {
-  /** Dotted key, e.g. `modes.console`; empty for the whole document. */
-  key: string;
-  message: string;
-}
 
 /** A manifest that does not validate. Each line of the message: `FILE: KEY: what is wrong`. */
 export class ManifestError extends InvalidArgumentError {
@@ -117,7 +115,7 @@ export class ManifestError extends InvalidArgumentError {
 }
 
 function describeIssue(issue: z.core.$ZodIssue): ManifestIssue[] {
-  const key = issue.path.map(String).join('.');
+  const key = issueKey(issue.path);
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((k) => ({ key: key ? `${key}.${k}` : k, message: 'unknown key' }));
   }
@@ -130,7 +128,7 @@ function describeIssue(issue: z.core.$ZodIssue): ManifestIssue[] {
     }
     return [{ key, message: `expected ${expected}, got ${typeName(issue.input)}` }];
   }
-  return [{ key, message: issue.message.replace(/^Invalid input: /, '') }];
+  return [{ key, message: issue.message.replace(/^Invalid (input|option): /, '') }];
 }
 
 function typeName(value: unknown): string {
@@ -146,89 +144,172 @@ export function parsePalManifest(json: unknown, file: string): PalManifest {
   return result.data;
 }
 
-/** A pal read from its folder and validated: the manifest and the workflow sources it names. */
+/** A pal read from its folder and validated: the manifest and the files it names. */
 export interface PalPackage {
   manifest: PalManifest;
-  /** Path inside the folder (as written in the manifest) → UTF-8 text. */
+  /** Workflow sources: path inside the folder (as written in the manifest) → UTF-8 text. */
   files: Record<string, string>;
+  /** The manifest's documents, read and checked, in its order. */
+  documents: PalDocumentFile[];
   /** SHA-256 over manifest and files: equal hashes, equal packages. */
   contentHash: string;
   /** Where it was read from, for messages. */
   source: string;
 }
 
-/** Builds a package from a manifest object and file contents (used by loadPalPackage and tests). */
+export interface PackageOptions {
+  /** The largest document file accepted; default DOCUMENT_MAX_MB's. */
+  documentMaxBytes?: number;
+}
+
+function documentLimits(options: PackageOptions): DocumentLimits {
+  return { maxBytes: options.documentMaxBytes ?? CONFIG_DEFAULTS.DOCUMENT_MAX_MB * 1024 * 1024 };
+}
+
+const byPath = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Builds a package from a manifest object and the folder's files (used by loadPalPackage and
+ * tests): path → text for workflow sources, path → bytes for documents (text is taken as its
+ * UTF-8 bytes). Reads and checks the documents; every problem is reported at once.
+ */
 export function buildPalPackage(
   json: unknown,
-  files: Record<string, string>,
+  files: Readonly<Record<string, string | Uint8Array>>,
   source = PAL_MANIFEST_FILE,
-): PalPackage {
-  const manifest = parsePalManifest(json, source);
-  const missing = Object.entries(manifest.workflows ?? {}).filter(([, path]) => !(path in files));
-  if (missing.length > 0) {
-    throw new ManifestError(
-      source,
-      missing.map(([name, path]) => ({
-        key: `workflows.${name}`,
-        message: `file "${path}" not found in the pal folder`,
-      })),
-    );
+  options: PackageOptions = {},
+): Promise<PalPackage> {
+  return assemblePalPackage(json, parsePalManifest(json, source), files, source, options);
+}
+
+/** What reading the folder found before the package could be assembled. */
+interface FolderFindings {
+  /** Problems of files the folder holds but that were not read (a workflow over its cap). */
+  problems: ManifestIssue[];
+  /** Sizes of document files too large to read: path → bytes. */
+  unreadSizes: Record<string, number>;
+}
+
+async function assemblePalPackage(
+  json: unknown,
+  manifest: PalManifest,
+  files: Readonly<Record<string, string | Uint8Array>>,
+  source: string,
+  options: PackageOptions,
+  found: FolderFindings = { problems: [], unreadSizes: {} },
+): Promise<PalPackage> {
+  const problems: ManifestIssue[] = [...found.problems];
+  for (const [name, path] of Object.entries(manifest.workflows ?? {})) {
+    if (Object.hasOwn(files, path) || problems.some((p) => p.key === `workflows.${name}`)) continue;
+    problems.push({
+      key: `workflows.${name}`,
+      message: `file "${path}" not found in the pal folder`,
+    });
   }
-  const kept = Object.fromEntries(
-    Object.entries(files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-  );
-  const contentHash = createHash('sha256')
-    .update(JSON.stringify({ manifest, files: kept }))
-    .digest('hex');
-  return { manifest, files: kept, contentHash, source };
+  const documentFiles = new Set((manifest.documents ?? []).map((d) => d.file));
+  const sources: Record<string, string> = {};
+  const contents: Record<string, Uint8Array> = {};
+  for (const [path, content] of Object.entries(files).sort(byPath)) {
+    if (documentFiles.has(path)) {
+      contents[path] = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+    } else {
+      sources[path] = typeof content === 'string' ? content : Buffer.from(content).toString('utf8');
+    }
+  }
+  const read = manifest.documents
+    ? await readPalDocuments(
+        manifest.documents,
+        contents,
+        documentLimits(options),
+        found.unreadSizes,
+      )
+    : { documents: [], issues: [] };
+  problems.push(...read.issues);
+  if (problems.length > 0) throw new ManifestError(source, problems);
+
+  // A package without documents hashes as before documents existed, so redeploying it at start
+  // (skipIfUnchanged) does not make a new version.
+  const hashed =
+    read.documents.length > 0
+      ? { manifest, files: sources, documents: read.documents.map((d) => d.document) }
+      : { manifest, files: sources };
+  const contentHash = createHash('sha256').update(JSON.stringify(hashed)).digest('hex');
+  return { manifest, files: sources, documents: read.documents, contentHash, source };
+}
+
+type FolderFile = { found: true; content: Buffer } | { found: false; size?: number; why?: string };
+
+/**
+ * Reads a file of the pal folder if it is at most `maxBytes`. The size is checked on the open
+ * file before anything is read, so a huge file costs nothing.
+ */
+async function readFolderFile(path: string, maxBytes: number): Promise<FolderFile> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { found: false, why: code === 'ENOENT' || code === 'ENOTDIR' ? undefined : code };
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) return { found: false };
+    if (info.size > maxBytes) return { found: false, size: info.size };
+    return { found: true, content: await handle.readFile() };
+  } catch (error) {
+    return { found: false, why: (error as NodeJS.ErrnoException).code ?? 'EIO' };
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
- * Reads a pal folder: `FOLDER/pal.json` and the workflow files it names. Errors name the file
- * (as `FOLDER/pal.json`, the folder as given) and the key.
+ * Reads a pal folder: `FOLDER/pal.json` and the workflow and document files it names. Errors
+ * name the file (as `FOLDER/pal.json`, the folder as given) and the key.
  */
-export async function loadPalPackage(folder: string): Promise<PalPackage> {
+export async function loadPalPackage(
+  folder: string,
+  options: PackageOptions = {},
+): Promise<PalPackage> {
   const file = join(folder, PAL_MANIFEST_FILE);
-  let raw: string;
-  try {
-    raw = await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+  const raw = await readFolderFile(file, MAX_MANIFEST_BYTES);
+  if (!raw.found) {
     const why =
-      code === 'ENOENT'
-        ? 'not found (a pal folder holds a pal.json manifest)'
-        : `cannot be read (${code})`;
+      raw.size !== undefined
+        ? `is larger than ${MAX_MANIFEST_BYTES / (1024 * 1024)} MiB`
+        : raw.why
+          ? `cannot be read (${raw.why})`
+          : 'not found (a pal folder holds a pal.json manifest)';
     throw new ManifestError(file, [{ key: '', message: why }]);
   }
   let json: unknown;
   try {
-    json = JSON.parse(raw);
+    json = JSON.parse(raw.content.toString('utf8'));
   } catch (error) {
     throw new ManifestError(file, [
       { key: '', message: `not valid JSON: ${(error as Error).message}` },
     ]);
   }
   const manifest = parsePalManifest(json, file);
+  const limits = documentLimits(options);
 
-  const files: Record<string, string> = {};
-  const problems: ManifestIssue[] = [];
+  const files: Record<string, string | Uint8Array> = {};
+  const found: FolderFindings = { problems: [], unreadSizes: {} };
+  const inFolder = (path: string) => join(folder, ...path.split(/[\\/]/));
+  // Files that are missing are left out: assembling the package reports them, with the rest.
   for (const [name, path] of Object.entries(manifest.workflows ?? {})) {
-    const full = join(folder, ...path.split(/[\\/]/));
-    try {
-      const info = await stat(full);
-      if (!info.isFile()) throw Object.assign(new Error(), { code: 'ENOENT' });
-      if (info.size > MAX_WORKFLOW_FILE_BYTES) {
-        problems.push({ key: `workflows.${name}`, message: `file "${path}" is larger than 1 MiB` });
-        continue;
-      }
-      files[path] = await readFile(full, 'utf8');
-    } catch {
-      problems.push({
+    const read = await readFolderFile(inFolder(path), MAX_WORKFLOW_FILE_BYTES);
+    if (read.found) files[path] = read.content.toString('utf8');
+    else if (read.size !== undefined)
+      found.problems.push({
         key: `workflows.${name}`,
-        message: `file "${path}" not found in the pal folder`,
+        message: `file "${path}" is larger than 1 MiB`,
       });
-    }
   }
-  if (problems.length > 0) throw new ManifestError(file, problems);
-  return buildPalPackage(json, files, file);
+  for (const document of manifest.documents ?? []) {
+    const read = await readFolderFile(inFolder(document.file), limits.maxBytes);
+    if (read.found) files[document.file] = read.content;
+    else if (read.size !== undefined) found.unreadSizes[document.file] = read.size;
+  }
+  return assemblePalPackage(json, manifest, files, file, options, found);
 }

@@ -302,7 +302,7 @@ describe('deploying', () => {
   it('keeps the version when asked to skip an unchanged package', async () => {
     const { deployPalPackage } = await import('./pals.js');
     const { buildPalPackage } = await import('./pal-manifest.js');
-    const pkg = buildPalPackage({ id: 'same', name: 'Same' }, {});
+    const pkg = await buildPalPackage({ id: 'same', name: 'Same' }, {});
     expect((await deployPalPackage(t.ctx, acme, pkg, { skipIfUnchanged: true })).version).toBe(1);
     expect(await deployPalPackage(t.ctx, acme, pkg, { skipIfUnchanged: true })).toMatchObject({
       version: 1,

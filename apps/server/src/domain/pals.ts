@@ -23,6 +23,7 @@ import {
   type PalManifest,
   type PalPackage,
 } from './pal-manifest.js';
+import { documentRows } from './pal-documents.js';
 import { optional, textFilters, withoutUndefined } from './search.js';
 import { requireId } from './validate.js';
 import { checkWorkflowSyntax } from '../workflows/syntax-check.js';
@@ -90,13 +91,15 @@ export async function deployPal(
   folder: string,
   options: { skipIfUnchanged?: boolean } = {},
 ): Promise<DeployResult> {
-  return deployPalPackage(ctx, enterpriseId, await loadPalPackage(folder), options);
+  const pkg = await loadPalPackage(folder, { documentMaxBytes: ctx.config.documentMaxBytes });
+  return deployPalPackage(ctx, enterpriseId, pkg, options);
 }
 
 /**
  * Deploys a package to the enterprise. A new id becomes version 1; an id already deployed gets
- * the next version, which replaces what P1, P2 and T1 see (earlier versions stay stored). With
- * skipIfUnchanged, a package identical to the current version changes nothing.
+ * the next version, which replaces what P1, P2 and T1 see (earlier versions stay stored, with
+ * their workflow sources and documents). With skipIfUnchanged, a package identical to the
+ * current version changes nothing.
  */
 export async function deployPalPackage(
   ctx: DomainContext,
@@ -138,7 +141,8 @@ export async function deployPalPackage(
       last_modified_date: now,
     };
     const result = { id: m.id, name: m.name, version, changed: true };
-    return { columns, files, createDate: now, result };
+    const documents = documentRows(pkg.documents);
+    return { columns, files, documents, createDate: now, result };
   });
   if (outcome.changed) {
     ctx.log.info({ enterpriseId, palId: m.id, version: outcome.version }, 'pal deployed');

@@ -1,22 +1,34 @@
 // Browser sessions (DESIGN §6): made by an entry, named by a cookie whose value is random and
-// stored only hashed, ended after 30 minutes without a request. The session page shows the
-// outcome of the last action, kept here.
+// stored only hashed, ended after 30 minutes without a request and 12 hours after they started,
+// however active, and at the first request after their person's standing is gone
+// (./session-standing.ts). The session page shows the outcome of the last action, kept here.
 import { timingSafeEqual } from 'node:crypto';
 import {
   countBrowserSessions,
-  deleteBrowserSessionsSeenBefore,
+  deleteBrowserSession,
+  deleteEndedBrowserSessions,
   insertBrowserSession,
   setBrowserSessionOutcome,
   touchBrowserSession,
+  type BrowserSessionRow,
 } from '../storage/browser-sessions.js';
 import { inTransaction } from '../storage/in-transaction.js';
+import type { ConsoleProfile, SessionKind } from '../storage/schema.js';
 import { countTokens } from '../storage/tokens.js';
 import { hashRef, recordAudit, recordSessionsEnded } from './audit.js';
 import type { DomainContext } from './context.js';
 import { hashToken, looksLikeToken, newToken } from './ids.js';
+import { sessionStanding, type SessionBasis } from './session-standing.js';
 import { sweepTokens } from './tokens.js';
 
+export type { SessionKind } from '../storage/schema.js';
+
 export const SESSION_IDLE_MS = 30 * 60_000;
+/**
+ * A session ends this long after it started, however active: a cookie that leaked (a shared
+ * computer, a forwarded link's session) is not good for ever.
+ */
+export const SESSION_LIFETIME_MS = 12 * 60 * 60_000;
 
 /** What the last action of a session did, as the page shows it. */
 export interface ActionOutcome {
@@ -28,29 +40,59 @@ export interface ActionOutcome {
 }
 
 export interface BrowserSession {
+  kind: SessionKind;
   enterpriseId: string;
   palId: string;
   transactionId: string | null;
+  /** The person acting, as the page and the workflow see them; null for anonymous sessions. */
   ssoId: string | null;
+  /** The SSO whose standing the session rests on (for anonymous sessions, the T8 token's). */
+  standingSso: string;
   role: string | null;
+  /** Console sessions: the profile of the console grant. */
+  profile: ConsoleProfile | null;
   csrf: string;
   outcome: ActionOutcome | null;
 }
 
+/** What starts a session. */
+export type SessionStart = Omit<BrowserSession, 'csrf' | 'ssoId'>;
+
+/** What the cookie of a request names. */
+export type SessionRead =
+  | { state: 'live'; session: BrowserSession }
+  /** No cookie, an unknown one, or a session that ended (idle, or past its lifetime). */
+  | { state: 'none' }
+  /** The session just ended because its person may no longer act; `reason` says why. */
+  | { state: 'withdrawn'; reason: string };
+
+export function basisOf(session: SessionStart): SessionBasis {
+  const { kind, enterpriseId, palId, transactionId, standingSso, role, profile } = session;
+  return { kind, enterpriseId, palId, transactionId, standingSso, role, profile };
+}
+
+/** A session as the page and the workflow see it. */
+export function sessionOf(start: SessionStart, csrf = ''): BrowserSession {
+  return {
+    ...start,
+    ssoId: start.kind === 'anonymous' ? null : start.standingSso,
+    csrf,
+  };
+}
+
 /** Starts a session; returns the cookie's value (shown once, stored hashed). */
-export async function createSession(
-  ctx: DomainContext,
-  session: Omit<BrowserSession, 'csrf'>,
-): Promise<string> {
+export async function createSession(ctx: DomainContext, session: SessionStart): Promise<string> {
   const value = newToken();
   const now = ctx.now().toISOString();
   const row = {
     id_hash: hashToken(value),
+    kind: session.kind,
     enterprise_id: session.enterpriseId,
     pal_id: session.palId,
     transaction_id: session.transactionId,
-    sso_id: session.ssoId,
+    sso_id: session.standingSso,
     role: session.role,
+    profile: session.profile,
     csrf: newToken(),
     outcome: session.outcome ? JSON.stringify(session.outcome) : null,
     created_at: now,
@@ -61,39 +103,68 @@ export async function createSession(
     await recordAudit(ctx, db, {
       action: 'session.started',
       enterpriseId: session.enterpriseId,
-      actor: session.ssoId ? { type: 'sso', id: session.ssoId } : { type: 'anonymous', id: null },
+      actor:
+        session.kind === 'anonymous'
+          ? { type: 'anonymous', id: null }
+          : { type: 'sso', id: session.standingSso },
       target: session.transactionId
         ? { type: 'transaction', id: session.transactionId }
         : { type: 'pal', id: session.palId },
-      details: { sessionRef: hashRef(row.id_hash), role: session.role },
+      details: { sessionRef: hashRef(row.id_hash), kind: session.kind, role: session.role },
     });
   });
   return value;
 }
 
-/** The live session of a cookie value, its idle time reset; undefined when unknown or ended. */
+function fromRow(row: BrowserSessionRow): BrowserSession {
+  return sessionOf(
+    {
+      kind: row.kind,
+      enterpriseId: row.enterprise_id,
+      palId: row.pal_id,
+      transactionId: row.transaction_id,
+      standingSso: row.sso_id!,
+      role: row.role,
+      profile: row.profile,
+      outcome: row.outcome === null ? null : (JSON.parse(row.outcome) as ActionOutcome),
+    },
+    row.csrf,
+  );
+}
+
+/**
+ * The session a cookie value names, its idle time reset, once its person's standing is checked
+ * again. A session whose standing is gone is ended here (`withdrawn`).
+ */
 export async function readSession(
   ctx: DomainContext,
   cookie: string | undefined,
-): Promise<BrowserSession | undefined> {
-  if (cookie === undefined || !looksLikeToken(cookie)) return undefined;
-  const now = ctx.now();
+): Promise<SessionRead> {
+  if (cookie === undefined || !looksLikeToken(cookie)) return { state: 'none' };
+  const now = ctx.now().getTime();
+  const idHash = hashToken(cookie);
   const row = await touchBrowserSession(
     ctx.db,
-    hashToken(cookie),
-    now.toISOString(),
-    new Date(now.getTime() - SESSION_IDLE_MS).toISOString(),
+    idHash,
+    new Date(now).toISOString(),
+    new Date(now - SESSION_IDLE_MS).toISOString(),
+    new Date(now - SESSION_LIFETIME_MS).toISOString(),
   );
-  if (!row) return undefined;
-  return {
-    enterpriseId: row.enterprise_id,
-    palId: row.pal_id,
-    transactionId: row.transaction_id,
-    ssoId: row.sso_id,
-    role: row.role,
-    csrf: row.csrf,
-    outcome: row.outcome === null ? null : (JSON.parse(row.outcome) as ActionOutcome),
-  };
+  if (!row) return { state: 'none' };
+  const session = fromRow(row);
+  const standing = await sessionStanding(ctx, basisOf(session));
+  if (!standing.ok) {
+    await inTransaction(ctx.db, async (db) => {
+      await deleteBrowserSession(db, idHash);
+      await recordSessionsEnded(ctx, db, [row], 'withdrawn');
+    });
+    ctx.log.info(
+      { enterpriseId: session.enterpriseId, kind: session.kind, reason: standing.reason },
+      'browser session ended: its person may no longer act',
+    );
+    return { state: 'withdrawn', reason: standing.reason };
+  }
+  return { state: 'live', session: { ...session, role: standing.role } };
 }
 
 export async function saveOutcome(
@@ -110,12 +181,25 @@ export function csrfMatches(session: BrowserSession, given: unknown): boolean {
   return timingSafeEqual(Buffer.from(given), Buffer.from(session.csrf));
 }
 
-/** Removes ended sessions; how many. */
+/** Removes ended sessions (idle, or past their lifetime); how many. */
 export async function sweepSessions(ctx: DomainContext): Promise<number> {
-  const before = new Date(ctx.now().getTime() - SESSION_IDLE_MS).toISOString();
+  const now = ctx.now().getTime();
+  const seenBefore = new Date(now - SESSION_IDLE_MS).toISOString();
+  const startedBefore = new Date(now - SESSION_LIFETIME_MS).toISOString();
   return inTransaction(ctx.db, async (db) => {
-    const ended = await deleteBrowserSessionsSeenBefore(db, before);
-    await recordSessionsEnded(ctx, db, ended, 'idle');
+    const ended = await deleteEndedBrowserSessions(db, seenBefore, startedBefore);
+    await recordSessionsEnded(
+      ctx,
+      db,
+      ended.filter((s) => s.created_at > startedBefore),
+      'idle',
+    );
+    await recordSessionsEnded(
+      ctx,
+      db,
+      ended.filter((s) => s.created_at <= startedBefore),
+      'lifetime',
+    );
     return ended.length;
   });
 }

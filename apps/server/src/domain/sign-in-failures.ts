@@ -49,7 +49,8 @@ function secondsLeft(windowStart: string, now: number): number {
 
 /**
  * Counts a failed sign-in of (username, address). Answers the seconds the pair must wait when it
- * had reached the limit before this failure (then the attempt is refused with 429), else 0.
+ * had reached the limit before this failure (then the attempt is refused with 429), else 0. Once
+ * the pair is throttled its row is no longer written: its count stops at maxFailures + 1.
  */
 export async function recordFailedSignIn(
   ctx: DomainContext,
@@ -57,14 +58,22 @@ export async function recordFailedSignIn(
   address: string,
 ): Promise<number> {
   const now = ctx.now().getTime();
+  const user = storedUsername(username);
+  const from = storedAddress(address);
   const window = await recordSignInFailure(
     ctx.db,
-    storedUsername(username),
-    storedAddress(address),
+    user,
+    from,
     new Date(now).toISOString(),
     new Date(now - WINDOW_MS).toISOString(),
+    AUTH_THROTTLE.maxFailures,
   );
-  return window.failures > AUTH_THROTTLE.maxFailures ? secondsLeft(window.window_start, now) : 0;
+  if (window)
+    return window.failures > AUTH_THROTTLE.maxFailures ? secondsLeft(window.window_start, now) : 0;
+  // Throttled already: the row was left alone; its window says how long to wait (0, when a
+  // success cleared it in between: the attempt is then an ordinary failure).
+  const throttled = await findSignInFailures(ctx.db, user, from);
+  return throttled ? secondsLeft(throttled.window_start, now) : 0;
 }
 
 /** Seconds until the pair's wrong credentials are heard again; 0 when it is not throttled. */

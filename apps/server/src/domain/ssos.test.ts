@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TestContext } from '../../test/helpers.js';
 import { ALICE, BOB, acmeAndOther } from '../../test/people-fixtures.js';
 import { ConflictError, InvalidArgumentError, NotFoundError } from './errors.js';
+import { inviteSso } from './invitations.js';
 import {
   createSso,
   deleteSso,
@@ -111,6 +112,23 @@ describe('SSOs', () => {
       expect((await getSso(t.ctx, acme, alice)).email).toBe(ALICE.email);
       await deleteSso(t.ctx, acme, alice);
       await expect(updateSso(t.ctx, acme, alice, ALICE)).rejects.toThrow(ConflictError);
+    });
+
+    it('answers 409 and changes nothing while another enterprise holds a live SSO of the account', async () => {
+      const alice = await createSso(t.ctx, acme, ALICE);
+      const invited = await inviteSso(t.ctx, other, ALICE.email);
+      for (const [enterprise, sso] of [
+        [acme, alice],
+        [other, invited],
+      ] as const) {
+        await expect(
+          updateSso(t.ctx, enterprise, sso, { ...ALICE, email: 'mallory@example.com' }),
+        ).rejects.toThrow('another enterprise also holds an SSO of this person');
+      }
+      expect(await getSso(t.ctx, acme, alice)).toMatchObject(ALICE);
+      // Once the other enterprise's SSO is DELETED, the account is Acme's alone again.
+      await deleteSso(t.ctx, other, invited);
+      expect(await updateSso(t.ctx, acme, alice, { ...ALICE, firstName: 'Alicia' })).toBe(true);
     });
 
     it('another enterprise cannot update it, and nothing changes', async () => {

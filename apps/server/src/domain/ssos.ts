@@ -10,6 +10,8 @@ import {
   findSso,
   insertAccount,
   insertSso,
+  isAccountHeldElsewhere,
+  lockAccount,
   markSsoDeleted,
   updateAccount,
   type SsoRecord,
@@ -126,7 +128,12 @@ export async function getSsoStatus(
 
 /**
  * E6: updates the account behind the SSO (names and e-mail address); true. 404: no such SSO in
- * the enterprise; 409: the SSO is deleted, or the address belongs to another account.
+ * the enterprise; 409: the SSO is deleted, another enterprise holds an SSO of the account (one
+ * tenant never rewrites the identity another relies on; a DELETED SSO does not count), or the
+ * address belongs to another account. The check and the update are one database transaction under
+ * the account's row lock, which E3 takes too before it adds an SSO: on any number of nodes, an
+ * invitation of another enterprise either comes first and is seen here, or comes after the new
+ * address and finds no account under the old one.
  */
 export async function updateSso(
   ctx: DomainContext,
@@ -139,15 +146,23 @@ export async function updateSso(
   const taken = () =>
     new ConflictError(`email: "${email}" is already registered to another account`);
   const key = emailKey(email);
-  const owner = await findAccountByEmailKey(ctx.db, key);
-  if (owner && owner.id !== sso.accountId) throw taken();
   const fields = { firstName, lastName, email, emailKey: key, now: ctx.now().toISOString() };
-  // False when someone took the address between the check and the update.
-  if (!(await updateAccount(ctx.db, sso.accountId, fields))) throw taken();
-  await recordAudit(ctx, ctx.db, {
-    action: 'sso.updated',
-    enterpriseId,
-    target: { type: 'sso', id: ssoId },
+  return ctx.db.transaction().execute(async (trx) => {
+    await lockAccount(trx, sso.accountId);
+    if (await isAccountHeldElsewhere(trx, sso.accountId, enterpriseId)) {
+      throw new ConflictError(
+        `sso: another enterprise also holds an SSO of this person, so their name and address cannot be changed`,
+      );
+    }
+    const owner = await findAccountByEmailKey(trx, key);
+    if (owner && owner.id !== sso.accountId) throw taken();
+    // False when someone took the address between the check and the update.
+    if (!(await updateAccount(trx, sso.accountId, fields))) throw taken();
+    await recordAudit(ctx, trx, {
+      action: 'sso.updated',
+      enterpriseId,
+      target: { type: 'sso', id: ssoId },
+    });
+    return true;
   });
-  return true;
 }

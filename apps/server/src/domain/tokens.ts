@@ -6,7 +6,8 @@ import { inTransaction } from '../storage/in-transaction.js';
 import { consumeToken, deleteSpentTokens, insertToken, type TokenRow } from '../storage/tokens.js';
 import { hashRef, recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
-import { ConflictError, GoneError, NotFoundError } from './errors.js';
+import { hasConsoleAccess } from './console-access.js';
+import { ConflictError, ForbiddenError, GoneError, NotFoundError } from './errors.js';
 import { hashToken, looksLikeToken, newToken } from './ids.js';
 import { getPalDetails } from './pals.js';
 import { getSso } from './ssos.js';
@@ -75,7 +76,11 @@ async function store(
   return value;
 }
 
-/** C6: a token to enter a console pal; `action` is the `console` export the entry runs. */
+/**
+ * C6: a token to enter a console pal; `action` is the `console` export the entry runs. After the
+ * 404 and 409 rules of every token, 403 when the SSO has no console grant (C3) of the pal under
+ * that profile.
+ */
 export async function issueConsoleToken(
   ctx: DomainContext,
   enterpriseId: string,
@@ -87,6 +92,12 @@ export async function issueConsoleToken(
   const pal = await getPalDetails(ctx, enterpriseId, palId);
   await activeSso(ctx, enterpriseId, ssoId, 'ssoId');
   if (!pal.modeConsole) throw NotFoundError.of('console pal', palId);
+  if (!(await hasConsoleAccess(ctx, enterpriseId, palId, ssoId, useEnterpriseProfile))) {
+    const profile = useEnterpriseProfile ? 'enterprise' : 'personal';
+    throw new ForbiddenError(
+      `ssoId: SSO "${ssoId}" has no console grant of pal "${palId}" under the ${profile} profile (C3 gives one)`,
+    );
+  }
   return store(
     ctx,
     {

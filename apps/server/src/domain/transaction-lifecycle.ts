@@ -51,8 +51,28 @@ export const WEB_SERVICE_EVENTS = {
 } as const satisfies Record<string, { from: readonly WebServiceStatus[]; to: WebServiceStatus }>;
 export type WebServiceEvent = keyof typeof WEB_SERVICE_EVENTS;
 
-/** systemStatus values in which the web-service workflow may run. */
+/**
+ * systemStatus values in which the transaction's workflows may run: the web-service workflow (T6,
+ * T9) and the actions of browser sessions alike (requireRunnable).
+ */
 export const RUNNABLE_SYSTEM_STATUSES: readonly SystemStatus[] = ['OPEN', 'COMPLETED'];
+
+/** ConflictError unless the transaction's workflows may run while its systemStatus is `status`. */
+export function requireRunnable(status: string): void {
+  if (!(RUNNABLE_SYSTEM_STATUSES as readonly string[]).includes(status)) {
+    throw new ConflictError(
+      `workflows of this transaction cannot run while its systemStatus is ${status}`,
+    );
+  }
+}
+
+/**
+ * Whether people may still enter and look at the transaction: not once it is ARCHIVED ("kept for
+ * the record, no more access"), whatever session, token or mailed link they hold.
+ */
+export function isAccessible(status: string): boolean {
+  return status !== TRANSACTION_EVENTS.archive.to;
+}
 
 export function isTransactionEvent(value: string): value is TransactionEvent {
   return Object.hasOwn(TRANSACTION_EVENTS, value);

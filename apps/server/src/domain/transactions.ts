@@ -21,6 +21,7 @@ import {
   INITIAL_SYSTEM_STATUS,
   INITIAL_WEB_SERVICE_STATUS,
   RUNNABLE_SYSTEM_STATUSES,
+  requireRunnable,
   TRANSACTION_EVENTS,
   WEB_SERVICE_EVENTS,
   nextSystemStatus,
@@ -277,14 +278,7 @@ export async function moveWebServiceStatus(
   // Otherwise read the row and judge the move, for the error that says why (or a lost race).
   const judged = await untilNoLostRace(async () => {
     const row = await transactionRow(ctx, enterpriseId, id);
-    if (
-      event === 'start' &&
-      !(RUNNABLE_SYSTEM_STATUSES as readonly string[]).includes(row.system_status)
-    ) {
-      throw new ConflictError(
-        `the web-service workflow cannot run while systemStatus is ${row.system_status}`,
-      );
-    }
+    if (event === 'start') requireRunnable(row.system_status);
     const to = abandonedRun(ctx, row, event)
       ? 'RUNNING'
       : nextWebServiceStatus(row.web_service_status, event);

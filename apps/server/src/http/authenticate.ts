@@ -1,14 +1,17 @@
 // BASIC authentication for every operation, through the skeleton's authentication slot (an
-// onRequest hook, so a refused request never has its body read). Failed attempts are throttled
-// per (username, address), counted in the database across nodes: a throttled pair's wrong
-// attempts get 429 with Retry-After, while the right secret is still accepted. A request whose
-// header was verified lately touches no table (unless its pair failed here since).
+// onRequest hook, so a refused request never has its body read). A client's wrong secrets are
+// throttled per (username, address), counted in the database across nodes: a throttled pair's
+// wrong attempts get 429 with Retry-After, while the right secret is still accepted. A request
+// whose header was verified lately touches no table (unless its pair failed here since).
+// Every request is then counted by the rate limits (http/rate-limits.ts): against its client when
+// its credentials are valid, else against its address, before anything else is done for it.
 import { HttpError } from '@pal-workflow/server-skeleton';
 import type { FastifyRequest } from 'fastify';
 import { recordWrongSecret } from '../domain/audit-attempts.js';
 import type { DomainContext } from '../domain/context.js';
 import type { AppContext } from './app-context.js';
 import type { ClientCredentials } from './credentials.js';
+import { addressKey, type RateLimits } from './rate-limits.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="pal"' };
 
@@ -24,9 +27,12 @@ export function parseBasic(
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-export function authenticator(domain: DomainContext, credentials: ClientCredentials) {
-  // Not async: a header verified lately is answered at once, without a promise.
-  return (request: FastifyRequest): AppContext | Promise<AppContext> => {
+export function authenticator(
+  domain: DomainContext,
+  credentials: ClientCredentials,
+  limits: RateLimits,
+) {
+  return (request: FastifyRequest): Promise<AppContext> => {
     const header = request.headers.authorization;
     // The fast path: a header verified lately, i.e. the right secret. It is accepted even when
     // its (username, address) is throttled: the throttle slows guessing, and must not let anyone
@@ -40,21 +46,24 @@ export function authenticator(domain: DomainContext, credentials: ClientCredenti
         requestId: request.id,
       };
       const cleared = credentials.throttle.succeeded(known.username, request.ip);
-      return cleared ? cleared.then(() => context) : context;
+      const counted = limits.count(request, 'client', known.client.clientId);
+      return (cleared ? Promise.all([cleared, counted]) : counted).then(() => context);
     }
 
-    return verify(domain, credentials, request, header);
+    return verify(domain, credentials, limits, request, header);
   };
 }
 
 async function verify(
   domain: DomainContext,
   credentials: ClientCredentials,
+  limits: RateLimits,
   request: FastifyRequest,
   header: string | undefined,
 ): Promise<AppContext> {
   const given = parseBasic(header);
   if (!given) {
+    await limits.count(request, 'address', addressKey(request.ip));
     const reason = request.headers.authorization
       ? 'malformed Authorization header: expected Basic credentials'
       : 'credentials required';
@@ -63,19 +72,27 @@ async function verify(
   // A throttled pair is still checked: client secrets have 256 random bits, so accepting the right
   // one gives a guesser nothing, while refusing it would lock the client out. Wrong ones get 429.
   const snapshot = credentials.snapshot();
-  const client = await credentials.authenticate(given.username, given.password);
+  const { client, known } = await credentials.check(given.username, given.password);
   if (!client) {
-    const wait = await credentials.throttle.recordFailure(given.username, request.ip);
+    // Past its address's limit, a wrong guess is refused before it is counted anywhere else.
+    await limits.count(request, 'address', addressKey(request.ip));
+    // Only a client's wrong secrets are counted (in the database, shared by the nodes). A username
+    // that is nobody's has no account to protect, and a durable write per guess would let anyone
+    // slow every tenant down: such guesses are bounded by the per-address rate limit instead.
+    const wait = known ? await credentials.throttle.recordFailure(given.username, request.ip) : 0;
     if (wait > 0)
       throw new HttpError(429, 'RATE_LIMITED', `too many failed attempts: try again in ${wait} s`, {
         'Retry-After': String(wait),
       });
-    // Not awaited: the 401 must take as long for a client's username as for any other.
-    void recordWrongSecret(domain, given.username, { ip: request.ip, requestId: request.id });
+    // The audit record of a client's wrong secret (bounded: domain/audit-attempts.ts). Not awaited:
+    // recording adds nothing to the 401's time.
+    if (known)
+      void recordWrongSecret(domain, given.username, { ip: request.ip, requestId: request.id });
     throw new HttpError(401, 'UNAUTHORIZED', 'wrong credentials', CHALLENGE);
   }
   await credentials.throttle.succeeded(given.username, request.ip);
   credentials.rememberHeader(header!, given.username, client, snapshot);
+  await limits.count(request, 'client', client.clientId);
   return {
     domain,
     enterpriseId: client.enterpriseId,

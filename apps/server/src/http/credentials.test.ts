@@ -67,6 +67,35 @@ describe('the sign-in throttle', () => {
     expect(await auth.throttle.wait('x'.repeat(10_000), '10.0.0.9')).toBe(0);
   });
 
+  it("writes nothing for a throttled pair's further failures, on any node: its count stops", async () => {
+    const client = await createClient(t.ctx, enterpriseId);
+    const other = new ClientCredentials(t.ctx); // another node's throttle, on the same database
+    const { maxFailures, windowSeconds } = AUTH_THROTTLE;
+    const row = () =>
+      t.ctx.db
+        .selectFrom('sign_in_failures')
+        .select(['failures', 'window_start'])
+        .where('username', '=', client.username)
+        .executeTakeFirstOrThrow();
+    for (let i = 0; i < maxFailures; i++)
+      expect(await auth.throttle.recordFailure(client.username, '10.0.0.7')).toBe(0);
+    expect(await auth.throttle.recordFailure(client.username, '10.0.0.7')).toBe(windowSeconds);
+    const throttled = await row();
+    expect(throttled.failures).toBe(maxFailures + 1);
+    clock.advance(10_000);
+    for (let i = 0; i < 20; i++) {
+      const node = i % 2 ? other : auth;
+      expect(await node.throttle.recordFailure(client.username, '10.0.0.7')).toBe(
+        windowSeconds - 10,
+      );
+    }
+    expect(await row()).toEqual(throttled);
+    // After the window, a failure counts again, in a new window.
+    clock.advance(windowSeconds * 1000);
+    expect(await other.throttle.recordFailure(client.username, '10.0.0.7')).toBe(0);
+    expect((await row()).failures).toBe(1);
+  });
+
   it('the sweep removes the windows that have ended', async () => {
     await auth.throttle.recordFailure('first', '10.0.0.1');
     clock.advance(AUTH_THROTTLE.windowSeconds * 1000);

@@ -39,11 +39,12 @@ export class ClientCredentials {
   /**
    * Authorization header values verified within CLIENT_CACHE_TTL_MS, so a returning client costs a
    * map look-up instead of an HMAC. The values hold secrets, as the requests themselves do, and live
-   * only in this process's memory; they expire like the client rows and go with `forget`.
+   * only in this process's memory; they expire like the client rows (or when a rotated secret's
+   * grace period ends, if sooner) and go with `forget`.
    */
   private readonly verified = new Map<
     string,
-    { client: AuthenticatedClient; username: string; at: number }
+    { client: AuthenticatedClient; username: string; until: number }
   >();
   private readonly checker: SecretChecker;
   private readonly now: () => number;
@@ -64,11 +65,23 @@ export class ClientCredentials {
 
   /** The client these credentials belong to, or null. The caller counts failures (`throttle`). */
   async authenticate(username: string, password: string): Promise<AuthenticatedClient | null> {
+    return (await this.check(username, password)).client;
+  }
+
+  /**
+   * The client these credentials belong to (or null), and whether the username is a client's at
+   * all (`known`): a wrong secret for a client is counted, a guess at a username that is nobody's
+   * is not (http/authenticate.ts).
+   */
+  async check(
+    username: string,
+    password: string,
+  ): Promise<{ client: AuthenticatedClient | null; known: boolean }> {
     const credential = await this.lookup(username, this.snapshot());
-    const ok = this.checker.matches(credential, password);
-    return ok && credential
-      ? { clientId: credential.clientId, enterpriseId: credential.enterpriseId }
-      : null;
+    return {
+      client: this.checker.check(credential, password, this.now()),
+      known: credential !== undefined,
+    };
   }
 
   /** The client of an Authorization header verified lately, if any (see `verified`). */
@@ -76,7 +89,7 @@ export class ClientCredentials {
     if (this.snapshot() === undefined) return undefined;
     const entry = this.verified.get(header);
     if (!entry) return undefined;
-    if (this.now() - entry.at >= CLIENT_CACHE_TTL_MS) {
+    if (this.now() >= entry.until) {
       this.verified.delete(header);
       return undefined;
     }
@@ -111,7 +124,9 @@ export class ClientCredentials {
   ): void {
     if (snapshot === undefined || this.snapshot() !== snapshot) return;
     if (this.verified.size >= VERIFIED_HEADERS_MAX) this.verified.clear();
-    this.verified.set(header, { client, username, at: this.now() });
+    // A secret in its rotation grace period is remembered no longer than it works.
+    const until = Math.min(this.now() + CLIENT_CACHE_TTL_MS, client.secretExpiresAt ?? Infinity);
+    this.verified.set(header, { client, username, until });
   }
 
   /** Drops what is cached of a username, so the next check reads the database. */

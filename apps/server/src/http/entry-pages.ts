@@ -5,11 +5,13 @@
 //   GET  /{service_root}/mail?encryptedToken=…&encryptedAction=…   a mailed link's confirm page:
 //                                        changes nothing (mail scanners open links first)
 //   POST /{service_root}/mail?…          enters the transaction as the recipient and runs the action
-// An unknown, used or expired token is one 410 page; a missing or ended session one 401 page.
+// An unknown, used or expired token is one 410 page; a missing or ended session one 401 page; a
+// session whose person may no longer act (domain/session-standing.ts) ends with a 403 page that
+// says why; an action on a transaction whose systemStatus forbids runs is a 409 page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordRefusedToken } from '../domain/audit-attempts.js';
 import type { DomainContext } from '../domain/context.js';
-import { isDomainError } from '../domain/errors.js';
+import { ConflictError, isDomainError } from '../domain/errors.js';
 import { getPalDetails } from '../domain/pals.js';
 import {
   csrfMatches,
@@ -17,11 +19,12 @@ import {
   saveOutcome,
   SESSION_IDLE_MS,
   type BrowserSession,
+  type SessionRead,
 } from '../domain/sessions.js';
 import { getTransactionDetails } from '../domain/transactions.js';
 import { escapeHtml } from '../html.js';
 import { readMailLink } from '../domain/mail-links.js';
-import { enter, enterFromMail, runAction } from '../workflows/entries.js';
+import { enter, enterFromMail, mailLinkSession, runAction } from '../workflows/entries.js';
 import { isGone, sendPage, type PageText } from './page.js';
 
 const COOKIE = 'pal_session';
@@ -31,8 +34,13 @@ const GONE: PageText = {
 };
 const NO_SESSION: PageText = {
   title: 'Your session has ended',
-  body: '<h1>Your session has ended</h1><p>Sessions end after 30 minutes without use. Open a new link to go on.</p>',
+  body: '<h1>Your session has ended</h1><p>Sessions end after 30 minutes without use, and 12 hours after they start. Open a new link to go on.</p>',
 };
+/** A session whose person may no longer act: why, in the domain's words. */
+const withdrawn = (reason: string): PageText => ({
+  title: 'Your access has ended',
+  body: `<h1>Your access has ended</h1><p>${escapeHtml(reason)} This session has ended.</p>`,
+});
 const BAD_LINK: PageText = {
   title: 'This link is not valid',
   body: '<h1>This link is not valid</h1><p>It was changed or cut short on its way. Open it from the mail again.</p>',
@@ -46,8 +54,14 @@ export function registerEntryPages(app: FastifyInstance, domain: DomainContext):
   const root = domain.config.serviceRoot;
   const sessionPath = `/${root}/session`;
   const secure = domain.config.publicUrl.startsWith('https:');
-  const cookie = (value: string) =>
-    `${COOKIE}=${value}; Path=/${root}/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_IDLE_MS / 1000}${secure ? '; Secure' : ''}`;
+  const cookie = (value: string, maxAge = SESSION_IDLE_MS / 1000) =>
+    `${COOKIE}=${value}; Path=/${root}/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
+  /** The page for a request without a live session; a withdrawn one also loses its cookie. */
+  const noSession = (reply: FastifyReply, read: Exclude<SessionRead, { state: 'live' }>) => {
+    if (read.state === 'none') return sendPage(reply, 401, NO_SESSION.title, NO_SESSION.body);
+    const text = withdrawn(read.reason);
+    return sendPage(reply.header('Set-Cookie', cookie('', 0)), 403, text.title, text.body);
+  };
 
   app.get<{ Params: { token: string } }>(`/${root}/enter/:token`, async (request, reply) => {
     let value: string;
@@ -96,6 +110,8 @@ export function registerEntryPages(app: FastifyInstance, domain: DomainContext):
   app.get<MailQuery>(`/${root}/mail`, async (request, reply) => {
     try {
       const link = mailLink(request.query);
+      // Only a link that would enter shows its confirm page (410 otherwise, as the POST answers).
+      await mailLinkSession(domain, link);
       const transaction = await getTransactionDetails(
         domain,
         link.enterpriseId,
@@ -131,15 +147,16 @@ export function registerEntryPages(app: FastifyInstance, domain: DomainContext):
   });
 
   app.get(sessionPath, async (request, reply) => {
-    const session = await readSession(domain, cookieOf(request));
-    if (!session) return sendPage(reply, 401, NO_SESSION.title, NO_SESSION.body);
-    return sendPage(reply, 200, ...(await sessionPage(domain, session, sessionPath)));
+    const read = await readSession(domain, cookieOf(request));
+    if (read.state !== 'live') return noSession(reply, read);
+    return sendPage(reply, 200, ...(await sessionPage(domain, read.session, sessionPath)));
   });
 
   app.post<{ Body: Record<string, string> | undefined }>(sessionPath, async (request, reply) => {
     const value = cookieOf(request);
-    const session = await readSession(domain, value);
-    if (!session) return sendPage(reply, 401, NO_SESSION.title, NO_SESSION.body);
+    const read = await readSession(domain, value);
+    if (read.state !== 'live') return noSession(reply, read);
+    const { session } = read;
     const form = request.body ?? {};
     if (!sameOrigin(request, domain) || !csrfMatches(session, form.csrf))
       return sendPage(reply, 403, REFUSED.title, REFUSED.body);
@@ -151,13 +168,25 @@ export function registerEntryPages(app: FastifyInstance, domain: DomainContext):
         'Name an action',
         '<h1>Name an action</h1><p>The action is the name of a workflow export, e.g. <code>approve</code>. Go back and fill it in.</p>',
       );
-    const outcome = await runAction(
-      domain,
-      session,
-      action,
-      parseValues(form.values ?? ''),
-      request.id,
-    );
+    let outcome;
+    try {
+      outcome = await runAction(
+        domain,
+        session,
+        action,
+        parseValues(form.values ?? ''),
+        request.id,
+      );
+    } catch (error) {
+      // The transaction's systemStatus forbids runs (the rule of T6 and T9): nothing ran.
+      if (!(error instanceof ConflictError)) throw error;
+      return sendPage(
+        reply,
+        409,
+        `“${action}” cannot run now`,
+        `<h1>“${escapeHtml(action)}” cannot run now</h1><p>${escapeHtml(error.message)}.</p><p><a href="${escapeHtml(sessionPath)}">Back to the transaction</a></p>`,
+      );
+    }
     await saveOutcome(domain, value!, outcome);
     return reply.code(303).header('Location', sessionPath).send();
   });

@@ -1,42 +1,47 @@
 // Browser pages of the service (invitations, entry and sessions), registered in a scope of their
-// own that reads forms as browsers post them.
+// own that reads forms as browsers post them, and nothing else.
+import { parseUrlEncoded } from '@pal-workflow/server-skeleton';
 import type { FastifyInstance } from 'fastify';
 import type { DomainContext } from '../domain/context.js';
 import { registerEntryPages } from './entry-pages.js';
 import { registerInvitationPages } from './invitation-pages.js';
 
 /** What a page form may post: small, and only as a browser posts it. */
-const PAGE_FORM_LIMIT_BYTES = 64 * 1024;
+export const PAGE_FORM_LIMIT_BYTES = 64 * 1024;
 
 /**
- * The pages, in a scope of their own that reads forms as browsers post them:
- * `application/x-www-form-urlencoded` (an empty body included) and `multipart/form-data`.
+ * The pages, in a scope of their own. Their forms post `application/x-www-form-urlencoded` (an
+ * empty body included), up to PAGE_FORM_LIMIT_BYTES and the skeleton's 100 fields. No other
+ * body is read: the root's JSON parser (with its 25 MiB limit) is not inherited, and JSON, plain
+ * text or any other type posted to a page answers 415 before its body is read.
  */
 export async function registerPages(app: FastifyInstance, domain: DomainContext): Promise<void> {
   await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(
       'application/x-www-form-urlencoded',
       { parseAs: 'string', bodyLimit: PAGE_FORM_LIMIT_BYTES },
-      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
-    );
-    scope.addContentTypeParser(
-      'multipart/form-data',
-      { parseAs: 'buffer', bodyLimit: PAGE_FORM_LIMIT_BYTES },
-      (request, body, done) => {
-        readMultipart(String(request.headers['content-type']), body as Buffer).then(
-          (fields) => done(null, fields),
-          () => done(null, {}),
-        );
+      (_request, body, done) => {
+        let fields: Record<string, string>;
+        try {
+          fields = lastValues(parseUrlEncoded(String(body)));
+        } catch (error) {
+          done(error as Error);
+          return;
+        }
+        done(null, fields);
       },
     );
+    // Web mode's pages will take `multipart/form-data` (files) here, with a limit of their own.
     registerInvitationPages(scope, domain);
     registerEntryPages(scope, domain);
   });
 }
 
-async function readMultipart(contentType: string, body: Buffer): Promise<Record<string, string>> {
-  const form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
-  const fields: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const [name, value] of form) if (typeof value === 'string') fields[name] = value;
-  return fields;
+/** A page reads one value per name: the last one given, as a browser's form submits one. */
+function lastValues(fields: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out = Object.create(null) as Record<string, string>;
+  for (const [name, value] of Object.entries(fields))
+    if (value !== undefined) out[name] = Array.isArray(value) ? value[value.length - 1]! : value;
+  return out;
 }

@@ -23,19 +23,35 @@ export class SignInThrottle {
    * cannot know of them without a query per success); that count ends with its window.
    */
   private readonly failedHere = new Map<string, number>();
+  /**
+   * The pairs this node saw throttled (key → when their window ends): their further wrong
+   * attempts are answered 429 from here, without touching the database.
+   */
+  private readonly throttledHere = new Map<string, number>();
 
   constructor(private readonly domain: DomainContext) {}
 
   /**
    * Counts a failed attempt; answers the seconds to put in Retry-After when the pair had already
-   * reached the limit (the attempt gets 429), else 0.
+   * reached the limit (the attempt gets 429), else 0. A pair known here to be throttled costs no
+   * query; one throttled on another node costs one statement that writes nothing.
    */
   async recordFailure(username: string, address: string): Promise<number> {
-    const wait = await recordFailedSignIn(this.domain, username, address);
     const key = pairKey(username, address);
+    const now = this.domain.now().getTime();
+    const until = this.throttledHere.get(key);
+    if (until !== undefined) {
+      if (until > now) return Math.ceil((until - now) / 1000);
+      this.throttledHere.delete(key);
+    }
+    const wait = await recordFailedSignIn(this.domain, username, address);
+    if (wait > 0) {
+      if (this.throttledHere.size >= MAX_FAILED_HERE) this.throttledHere.clear();
+      this.throttledHere.set(key, now + wait * 1000);
+    }
     this.failedHere.delete(key); // re-inserted last: the map stays in order of failure
     if (this.failedHere.size >= MAX_FAILED_HERE) this.forgetOldest();
-    this.failedHere.set(key, this.domain.now().getTime());
+    this.failedHere.set(key, now);
     return wait;
   }
 
@@ -46,6 +62,7 @@ export class SignInThrottle {
   succeeded(username: string, address: string): Promise<void> | undefined {
     if (this.failedHere.size === 0) return undefined;
     const key = pairKey(username, address);
+    this.throttledHere.delete(key);
     const at = this.failedHere.get(key);
     if (at === undefined) return undefined;
     this.failedHere.delete(key);

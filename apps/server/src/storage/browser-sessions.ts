@@ -8,20 +8,29 @@ export async function insertBrowserSession(db: Db, row: BrowserSessionRow): Prom
   await db.insertInto('browser_sessions').values(row).execute();
 }
 
-/** The session, its last_seen_at set to `now`, when it was seen after `liveSince`; else undefined. */
+/**
+ * The session, its last_seen_at set to `now`, when it was seen after `liveSince` and started after
+ * `startedAfter`; else undefined.
+ */
 export function touchBrowserSession(
   db: Db,
   idHash: string,
   now: string,
   liveSince: string,
+  startedAfter: string,
 ): Promise<BrowserSessionRow | undefined> {
   return db
     .updateTable('browser_sessions')
     .set({ last_seen_at: now })
     .where('id_hash', '=', idHash)
     .where('last_seen_at', '>', liveSince)
+    .where('created_at', '>', startedAfter)
     .returningAll()
     .executeTakeFirst();
+}
+
+export async function deleteBrowserSession(db: Db, idHash: string): Promise<void> {
+  await db.deleteFrom('browser_sessions').where('id_hash', '=', idHash).execute();
 }
 
 export async function setBrowserSessionOutcome(
@@ -32,17 +41,26 @@ export async function setBrowserSessionOutcome(
   await db.updateTable('browser_sessions').set({ outcome }).where('id_hash', '=', idHash).execute();
 }
 
-/** Removes sessions last seen at or before `before`; which (for their audit records). */
-export function deleteBrowserSessionsSeenBefore(
+/**
+ * Removes sessions last seen at or before `seenBefore`, or started at or before `startedBefore`;
+ * which (for their audit records).
+ */
+export function deleteEndedBrowserSessions(
   db: Db,
-  before: string,
+  seenBefore: string,
+  startedBefore: string,
 ): Promise<
-  Pick<BrowserSessionRow, 'id_hash' | 'enterprise_id' | 'pal_id' | 'transaction_id' | 'sso_id'>[]
+  Pick<
+    BrowserSessionRow,
+    'id_hash' | 'enterprise_id' | 'pal_id' | 'transaction_id' | 'sso_id' | 'created_at'
+  >[]
 > {
   return db
     .deleteFrom('browser_sessions')
-    .where('last_seen_at', '<=', before)
-    .returning(['id_hash', 'enterprise_id', 'pal_id', 'transaction_id', 'sso_id'])
+    .where((eb) =>
+      eb.or([eb('last_seen_at', '<=', seenBefore), eb('created_at', '<=', startedBefore)]),
+    )
+    .returning(['id_hash', 'enterprise_id', 'pal_id', 'transaction_id', 'sso_id', 'created_at'])
     .execute();
 }
 

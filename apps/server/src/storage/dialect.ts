@@ -72,6 +72,8 @@ export function palTextCondition(filter: TextFilter): Expression<SqlBool> {
 
 export interface StorageDialect {
   readonly name: 'sqlite' | 'postgres';
+  /** The column type of bytes (document files): SQLite's BLOB, PostgreSQL's BYTEA. */
+  readonly binaryType: 'blob' | 'bytea';
   /** Adds an auto-incrementing integer primary-key column to a table being created. */
   serialPrimaryKey<T extends string>(
     table: CreateTableBuilder<T, never>,
@@ -145,6 +147,13 @@ export interface StorageDialect {
    * time; SQLite, which only one server uses, runs it.
    */
   runExclusively<T>(db: Kysely<any>, name: string, work: () => Promise<T>): Promise<T | undefined>;
+  /**
+   * Creates (in a migration, 0007) where the nodes share their rate-limit counts: on PostgreSQL
+   * the unlogged table that rate-limiter-flexible's store expects (storage/rate-counts.ts); on
+   * SQLite nothing, as each process counts in memory.
+   */
+  createRateCountTable(db: Kysely<any>): Promise<void>;
+  dropRateCountTable(db: Kysely<any>): Promise<void>;
   /** Creates (in a migration) what moves the database's change stamp on writes to `tables`. */
   createChangeStampTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;
   dropChangeStampTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;

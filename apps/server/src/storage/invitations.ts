@@ -51,6 +51,16 @@ export async function insertInvitation(
     .execute();
 }
 
+/** When the SSO's latest invitation was made (and mailed), or undefined when it has none. */
+export async function lastInvitationAt(db: Db, ssoId: string): Promise<IsoDate | undefined> {
+  const row = await db
+    .selectFrom('invitations')
+    .select((eb) => eb.fn.max('created_at').as('at'))
+    .where('sso_id', '=', ssoId)
+    .executeTakeFirst();
+  return row?.at ?? undefined;
+}
+
 export async function deleteInvitation(db: Db, id: string): Promise<void> {
   await db.deleteFrom('invitations').where('id', '=', id).execute();
 }

@@ -1,6 +1,7 @@
 // The pals and pal_versions tables: deployment writes, look-ups and the P1/C1 search.
 import type { Db } from './database.js';
 import { dialectOf } from './dialect-of.js';
+import { insertPalDocuments, type PalDocumentWrite } from './pal-documents.js';
 import type { NewPal, PalRow } from './schema.js';
 import type { TextFilter } from './text-filters.js';
 
@@ -50,9 +51,15 @@ export function writePalDeployment<T>(
   db: Db,
   enterpriseId: string,
   palId: string,
-  decide: (
-    current: Pick<PalRow, 'version' | 'content_hash' | 'create_date'> | undefined,
-  ) => { columns: PalColumns; files: string; createDate: string; result: T } | { result: T },
+  decide: (current: Pick<PalRow, 'version' | 'content_hash' | 'create_date'> | undefined) =>
+    | {
+        columns: PalColumns;
+        files: string;
+        documents: readonly PalDocumentWrite[];
+        createDate: string;
+        result: T;
+      }
+    | { result: T },
 ): Promise<T> {
   return db.transaction().execute(async (trx) => {
     const current = await trx
@@ -63,7 +70,7 @@ export function writePalDeployment<T>(
       .executeTakeFirst();
     const decision = decide(current);
     if (!('columns' in decision)) return decision.result;
-    const { columns, files, createDate } = decision;
+    const { columns, files, documents, createDate } = decision;
     if (current) {
       await trx
         .updateTable('pals')
@@ -89,6 +96,11 @@ export function writePalDeployment<T>(
         deployed_at: columns.last_modified_date,
       })
       .execute();
+    await insertPalDocuments(
+      trx,
+      { enterpriseId, palId, version: columns.version, now: columns.last_modified_date },
+      documents,
+    );
     return decision.result;
   });
 }

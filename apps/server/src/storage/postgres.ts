@@ -11,6 +11,7 @@ import {
   type TransactionTextColumn,
 } from './dialect.js';
 import type { DatabaseSchema } from './schema.js';
+import { RATE_COUNT_TABLE } from './rate-counts.js';
 
 /** PostgreSQL's type oid of int8 (bigint): what count(*) and bigserial columns return. */
 const INT8_OID = 20;
@@ -186,6 +187,7 @@ async function dropIndexes(db: Kysely<any>, indexes: readonly string[]): Promise
 
 export const postgresDialect: StorageDialect = {
   name: 'postgres',
+  binaryType: 'bytea',
 
   serialPrimaryKey(table, column) {
     return table.addColumn(column, 'bigserial', (col) => col.primaryKey().notNull());
@@ -214,6 +216,20 @@ export const postgresDialect: StorageDialect = {
 
   createPalTextIndex(db) {
     return createTrigramIndexes(db, 'pals', PAL_TEXT_INDEXES);
+  },
+
+  async createRateCountTable(db) {
+    // Unlogged: counts of the last minute are not worth a WAL write each; a crash or a failover
+    // starts them afresh. The columns are rate-limiter-flexible's (RateLimiterPostgres).
+    await sql`create unlogged table ${sql.table(RATE_COUNT_TABLE)} (
+      key varchar(255) primary key,
+      points integer not null default 0,
+      expire bigint
+    )`.execute(db);
+  },
+
+  async dropRateCountTable(db) {
+    await sql`drop table if exists ${sql.table(RATE_COUNT_TABLE)}`.execute(db);
   },
 
   dropPalTextIndex(db) {

@@ -30,6 +30,10 @@ export interface ApiClientsTable {
   /** base64url HMAC-SHA-256 of the secret under the server pepper. */
   secret_hash: string;
   created_at: IsoDate;
+  /** Migration 0008: the secret the last rotation replaced, as secret_hash; null: none. */
+  previous_secret_hash: string | null;
+  /** Migration 0008: when the previous secret stops working. */
+  previous_secret_expires_at: IsoDate | null;
 }
 
 export interface PalsTable {
@@ -168,6 +172,9 @@ export interface TokensTable {
   used_at: IsoDate | null;
 }
 
+/** How a browser session began (domain/sessions.ts SessionKind). */
+export type SessionKind = 'console' | 'participant' | 'anonymous' | 'owner' | 'mail';
+
 /** A browser session made by an entry (DESIGN §6). */
 export interface BrowserSessionsTable {
   /** base64url SHA-256 of the cookie's value. */
@@ -176,9 +183,17 @@ export interface BrowserSessionsTable {
   pal_id: string;
   /** Absent for console sessions. */
   transaction_id: string | null;
-  /** Absent for anonymous sessions (T8). */
+  /**
+   * The SSO whose standing the session rests on: the person, or for an anonymous session (T8) the
+   * SSO its token was issued for, which the page never shows. (Absent only in rows of before
+   * migration 0007, which removed them.)
+   */
   sso_id: string | null;
   role: string | null;
+  /** Migration 0007: how the session began. */
+  kind: SessionKind;
+  /** Migration 0007: console sessions, the profile of the console grant they rest on. */
+  profile: ConsoleProfile | null;
   /** The CSRF token of the session page's forms. */
   csrf: string;
   /** JSON of the last action's outcome, shown on the session page. */
@@ -234,6 +249,44 @@ export interface SignInFailuresTable {
   failures: number;
 }
 
+/**
+ * A document of a pal version (docs/pal-format.md): its place in the manifest's list and what the
+ * service read of it at deploy. The bytes are in document_contents, by digest.
+ */
+export interface PalDocumentsTable {
+  enterprise_id: string;
+  pal_id: string;
+  version: number;
+  /** 0-based place in the manifest's `documents`. */
+  position: number;
+  /** The path in the pal folder, as the manifest names it. */
+  file: string;
+  /** SHA-256 of the file, base64. */
+  digest: string;
+  /** JSON: the PalDocument model (domain/pal-documents.ts): fields, signatures, pages, …. */
+  document: string;
+}
+
+/**
+ * Files kept by their SHA-256 within an enterprise, stored once however many versions (or, later,
+ * transactions) hold them. Never shared across enterprises.
+ */
+export interface DocumentContentsTable {
+  enterprise_id: string;
+  /** SHA-256 of `content`, base64. */
+  digest: string;
+  size: number;
+  content: Uint8Array;
+  created_at: IsoDate;
+}
+
+/** The workflow mails an enterprise sent in the clock hour that began at hour_start. */
+export interface WorkflowMailCountsTable {
+  enterprise_id: string;
+  hour_start: IsoDate;
+  sent: number;
+}
+
 /** One security-relevant act (migration 0020; domain/audit.ts). Append-only. */
 export interface AuditLogTable {
   id: Generated<number>;
@@ -277,6 +330,8 @@ export interface DatabaseSchema {
   api_clients: ApiClientsTable;
   pals: PalsTable;
   pal_versions: PalVersionsTable;
+  pal_documents: PalDocumentsTable;
+  document_contents: DocumentContentsTable;
   accounts: AccountsTable;
   ssos: SsosTable;
   invitations: InvitationsTable;
@@ -289,6 +344,7 @@ export interface DatabaseSchema {
   variables: VariablesTable;
   change_stamp: ChangeStampTable;
   sign_in_failures: SignInFailuresTable;
+  workflow_mail_counts: WorkflowMailCountsTable;
   audit_log: AuditLogTable;
   idempotency_keys: IdempotencyKeysTable;
   transactions_name_fts: TransactionsNameFtsTable;

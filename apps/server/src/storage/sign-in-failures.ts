@@ -7,7 +7,9 @@ import type { IsoDate } from './schema.js';
 /**
  * Counts one failure of (username, address) at `now`, in one statement, so that concurrent
  * failures on any number of nodes all count: the pair's window goes on when it began after
- * `windowOpenSince`, else a new one begins at `now` with this failure. Answers the window.
+ * `windowOpenSince`, else a new one begins at `now` with this failure. A pair whose open window
+ * already holds more than `limit` failures is throttled, and its row is left as it is: nothing is
+ * written, and nothing is answered (undefined). Otherwise answers the window after this failure.
  */
 export function recordSignInFailure(
   db: Db,
@@ -15,20 +17,24 @@ export function recordSignInFailure(
   address: string,
   now: IsoDate,
   windowOpenSince: IsoDate,
-): Promise<{ window_start: IsoDate; failures: number }> {
+  limit: number,
+): Promise<{ window_start: IsoDate; failures: number } | undefined> {
   const open = sql<boolean>`sign_in_failures.window_start > ${windowOpenSince}`;
   return db
     .insertInto('sign_in_failures')
     .values({ username, address, window_start: now, failures: 1 })
     .onConflict((oc) =>
-      oc.columns(['username', 'address']).doUpdateSet({
-        // Both read the row as it was before this update (SQL's SET semantics, on both engines).
-        failures: sql<number>`case when ${open} then sign_in_failures.failures + 1 else 1 end`,
-        window_start: sql<IsoDate>`case when ${open} then sign_in_failures.window_start else excluded.window_start end`,
-      }),
+      oc
+        .columns(['username', 'address'])
+        .doUpdateSet({
+          // Both read the row as it was before this update (SQL's SET semantics, on both engines).
+          failures: sql<number>`case when ${open} then sign_in_failures.failures + 1 else 1 end`,
+          window_start: sql<IsoDate>`case when ${open} then sign_in_failures.window_start else excluded.window_start end`,
+        })
+        .where(sql<boolean>`not (${open} and sign_in_failures.failures > ${limit})`),
     )
     .returning(['window_start', 'failures'])
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
 }
 
 export function findSignInFailures(

@@ -152,6 +152,7 @@ function ftsPhrase(needle: string): string {
 
 export const sqliteDialect: StorageDialect = {
   name: 'sqlite',
+  binaryType: 'blob',
 
   serialPrimaryKey(table, column) {
     return table.addColumn(column, 'integer', (col) => col.primaryKey().autoIncrement().notNull());
@@ -213,6 +214,11 @@ export const sqliteDialect: StorageDialect = {
     }
     return { query: narrowed, creationOrder: creationOrder ?? sql.ref<number>('transactions.seq') };
   },
+
+  // Each process counts its rate limits in memory (http/rate-limits.ts): no table.
+  async createRateCountTable() {},
+
+  async dropRateCountTable() {},
 
   async createPalTextIndex(db) {
     const columns = sql.raw(PAL_TEXT_COLUMNS.join(', '));

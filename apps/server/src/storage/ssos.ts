@@ -117,6 +117,46 @@ export async function deleteSsoRow(db: Db, ssoId: string): Promise<void> {
   await db.deleteFrom('ssos').where('id', '=', ssoId).execute();
 }
 
+/**
+ * Takes the account's row lock until the database transaction ends and returns the account as
+ * committed now; undefined when there is no such account or (with `emailKey`) it no longer has
+ * that address. E3 takes it before it adds an SSO, E6 before it checks who else holds one and
+ * rewrites the account: so on any number of nodes, the two are one after the other. A no-op
+ * UPDATE rather than SELECT … FOR UPDATE, which SQLite does not know: PostgreSQL makes a second
+ * writer of the row wait for the first to end, SQLite has one writer at a time anyway.
+ */
+export async function lockAccount(
+  db: Db,
+  accountId: string,
+  emailKey?: string,
+): Promise<AccountRow | undefined> {
+  let update = db
+    .updateTable('accounts')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('id', '=', accountId);
+  if (emailKey !== undefined) update = update.where('email_key', '=', emailKey);
+  return update.returningAll().executeTakeFirst();
+}
+
+/**
+ * Whether an enterprise other than `enterpriseId` holds an SSO of the account that is not
+ * DELETED (ACTIVE, or PENDING_ACTIVATION: an invitee may still accept).
+ */
+export async function isAccountHeldElsewhere(
+  db: Db,
+  accountId: string,
+  enterpriseId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('ssos')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('enterprise_id', '<>', enterpriseId)
+    .where('status', '<>', 'DELETED')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function findAccountByEmailKey(
   db: Db,
   emailKey: string,

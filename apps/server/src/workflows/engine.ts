@@ -5,10 +5,14 @@
 import { posix } from 'node:path';
 import type { Logger } from 'pino';
 import type { DomainContext } from '../domain/context.js';
-import { ConflictError, isDomainError, NotFoundError } from '../domain/errors.js';
+import { ConflictError, isDomainError, NotFoundError, TooManyRunsError } from '../domain/errors.js';
 import { getPalDetails, getPalVersion } from '../domain/pals.js';
 import { assignRole, removeRole } from '../domain/transaction-roles.js';
-import { TRANSACTION_EVENTS, type TransactionEvent } from '../domain/transaction-lifecycle.js';
+import {
+  requireRunnable,
+  TRANSACTION_EVENTS,
+  type TransactionEvent,
+} from '../domain/transaction-lifecycle.js';
 import {
   getTransactionDetails,
   moveWebServiceStatus,
@@ -20,7 +24,7 @@ import { listTransactionRoles } from '../storage/transaction-roles.js';
 import { palScope, readVariables, transactionScope, writeVariables } from '../storage/variables.js';
 import type { FailureType, RunEffects, SandboxJob, SandboxOutcome, StackFrame } from './job.js';
 import { OutputError } from './output.js';
-import { sendWorkflowMails, checkMailRecipients } from './mail.js';
+import { sendWorkflowMails, checkMailRecipients, countWorkflowMails } from './mail.js';
 import { KeyedQueue } from './keyed-queue.js';
 
 export type RunResult<T> =
@@ -49,7 +53,9 @@ export function runConsoleModule<T>(
   palId: string,
   options: RunOptions<T>,
 ): Promise<RunResult<T>> {
-  return runPalModule(ctx, enterpriseId, palId, 'console', options);
+  return admitted(ctx, enterpriseId, () =>
+    runPalModule(ctx, enterpriseId, palId, 'console', options),
+  );
 }
 
 /** U1: the `user` module of a pal of the enterprise. */
@@ -59,7 +65,31 @@ export function runUserModule<T>(
   palId: string,
   options: RunOptions<T>,
 ): Promise<RunResult<T>> {
-  return runPalModule(ctx, enterpriseId, palId, 'user', options);
+  return admitted(ctx, enterpriseId, () => runPalModule(ctx, enterpriseId, palId, 'user', options));
+}
+
+/**
+ * Runs `work` as one of the enterprise's runs in progress on this node, or refuses it with 429
+ * when the enterprise already has as many as it may (docs/workflows.md, "One enterprise cannot
+ * take every worker"): before anything of the run happens, so a refused run changes nothing.
+ */
+async function admitted<T>(
+  ctx: DomainContext,
+  enterpriseId: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  const release = ctx.workflows.admit(enterpriseId);
+  if (!release)
+    throw new TooManyRunsError(
+      ctx.workflows.runsOf(enterpriseId).admitted,
+      // By then every run in progress has reached its time limit at the latest.
+      Math.max(1, Math.ceil(ctx.config.workflowTimeoutMs / 1000)),
+    );
+  try {
+    return await work();
+  } finally {
+    release();
+  }
 }
 
 /** A console or user run: the current version of a deployed pal (console runs: a console pal). */
@@ -77,7 +107,13 @@ async function runPalModule<T>(
   const scope = palScope(enterpriseId, palId);
   for (let attempt = 1; ; attempt++) {
     const vars = await readVariables(ctx.db, scope);
-    const outcome = await execute(ctx, { ...code, module, vars: vars.values }, options, palId);
+    const outcome = await execute(
+      ctx,
+      enterpriseId,
+      { ...code, module, vars: vars.values },
+      options,
+      palId,
+    );
     if (!outcome.ok) return outcome;
     const { value, effects } = outcome;
     if (Object.keys(effects.vars).length === 0) return { ok: true, value };
@@ -96,72 +132,79 @@ export interface TransactionRunOptions<T> extends RunOptions<T> {
 
 /**
  * T6, T9 (and transaction entries): the `transaction` module of the pal version the transaction
- * was created from. Runs on one transaction are serialized in this process; across processes the
+ * was created from; ConflictError (409) when its systemStatus forbids runs. Runs on one transaction are serialized in this process; across processes the
  * variables' version check makes a second writer repeat its run.
  */
-export async function runTransactionModule<T>(
+export function runTransactionModule<T>(
   ctx: DomainContext,
   enterpriseId: string,
   transactionId: string,
   options: TransactionRunOptions<T>,
 ): Promise<PalRunResult<T>> {
-  return transactionQueue.run(transactionId, async (): Promise<PalRunResult<T>> => {
-    let transaction = options.webService
-      ? await moveWebServiceStatus(ctx, enterpriseId, transactionId, 'start')
-      : await getTransactionDetails(ctx, enterpriseId, transactionId);
-    const { palId } = transaction;
-    const code = await palCode(ctx, enterpriseId, transaction.palId, transaction.palVersion);
-    const scope = transactionScope(transactionId);
-    let result: Failure | undefined;
-    for (let attempt = 1; !result; attempt++) {
-      const [vars, roles] = await Promise.all([
-        readVariables(ctx.db, scope),
-        transactionRoles(ctx, transactionId),
-      ]);
-      const outcome = await execute(
-        ctx,
-        {
-          ...code,
-          module: 'transaction',
-          vars: vars.values,
-          transaction: view(transaction),
-          roles,
-        },
-        options,
-        transaction.palId,
-      );
-      if (!outcome.ok) {
-        result = outcome;
-        break;
-      }
-      try {
-        const applied = await applyTransactionEffects(
+  return admitted(ctx, enterpriseId, () =>
+    transactionQueue.run(transactionId, async (): Promise<PalRunResult<T>> => {
+      let transaction = options.webService
+        ? await moveWebServiceStatus(ctx, enterpriseId, transactionId, 'start')
+        : await getTransactionDetails(ctx, enterpriseId, transactionId);
+      // Pages obey the rule of T6 and T9 (which moveWebServiceStatus checks): 409 when the
+      // transaction's systemStatus forbids runs.
+      if (!options.webService) requireRunnable(transaction.systemStatus);
+      const { palId } = transaction;
+      const code = await palCode(ctx, enterpriseId, transaction.palId, transaction.palVersion);
+      const scope = transactionScope(transactionId);
+      let result: Failure | undefined;
+      for (let attempt = 1; !result; attempt++) {
+        const [vars, roles] = await Promise.all([
+          readVariables(ctx.db, scope),
+          transactionRoles(ctx, transactionId),
+        ]);
+        const outcome = await execute(
           ctx,
-          transaction,
-          scope,
-          vars.version,
-          outcome.effects,
-          options.webService,
+          enterpriseId,
+          {
+            ...code,
+            module: 'transaction',
+            vars: vars.values,
+            transaction: view(transaction),
+            roles,
+          },
+          // Every run gets the pal's id (docs/workflows.md, "Input"); only the engine knows it here.
+          { ...options, input: { ...options.input, palId } },
+          palId,
         );
-        if (applied) {
-          await sendWorkflowMails(ctx, transaction, applied, options.requestId);
-          return { ok: true, value: outcome.value, palId };
+        if (!outcome.ok) {
+          result = outcome;
+          break;
         }
-        if (attempt === MAX_ATTEMPTS) result = conflictFailure();
-        else transaction = await getTransactionDetails(ctx, enterpriseId, transactionId);
-      } catch (error) {
-        // An effect the state no longer allows (an illegal move, an unknown SSO): the run fails.
-        if (!isDomainError(error)) throw error;
-        result = { ok: false, type: 'WORKFLOW_ERROR', message: error.message, frames: [] };
+        try {
+          const applied = await applyTransactionEffects(
+            ctx,
+            transaction,
+            scope,
+            vars.version,
+            outcome.effects,
+            options.webService,
+          );
+          if (applied) {
+            await sendWorkflowMails(ctx, transaction, applied, options.requestId);
+            return { ok: true, value: outcome.value, palId };
+          }
+          if (attempt === MAX_ATTEMPTS) result = conflictFailure();
+          else transaction = await getTransactionDetails(ctx, enterpriseId, transactionId);
+        } catch (error) {
+          // An effect the state no longer allows (an illegal move, an unknown SSO): the run fails.
+          if (!isDomainError(error)) throw error;
+          result = { ok: false, type: 'WORKFLOW_ERROR', message: error.message, frames: [] };
+        }
       }
-    }
-    if (options.webService)
-      await moveWebServiceStatus(ctx, enterpriseId, transactionId, 'fail').catch((error) =>
-        ctx.log.warn({ err: error, transactionId }, 'could not mark a failed run FAILED'),
-      );
-    logFailure(ctx.log, result, palId, options, transactionId);
-    return { ...result, palId };
-  });
+      if (options.webService)
+        await moveWebServiceStatus(ctx, enterpriseId, transactionId, 'fail').catch((error) =>
+          ctx.log.warn({ err: error, transactionId }, 'could not mark a failed run FAILED'),
+        );
+      logFailure(ctx.log, result, palId, options, transactionId);
+      return { ...result, palId };
+    }),
+  );
 }
 
 /** The roles held on the transaction, as the sandbox shows them (pal.roles.list). */
@@ -195,6 +238,7 @@ async function applyTransactionEffects(
       else await removeRole(tx, enterpriseId, id, change.sso);
     }
     const mails = await checkMailRecipients(tx, enterpriseId, effects.mails);
+    await countWorkflowMails(tx, enterpriseId, mails.length);
     if (webService) await moveWebServiceStatus(tx, enterpriseId, id, 'succeed');
     return mails;
   });
@@ -211,6 +255,7 @@ export const WORKFLOW_MOVES = {
 
 async function execute<T>(
   ctx: DomainContext,
+  enterpriseId: string,
   job: Omit<
     SandboxJob,
     'exportName' | 'inputJson' | 'moves' | 'timeoutMs' | 'memoryBytes' | 'maxResultLength'
@@ -218,15 +263,18 @@ async function execute<T>(
   options: RunOptions<T>,
   palId: string,
 ): Promise<Execution<T>> {
-  const outcome = await ctx.workflows.run({
-    ...job,
-    exportName: options.exportName,
-    inputJson: JSON.stringify(options.input),
-    moves: WORKFLOW_MOVES,
-    timeoutMs: ctx.config.workflowTimeoutMs,
-    memoryBytes: ctx.config.workflowMemoryMb * 1024 * 1024,
-    maxResultLength: ctx.config.bodyLimitBytes,
-  });
+  const outcome = await ctx.workflows.run(
+    {
+      ...job,
+      exportName: options.exportName,
+      inputJson: JSON.stringify(options.input),
+      moves: WORKFLOW_MOVES,
+      timeoutMs: ctx.config.workflowTimeoutMs,
+      memoryBytes: ctx.config.workflowMemoryMb * 1024 * 1024,
+      maxResultLength: ctx.config.workflowResultMaxChars,
+    },
+    enterpriseId,
+  );
   if (outcome.logs.length > 0)
     ctx.log.info(
       { reqId: options.requestId, palId, module: job.module, logs: outcome.logs },

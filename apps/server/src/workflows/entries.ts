@@ -2,19 +2,25 @@
 // export `action`; T5 enters a transaction as `participant` and T8 as `anonymous` (T8 runs the
 // export `action`); P3 creates a NEW transaction of the pal with the SSO (or a fresh guest SSO)
 // as its `owner`. T5 and P3 run the export `enter` when the module has one. A missing module or
-// export is no error. Then a browser session starts, showing the outcome.
+// export is no error. Then a browser session starts, showing the outcome. An entry whose person
+// may not act (domain/session-standing.ts) starts nothing; an action on a transaction whose
+// systemStatus forbids runs is not run, and the page says so.
 import type { DomainContext } from '../domain/context.js';
+import { ConflictError, ForbiddenError, GoneError, TooManyRunsError } from '../domain/errors.js';
 import { randomId } from '../domain/ids.js';
-import { GoneError } from '../domain/errors.js';
 import type { MailLink } from '../domain/mail-links.js';
-import { createSso, getSso } from '../domain/ssos.js';
-import { assignRole, listRoles } from '../domain/transaction-roles.js';
+import { sessionStanding } from '../domain/session-standing.js';
 import {
+  basisOf,
   createSession,
   saveOutcome,
+  sessionOf,
   type ActionOutcome,
   type BrowserSession,
+  type SessionStart,
 } from '../domain/sessions.js';
+import { createSso } from '../domain/ssos.js';
+import { assignRole } from '../domain/transaction-roles.js';
 import { redeemToken, type RedeemedToken } from '../domain/tokens.js';
 import { createTransaction, getTransactionDetails } from '../domain/transactions.js';
 import { runConsoleModule, runTransactionModule, type RunResult } from './engine.js';
@@ -27,40 +33,66 @@ export async function enter(
   requestId?: string,
 ): Promise<string> {
   // One commit for C6, T5 and T8: the token's redemption, the role and the session together (if
-  // the role cannot be given, the token is not used up). P3 makes an SSO and a transaction, each
-  // with a transaction of its own, so it goes on after the redemption.
+  // the role cannot be given or the person may not act, the token is not used up). P3 makes an
+  // SSO and a transaction, each with a transaction of its own, so it goes on after the redemption.
   const started = await ctx.db.transaction().execute(async (trx) => {
     const tx: DomainContext = { ...ctx, db: trx };
     const entry = await redeemToken(tx, token);
     if (entry.kind === 'new-transaction') return { entry, cookie: undefined };
-    const session = {
+    const start: SessionStart = {
+      kind: entry.kind,
       enterpriseId: entry.enterpriseId,
       palId: entry.palId,
       transactionId: entry.transactionId,
-      // An anonymous entry shows no SSO in the page (its role is still recorded, for T2/T4/T7).
-      ssoId: entry.kind === 'anonymous' ? null : entry.ssoId,
+      // An anonymous entry shows no SSO in the page; its role is still recorded (for T2/T4/T7),
+      // and the session rests on it.
+      standingSso: entry.ssoId!,
       role: entry.kind === 'console' ? null : entry.kind,
+      profile: entry.profile,
+      outcome: null,
     };
-    if (session.transactionId)
-      await assignRole(tx, entry.enterpriseId, session.transactionId, entry.ssoId!, session.role!);
-    return { entry, session, cookie: await createSession(tx, { ...session, outcome: null }) };
+    if (start.transactionId)
+      await assignRole(tx, entry.enterpriseId, start.transactionId, start.standingSso, start.role!);
+    const standing = await sessionStanding(tx, basisOf(start));
+    if (!standing.ok) throw new ForbiddenError(standing.reason);
+    return { entry, start, cookie: await createSession(tx, start) };
   });
   const { entry } = started;
   if (started.cookie === undefined) return enterNewTransaction(ctx, entry, requestId);
 
-  const action = entry.kind === 'participant' ? 'enter' : entry.action;
+  // T5 runs `enter` when there is one: its absence, or a state that forbids runs, is nothing to
+  // show. A named action's outcome is shown whatever it is.
+  const implicit = entry.kind === 'participant';
+  const action = implicit ? 'enter' : entry.action;
   if (action) {
-    const outcome = await runAction(
+    const { outcome, refused } = await runEntryAction(
       ctx,
-      { ...started.session!, csrf: '', outcome: null },
+      sessionOf(started.start!),
       action,
-      {},
       requestId,
     );
-    // A missing `enter` is nothing to show; a missing named action is.
-    if (outcome.ran || action !== 'enter') await saveOutcome(ctx, started.cookie, outcome);
+    if (!implicit || (outcome.ran && !refused)) await saveOutcome(ctx, started.cookie, outcome);
   }
   return started.cookie;
+}
+
+/**
+ * An entry's action. When the transaction's systemStatus forbids runs it runs nothing and the
+ * outcome says why (the entry still shows the transaction).
+ */
+async function runEntryAction(
+  ctx: DomainContext,
+  session: BrowserSession,
+  action: string,
+  requestId?: string,
+): Promise<{ outcome: ActionOutcome; refused: boolean }> {
+  try {
+    return { outcome: await runAction(ctx, session, action, {}, requestId), refused: false };
+  } catch (error) {
+    if (!(error instanceof ConflictError)) throw error;
+    const messages = [{ message: error.message, type: error.code }];
+    return { outcome: { action, ran: true, success: false, messages }, refused: true };
+  }
 }
 
 /** P3: a NEW transaction of the pal, owned by the SSO or a fresh guest SSO. */
@@ -73,15 +105,18 @@ async function enterNewTransaction(
   const ssoId = entry.ssoId ?? (await guestSso(ctx, enterpriseId));
   const transactionId = (await createTransaction(ctx, enterpriseId, palId)).id;
   await assignRole(ctx, enterpriseId, transactionId, ssoId, 'owner');
-  const session = { enterpriseId, palId, transactionId, ssoId, role: 'owner' };
-  const outcome = await runAction(
-    ctx,
-    { ...session, csrf: '', outcome: null },
-    'enter',
-    {},
-    requestId,
-  );
-  return createSession(ctx, { ...session, outcome: outcome.ran ? outcome : null });
+  const start: SessionStart = {
+    kind: 'owner',
+    enterpriseId,
+    palId,
+    transactionId,
+    standingSso: ssoId,
+    role: 'owner',
+    profile: null,
+    outcome: null,
+  };
+  const outcome = await runAction(ctx, sessionOf(start), 'enter', {}, requestId);
+  return createSession(ctx, { ...start, outcome: outcome.ran ? outcome : null });
 }
 
 /** P3 with userSSO=auto: a person of the enterprise known only by this SSO. */
@@ -103,21 +138,34 @@ export async function runAction(
   requestId?: string,
 ): Promise<ActionOutcome> {
   const input = { values, action, ...(session.ssoId ? { sso: session.ssoId } : {}) };
-  const result: RunResult<{ success: boolean; messages?: ActionOutcome['messages'] }> =
-    session.transactionId === null
-      ? await runConsoleModule(ctx, session.enterpriseId, session.palId, {
-          exportName: action,
-          input: { ...input, palId: session.palId },
-          shape: (value) => consoleResult(value, session.palId),
-          requestId,
-        })
-      : await runTransactionModule(ctx, session.enterpriseId, session.transactionId, {
-          exportName: action,
-          webService: false,
-          input: { ...input, transactionId: session.transactionId },
-          shape: (value, palId) => transactionResult(value, palId, session.transactionId!),
-          requestId,
-        });
+  let result: RunResult<{ success: boolean; messages?: ActionOutcome['messages'] }>;
+  try {
+    result =
+      session.transactionId === null
+        ? await runConsoleModule(ctx, session.enterpriseId, session.palId, {
+            exportName: action,
+            input: { ...input, palId: session.palId },
+            shape: (value) => consoleResult(value, session.palId),
+            requestId,
+          })
+        : await runTransactionModule(ctx, session.enterpriseId, session.transactionId, {
+            exportName: action,
+            webService: false,
+            input: { ...input, transactionId: session.transactionId },
+            shape: (value, palId) => transactionResult(value, palId, session.transactionId!),
+            requestId,
+          });
+  } catch (error) {
+    // The enterprise has as many runs in progress as it may: the page says so (the session and
+    // its entry are kept, so the person may simply run the action again), never a 429 page.
+    if (!(error instanceof TooManyRunsError)) throw error;
+    return {
+      action,
+      ran: true,
+      success: false,
+      messages: [{ message: error.message, type: error.code }],
+    };
+  }
   if (result.ok)
     return {
       action,
@@ -135,30 +183,34 @@ export async function runAction(
 }
 
 /**
- * A mailed link's confirmed POST: enters the transaction as the recipient (an SSO of the
- * enterprise that is still ACTIVE, else 410) and runs the link's action.
+ * The session a mailed link starts: the recipient on the link's transaction. GoneError (410) when
+ * the link may no longer enter: its recipient is not ACTIVE, or the transaction is ARCHIVED.
+ * Changes nothing (the GET of the link's confirm page asks it too).
  */
+export async function mailLinkSession(ctx: DomainContext, link: MailLink): Promise<SessionStart> {
+  const transaction = await getTransactionDetails(ctx, link.enterpriseId, link.transactionId);
+  const start: SessionStart = {
+    kind: 'mail',
+    enterpriseId: link.enterpriseId,
+    palId: transaction.palId,
+    transactionId: transaction.id,
+    standingSso: link.recipientSso,
+    role: null,
+    profile: null,
+    outcome: null,
+  };
+  const standing = await sessionStanding(ctx, basisOf(start));
+  if (!standing.ok) throw new GoneError();
+  return { ...start, role: standing.role };
+}
+
+/** A mailed link's confirmed POST: enters as the recipient (mailLinkSession) and runs the action. */
 export async function enterFromMail(
   ctx: DomainContext,
   link: MailLink,
   requestId?: string,
 ): Promise<string> {
-  const sso = await getSso(ctx, link.enterpriseId, link.recipientSso).catch(() => undefined);
-  if (!sso || sso.status !== 'ACTIVE') throw new GoneError();
-  const roles = await listRoles(ctx, link.enterpriseId, link.transactionId, sso.id);
-  const session = {
-    enterpriseId: link.enterpriseId,
-    palId: (await getTransactionDetails(ctx, link.enterpriseId, link.transactionId)).palId,
-    transactionId: link.transactionId,
-    ssoId: sso.id,
-    role: roles[0]?.role ?? null,
-  };
-  const outcome = await runAction(
-    ctx,
-    { ...session, csrf: '', outcome: null },
-    link.action,
-    {},
-    requestId,
-  );
-  return createSession(ctx, { ...session, outcome });
+  const start = await mailLinkSession(ctx, link);
+  const { outcome } = await runEntryAction(ctx, sessionOf(start), link.action, requestId);
+  return createSession(ctx, { ...start, outcome });
 }

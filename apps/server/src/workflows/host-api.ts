@@ -1,9 +1,13 @@
-// The logic of the `pal` host API (DESIGN §7), host-side: what one run may read, and the effects
-// it asks for. Each `pal` method in the sandbox is a host function that calls `call(op, args)`
-// with its arguments as plain data; a thrown TypeError reaches the workflow as an exception it
-// may catch. Nothing here touches the database: the engine applies
-// the collected effects when the run succeeds, after checking each one again (effects.ts).
+// The logic of the `pal` host API (docs/workflows.md), host-side: what one run may read, and the
+// effects it asks for. Each `pal` method in the sandbox is a host function that calls
+// `call(op, args)` with its arguments as plain data; a thrown TypeError reaches the workflow as an
+// exception it may catch. Every effect is checked against RUN_BOUNDS as it is made, and a broken
+// bound is sticky: the run fails with WORKFLOW_MEMORY even if the workflow catches the RangeError,
+// and every later `pal` call throws it again, so a workflow cannot go on handing the host more.
+// Nothing here touches the database: the engine applies the collected effects when the run
+// succeeds, after checking each one again.
 import type { RoleView, RunEffects, SandboxJob } from './job.js';
+import { RUN_BOUNDS } from './limits.js';
 
 /** The host operations, one per `pal` method (and `module` for `pal.call`). */
 export const OPERATIONS = [
@@ -27,24 +31,39 @@ const MAX_VALUE = 65_536;
 const MAX_STATUS = 64;
 const MAX_LOGS = 200;
 const MAX_LOG_LINE = 4000;
-const MAX_MAILS = 20;
 const MAX_SUBJECT = 998;
+
+/** An object argument whose JSON text is longer than RUN_BOUNDS.argumentLength: never copied. */
+export class Oversized {
+  constructor(readonly length: number) {}
+}
+
+/** An object argument that JSON.stringify refused (a cycle, a BigInt, a throwing getter). */
+export class Unwritable {}
 
 export class RunState {
   readonly logs: string[] = [];
   readonly effects: RunEffects = { vars: {}, moves: [], roles: [], mails: [] };
+  /** The first bound the run broke; once set, the run fails whatever the workflow does next. */
+  broken?: string;
   private readonly vars: Map<string, string>;
   private roles: RoleView[];
   private readonly transaction: SandboxJob['transaction'];
+  /** What the scope's names and values take, in UTF-8 bytes. */
+  private scopeBytes = 0;
+  /** Distinct names this run has set. */
+  private namesSet = 0;
 
   constructor(private readonly job: SandboxJob) {
     this.vars = new Map(Object.entries(job.vars));
+    for (const [name, value] of this.vars) this.scopeBytes += bytes(name) + bytes(value);
     this.roles = (job.roles ?? []).map((r) => ({ ...r }));
     this.transaction = job.transaction && { ...job.transaction };
   }
 
   /** One call of a `pal` method; the value goes back to the guest. */
   call(op: Operation, args: unknown[]): unknown {
+    if (this.broken !== undefined) throw new RangeError(this.broken);
     switch (op) {
       case 'module': {
         const name = args[0];
@@ -70,6 +89,7 @@ export class RunState {
           );
         if (value.length > MAX_VALUE)
           throw new TypeError(`pal.vars.set: value is longer than ${MAX_VALUE} characters`);
+        this.checkVariable(name, value);
         this.vars.set(name, value);
         this.effects.vars[name] = value;
         return undefined;
@@ -100,14 +120,21 @@ export class RunState {
         this.tx('pal.roles.assign');
         const sso = text('pal.roles.assign: sso', args[0], MAX_NAME);
         const role = text('pal.roles.assign: role', args[1], MAX_STATUS);
-        if (!this.roles.some((r) => r.sso === sso && r.role === role))
+        this.checkRoleChange('pal.roles.assign');
+        if (!this.roles.some((r) => r.sso === sso && r.role === role)) {
+          if (this.roles.length >= RUN_BOUNDS.rolesPerTransaction)
+            this.breakBound(
+              `pal.roles.assign: the transaction would hold more than ${RUN_BOUNDS.rolesPerTransaction} roles`,
+            );
           this.roles.push({ sso, role });
+        }
         this.effects.roles.push({ op: 'assign', sso, role });
         return undefined;
       }
       case 'roles.remove': {
         this.tx('pal.roles.remove');
         const sso = text('pal.roles.remove: sso', args[0], MAX_NAME);
+        this.checkRoleChange('pal.roles.remove');
         this.roles = this.roles.filter((r) => r.sso !== sso);
         this.effects.roles.push({ op: 'remove', sso });
         return undefined;
@@ -118,11 +145,15 @@ export class RunState {
       case 'mail.send': {
         this.tx('pal.mail.send');
         const message = args[0];
-        if (message === null || typeof message !== 'object')
+        if (message instanceof Oversized)
+          throw new TypeError(
+            `pal.mail.send: the message is longer than ${RUN_BOUNDS.argumentLength} characters of JSON`,
+          );
+        if (message === null || typeof message !== 'object' || message instanceof Unwritable)
           throw new TypeError('pal.mail.send: expects an object {to, subject, text, action}');
         const m = message as Record<string, unknown>;
-        if (this.effects.mails.length >= MAX_MAILS)
-          throw new TypeError(`pal.mail.send: at most ${MAX_MAILS} mails per run`);
+        if (this.effects.mails.length >= RUN_BOUNDS.mailsPerRun)
+          this.breakBound(`pal.mail.send: a run may send at most ${RUN_BOUNDS.mailsPerRun} mails`);
         this.effects.mails.push({
           to: text('pal.mail.send: to', m.to, MAX_NAME),
           subject: text('pal.mail.send: subject', m.subject, MAX_SUBJECT),
@@ -134,6 +165,41 @@ export class RunState {
     }
   }
 
+  /** RUN_BOUNDS on variables, checked before `name` is set to `value`. */
+  private checkVariable(name: string, value: string): void {
+    if (!Object.hasOwn(this.effects.vars, name)) {
+      if (this.namesSet >= RUN_BOUNDS.namesPerRun)
+        this.breakBound(`pal.vars.set: a run may set at most ${RUN_BOUNDS.namesPerRun} variables`);
+      this.namesSet++;
+    }
+    const scope = this.transaction ? 'this transaction' : 'this pal';
+    const previous = this.vars.get(name);
+    if (previous === undefined && this.vars.size >= RUN_BOUNDS.namesPerScope)
+      this.breakBound(
+        `pal.vars.set: the variables of ${scope} would hold more than ${RUN_BOUNDS.namesPerScope} names`,
+      );
+    const growth =
+      previous === undefined ? bytes(name) + bytes(value) : bytes(value) - bytes(previous);
+    // A scope already past the bound (kept before the bound existed) may still shrink.
+    if (growth > 0 && this.scopeBytes + growth > RUN_BOUNDS.bytesPerScope)
+      this.breakBound(
+        `pal.vars.set: the variables of ${scope} would take more than ${RUN_BOUNDS.bytesPerScope} bytes`,
+      );
+    this.scopeBytes += growth;
+  }
+
+  private checkRoleChange(what: string): void {
+    if (this.effects.roles.length >= RUN_BOUNDS.roleChangesPerRun)
+      this.breakBound(
+        `${what}: a run may make at most ${RUN_BOUNDS.roleChangesPerRun} role changes`,
+      );
+  }
+
+  private breakBound(message: string): never {
+    this.broken = message;
+    throw new RangeError(message);
+  }
+
   private tx(what: string): NonNullable<SandboxJob['transaction']> {
     if (!this.transaction) throw new TypeError(`${what} is only available in transaction runs`);
     return this.transaction;
@@ -143,6 +209,8 @@ export class RunState {
 /** A log argument as text: strings as they are, anything else as JSON where it can be. */
 function show(value: unknown): string {
   if (typeof value === 'string') return value;
+  if (value instanceof Oversized) return `[a value of ${value.length} characters of JSON]`;
+  if (value instanceof Unwritable) return '[a value that cannot be written as JSON]';
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {
@@ -151,7 +219,12 @@ function show(value: unknown): string {
 }
 
 function kind(value: unknown): string {
+  if (value instanceof Oversized || value instanceof Unwritable) return 'object';
   return value === null ? 'null' : typeof value;
+}
+
+function bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
 }
 
 function text(where: string, value: unknown, max: number): string {

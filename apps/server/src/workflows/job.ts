@@ -38,7 +38,7 @@ export interface SandboxJob {
   moves: Record<string, { from: readonly string[]; to: string }>;
   timeoutMs: number;
   memoryBytes: number;
-  /** Longest return value accepted, in UTF-16 code units of its JSON text. */
+  /** Longest return value accepted, in UTF-16 code units of its JSON text (past it: WORKFLOW_MEMORY). */
   maxResultLength: number;
 }
 
@@ -56,7 +56,8 @@ export interface RunEffects {
 /** One stack frame of a failed run: `function (module:line)` in DebugInfo's words. */
 export interface StackFrame {
   functionName: string;
-  file: string;
+  /** The manifest's name of the module (`user`); a file no module names keeps its path. */
+  module: string;
   line: number;
 }
 

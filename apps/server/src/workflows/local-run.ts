@@ -3,6 +3,7 @@
 // (C7's ConsoleResult, T9's list, U1's ServiceResponse, …) and what the run would have kept.
 import { pino } from 'pino';
 import type * as Wire from '@pal-workflow/types';
+import { CONFIG_DEFAULTS } from '../config.js';
 import { loadPalPackage } from '../domain/pal-manifest.js';
 import { contentInput } from '../handlers/workflow-runs.js';
 import type { RunEffects, SandboxJob, StackFrame } from './job.js';
@@ -117,7 +118,11 @@ export async function runLocally(
           palId,
         }
       : options.module === 'transaction'
-        ? contentInput(body, { action: options.exportName, transactionId: LOCAL_TRANSACTION })
+        ? contentInput(body, {
+            action: options.exportName,
+            transactionId: LOCAL_TRANSACTION,
+            palId,
+          })
         : contentInput(body, { action: options.exportName, palId });
   const job: SandboxJob = {
     files: pkg.files,
@@ -141,12 +146,13 @@ export async function runLocally(
     moves: WORKFLOW_MOVES,
     timeoutMs: options.timeoutMs,
     memoryBytes: options.memoryMb * 1024 * 1024,
-    maxResultLength: 25 * 1024 * 1024,
+    maxResultLength: CONFIG_DEFAULTS.WORKFLOW_RESULT_MAX_CHARS,
   };
   const pool = new WorkerPool({
     size: 1,
     memoryLimitBytes: job.memoryBytes,
     backstopGraceMs: 500,
+    workerHeapMb: CONFIG_DEFAULTS.WORKFLOW_WORKER_HEAP_MB,
     log: pino({ level: 'silent' }),
   });
   try {

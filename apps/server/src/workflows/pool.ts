@@ -2,9 +2,17 @@
 // blocks the event loop. QuickJS's interrupt handler is polled only while bytecode runs (some
 // builtins run for seconds without it), so every job also has a wall-clock backstop: a worker
 // that has not answered by then is terminated and replaced, and its job fails as a timeout.
+// Each worker's V8 heap is bounded (resourceLimits): one that outgrows it is ended by Node and
+// replaced, and its job fails as WORKFLOW_MEMORY.
+//
+// Jobs belong to a tenant (an enterprise): at most `runsPerTenant` of one tenant's jobs hold a
+// worker at once, so one tenant's slow runs cannot take every worker; the others wait in line,
+// behind which any other tenant's job may pass. `admit` bounds what a tenant may have in
+// progress at all (docs/workflows.md, "One enterprise cannot take every worker").
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { SandboxJob, SandboxOutcome } from './job.js';
+import { memoryMessage, timeoutMessage } from './limits.js';
 import type { JobMessage, OutcomeMessage, WorkerData } from './worker.js';
 
 export interface WorkerPoolOptions {
@@ -12,11 +20,28 @@ export interface WorkerPoolOptions {
   memoryLimitBytes: number;
   /** How long past a job's own time limit the pool waits before it ends the worker. */
   backstopGraceMs: number;
+  /** The V8 heap of each worker (maxOldGenerationSizeMb), beside its sandbox's WASM memory. */
+  workerHeapMb: number;
+  /** Jobs of one tenant on workers at once; default: every worker. */
+  runsPerTenant?: number;
+  /** Runs of one tenant admitted beyond runsPerTenant, to wait in line; default: none. */
+  queuePerTenant?: number;
   log: Logger;
+}
+
+/** What one tenant has in this pool now. */
+export interface TenantRuns {
+  /** Runs admitted and not yet released (on a worker, in line, or between jobs). */
+  admitted: number;
+  /** Jobs on a worker. */
+  running: number;
+  /** Jobs in line for a worker. */
+  waiting: number;
 }
 
 interface Pending {
   job: SandboxJob;
+  tenant: string;
   resolve: (outcome: SandboxOutcome) => void;
   started: number;
 }
@@ -24,7 +49,7 @@ interface Pending {
 interface Slot {
   worker: Worker;
   ready: Promise<void>;
-  current?: { id: number; pending: Pending; timer: NodeJS.Timeout };
+  current?: { id: number; pending: Pending; timer?: NodeJS.Timeout };
 }
 
 // Built, the worker is JavaScript. From the sources (tests, tsx) it is TypeScript: a small
@@ -33,25 +58,58 @@ interface Slot {
 const fromSources = import.meta.url.endsWith('.ts');
 const WORKER_URL = new URL(fromSources ? './worker.ts' : './worker.js', import.meta.url);
 
-function startWorker(workerData: WorkerData): Worker {
-  if (!fromSources) return new Worker(WORKER_URL, { workerData });
+function startWorker(workerData: WorkerData, heapMb: number): Worker {
+  const resourceLimits = { maxOldGenerationSizeMb: heapMb };
+  if (!fromSources) return new Worker(WORKER_URL, { workerData, resourceLimits });
   const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData });
+  return new Worker(bootstrap, { eval: true, workerData, resourceLimits });
 }
 
 export class WorkerPool {
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
+  private readonly running = new Map<string, number>();
+  private readonly admitted = new Map<string, number>();
+  private readonly runsPerTenant: number;
+  private readonly queuePerTenant: number;
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly options: WorkerPoolOptions) {}
+  constructor(private readonly options: WorkerPoolOptions) {
+    this.runsPerTenant = options.runsPerTenant ?? options.size;
+    this.queuePerTenant = options.queuePerTenant ?? 0;
+  }
+
+  /**
+   * Admits one run of the tenant (a run may make several jobs: repeats after a conflict), and
+   * answers the function that ends it; undefined when the tenant already has runsPerTenant +
+   * queuePerTenant runs in progress.
+   */
+  admit(tenant: string): (() => void) | undefined {
+    const admitted = this.admitted.get(tenant) ?? 0;
+    if (admitted >= this.runsPerTenant + this.queuePerTenant) return undefined;
+    this.admitted.set(tenant, admitted + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      count(this.admitted, tenant, -1);
+    };
+  }
+
+  runsOf(tenant: string): TenantRuns {
+    return {
+      admitted: this.admitted.get(tenant) ?? 0,
+      running: this.running.get(tenant) ?? 0,
+      waiting: this.queue.filter((pending) => pending.tenant === tenant).length,
+    };
+  }
 
   /** Runs a job on the next free worker. Never rejects: every failure is an outcome. */
-  run(job: SandboxJob): Promise<SandboxOutcome> {
+  run(job: SandboxJob, tenant = ''): Promise<SandboxOutcome> {
     if (this.closed) return Promise.resolve(poolFailure('the workflow engine is shutting down', 0));
     return new Promise((resolve) => {
-      this.queue.push({ job, resolve, started: performance.now() });
+      this.queue.push({ job, tenant, resolve, started: performance.now() });
       this.dispatch();
     });
   }
@@ -70,26 +128,41 @@ export class WorkerPool {
   }
 
   private dispatch(): void {
-    while (this.queue.length > 0) {
+    for (;;) {
+      // The oldest job whose tenant is below its share; the others keep their place in line.
+      const index = this.queue.findIndex(
+        (pending) => (this.running.get(pending.tenant) ?? 0) < this.runsPerTenant,
+      );
+      if (index < 0) return;
       let slot = this.slots.find((s) => !s.current);
       if (!slot) {
         if (this.slots.length >= this.options.size) return;
         slot = this.spawn();
         this.slots.push(slot);
       }
-      const pending = this.queue.shift()!;
+      const [pending] = this.queue.splice(index, 1) as [Pending];
+      count(this.running, pending.tenant, 1);
       const id = this.nextId++;
-      const timer = setTimeout(
-        () => this.abandon(slot, id),
-        pending.job.timeoutMs + this.options.backstopGraceMs,
-      );
-      slot.current = { id, pending, timer };
+      const current: NonNullable<Slot['current']> = { id, pending };
+      slot.current = current;
       slot.worker.postMessage({ id, job: pending.job } satisfies JobMessage);
+      // The backstop counts from when the worker can run the job: a worker started for it takes
+      // a while to load its sandbox (most of a second from the sources), which is not the run's.
+      void slot.ready.then(() => {
+        if (slot.current === current)
+          current.timer = setTimeout(
+            () => this.abandon(slot, id),
+            pending.job.timeoutMs + this.options.backstopGraceMs,
+          );
+      });
     }
   }
 
   private spawn(): Slot {
-    const worker = startWorker({ memoryLimitBytes: this.options.memoryLimitBytes });
+    const worker = startWorker(
+      { memoryLimitBytes: this.options.memoryLimitBytes },
+      this.options.workerHeapMb,
+    );
     worker.unref();
     let started = false;
     let markReady!: () => void;
@@ -100,11 +173,8 @@ export class WorkerPool {
         started = true;
         return markReady();
       }
-      const current = slot.current;
-      if (!current || current.id !== message.id) return;
-      clearTimeout(current.timer);
-      slot.current = undefined;
-      current.pending.resolve(message.outcome);
+      if (slot.current?.id !== message.id) return;
+      this.settle(slot, message.outcome);
       if (!message.outcome.ok && message.outcome.retire) this.replace(slot);
       this.dispatch();
     });
@@ -123,22 +193,31 @@ export class WorkerPool {
     return slot;
   }
 
+  /** Answers the slot's current job and frees the slot (and its tenant's share). */
+  private settle(slot: Slot, outcome: SandboxOutcome): void {
+    const current = slot.current!;
+    slot.current = undefined;
+    clearTimeout(current.timer);
+    count(this.running, current.pending.tenant, -1);
+    current.pending.resolve(outcome);
+  }
+
   /** The backstop: the worker did not answer in time. */
   private abandon(slot: Slot, id: number): void {
     const current = slot.current;
     if (!current || current.id !== id) return;
-    slot.current = undefined;
+    const { job, started } = current.pending;
     this.options.log.warn(
-      { timeoutMs: current.pending.job.timeoutMs },
+      { timeoutMs: job.timeoutMs },
       'a workflow run passed its time limit without being interrupted: its worker is replaced',
     );
-    current.pending.resolve({
+    this.settle(slot, {
       ok: false,
       type: 'WORKFLOW_TIMEOUT',
-      message: `the workflow ran longer than ${current.pending.job.timeoutMs} ms`,
+      message: timeoutMessage(job),
       frames: [],
       logs: [],
-      durationMs: performance.now() - current.pending.started,
+      durationMs: performance.now() - started,
     });
     this.replace(slot);
     this.dispatch();
@@ -146,15 +225,14 @@ export class WorkerPool {
 
   private fail(slot: Slot, error: Error): void {
     const current = slot.current;
-    slot.current = undefined;
     if (current) {
-      clearTimeout(current.timer);
+      // Also a worker ended by Node for outgrowing its heap (ERR_WORKER_OUT_OF_MEMORY).
       const memory = /memory/i.test(error.message);
-      current.pending.resolve({
+      this.settle(slot, {
         ok: false,
         type: memory ? 'WORKFLOW_MEMORY' : 'WORKFLOW_ERROR',
         message: memory
-          ? `the workflow used more than ${current.pending.job.memoryBytes / 1048576} MB of memory`
+          ? memoryMessage(current.pending.job)
           : `the sandbox failed: ${error.message}`,
         frames: [],
         logs: [],
@@ -179,6 +257,13 @@ export class WorkerPool {
     const index = this.slots.indexOf(slot);
     if (index >= 0) this.slots.splice(index, 1);
   }
+}
+
+/** Adds `by` to the tenant's count, forgetting tenants at zero. */
+function count(counts: Map<string, number>, tenant: string, by: number): void {
+  const next = (counts.get(tenant) ?? 0) + by;
+  if (next > 0) counts.set(tenant, next);
+  else counts.delete(tenant);
 }
 
 function poolFailure(message: string, durationMs: number): SandboxOutcome {

@@ -12,7 +12,8 @@ import {
   type QuickJSWASMModule,
 } from 'quickjs-emscripten';
 import type { FailureType, SandboxJob, SandboxOutcome, StackFrame } from './job.js';
-import { RunState, type Operation } from './host-api.js';
+import { Oversized, RunState, Unwritable, type Operation } from './host-api.js';
+import { cut, memoryMessage, RUN_BOUNDS, timeoutMessage } from './limits.js';
 import { driverSource } from './prelude.js';
 
 const WASM_PAGE = 64 * 1024;
@@ -60,6 +61,16 @@ interface GuestError {
   stack: string;
 }
 
+/**
+ * Built-in functions taken from the fresh context before any guest code runs. A workflow may
+ * replace `String.prototype.slice` or `JSON.stringify`, never these function objects: the host
+ * reads what the guest hands it through them, never whole when it is too long.
+ */
+interface Natives {
+  slice: QuickJSHandle;
+  stringify: QuickJSHandle;
+}
+
 const MAX_FRAMES = 20;
 
 export function runJob(quickjs: QuickJSWASMModule, job: SandboxJob): SandboxOutcome {
@@ -92,7 +103,7 @@ export function runJob(quickjs: QuickJSWASMModule, job: SandboxJob): SandboxOutc
     outcome = {
       ...failure(
         memory ? 'WORKFLOW_MEMORY' : 'WORKFLOW_ERROR',
-        memory ? limitMessage('WORKFLOW_MEMORY', job)! : `the sandbox failed: ${message}`,
+        memory ? memoryMessage(job) : `the sandbox failed: ${message}`,
         [],
         state,
       ),
@@ -112,6 +123,13 @@ export function runJob(quickjs: QuickJSWASMModule, job: SandboxJob): SandboxOutc
         : { ...outcome, retire: true };
     }
   }
+  // A broken bound is the run's failure, whatever the workflow did after it (caught the
+  // RangeError and returned, or went on until its time limit).
+  if (state.broken !== undefined)
+    outcome = {
+      ...failure('WORKFLOW_MEMORY', state.broken, [], state, false),
+      retire: !outcome.ok && outcome.retire === true,
+    };
   outcome.durationMs = performance.now() - started;
   return outcome;
 }
@@ -126,20 +144,42 @@ function evaluate(
   if (modulePath === undefined || !Object.hasOwn(job.files, modulePath))
     return failure('NO_WORKFLOW', `the pal has no workflow module "${job.module}"`, [], state);
 
+  const natives: Natives = {
+    slice: context.unwrapResult(context.evalCode('String.prototype.slice', 'pal:natives')),
+    stringify: context.unwrapResult(context.evalCode('JSON.stringify', 'pal:natives')),
+  };
+  try {
+    return evaluateModule(context, natives, state, job, modulePath, interrupted);
+  } finally {
+    natives.slice.dispose();
+    natives.stringify.dispose();
+  }
+}
+
+function evaluateModule(
+  context: QuickJSContext,
+  natives: Natives,
+  state: RunState,
+  job: SandboxJob,
+  modulePath: string,
+  interrupted: () => boolean,
+): SandboxOutcome {
+  const fail = (handle: QuickJSHandle) =>
+    guestFailure(context, natives, handle, job, state, interrupted());
   const driver = context.evalCode(driverSource(modulePath, job.exportName), 'pal:driver', {
     type: 'global',
   });
-  if (driver.error) return guestFailure(context, driver.error, job, state, interrupted());
-  const pal = buildPal(context, state, job);
-  const module = hostFunction(context, state, 'module');
+  if (driver.error) return fail(driver.error);
+  const pal = buildPal(context, natives, state, job);
+  const module = hostFunction(context, natives, state, 'module');
   const input = context.newString(job.inputJson);
   const call = context.callFunction(driver.value, context.undefined, pal, module, input);
   for (const handle of [driver.value, pal, module, input]) handle.dispose();
-  if (call.error) return guestFailure(context, call.error, job, state, interrupted());
+  if (call.error) return fail(call.error);
   const promise = call.value;
   try {
     const pending = context.runtime.executePendingJobs(-1);
-    if (pending.error) return guestFailure(context, pending.error, job, state, interrupted());
+    if (pending.error) return fail(pending.error);
     const settled = context.getPromiseState(promise);
     if (settled.type === 'pending')
       return failure(
@@ -148,8 +188,7 @@ function evaluate(
         [],
         state,
       );
-    if (settled.type === 'rejected')
-      return guestFailure(context, settled.error, job, state, interrupted());
+    if (settled.type === 'rejected') return fail(settled.error);
     const result = settled.value;
     try {
       const type = context.typeof(result);
@@ -164,10 +203,11 @@ function evaluate(
       if (type === 'string') {
         if (stringLength(context, result) > job.maxResultLength)
           return failure(
-            'WORKFLOW_ERROR',
+            'WORKFLOW_MEMORY',
             `the workflow's result is larger than ${job.maxResultLength} characters of JSON`,
             [],
             state,
+            false,
           );
         valueJson = context.getString(result);
       }
@@ -181,7 +221,12 @@ function evaluate(
 }
 
 /** The `pal` object without `call` (the driver adds it): host functions over RunState. */
-function buildPal(context: QuickJSContext, state: RunState, job: SandboxJob): QuickJSHandle {
+function buildPal(
+  context: QuickJSContext,
+  natives: Natives,
+  state: RunState,
+  job: SandboxJob,
+): QuickJSHandle {
   const pal = context.newObject();
   const set = (target: QuickJSHandle, key: string, value: QuickJSHandle) => {
     context.setProp(target, key, value);
@@ -190,10 +235,10 @@ function buildPal(context: QuickJSContext, state: RunState, job: SandboxJob): Qu
   const group = (methods: Record<string, Operation>) => {
     const object = context.newObject();
     for (const [name, op] of Object.entries(methods))
-      set(object, name, hostFunction(context, state, op));
+      set(object, name, hostFunction(context, natives, state, op));
     return object;
   };
-  set(pal, 'log', hostFunction(context, state, 'log'));
+  set(pal, 'log', hostFunction(context, natives, state, 'log'));
   set(pal, 'vars', group({ get: 'vars.get', set: 'vars.set', all: 'vars.all' }));
   set(pal, 'roles', group({ assign: 'roles.assign', remove: 'roles.remove', list: 'roles.list' }));
   set(pal, 'mail', group({ send: 'mail.send' }));
@@ -216,16 +261,77 @@ function buildPal(context: QuickJSContext, state: RunState, job: SandboxJob): Qu
   return pal;
 }
 
-function hostFunction(context: QuickJSContext, state: RunState, op: Operation): QuickJSHandle {
+function hostFunction(
+  context: QuickJSContext,
+  natives: Natives,
+  state: RunState,
+  op: Operation,
+): QuickJSHandle {
   return context.newFunction(op, (...handles) =>
     toHandle(
       context,
       state.call(
         op,
-        handles.map((handle) => context.dump(handle) as unknown),
+        handles.map((handle) => readArgument(context, natives, handle)),
       ),
     ),
   );
+}
+
+/**
+ * An argument of a `pal` method as plain data, never longer than RUN_BOUNDS.argumentLength: a
+ * longer string is cut there (the method's own limit then refuses it), a longer object becomes
+ * Oversized, without its text being copied out of the sandbox.
+ */
+function readArgument(context: QuickJSContext, natives: Natives, handle: QuickJSHandle): unknown {
+  const type = context.typeof(handle);
+  if (type === 'string')
+    return readString(context, natives, handle, RUN_BOUNDS.argumentLength).text;
+  if (type !== 'object' && type !== 'function') return context.dump(handle);
+  if (context.sameValue(handle, context.null)) return null;
+  const json = context.callFunction(natives.stringify, context.undefined, handle);
+  if (json.error) {
+    json.error.dispose();
+    return new Unwritable();
+  }
+  try {
+    if (context.typeof(json.value) !== 'string') return undefined;
+    const length = stringLength(context, json.value);
+    if (length > RUN_BOUNDS.argumentLength) return new Oversized(length);
+    return JSON.parse(context.getString(json.value)) as unknown;
+  } finally {
+    json.value.dispose();
+  }
+}
+
+/** A guest string's length, read without copying the string (getLength answers objects only). */
+function stringLength(context: QuickJSContext, handle: QuickJSHandle): number {
+  const length = context.getProp(handle, 'length');
+  const size = context.getNumber(length);
+  length.dispose();
+  return size;
+}
+
+/** A guest string's first `max` characters, and its whole length. */
+function readString(
+  context: QuickJSContext,
+  natives: Natives,
+  handle: QuickJSHandle,
+  max: number,
+): { text: string; length: number } {
+  const length = stringLength(context, handle);
+  if (length <= max) return { text: context.getString(handle), length };
+  const [start, end] = [context.newNumber(0), context.newNumber(max)];
+  const sliced = context.callFunction(natives.slice, handle, start, end);
+  start.dispose();
+  end.dispose();
+  if (sliced.error) {
+    sliced.error.dispose();
+    return { text: '', length };
+  }
+  const text = context.getString(sliced.value);
+  sliced.value.dispose();
+  return { text, length };
 }
 
 /** Plain data (strings, arrays, objects of them) into the guest. */
@@ -241,27 +347,21 @@ function toHandle(context: QuickJSContext, value: unknown): QuickJSHandle {
   return target;
 }
 
-function stringLength(context: QuickJSContext, handle: QuickJSHandle): number {
-  const length = context.getProp(handle, 'length');
-  const size = context.getNumber(length);
-  length.dispose();
-  return size;
-}
-
 function guestFailure(
   context: QuickJSContext,
+  natives: Natives,
   handle: QuickJSHandle,
   job: SandboxJob,
   state: RunState,
   interrupted: boolean,
 ): SandboxOutcome {
-  const error = dumpError(context, handle);
+  const error = readError(context, natives, handle);
   handle.dispose();
   const type = classify(error, interrupted);
   return failure(
     type,
     limitMessage(type, job) ?? `${error.name}: ${error.message}`,
-    stackFrames(error.stack),
+    stackFrames(error.stack, job.modules),
     state,
   );
 }
@@ -271,23 +371,45 @@ function failure(
   message: string,
   frames: StackFrame[],
   state: RunState,
-): SandboxOutcome & { ok: false } {
   // A run that hit a limit may have left the module's memory in a bad way (quickjs-emscripten #257).
-  const retire = type === 'WORKFLOW_MEMORY' || type === 'WORKFLOW_TIMEOUT';
+  retire = type === 'WORKFLOW_MEMORY' || type === 'WORKFLOW_TIMEOUT',
+): SandboxOutcome & { ok: false } {
   return { ok: false, type, message, frames, logs: state.logs, durationMs: 0, retire };
 }
 
-function dumpError(context: QuickJSContext, handle: QuickJSHandle): GuestError {
-  const dumped: unknown = context.dump(handle);
-  if (dumped !== null && typeof dumped === 'object') {
-    const { name, message, stack } = dumped as Record<string, unknown>;
+/** A thrown value's name, message and stack, each cut to its RUN_BOUNDS length. */
+function readError(context: QuickJSContext, natives: Natives, handle: QuickJSHandle): GuestError {
+  const { errorNameLength, errorMessageLength, stackLength } = RUN_BOUNDS;
+  const type = context.typeof(handle);
+  if (type === 'string') {
+    const { text, length } = readString(context, natives, handle, errorMessageLength);
     return {
-      name: typeof name === 'string' ? name : 'Error',
-      message: typeof message === 'string' ? message : String(message),
-      stack: typeof stack === 'string' ? stack : '',
+      name: 'thrown value',
+      message: cut(text, errorMessageLength, 'message', length),
+      stack: '',
     };
   }
-  return { name: 'thrown value', message: String(dumped), stack: '' };
+  if ((type !== 'object' && type !== 'function') || context.sameValue(handle, context.null))
+    return { name: 'thrown value', message: String(context.dump(handle)), stack: '' };
+  const property = (key: string, max: number): { text: string; length: number } | undefined => {
+    const value = context.getProp(handle, key);
+    try {
+      if (context.typeof(value) === 'string') return readString(context, natives, value, max);
+      if (key !== 'message') return undefined;
+      const text = String(readArgument(context, natives, value));
+      return { text, length: text.length };
+    } finally {
+      value.dispose();
+    }
+  };
+  const name = property('name', errorNameLength);
+  const message = property('message', errorMessageLength);
+  const stack = property('stack', stackLength);
+  return {
+    name: name ? cut(name.text, errorNameLength, 'name', name.length) : 'Error',
+    message: message ? cut(message.text, errorMessageLength, 'message', message.length) : '',
+    stack: stack?.text ?? '',
+  };
 }
 
 function classify(error: GuestError, interrupted: boolean): FailureType {
@@ -304,19 +426,28 @@ function classify(error: GuestError, interrupted: boolean): FailureType {
 }
 
 function limitMessage(type: FailureType, job: SandboxJob): string | undefined {
-  if (type === 'WORKFLOW_TIMEOUT') return `the workflow ran longer than ${job.timeoutMs} ms`;
-  if (type === 'WORKFLOW_MEMORY')
-    return `the workflow used more than ${job.memoryBytes / 1048576} MB of memory`;
+  if (type === 'WORKFLOW_TIMEOUT') return timeoutMessage(job);
+  if (type === 'WORKFLOW_MEMORY') return memoryMessage(job);
   return undefined;
 }
 
-/** QuickJS frames look like `    at approve (workflows/tx.js:12:5)`; the pal's own modules only. */
-export function stackFrames(stack: string): StackFrame[] {
+/**
+ * QuickJS frames look like `    at approve (workflows/tx.js:12:5)`; the pal's own files only,
+ * each named by its module's name in the manifest (`modules`: name → path), as DebugInfo shows it.
+ */
+export function stackFrames(stack: string, modules: Record<string, string>): StackFrame[] {
+  const moduleOf = new Map<string, string>();
+  for (const [name, path] of Object.entries(modules))
+    if (!moduleOf.has(path)) moduleOf.set(path, name);
   const frames: StackFrame[] = [];
   for (const match of stack.matchAll(/^\s*at (\S+) \(([^():]+):(\d+)(?::\d+)?\)/gm)) {
     const [, functionName, file, line] = match;
     if (file!.startsWith('pal:')) continue;
-    frames.push({ functionName: functionName!, file: file!, line: Number(line) });
+    frames.push({
+      functionName: functionName!,
+      module: moduleOf.get(file!) ?? file!,
+      line: Number(line),
+    });
     if (frames.length === MAX_FRAMES) break;
   }
   return frames;

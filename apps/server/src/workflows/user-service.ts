@@ -94,7 +94,7 @@ export function failedServiceResponse(
       workflow: options.workflow,
       action: options.action,
       line: frames[0]?.line ?? 0,
-      callStack: frames.map((frame) => `${frame.functionName} (${frame.file}:${frame.line})`),
+      callStack: frames.map((frame) => `${frame.functionName} (${frame.module}:${frame.line})`),
     },
   };
 }

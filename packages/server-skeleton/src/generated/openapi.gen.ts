@@ -7,7 +7,7 @@ export const openApiDocument = {
     title: 'Pal Workflow Services',
     version: '0.1.0',
     description:
-      "HTTP/REST operations for working with pals: reusable workflow definitions that can be run in console, transaction or web mode. Five areas: console, transactions, user, enterprise and pals.\n\nContent negotiation: the `Accept` header selects the response format, `application/xml` (the default when `Accept` is absent or `*/*`), `application/json`, or `text/plain` (only for simple string, boolean and int responses; any other response asked as text answers 406). q-values are honoured; nothing acceptable answers 406.\n\nXML: the root element is in its type's namespace (`urn:pal-workflow:pal` for the console, transactions, enterprise and pals areas, `urn:pal-workflow:services` for the user service); members are unqualified. Simple responses are a root `<string>`, `<boolean>` or `<int>` in `urn:pal-workflow:pal`. List responses are a wrapper root `palInfoList`, `transactionInfoList` or `nameValueList` holding repeated unqualified `palInfo`, `transactionInfo` or `nameValue` elements. An XML body with a DOCTYPE is refused with 400.\n\nJSON: member names as in the schemas, absent optional members are left out, lists are arrays, maps are objects, base64Binary is a base64 string. Simple responses are a JSON string, boolean or number.\n\nErrors: every error has a status and a body in the negotiated format, a root `errorResult` of type Result with `success=false` and `messages=[{message, type}]`, `type` a stable code. A workflow that fails is no HTTP error: it answers 200 with `success=false` and messages (U1: `errorMessage`).\n\nEvery operation needs HTTP BASIC authorization.",
+      'HTTP/REST operations for working with pals: reusable workflow definitions that can be run in console, transaction or web mode. Five areas: console, transactions, user, enterprise and pals.\n\nContent negotiation: the `Accept` header selects the response format, `application/xml` (the default when `Accept` is absent or `*/*`), `application/json`, or `text/plain` (only for simple string, boolean and int responses; any other response asked as text answers 406). q-values are honoured; nothing acceptable answers 406.\n\nXML: the root element is in its type\'s namespace (`urn:pal-workflow:pal` for the console, transactions, enterprise and pals areas, `urn:pal-workflow:services` for the user service); members are unqualified. Simple responses are a root `<string>`, `<boolean>` or `<int>` in `urn:pal-workflow:pal`. List responses are a wrapper root `palInfoList`, `transactionInfoList` or `nameValueList` holding repeated unqualified `palInfo`, `transactionInfo` or `nameValue` elements. An XML body with a DOCTYPE is refused with 400.\n\nJSON: member names as in the schemas, absent optional members are left out, lists are arrays, maps are objects, base64Binary is a base64 string. Simple responses are a JSON string, boolean or number.\n\nErrors: every error has a status and a body in the negotiated format, a root `errorResult` of type Result with `success=false` and `messages=[{message, type}]`, `type` a stable code. A workflow that fails is no HTTP error: it answers 200 with `success=false` and messages (U1: `errorMessage`).\n\nEvery operation needs HTTP BASIC authorization.\n\nRate limits: each API client may make a number of requests per window, and so may each address without valid credentials (settings of the server). Past it, 429 with `Retry-After` and `messages[].type` `RATE_LIMITED`. Every answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-11), e.g. `"client";q=6000;w=60` and `"client";r=5999;t=42`.',
   },
   servers: [{ url: 'http://127.0.0.1:8080' }],
   security: [{ basic: [] }],
@@ -60,6 +60,8 @@ export const openApiDocument = {
           '200': {
             description: 'A page of the matching console pals.',
             headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
               'X-Total-Count': {
                 description: 'The number of matches of the search (all pages).',
                 schema: { type: 'integer', format: 'int32', minimum: 0 },
@@ -119,6 +121,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The name/values produced by the workflow.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': {
                 schema: {
@@ -210,6 +216,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'true when the grant exists.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': {
                 schema: {
@@ -294,6 +304,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'true when the grant was removed.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': {
                 schema: {
@@ -345,6 +359,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The result of the workflow.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': { schema: { $ref: '#/components/schemas/ConsoleResult' } },
               'application/json': { schema: { $ref: '#/components/schemas/ConsoleResult' } },
@@ -370,7 +388,7 @@ export const openApiDocument = {
         tags: ['console'],
         summary: 'Issue a single-use token to enter a console pal',
         description:
-          "Issues a single-use token that lets the user identified by `ssoId` enter the console pal `palId`, under the enterprise profile (`useEnterpriseProfile=true`) or the user's personal profile (`false`, the default); `action` names the action to run when the console pal is entered with the token. Returns the bare token; it is redeemed at `GET {base_url}/services/enter/{token}`. Valid 60 seconds by default (setting `TOKEN_TTL_SECONDS`).",
+          "Issues a single-use token that lets the user identified by `ssoId` enter the console pal `palId`, under the enterprise profile (`useEnterpriseProfile=true`) or the user's personal profile (`false`, the default); `action` names the action to run when the console pal is entered with the token. Returns the bare token; it is redeemed at `GET {base_url}/services/enter/{token}`. Valid 60 seconds by default (setting `TOKEN_TTL_SECONDS`). The SSO needs a console grant (C3) of the pal under that profile: without one the answer is 403 (after the 404 and 409 checks).",
         parameters: [
           {
             name: 'palId',
@@ -432,6 +450,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The single-use token.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': {
                 schema: {
@@ -445,6 +467,7 @@ export const openApiDocument = {
           },
           '400': { $ref: '#/components/responses/BadRequest' },
           '401': { $ref: '#/components/responses/Unauthorized' },
+          '403': { $ref: '#/components/responses/Forbidden' },
           '404': { $ref: '#/components/responses/NotFound' },
           '406': { $ref: '#/components/responses/NotAcceptable' },
           '409': { $ref: '#/components/responses/Conflict' },
@@ -484,6 +507,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The result of the workflow.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': { schema: { $ref: '#/components/schemas/ConsoleResult' } },
               'application/json': { schema: { $ref: '#/components/schemas/ConsoleResult' } },
@@ -545,6 +572,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The id of the new transaction.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': {
                 schema: {
@@ -595,6 +626,8 @@ export const openApiDocument = {
           '200': {
             description: 'A page of the matching transactions.',
             headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
               'X-Total-Count': {
                 description:
                   'The number of matches of the search (all pages), exact up to the cap; past the cap, the cap (then X-Total-Count-Relation is `gte`).',
@@ -666,6 +699,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The transaction and the action tied to the link.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': { schema: { $ref: '#/components/schemas/TransactionResult' } },
               'application/json': { schema: { $ref: '#/components/schemas/TransactionResult' } },
@@ -723,6 +760,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The number of roles removed.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': {
                 schema: {
@@ -797,6 +838,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The single-use token.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': {
                 schema: {
@@ -849,6 +894,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The result of the workflow.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': { schema: { $ref: '#/components/schemas/TransactionResult' } },
               'application/json': { schema: { $ref: '#/components/schemas/TransactionResult' } },
@@ -918,6 +967,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The number of roles removed.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': {
                 schema: {
@@ -1000,6 +1053,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The single-use token.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': {
                 schema: {
@@ -1052,6 +1109,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The name/values produced by the workflow.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': {
                 schema: {
@@ -1101,6 +1162,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The transaction.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': { schema: { $ref: '#/components/schemas/TransactionInfo' } },
               'application/json': { schema: { $ref: '#/components/schemas/TransactionInfo' } },
@@ -1157,6 +1222,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The response of the workflow.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': { schema: { $ref: '#/components/schemas/ServiceResponse' } },
               'application/json': { schema: { $ref: '#/components/schemas/ServiceResponse' } },
@@ -1219,6 +1288,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The SSO ID.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': {
                 schema: {
@@ -1275,6 +1348,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'true when the SSO was deleted.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': {
                 schema: {
@@ -1331,6 +1408,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The new SSO ID.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': {
                 schema: {
@@ -1375,6 +1456,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'true when the e-mail address is already registered.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': {
                 schema: {
@@ -1414,6 +1499,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The status of the SSO: ACTIVE, PENDING_ACTIVATION or DELETED.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': {
                 schema: {
@@ -1482,6 +1571,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'true on success.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': {
                 schema: {
@@ -1532,6 +1625,8 @@ export const openApiDocument = {
           '200': {
             description: 'A page of the matching pals.',
             headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
               'X-Total-Count': {
                 description: 'The number of matches of the search (all pages).',
                 schema: { type: 'integer', format: 'int32', minimum: 0 },
@@ -1581,6 +1676,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The pal.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': { schema: { $ref: '#/components/schemas/PalInfo' } },
               'application/json': { schema: { $ref: '#/components/schemas/PalInfo' } },
@@ -1646,6 +1745,10 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The entry URL carrying the single-use token.',
+            headers: {
+              'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+              RateLimit: { $ref: '#/components/headers/RateLimit' },
+            },
             content: {
               'application/xml': {
                 schema: {
@@ -2321,10 +2424,26 @@ export const openApiDocument = {
         schema: { type: 'boolean', default: false },
       },
     },
+    headers: {
+      'RateLimit-Policy': {
+        description:
+          'The rate-limit policy that counted the request (draft-ietf-httpapi-ratelimit-headers-11): `"client";q=6000;w=60` for a request with valid credentials (its API client\'s quota `q` per window of `w` seconds), `"address";q=600;w=60` for one without (its address\'s). The numbers are the server\'s settings.',
+        schema: { type: 'string', example: '"client";q=6000;w=60' },
+      },
+      RateLimit: {
+        description:
+          'What is left of the policy\'s quota (`r`) and the seconds until its window ends (`t`), e.g. `"client";r=5999;t=42` (draft-ietf-httpapi-ratelimit-headers-11). `r=0` on a 429.',
+        schema: { type: 'string', example: '"client";r=5999;t=42' },
+      },
+    },
     responses: {
       BadRequest: {
         description:
           'Bad Request: a malformed body (or an XML body with a DOCTYPE), a bad header or parameter value (e.g. `startRecord: abc`), a missing required parameter, an unknown member, or a tampered e-mailed link (T3). `messages[].type` is `INVALID_ARGUMENT`.',
+        headers: {
+          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+          RateLimit: { $ref: '#/components/headers/RateLimit' },
+        },
         content: {
           'application/xml': {
             schema: {
@@ -2339,6 +2458,8 @@ export const openApiDocument = {
         description:
           'Unauthorized: missing or wrong BASIC credentials. `messages[].type` is `UNAUTHORIZED`.',
         headers: {
+          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+          RateLimit: { $ref: '#/components/headers/RateLimit' },
           'WWW-Authenticate': {
             description: 'The authentication challenge, `Basic realm="pal"`.',
             schema: { type: 'string' },
@@ -2354,9 +2475,30 @@ export const openApiDocument = {
           'application/json': { schema: { $ref: '#/components/schemas/Result' } },
         },
       },
+      Forbidden: {
+        description:
+          'Forbidden: authenticated, but not allowed: C6 for an SSO without a console grant (C3) of that pal under that profile. `messages[].type` is `FORBIDDEN`.',
+        headers: {
+          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+          RateLimit: { $ref: '#/components/headers/RateLimit' },
+        },
+        content: {
+          'application/xml': {
+            schema: {
+              allOf: [{ $ref: '#/components/schemas/Result' }],
+              xml: { name: 'errorResult', namespace: 'urn:pal-workflow:pal' },
+            },
+          },
+          'application/json': { schema: { $ref: '#/components/schemas/Result' } },
+        },
+      },
       NotFound: {
         description:
           "Not Found: an id (pal, transaction, SSO) that does not exist in the caller's enterprise; another enterprise's id looks the same. `messages[].type` is `NOT_FOUND`.",
+        headers: {
+          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+          RateLimit: { $ref: '#/components/headers/RateLimit' },
+        },
         content: {
           'application/xml': {
             schema: {
@@ -2370,6 +2512,10 @@ export const openApiDocument = {
       NotAcceptable: {
         description:
           'Not Acceptable: the `Accept` header names no format that can be served (`text/plain` is served only for string, boolean and int responses). The body is XML, the default format. `messages[].type` is `NOT_ACCEPTABLE`.',
+        headers: {
+          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+          RateLimit: { $ref: '#/components/headers/RateLimit' },
+        },
         content: {
           'application/xml': {
             schema: {
@@ -2383,6 +2529,10 @@ export const openApiDocument = {
       WorkflowFailed: {
         description:
           'Unprocessable: the workflow run of C2 or T9 failed (their list answers have no success member to say so; C5, C7, T6 and U1 answer 200 with success=false instead). `messages[].type` is `WORKFLOW_ERROR`, `WORKFLOW_TIMEOUT`, `WORKFLOW_MEMORY` or `NO_WORKFLOW`. Or the `Idempotency-Key` was used before with another request: `messages[].type` is `IDEMPOTENCY_KEY_REUSED`, and nothing was run.',
+        headers: {
+          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+          RateLimit: { $ref: '#/components/headers/RateLimit' },
+        },
         content: {
           'application/xml': {
             schema: {
@@ -2396,6 +2546,10 @@ export const openApiDocument = {
       IdempotencyKeyReused: {
         description:
           'Unprocessable: the `Idempotency-Key` was used within the last 24 hours with another request (method, path, query, Content-Type, body or the format `Accept` chooses); nothing was done. `messages[].type` is `IDEMPOTENCY_KEY_REUSED`.',
+        headers: {
+          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+          RateLimit: { $ref: '#/components/headers/RateLimit' },
+        },
         content: {
           'application/xml': {
             schema: {
@@ -2409,6 +2563,10 @@ export const openApiDocument = {
       BadGateway: {
         description:
           'Bad Gateway: the mail server refused the invitation mail or could not be reached; nothing was kept, so the call can be repeated. `messages[].type` is `MAIL_FAILED`.',
+        headers: {
+          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+          RateLimit: { $ref: '#/components/headers/RateLimit' },
+        },
         content: {
           'application/xml': {
             schema: {
@@ -2422,6 +2580,10 @@ export const openApiDocument = {
       Conflict: {
         description:
           'Conflict: the request is valid but clashes with the current state: an e-mail address in use by another account (E1, E6), a person already active in this enterprise (E3), a deleted or inactive SSO (C3, tokens), a pal that is not deployed (T1, workflow runs), a transaction whose state does not allow the run (T6, T9). `messages[].type` is `CONFLICT`.',
+        headers: {
+          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+          RateLimit: { $ref: '#/components/headers/RateLimit' },
+        },
         content: {
           'application/xml': {
             schema: {
@@ -2436,6 +2598,8 @@ export const openApiDocument = {
         description:
           'Conflict: the request is valid but clashes with the current state: a pal that is not deployed (T1, workflow runs), a transaction whose state does not allow the run (T6, T9), or a request with the same `Idempotency-Key` that is still being served (then with `Retry-After`). `messages[].type` is `CONFLICT`.',
         headers: {
+          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+          RateLimit: { $ref: '#/components/headers/RateLimit' },
           'Retry-After': {
             description:
               'Seconds after which to repeat the request: sent when the first request with the same `Idempotency-Key` is still being served.',
@@ -2455,6 +2619,10 @@ export const openApiDocument = {
       Gone: {
         description:
           'Gone: a token or e-mailed link that was already used or has expired, when redeemed (T3: links expire after 7 days by default). `messages[].type` is `TOKEN_EXPIRED`.',
+        headers: {
+          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+          RateLimit: { $ref: '#/components/headers/RateLimit' },
+        },
         content: {
           'application/xml': {
             schema: {
@@ -2468,6 +2636,10 @@ export const openApiDocument = {
       PayloadTooLarge: {
         description:
           'Payload Too Large: the request body is over the limit (25 MiB by default, a setting). `messages[].type` is `PAYLOAD_TOO_LARGE`.',
+        headers: {
+          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+          RateLimit: { $ref: '#/components/headers/RateLimit' },
+        },
         content: {
           'application/xml': {
             schema: {
@@ -2481,6 +2653,10 @@ export const openApiDocument = {
       UnsupportedMediaType: {
         description:
           "Unsupported Media Type: the request's Content-Type is not accepted (bodies: `application/xml`, `text/xml` or `application/json`; forms: `application/x-www-form-urlencoded` or `multipart/form-data`). `messages[].type` is `UNSUPPORTED_MEDIA_TYPE`.",
+        headers: {
+          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+          RateLimit: { $ref: '#/components/headers/RateLimit' },
+        },
         content: {
           'application/xml': {
             schema: {
@@ -2493,8 +2669,10 @@ export const openApiDocument = {
       },
       TooManyRequests: {
         description:
-          'Too Many Requests: the rate limit was reached (or too many failed authentication attempts). `messages[].type` is `RATE_LIMITED`.',
+          "Too Many Requests: the rate limit was reached, the API client's (requests with valid credentials) or the address's (requests without), or too many wrong secrets were sent for one client's username from one address. `messages[].type` is `RATE_LIMITED`; `Retry-After` says when to try again, and `RateLimit` has `r=0`.",
         headers: {
+          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+          RateLimit: { $ref: '#/components/headers/RateLimit' },
           'Retry-After': {
             description: 'Seconds to wait before trying again.',
             schema: { type: 'integer', format: 'int32', minimum: 0 },
@@ -2513,6 +2691,10 @@ export const openApiDocument = {
       InternalError: {
         description:
           'Internal Server Error: a server fault, never bad input; it is logged with its request id. `messages[].type` is `INTERNAL`.',
+        headers: {
+          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+          RateLimit: { $ref: '#/components/headers/RateLimit' },
+        },
         content: {
           'application/xml': {
             schema: {

@@ -1,7 +1,7 @@
 /** Request bodies as registerRoutes reads them; the full contract is packages/client/test/contract.test.ts. */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerRoutes, type Handlers, type OperationInputs } from '../index.js';
+import { operationOf, registerRoutes, type Handlers, type OperationInputs } from '../index.js';
 
 describe('registerRoutes: request bodies', () => {
   let app: FastifyInstance;
@@ -145,5 +145,82 @@ describe('registerRoutes: multipart forms under the body limit', () => {
     const twice = await post(multipart([...person, ['email', 'other@example.test']]));
     expect(twice.statusCode).toBe(400);
     expect(twice.json().messages[0].message).toMatch(/email/);
+  });
+});
+
+describe('registerRoutes: urlencoded forms within their caps', () => {
+  let app: FastifyInstance;
+  const handlers = {
+    async createSso() {
+      return 'sso-1';
+    },
+  } as unknown as Handlers<null>;
+
+  beforeAll(async () => {
+    // Room for a 1 MiB form, so that the cap on fields is what refuses it.
+    app = Fastify();
+    await registerRoutes(app, {
+      handlers,
+      authenticate: () => null,
+      formBodyLimit: 2 * 1024 * 1024,
+    });
+  });
+  afterAll(() => app.close());
+
+  const post = (payload: string, target: FastifyInstance = app) =>
+    target.inject({
+      method: 'POST',
+      url: '/services/rest/enterprises/sso',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      payload,
+    });
+  const person = 'firstName=Z&lastName=L&email=z%40example.test';
+
+  it('refuses 1 MiB of one repeated name with 413 (it was read in quadratic time)', async () => {
+    const answer = await post(`${person}&${'a=1&'.repeat(256 * 1024)}`);
+    expect(answer.statusCode, answer.body).toBe(413);
+    expect(answer.json()).toEqual({
+      success: false,
+      messages: [
+        { message: 'a form holds at most 100 fields and 10 files', type: 'PAYLOAD_TOO_LARGE' },
+      ],
+    });
+    expect((await post(`${person}&${'a=1&'.repeat(97)}`)).statusCode).toBe(200);
+  });
+
+  it('by default refuses a form over 64 KiB with 413, whatever the body limit', async () => {
+    const defaults = Fastify();
+    await registerRoutes(defaults, { handlers, authenticate: () => null });
+    try {
+      const over = await post(`${person}&pad=${'x'.repeat(64 * 1024)}`, defaults);
+      expect(over.statusCode).toBe(413);
+      expect(over.json().messages[0].type).toBe('PAYLOAD_TOO_LARGE');
+      expect((await post(person, defaults)).statusCode).toBe(200);
+    } finally {
+      await defaults.close();
+    }
+  });
+});
+
+describe('operationOf', () => {
+  it('names the operation a request was routed to, and nothing for the app’s own routes', async () => {
+    const app = Fastify();
+    const seen: (string | undefined)[] = [];
+    app.addHook('onRequest', (request, _reply, done) => {
+      seen.push(operationOf(request));
+      done();
+    });
+    app.get('/healthz', async () => 'ok');
+    await registerRoutes(app, {
+      handlers: { getPal: async () => ({ id: 'p' }) } as unknown as Handlers<null>,
+      authenticate: () => null,
+    });
+    try {
+      for (const url of ['/services/rest/pals/p', '/healthz', '/nowhere'])
+        await app.inject({ url, headers: { accept: 'application/json' } });
+      expect(seen).toEqual(['getPal', undefined, undefined]);
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -19,6 +19,13 @@ import type { Handlers } from '../generated/handlers.gen.js';
 import { defaultRoots, operations, type OperationId } from '../generated/operations.gen.js';
 import { readParams, readSearch, type RawValues } from './coerce.js';
 import { sendError } from './error-result.js';
+import {
+  DEFAULT_FORM_BODY_LIMIT,
+  DEFAULT_FORM_LIMITS,
+  parseMultipart,
+  parseUrlEncoded,
+  type FormLimits,
+} from './forms.js';
 import { badRequest, HttpError, notAcceptable } from './http-error.js';
 import { MEDIA_TYPE, negotiate, type Format } from './negotiate.js';
 import type { AnyDocument, OperationSpec, Page } from './operation-spec.js';
@@ -34,8 +41,15 @@ export interface RegisterRoutesOptions<Ctx> {
   serviceRoot?: string;
   /** First path segment of the user service. */
   userRoot?: string;
-  /** Largest accepted body in bytes (default 25 MiB). */
+  /** Largest accepted XML or JSON body in bytes (default 25 MiB). */
   bodyLimit?: number;
+  /**
+   * Largest accepted form body in bytes, urlencoded or multipart (default 64 KiB, and never more
+   * than `bodyLimit`): forms carry ids, names and addresses.
+   */
+  formBodyLimit?: number;
+  /** Fields and file parts a form may hold (default 100 and 10); more answer 413. */
+  formLimits?: FormLimits;
 }
 
 /**
@@ -49,6 +63,20 @@ export const maxPathParamLength = Math.max(
   ),
 );
 
+/** What an operation's route carries in its Fastify route config. */
+interface OperationRouteConfig {
+  operationId: OperationId;
+}
+
+/**
+ * The operation a request was routed to, or undefined when it is not one of the operations (a
+ * route of the app's own, or none): for hooks of the app that treat operations apart.
+ */
+export function operationOf(request: FastifyRequest): OperationId | undefined {
+  const config = request.routeOptions.config as Partial<OperationRouteConfig> | undefined;
+  return config?.operationId;
+}
+
 type ReceivedBody = { kind: 'xml' | 'json'; text: string } | { kind: 'form'; fields: RawValues };
 
 const CONTEXT = Symbol('palContext');
@@ -61,6 +89,8 @@ export async function registerRoutes<Ctx>(
   const serviceRoot = options.serviceRoot ?? defaultRoots.service;
   const userRoot = options.userRoot ?? defaultRoots.user;
   const bodyLimit = options.bodyLimit ?? 25 * 1024 * 1024;
+  const formBodyLimit = Math.min(options.formBodyLimit ?? DEFAULT_FORM_BODY_LIMIT, bodyLimit);
+  const formLimits = options.formLimits ?? DEFAULT_FORM_LIMITS;
 
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -76,9 +106,17 @@ export async function registerRoutes<Ctx>(
     );
     scope.addContentTypeParser(
       'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit },
-      (_req, text, done) =>
-        done(null, { kind: 'form', fields: parseUrlEncoded(String(text)) } satisfies ReceivedBody),
+      { parseAs: 'string', bodyLimit: formBodyLimit },
+      (_req, text, done) => {
+        let fields: RawValues;
+        try {
+          fields = parseUrlEncoded(String(text), formLimits);
+        } catch (error) {
+          done(error as Error);
+          return;
+        }
+        done(null, { kind: 'form', fields } satisfies ReceivedBody);
+      },
     );
     // Read whole under the body limit like every other body, then parsed by the platform's own
     // multipart parser (undici's Response.formData). @fastify/multipart streamed the raw request
@@ -86,9 +124,9 @@ export async function registerRoutes<Ctx>(
     // was silently truncated instead of answering 413.
     scope.addContentTypeParser(
       'multipart/form-data',
-      { parseAs: 'buffer', bodyLimit },
+      { parseAs: 'buffer', bodyLimit: formBodyLimit },
       (request, body, done) => {
-        parseMultipart(String(request.headers['content-type']), body as Buffer).then(
+        parseMultipart(String(request.headers['content-type']), body as Buffer, formLimits).then(
           (fields) => done(null, { kind: 'form', fields } satisfies ReceivedBody),
           (error: unknown) => done(error as Error),
         );
@@ -125,6 +163,7 @@ export async function registerRoutes<Ctx>(
       scope.route({
         method: spec.method,
         url: `/${root}${spec.path}`,
+        config: { operationId: id } satisfies OperationRouteConfig,
         handler: async (request, reply) => {
           const format = negotiate(request.headers.accept, spec.response.kind === 'simple');
           if (!format) throw notAcceptable(request.headers.accept ?? '');
@@ -212,51 +251,6 @@ function receivedBody(request: PalRequest): ReceivedBody | undefined {
   // (the generated client does for U1 without a ServiceRequest).
   if (body.kind !== 'form' && body.text.trim() === '') return undefined;
   return body;
-}
-
-const MAX_FORM_FIELDS = 100;
-const MAX_FORM_FILES = 10;
-
-/** The fields of a multipart/form-data body; a file part counts as a field with its text. */
-async function parseMultipart(contentType: string, body: Buffer): Promise<RawValues> {
-  let form: FormData;
-  try {
-    form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
-  } catch {
-    throw badRequest('malformed multipart/form-data body');
-  }
-  const out: RawValues = Object.create(null) as RawValues;
-  let fields = 0;
-  let files = 0;
-  for (const [name, value] of form.entries()) {
-    if (typeof value === 'string') fields += 1;
-    else files += 1;
-    if (fields > MAX_FORM_FIELDS || files > MAX_FORM_FILES)
-      throw new HttpError(
-        413,
-        'PAYLOAD_TOO_LARGE',
-        `a form holds at most ${MAX_FORM_FIELDS} fields and ${MAX_FORM_FILES} files`,
-      );
-    const text = typeof value === 'string' ? value : await value.text();
-    const previous = out[name];
-    out[name] =
-      previous === undefined
-        ? text
-        : Array.isArray(previous)
-          ? [...previous, text]
-          : [previous, text];
-  }
-  return out;
-}
-
-function parseUrlEncoded(text: string): RawValues {
-  // No prototype: a field named "__proto__" is a field like any other.
-  const out: RawValues = Object.create(null) as RawValues;
-  for (const [k, v] of new URLSearchParams(text)) {
-    const prev = out[k];
-    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
-  }
-  return out;
 }
 
 function checkJsonObject(text: string): void {

@@ -7,6 +7,11 @@ import { browserSessions } from './0003-browser-sessions.js';
 import { changeStamp } from './0004-change-stamp.js';
 import { signInFailures } from './0005-sign-in-failures.js';
 import { palTextIndex } from './0006-pal-text-index.js';
+import { palDocuments } from './0007-pal-documents.js';
+import { sessionStanding } from './0008-session-standing.js';
+import { clientSecretRotation } from './0009-client-secret-rotation.js';
+import { rateLimits } from './0010-rate-limits.js';
+import { workflowMailCounts } from './0011-workflow-mail-counts.js';
 import { auditLog } from './0020-audit-log.js';
 import { idempotencyKeys } from './0021-idempotency-keys.js';
 
@@ -17,6 +22,11 @@ export const migrations: Record<string, Migration> = {
   '0004_change_stamp': changeStamp,
   '0005_sign_in_failures': signInFailures,
   '0006_pal_text_index': palTextIndex,
+  '0007_pal_documents': palDocuments,
+  '0008_session_standing': sessionStanding,
+  '0009_client_secret_rotation': clientSecretRotation,
+  '0010_rate_limits': rateLimits,
+  '0011_workflow_mail_counts': workflowMailCounts,
   '0020_audit_log': auditLog,
   '0021_idempotency_keys': idempotencyKeys,
 };

@@ -1,0 +1,24 @@
+// Where the rate limits' counts live (http/rate-limits.ts). On PostgreSQL the nodes share them in
+// the unlogged table `rate_limits` (migration 0007), which rate-limiter-flexible's PostgreSQL
+// store reads and writes with one upsert per counted request. It gets a pool of its own: those
+// writes then neither wait for the data queries' connections nor count as this node's writes
+// (which would move the read cache's change stamp on every request). SQLite keeps no table: each
+// process counts in memory.
+import pg from 'pg';
+import type { DatabaseConfig } from '../config.js';
+
+/** The table rate-limiter-flexible's PostgreSQL store uses (its layout is the store's own). */
+export const RATE_COUNT_TABLE = 'rate_limits';
+
+/** The rate counts' own pool on PostgreSQL (as many connections as DATABASE_POOL_SIZE); none on SQLite. */
+export function openRateCountPool(database: DatabaseConfig): pg.Pool | undefined {
+  if (database.kind !== 'postgres') return undefined;
+  const pool = new pg.Pool({
+    connectionString: database.url,
+    max: database.poolSize,
+    connectionTimeoutMillis: 5000,
+  });
+  // A dropped idle connection must not end the process; the next query reconnects.
+  pool.on('error', () => {});
+  return pool;
+}

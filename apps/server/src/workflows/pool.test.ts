@@ -1,0 +1,88 @@
+// The worker pool on its own (real worker threads, no server): a worker's V8 heap is bounded by
+// its resourceLimits, and a tenant's jobs take at most their share of the workers.
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sandboxJob } from '../../test/workflow-runs.js';
+import type { SandboxJob } from './job.js';
+import { WorkerPool, type WorkerPoolOptions } from './pool.js';
+
+const MiB = 1024 * 1024;
+/** A job of its own export `run`, with a time limit that leaves a loaded machine room. */
+const job = (source: string, over: Partial<SandboxJob> = {}) =>
+  sandboxJob(source, { timeoutMs: 2000, ...over });
+
+let pool: WorkerPool | undefined;
+afterEach(() => pool?.close());
+
+function startPool(over: Partial<WorkerPoolOptions> = {}): WorkerPool {
+  pool = new WorkerPool({
+    size: 2,
+    memoryLimitBytes: 64 * MiB,
+    backstopGraceMs: 500,
+    workerHeapMb: 128,
+    runsPerTenant: 2,
+    queuePerTenant: 10,
+    log: pino({ level: 'silent' }),
+    ...over,
+  });
+  return pool;
+}
+
+describe('the worker pool', () => {
+  it("bounds a worker's heap: a job too large for it fails as WORKFLOW_MEMORY, and the next one runs", async () => {
+    const pool = startPool({ size: 1, workerHeapMb: 32 });
+    // 80 MB of files the sandbox never loads: they only pass through the worker's heap.
+    const files: Record<string, string> = { 'workflows/tx.js': 'export const run = () => 1;' };
+    for (let i = 0; i < 2000; i++) files[`data/${i}.txt`] = String(i).padEnd(40_000, 'x');
+    const big = await pool.run(job('', { files }), 'acme');
+    expect(big.ok).toBe(false);
+    expect(!big.ok && big.type).toBe('WORKFLOW_MEMORY');
+    const next = await pool.run(job('export const run = () => 2;'), 'acme');
+    expect(next.ok && next.valueJson).toBe('2');
+  });
+
+  it('counts the backstop from when a worker is ready: a job that starts a worker keeps its whole time', async () => {
+    // A worker from the sources takes most of a second to start; the job then runs 1.2 s of its
+    // 1.5 s, with a backstop grace of 1 ms: counted from the dispatch, the backstop would end it.
+    const pool = startPool({ size: 1, backstopGraceMs: 1 });
+    const outcome = await pool.run(
+      job(
+        'export function run() { const end = Date.now() + 1200; while (Date.now() < end) {} return 1; }',
+        {
+          timeoutMs: 1500,
+        },
+      ),
+    );
+    expect(outcome.ok && outcome.valueJson).toBe('1');
+  });
+
+  it("runs at most runsPerTenant of a tenant's jobs at once; other tenants' jobs take the rest", async () => {
+    const pool = startPool({ size: 2, runsPerTenant: 1 });
+    await pool.warm();
+    const order: string[] = [];
+    const slow = job('export function run() { for (;;) {} }', { timeoutMs: 500 });
+    const quick = job('export const run = () => "quick";');
+    const runs = [
+      pool.run(slow, 'a').then(() => order.push('a1')),
+      pool.run(slow, 'a').then(() => order.push('a2')),
+      pool.run(quick, 'b').then(() => order.push('b1')),
+      pool.run(quick, 'b').then(() => order.push('b2')),
+    ];
+    expect(pool.runsOf('a')).toEqual({ admitted: 0, running: 1, waiting: 1 });
+    await Promise.all(runs);
+    expect(order).toEqual(['b1', 'b2', 'a1', 'a2']);
+  });
+
+  it('admits runsPerTenant + queuePerTenant runs of a tenant; the next is refused until one ends', () => {
+    const pool = startPool({ runsPerTenant: 1, queuePerTenant: 1 });
+    const first = pool.admit('a');
+    const second = pool.admit('a');
+    expect([typeof first, typeof second]).toEqual(['function', 'function']);
+    expect(pool.admit('a')).toBeUndefined();
+    expect(pool.admit('b')).toBeTypeOf('function');
+    first!();
+    first!(); // a second release gives nothing back twice
+    expect(pool.admit('a')).toBeTypeOf('function');
+    expect(pool.admit('a')).toBeUndefined();
+  });
+});

@@ -1,0 +1,357 @@
+// Who may act through an entry, and for how long (DESIGN §6), over real HTTP: C6 needs a console
+// grant (403 FORBIDDEN without one) and C4 ends what it gave; every session request re-checks the
+// person's standing (SSO ACTIVE, role on the transaction or console grant, transaction not
+// ARCHIVED) and a session whose standing is gone ends with a 403 page and runs nothing; a session
+// ends 12 hours after it started however active; a mailed link enters only while its recipient is
+// ACTIVE and the transaction is not ARCHIVED; and no page runs a workflow on a transaction whose
+// systemStatus forbids runs (a 409 page, the rule of T6 and T9).
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashToken } from '../src/domain/ids.js';
+import { deployPal } from '../src/domain/pals.js';
+import { createSso } from '../src/domain/ssos.js';
+import { transitionTransaction } from '../src/domain/transactions.js';
+import { palScope, readVariables, transactionScope } from '../src/storage/variables.js';
+import { apiError, expectError, form, startHarness, type Answer, type Harness } from './harness.js';
+import { csrfOf, SESSION_PATH, sessionBrowser, type SessionBrowser } from './session-pages.js';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures', 'workflow-pals');
+const ROOT = '/services/rest';
+
+let h: Harness;
+let pages: SessionBrowser;
+beforeAll(async () => {
+  h = await startHarness({ smtp: true });
+  pages = sessionBrowser(h.url);
+  for (const id of ['wf-console', 'wf-tx'])
+    await deployPal(h.domain, h.a.enterpriseId, join(FIXTURES, id));
+});
+afterAll(() => h?.close());
+
+let people = 0;
+/** A new ACTIVE SSO of the first enterprise. */
+const person = () =>
+  createSso(h.domain, h.a.enterpriseId, {
+    firstName: 'Sam',
+    lastName: `Session-${++people}`,
+    email: `sam-${people}@sessions.test`,
+  });
+
+/** A new wf-tx transaction, and a T5 session of `sso` on it. */
+async function participantSession(sso: string) {
+  const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+  const token = await h.a.json.transactions.createTransactionToken({
+    transactionId: tx,
+    userSSO: sso,
+  });
+  return { tx, ...(await pages.enter(token)) };
+}
+
+/** A C6 session of `sso` on wf-console (under the enterprise profile). */
+async function consoleSession(sso: string) {
+  const token = await h.a.json.console.createConsoleToken({
+    palId: 'wf-console',
+    ssoId: sso,
+    useEnterpriseProfile: true,
+  });
+  return pages.enter(token);
+}
+
+const grant = (sso: string, useEnterpriseProfile = true) =>
+  h.a.json.console.grantConsolePalAccess({ palId: 'wf-console', ssoId: sso, useEnterpriseProfile });
+
+const noteOf = async (tx: string) =>
+  (await readVariables(h.domain.db, transactionScope(tx))).values.note;
+const consoleCount = async () =>
+  (await readVariables(h.domain.db, palScope(h.a.enterpriseId, 'wf-console'))).values.count;
+
+/** The answer a session gets once its person may no longer act: a 403 page saying why. */
+function expectWithdrawn(answer: Answer, reason: string): void {
+  expect(answer.status, answer.text).toBe(403);
+  expect(answer.type).toBe('text/html; charset=utf-8');
+  expect(answer.text).toContain('Your access has ended');
+  expect(answer.text).toContain(reason);
+  expect(answer.text).not.toContain('name="csrf"');
+  // The cookie goes too.
+  expect(answer.headers.get('set-cookie')).toMatch(/^pal_session=; .*Max-Age=0/);
+}
+
+/** Once ended, the session is no more: the one 401 page. */
+async function expectEnded(cookie: string): Promise<Answer> {
+  const answer = await pages.open(SESSION_PATH, cookie);
+  expect(answer.status, answer.text).toBe(401);
+  expect(answer.text).toContain('Your session has ended');
+  return answer;
+}
+
+describe('C6 and the console grant (C3, C4)', () => {
+  it('C6 needs a grant of that pal to that SSO under that profile: else 403 FORBIDDEN, checked after the 404 and 409 rules', async () => {
+    const sso = await person();
+    const token = (palId: string, ssoId: string, useEnterpriseProfile: boolean, accept: string) =>
+      h.http(`${ROOT}/console/${palId}/token`, {
+        accept,
+        body: form({ ssoId, useEnterpriseProfile: String(useEnterpriseProfile) }),
+      });
+    for (const [format, accept] of [
+      ['json', 'application/json'],
+      ['xml', 'application/xml'],
+    ] as const) {
+      const [message] = expectError(
+        await token('wf-console', sso, true, accept),
+        403,
+        'FORBIDDEN',
+        format,
+      );
+      expect(message).toContain('console grant');
+    }
+    // 404 and 409 come first, grant or not.
+    expectError(await token('nope', sso, true, 'application/json'), 404, 'NOT_FOUND', 'json');
+    expectError(await token('wf-tx', sso, true, 'application/json'), 404, 'NOT_FOUND', 'json');
+    const gone = await person();
+    await h.a.json.enterprise.deleteSso({ sso: gone });
+    expectError(await token('wf-console', gone, true, 'application/json'), 409, 'CONFLICT', 'json');
+
+    // A grant under the enterprise profile lets C6 issue for that profile only.
+    expect(await grant(sso, true)).toBe(true);
+    expect(
+      await h.a.json.console.createConsoleToken({
+        palId: 'wf-console',
+        ssoId: sso,
+        useEnterpriseProfile: true,
+      }),
+    ).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await apiError(
+      h.a.xml.console.createConsoleToken({
+        palId: 'wf-console',
+        ssoId: sso,
+        useEnterpriseProfile: false,
+      }),
+      403,
+      'FORBIDDEN',
+    );
+    // Another enterprise's grant counts for nothing: its client does not even see the pal.
+    await apiError(
+      h.b.json.console.createConsoleToken({ palId: 'wf-console', ssoId: sso }),
+      404,
+      'NOT_FOUND',
+    );
+  });
+
+  it('C4 ends what the grant gave: the open session stops at its next request and runs nothing, and a token issued before no longer enters', async () => {
+    const sso = await person();
+    await grant(sso);
+    const { cookie, page } = await consoleSession(sso);
+    const waiting = await h.a.json.console.createConsoleToken({
+      palId: 'wf-console',
+      ssoId: sso,
+      useEnterpriseProfile: true,
+    });
+    const before = await consoleCount();
+    expect(
+      await h.a.json.console.deleteConsolePalAccess({
+        palId: 'wf-console',
+        ssoId: sso,
+        useEnterpriseProfile: true,
+      }),
+    ).toBe(true);
+    expectWithdrawn(
+      await pages.post(cookie, { csrf: csrfOf(page), action: 'runWorkflow', values: 'mode=vars' }),
+      'Your access to this pal was removed',
+    );
+    expect(await consoleCount()).toBe(before);
+    await expectEnded(cookie);
+
+    const refused = await pages.open(`/services/enter/${waiting}`);
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('This link cannot be used now');
+    expect(refused.headers.get('set-cookie')).toBeNull();
+    // Granted again, the same token enters: it was not used up.
+    await grant(sso);
+    await pages.enter(waiting);
+  });
+});
+
+describe('a session re-checks its person on every request', () => {
+  it('ends when the SSO is deleted (E2): a 403 page, and the posted action does not run', async () => {
+    const sso = await person();
+    const { tx, cookie, page } = await participantSession(sso);
+    expect(await h.a.json.enterprise.deleteSso({ sso })).toBe(true);
+    expectWithdrawn(
+      await pages.post(cookie, { csrf: csrfOf(page), action: 'note', values: 'text=after' }),
+      'You can no longer act for this enterprise',
+    );
+    expect(await noteOf(tx)).toBeUndefined();
+    await expectEnded(cookie);
+  });
+
+  it('ends when the role on the transaction is removed (T7, T4)', async () => {
+    const sso = await person();
+    const one = await participantSession(sso);
+    const two = await participantSession(sso);
+    expect(
+      await h.a.json.transactions.removeTransactionRole({ transactionId: one.tx, userSSO: sso }),
+    ).toBe(1);
+    expectWithdrawn(
+      await pages.open(SESSION_PATH, one.cookie),
+      'Your role on this transaction was removed',
+    );
+    // The other transaction's session goes on, until T4 removes every role.
+    expect((await pages.open(SESSION_PATH, two.cookie)).status).toBe(200);
+    expect(await h.a.json.transactions.removeAllRoles({ userSSO: sso })).toBe(1);
+    expectWithdrawn(
+      await pages.open(SESSION_PATH, two.cookie),
+      'Your role on this transaction was removed',
+    );
+  });
+
+  it('ends 12 hours after it started, however active', async () => {
+    const sso = await person();
+    const { cookie } = await participantSession(sso);
+    const started = (agoMs: number) =>
+      h.domain.db
+        .updateTable('browser_sessions')
+        .set({ created_at: new Date(Date.now() - agoMs).toISOString() })
+        .where('id_hash', '=', hashToken(cookie.split('=')[1]!))
+        .execute();
+    // Used a minute ago (never idle), started 11 h 59 min ago: still on.
+    await started(12 * 3_600_000 - 60_000);
+    expect((await pages.open(SESSION_PATH, cookie)).status).toBe(200);
+    await started(12 * 3_600_000 + 1000);
+    const ended = await expectEnded(cookie);
+    expect(ended.text).toContain('12 hours after they start');
+  });
+
+  it('an anonymous (T8) session rests on the SSO its token was for and on the transaction; it never shows that SSO', async () => {
+    const sso = await person();
+    const anonymous = async () => {
+      const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+      const token = await h.a.json.transactions.createAnonymousToken({
+        transactionId: tx,
+        userSSO: sso,
+      });
+      return { tx, ...(await pages.enter(token)) };
+    };
+    const one = await anonymous();
+    expect(one.page.text).toContain('<dd id="your-role">anonymous</dd>');
+    expect(one.page.text).not.toContain(sso);
+    await h.a.json.transactions.removeTransactionRole({ transactionId: one.tx, userSSO: sso });
+    expectWithdrawn(await pages.open(SESSION_PATH, one.cookie), 'This link was withdrawn');
+
+    const two = await anonymous();
+    for (const move of ['cancel', 'archive'] as const)
+      await transitionTransaction(h.domain, h.a.enterpriseId, two.tx, move);
+    expectWithdrawn(await pages.open(SESSION_PATH, two.cookie), 'This transaction is archived');
+  });
+});
+
+describe('a page runs nothing on a transaction whose systemStatus forbids runs', () => {
+  it('posting an action on a CANCELLED transaction answers a 409 page, runs nothing, and keeps the session', async () => {
+    const sso = await person();
+    const { tx, cookie, page } = await participantSession(sso);
+    await transitionTransaction(h.domain, h.a.enterpriseId, tx, 'cancel');
+    const refused = await pages.post(cookie, {
+      csrf: csrfOf(page),
+      action: 'note',
+      values: 'text=too late',
+    });
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.type).toBe('text/html; charset=utf-8');
+    expect(refused.text).toContain('cannot run while its systemStatus is CANCELLED');
+    expect(refused.text).toContain(`href="${SESSION_PATH}"`);
+    expect(await noteOf(tx)).toBeUndefined();
+    // The same rule as T6's, from the same place.
+    const [message] = expectError(
+      await h.http(`${ROOT}/transactions/${tx}/runWorkflow`, {
+        accept: 'application/json',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{}',
+      }),
+      409,
+      'CONFLICT',
+      'json',
+    );
+    expect(refused.text).toContain(message);
+    // The person may still look at it.
+    const still = await pages.open(SESSION_PATH, cookie);
+    expect(still.status).toBe(200);
+    expect(still.text).toContain('<dd id="state">CANCELLED</dd>');
+  });
+
+  it('an entry with an action on a CANCELLED transaction enters but does not run it, and says why', async () => {
+    const sso = await person();
+    const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+    await transitionTransaction(h.domain, h.a.enterpriseId, tx, 'cancel');
+    const token = await h.a.json.transactions.createAnonymousToken({
+      transactionId: tx,
+      userSSO: sso,
+      action: 'note',
+    });
+    const { page } = await pages.enter(token);
+    expect(page.text).toContain('“note” failed');
+    expect(page.text).toContain('cannot run while its systemStatus is CANCELLED');
+    expect(await noteOf(tx)).toBeUndefined();
+  });
+});
+
+/** Runs the wf-tx submit step, which mails `approver` a link; the transaction and the link's path. */
+async function mailTo(approver: string): Promise<{ tx: string; path: string }> {
+  const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+  const before = h.mails.length;
+  const postData = { step: 'submit', approver, amount: '7' };
+  await h.a.json.transactions.runTransactionWorkflow({
+    transactionId: tx,
+    transactionContent: {
+      postData: Object.entries(postData).map(([name, value]) => ({ name, value })),
+    },
+  });
+  expect(h.mails.length).toBe(before + 1);
+  const text = h.mails.at(-1)!.mail.text!;
+  return { tx, path: /http:\/\/pal\.example\.test:8443(\/services\/mail\?\S+)/.exec(text)![1]! };
+}
+
+describe('links in mails', () => {
+  const confirm = (path: string) => pages.post(undefined, {}, {}, path);
+  const expectGone = (answer: Answer) => {
+    expect(answer.status, answer.text).toBe(410);
+    expect(answer.text).toContain('This link is no longer valid');
+    expect(answer.headers.get('set-cookie')).toBeNull();
+  };
+
+  it('enter only while the recipient is ACTIVE, and the session ends with them', async () => {
+    const recipient = await person();
+    const { tx, path } = await mailTo(recipient);
+    const entered = await confirm(path);
+    expect(entered.status).toBe(303);
+    const cookie = entered.headers.get('set-cookie')!.split(';')[0]!;
+    expect((await pages.open(SESSION_PATH, cookie)).text).toContain(`approved by ${recipient}`);
+    await h.a.json.enterprise.deleteSso({ sso: recipient });
+    expectWithdrawn(
+      await pages.open(SESSION_PATH, cookie),
+      'You can no longer act for this enterprise',
+    );
+    expectGone(await pages.open(path));
+    expectGone(await confirm(path));
+    expect((await h.a.json.transactions.getTransaction({ id: tx })).status).toBe('APPROVED');
+  });
+
+  it('enter only while the transaction is not ARCHIVED', async () => {
+    const recipient = await person();
+    const { tx, path } = await mailTo(recipient);
+    for (const move of ['cancel', 'archive'] as const)
+      await transitionTransaction(h.domain, h.a.enterpriseId, tx, move);
+    expectGone(await pages.open(path));
+    expectGone(await confirm(path));
+    expect((await h.a.json.transactions.getTransaction({ id: tx })).status).toBe('SUBMITTED');
+  });
+
+  it('on a CANCELLED transaction the link enters but runs nothing', async () => {
+    const recipient = await person();
+    const { tx, path } = await mailTo(recipient);
+    await transitionTransaction(h.domain, h.a.enterpriseId, tx, 'cancel');
+    const entered = await confirm(path);
+    expect(entered.status).toBe(303);
+    const page = await pages.open(SESSION_PATH, entered.headers.get('set-cookie')!.split(';')[0]);
+    expect(page.text).toContain('cannot run while its systemStatus is CANCELLED');
+    expect((await h.a.json.transactions.getTransaction({ id: tx })).status).toBe('SUBMITTED');
+  });
+});
