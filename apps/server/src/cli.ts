@@ -10,6 +10,7 @@
 //   pal pal list --enterprise NAME
 //   pal run FOLDER --module NAME --export NAME [--input FILE] [--vars FILE]   (no database)
 //   pal audit --enterprise NAME [--since WHEN]
+//   pal webhook add|list|remove|rotate-secret|deliveries|redeliver …           (cli-webhooks.ts)
 //
 // Each takes --json and then prints exactly one JSON object on stdout (`pal audit`: one per
 // record, one per line); otherwise it prints text.
@@ -24,6 +25,7 @@ import { userInfo } from 'node:os';
 import { Command, CommanderError } from 'commander';
 import { destination, pino } from 'pino';
 import { addAuditCommand } from './audit-command.js';
+import { addWebhookCommands } from './cli-webhooks.js';
 import { ConfigError, describeDatabase, loadConfig, type Config } from './config.js';
 import { createClient, deleteClientByUsername, rotateClientSecret } from './domain/clients.js';
 import { createDomainContext, type DomainContext } from './domain/context.js';
@@ -330,6 +332,7 @@ export function buildProgram(io: CliIo = processIo): Command {
     );
 
   addAuditCommand(program, (work) => withDomain(io, work), io.stdout);
+  addWebhookCommands(program, { print, withDomain: (work) => withDomain(io, work) });
 
   return program;
 }

@@ -19,6 +19,7 @@ import {
   type DatabaseConfig,
   type SecretKeySource,
 } from './settings.js';
+import { outboxSettings, type OutboxConfig } from './outbox/settings.js';
 
 export { ConfigError, describeDatabase, decodeSecretKey, type DatabaseConfig } from './settings.js';
 
@@ -74,6 +75,8 @@ export interface Config {
   rateLimits: RateLimitConfig;
   /** Proxies whose X-Forwarded-For is believed (addresses, CIDR ranges); undefined: none. */
   trustProxy?: string[];
+  /** Delivery of mails and webhooks (outbox/settings.ts). */
+  outbox: OutboxConfig;
 }
 
 export interface RateLimitConfig {
@@ -290,6 +293,7 @@ export function loadConfig(env: Env = process.env): Config {
     1024,
     1024 * 1024 * 1024,
   );
+  const outbox = outboxSettings(get);
   // Several nodes share one PostgreSQL database, and each would generate a key of its own.
   if (database.kind === 'postgres' && get('PAL_SECRET_KEY') === undefined) {
     throw new ConfigError(
@@ -334,6 +338,7 @@ export function loadConfig(env: Env = process.env): Config {
     workflowMailsPerHour,
     workflowResultMaxChars,
     auditRetentionDays,
+    outbox,
   };
 }
 
@@ -375,6 +380,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     bodyLimitBytes: config.bodyLimitBytes,
     formBodyLimitBytes: config.formBodyLimitBytes,
     logLevel: config.logLevel,
+    outbox: config.outbox,
   };
 }
 

@@ -8,6 +8,7 @@ import { sweepRetention } from './domain/retention.js';
 import { sweepEntries } from './domain/sessions.js';
 import { sweepFailedSignIns } from './domain/sign-in-failures.js';
 import { expireDueTransactions } from './domain/transactions.js';
+import { OutboxDispatcher } from './outbox/dispatcher.js';
 import { connectDatabase } from './storage/database.js';
 import { dialectOf } from './storage/dialect-of.js';
 
@@ -17,6 +18,8 @@ const EXPIRY_SWEEP_MS = 60_000;
 export interface RunningServer {
   app: FastifyInstance;
   domain: DomainContext;
+  /** Delivers this node's share of the outbox (mails, webhooks). */
+  outbox: OutboxDispatcher;
   /** The address it listens on, e.g. http://127.0.0.1:8080 */
   url: string;
   close(): Promise<void>;
@@ -39,6 +42,8 @@ export async function startServer(
   await options.prepare?.(domain);
   const app = await buildApp(domain, { logger: options.logger ?? true });
   const url = await app.listen({ host: config.host, port: config.port });
+  const outbox = new OutboxDispatcher(domain);
+  await outbox.start();
   const sweep = setInterval(() => {
     // One node at a time on a shared database (the others skip this round).
     dialectOf(db)
@@ -75,6 +80,7 @@ export async function startServer(
     closed = true;
     clearInterval(sweep);
     await app.close();
+    await outbox.stop();
     await domain.mailer.close?.();
     await db.destroy();
   };
@@ -85,5 +91,5 @@ export async function startServer(
         void close().then(() => process.exit(0));
       });
   }
-  return { app, domain, url, close };
+  return { app, domain, outbox, url, close };
 }

@@ -7,9 +7,14 @@
 // session cookies, Authorization headers): none may be in it.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../src/domain/clients.js';
+import { createClient, rotateClientSecret } from '../src/domain/clients.js';
 import { deployPal } from '../src/domain/pals.js';
 import { SESSION_IDLE_MS, sweepSessions } from '../src/domain/sessions.js';
+import {
+  addWebhookEndpoint,
+  removeEndpoint,
+  rotateEndpointSecret,
+} from '../src/domain/webhooks.js';
 import type { AuditRow } from '../src/storage/audit-log.js';
 import { basic, form, PUBLIC_URL, startHarness, type Answer, type Harness } from './harness.js';
 
@@ -27,7 +32,8 @@ const keep = (...values: string[]) => {
 };
 
 beforeAll(async () => {
-  h = await startHarness({ smtp: true });
+  // Webhook endpoints on loopback (the test's own address) are allowed here.
+  h = await startHarness({ smtp: true, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
   for (const id of ['wf-console', 'wf-tx'])
     await deployPal(h.domain, h.a.enterpriseId, join(FIXTURES, id));
   keep(h.a.password, h.b.password, h.a.authorization.slice(6), h.b.authorization.slice(6));
@@ -396,6 +402,46 @@ describe('the audit log records each act once', () => {
     expect(one(created.written, 'client.created')).toMatchObject({
       target: created.value.username,
     });
+  });
+});
+
+describe('the acts of the CLI', () => {
+  it('client.secret_rotated (pal client rotate)', async () => {
+    const client = await createClient(h.domain, h.b.enterpriseId);
+    keep(client.password);
+    const rotated = await recordsOf(() =>
+      rotateClientSecret(h.domain, h.b.enterpriseId, client.username),
+    );
+    keep(rotated.value.password);
+    expect(one(rotated.written, 'client.secret_rotated')).toMatchObject({
+      enterprise_id: h.b.enterpriseId,
+      target_type: 'client',
+      target: client.username,
+    });
+  });
+
+  it('webhook.added, webhook.secret_rotated, webhook.removed: the host, never the secret or URL', async () => {
+    // A URL that carries a token of its own, as some receivers' URLs do.
+    const pathToken = `hook-${'t'.repeat(40)}`;
+    keep(pathToken);
+    const added = await recordsOf(() =>
+      addWebhookEndpoint(h.domain, h.a.enterpriseId, {
+        url: `http://127.0.0.1:9/${pathToken}`,
+        events: ['sso.created'],
+      }),
+    );
+    keep(added.value.secret);
+    const record = one(added.written, 'webhook.added');
+    expect(record).toMatchObject({ target_type: 'webhook', target: added.value.id });
+    expect(record.facts).toEqual({ host: '127.0.0.1:9', events: 'sso.created' });
+    const rotated = await recordsOf(() => rotateEndpointSecret(h.domain, added.value.id));
+    keep(rotated.value.secret);
+    expect(one(rotated.written, 'webhook.secret_rotated')).toMatchObject({
+      enterprise_id: h.a.enterpriseId,
+      target: added.value.id,
+    });
+    const removed = await recordsOf(() => removeEndpoint(h.domain, added.value.id));
+    expect(one(removed.written, 'webhook.removed').facts).toEqual({ host: '127.0.0.1:9' });
   });
 });
 

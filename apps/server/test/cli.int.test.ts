@@ -69,6 +69,7 @@ describe('pal CLI on a fresh DATA_DIR', () => {
         '0009_client_secret_rotation',
         '0010_rate_limits',
         '0011_workflow_mail_counts',
+        '0012_outbox',
         '0020_audit_log',
         '0021_idempotency_keys',
       ],

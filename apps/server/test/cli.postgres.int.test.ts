@@ -58,6 +58,7 @@ describe.runIf(engine === 'postgres')('pal CLI on PostgreSQL', () => {
         '0009_client_secret_rotation',
         '0010_rate_limits',
         '0011_workflow_mail_counts',
+        '0012_outbox',
         '0020_audit_log',
         '0021_idempotency_keys',
       ],

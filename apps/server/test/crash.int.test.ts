@@ -11,6 +11,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/storage/database.js';
 import { engine, freshDatabaseEnv } from './engine.js';
 import { tempDir } from './helpers.js';
+import { palNodeArgs } from './pal-process.js';
 
 const serverDir = fileURLToPath(new URL('..', import.meta.url));
 const examples = resolve(serverDir, '../../examples/pals');
@@ -55,7 +56,7 @@ describe(`a node killed with SIGKILL under write load (${engine})`, () => {
 
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const node = spawn(process.execPath, [...palArgs, 'serve'], {
+    const node = spawn(process.execPath, [...palNodeArgs, 'serve'], {
       cwd: serverDir,
       env: { ...env, PORT: String(port) },
       stdio: 'ignore',
@@ -95,6 +96,12 @@ describe(`a node killed with SIGKILL under write load (${engine})`, () => {
       killed = true;
       await Promise.all(writers);
       await exited;
+      // Killed for real: nothing answers on its port any more.
+      const after = await fetch(`${url}/healthz`).then(
+        () => 'answered',
+        () => 'refused',
+      );
+      expect(after).toBe('refused');
 
       const db = openDatabase(loadConfig(env));
       try {

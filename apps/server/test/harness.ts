@@ -252,6 +252,8 @@ export interface Harness {
 export interface HarnessOptions {
   /** More settings (e.g. BODY_LIMIT_BYTES, PAGE_SIZE, SERVICE_ROOT). */
   env?: Record<string, string>;
+  /** Do not wait for the outbox after each request (see recordingFetch). */
+  settleOutbox?: boolean;
   /** Run a real SMTP listener and point MAIL_URL at it. Without it, mail goes to the outbox. */
   smtp?: boolean;
 }
@@ -324,9 +326,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const exchanges: Exchange[] = [];
   let validated = 0;
 
-  /** fetch, recorded, with every XML answer validated against the XSDs. */
+  /**
+   * fetch, recorded, with every XML answer validated against the XSDs. Mail and webhooks go out
+   * through the outbox after commit; the answer is handed on once what the request put there has
+   * been delivered (or scheduled for a retry), so tests read mail as it arrives. The outbox's own
+   * tests (test/outbox*.int.test.ts) watch delivery without this wait.
+   */
   const recordingFetch: typeof fetch = async (input, init) => {
     const response = await fetch(input, init);
+    if (options.settleOutbox !== false) await server.outbox.drain();
     const text = await response.clone().text();
     const type = response.headers.get('Content-Type') ?? '';
     const url = new URL(input instanceof Request ? input.url : String(input));

@@ -23,6 +23,24 @@ const PUBLIC_URL = 'https://pal.example.test';
 
 type Node = ServerProcess;
 
+/** The .eml files the nodes wrote, once there are `count` of them (the outbox sends after commit). */
+async function mailFiles(nodes: Node[], count: number): Promise<string[]> {
+  for (let i = 0; ; i++) {
+    const files = nodes.flatMap((node) => {
+      const folder = join(node.dataDir, 'outbox');
+      try {
+        return readdirSync(folder)
+          .filter((f) => f.endsWith('.eml'))
+          .map((f) => join(folder, f));
+      } catch {
+        return [];
+      }
+    });
+    if (files.length >= count || i >= 100) return files;
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
+
 describe.runIf(engine === 'postgres')('two pal serve processes on one PostgreSQL', () => {
   const dir = tempDir('pal-nodes-');
   let env: Record<string, string>;
@@ -199,11 +217,10 @@ describe.runIf(engine === 'postgres')('two pal serve processes on one PostgreSQL
     });
     expect(invited.status, invited.text).toBe(200);
     const sso = JSON.parse(invited.text) as string;
-    // MAIL_URL is unset: the mail is in A's outbox.
-    const outbox = join(a.dataDir, 'outbox');
-    const files = readdirSync(outbox).filter((f) => f.endsWith('.eml'));
+    // MAIL_URL is unset: the node whose dispatcher took the mail wrote it to its DATA_DIR/outbox.
+    const files = await mailFiles([a, b], 1);
     expect(files).toHaveLength(1);
-    const mail = await simpleParser(readFileSync(join(outbox, files[0]!)));
+    const mail = await simpleParser(readFileSync(files[0]!));
     const path = /\/services\/invitations\/[A-Za-z0-9_-]{43}/.exec(mail.text ?? '')?.[0];
     expect(path, mail.text).toBeDefined();
 

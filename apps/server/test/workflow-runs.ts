@@ -42,8 +42,12 @@ export function runSessionAction(
     domain,
     {
       ...rest,
+      kind: sso ? 'participant' : 'anonymous',
       ssoId: sso ?? null,
+      // runAction does not re-check standing (the session's request hooks do), so any SSO will do.
+      standingSso: sso ?? '',
       role: sso ? 'participant' : 'anonymous',
+      profile: null,
       csrf: '',
       outcome: null,
     },

@@ -22,7 +22,8 @@ export interface SmtpListener {
   close(): Promise<void>;
 }
 
-export async function startSmtpListener(): Promise<SmtpListener> {
+/** `port`: listen on this port (0, the default: any free one), e.g. to come back after a stop. */
+export async function startSmtpListener(options: { port?: number } = {}): Promise<SmtpListener> {
   const received: ReceivedMail[] = [];
   const refused = new Set<string>();
   const server = new SMTPServer({
@@ -53,7 +54,7 @@ export async function startSmtpListener(): Promise<SmtpListener> {
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
   return {
     port,

@@ -240,7 +240,7 @@ async function deleteClientWhere(
 }
 
 function clientAudit(
-  action: 'client.created' | 'client.deleted',
+  action: 'client.created' | 'client.deleted' | 'client.secret_rotated',
   enterpriseId: string,
   username: string,
 ) {
@@ -281,6 +281,10 @@ export async function rotateClientSecret(
   );
   if (!rotated) throw NotFoundError.of('API client', username);
   ctx.clientChanges.publish(username);
+  await recordAudit(ctx, ctx.db, {
+    ...clientAudit('client.secret_rotated', enterpriseId, username),
+    details: { oldSecretWorksUntil: graceMs > 0 ? oldPasswordExpiresAt : null },
+  });
   return { username, password, oldPasswordExpiresAt };
 }
 

@@ -78,21 +78,6 @@ export class GoneError extends DomainError {
   }
 }
 
-/**
- * 502: the mail server refused or could not be reached. Nothing was kept, so the call can simply
- * be repeated; the details are in the server's log, not in the answer.
- */
-export class MailDeliveryError extends DomainError {
-  readonly statusCode = 502;
-  readonly code = 'MAIL_FAILED';
-  override readonly name = 'MailDeliveryError';
-  constructor(
-    message = 'the invitation mail could not be sent; nothing was changed, try again later',
-  ) {
-    super(message);
-  }
-}
-
 /** True for any error the HTTP layer may show to the caller as is. */
 export function isDomainError(error: unknown): error is DomainError {
   return (

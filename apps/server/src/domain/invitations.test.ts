@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manualClock, testContext, type TestContext } from '../../test/helpers.js';
 import { ALICE, acmeAndOther } from '../../test/people-fixtures.js';
 import type { Mailer } from '../mail/mailer.js';
+import { deliverDueMessages } from '../outbox/dispatcher.js';
 import { createEnterprise } from './enterprises.js';
 import { ConflictError, GoneError, NotFoundError } from './errors.js';
 import {
@@ -30,8 +31,9 @@ describe('invitations', () => {
   });
   afterEach(() => t.close());
 
-  /** The mails in the outbox, parsed, oldest first. */
+  /** The mails delivered (no MAIL_URL: into DATA_DIR/outbox), parsed, oldest first. */
   const outbox = async () => {
+    await deliverDueMessages(t.ctx);
     const dir = join(t.dir, 'outbox');
     let files: string[] = [];
     try {
@@ -68,9 +70,11 @@ describe('invitations', () => {
       expect(mail.from?.text).toContain('no-reply@localhost');
       const token = linkToken(mail.text!);
       expect(mail.html).toContain(`https://pal.example.com/services/invitations/${token}`);
-      // Stored only as a hash.
+      // Stored only as a hash; the queued mail was sealed, and emptied once delivered.
       const stored = await t.ctx.db.selectFrom('invitations').selectAll().execute();
       expect(JSON.stringify(stored)).not.toContain(token);
+      const queued = await t.ctx.db.selectFrom('outbox_messages').selectAll().execute();
+      expect(queued.map((m) => [m.kind, m.status, m.payload])).toEqual([['mail', 'delivered', '']]);
 
       // GET (a mail scanner, or the person): shows the page and changes nothing, however often.
       for (let i = 0; i < 3; i++) {
@@ -159,30 +163,50 @@ describe('invitations', () => {
       expect(await getSsoStatus(t.ctx, other, sso)).toBe('DELETED');
     });
 
-    it('keeps nothing when the mail cannot be sent', async () => {
-      const failing: Mailer = {
+    it('keeps the invitation when the mail server is away, and mails it once it is back', async () => {
+      let down = true;
+      const sent: string[] = [];
+      const flaky: Mailer = {
         mode: 'smtp',
-        send: async () => {
-          throw new Error('relay refused');
+        send: async (message) => {
+          if (down) throw new Error('connect ECONNREFUSED 127.0.0.1:25');
+          sent.push(message.text);
+          return { messageId: `<${sent.length}@test>` };
         },
         close: () => {},
       };
-      const broken = await testContext({}, { mailer: failing });
+      const broken = await testContext(
+        {
+          PUBLIC_URL: 'https://pal.example.com/',
+          OUTBOX_RETRY_BASE_MS: '200',
+          OUTBOX_RETRY_MAX_MS: '200',
+        },
+        { mailer: flaky },
+      );
       try {
         const enterprise = (await createEnterprise(broken.ctx, 'Acme')).id;
         await createSso(broken.ctx, enterprise, ALICE);
         const invitee = (await createEnterprise(broken.ctx, 'Other')).id;
-        await expect(inviteSso(broken.ctx, invitee, ALICE.email)).rejects.toMatchObject({
-          statusCode: 502,
-          code: 'MAIL_FAILED',
-        });
-        const left = await broken.ctx.db
-          .selectFrom('ssos')
-          .select('id')
-          .where('enterprise_id', '=', invitee)
-          .execute();
-        expect(left).toEqual([]);
-        expect(await broken.ctx.db.selectFrom('invitations').select('id').execute()).toEqual([]);
+        const sso = await inviteSso(broken.ctx, invitee, ALICE.email);
+        expect(await getSsoStatus(broken.ctx, invitee, sso)).toBe('PENDING_ACTIVATION');
+
+        await deliverDueMessages(broken.ctx);
+        const waiting = await broken.ctx.db.selectFrom('outbox_messages').selectAll().execute();
+        expect(waiting.map((m) => [m.status, m.attempts, m.last_error])).toEqual([
+          ['pending', 1, 'connect ECONNREFUSED 127.0.0.1:25'],
+        ]);
+        // Sealed: the single-use token is nowhere in the database in clear.
+        expect(waiting[0]!.payload).not.toContain('invitations/');
+        expect(sent).toEqual([]);
+
+        // The retry falls due 100 to 200 ms after the failure.
+        down = false;
+        await new Promise((done) => setTimeout(done, 250));
+        await deliverDueMessages(broken.ctx);
+        expect(sent).toHaveLength(1);
+        expect(linkToken(sent[0]!)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+        const done = await broken.ctx.db.selectFrom('outbox_messages').select('status').execute();
+        expect(done).toEqual([{ status: 'delivered' }]);
       } finally {
         await broken.close();
       }

@@ -3,14 +3,12 @@
 import { invitationMail } from '../mail/invitation-mail.js';
 import {
   consumeInvitation,
-  deleteInvitation,
   findInvitationByTokenHash,
   insertInvitation,
   lastInvitationAt,
 } from '../storage/invitations.js';
 import {
   activatePendingSso,
-  deleteSsoRow,
   findAccountByEmailKey,
   findLiveSsoOfAccount,
   insertSso,
@@ -19,8 +17,10 @@ import {
 import { recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
 import { getEnterprise } from './enterprises.js';
-import { ConflictError, GoneError, MailDeliveryError, NotFoundError } from './errors.js';
+import { ConflictError, GoneError, NotFoundError } from './errors.js';
+import { emitEvent } from './events.js';
 import { hashToken, looksLikeToken, newToken, randomId } from './ids.js';
+import { queueMail } from './queued-mail.js';
 import { emailKey, requireEmail } from './validate.js';
 
 /** How long an invitation link works. */
@@ -51,11 +51,12 @@ export function invitationLink(ctx: DomainContext, token: string): string {
 
 /**
  * E3: invites a registered person to the enterprise. Creates a PENDING_ACTIVATION SSO (or reuses
- * the pending one) and mails a single-use link to the account's address; returns the SSO id.
- * 404: no account has this address; 409: the person already has an ACTIVE SSO in the enterprise.
- * An SSO is mailed at most once per INVITATION_MAIL_INTERVAL_MS: a repeated E3 within it answers
- * the same SSO id and mails nothing (so E3 cannot be used to flood a person's mailbox). When the
- * mail cannot be sent, nothing is kept and the error is thrown.
+ * the pending one, sending a new link) and mails a single-use link to the account's address;
+ * returns the SSO id. 404: no account has this address; 409: the person already has an ACTIVE SSO
+ * in the enterprise. An SSO is mailed at most once per INVITATION_MAIL_INTERVAL_MS: a repeated E3
+ * within it answers the same SSO id and mails nothing (so E3 cannot be used to flood a person's
+ * mailbox). The mail is written to the outbox with the invitation and sent after commit, retried
+ * while the mail server is away (docs/events.md).
  *
  * The work happens under the account's row lock (storage/ssos.ts lockAccount), which E6 takes
  * too: E3s of one person run one after the other on any number of nodes, so two cannot both mail
@@ -77,7 +78,8 @@ export async function inviteSso(
   const token = newToken();
   const created = ctx.now();
   const expiresAt = new Date(created.getTime() + INVITATION_TTL_DAYS * 86_400_000).toISOString();
-  const invited = await ctx.db.transaction().execute(async (trx) => {
+  return ctx.db.transaction().execute(async (trx) => {
+    const tx: DomainContext = { ...ctx, db: trx };
     // Undefined when E6 moved the account to another address since it was found.
     const account = await lockAccount(trx, found.id, key);
     if (!account) throw unknown();
@@ -88,7 +90,7 @@ export async function inviteSso(
     if (existing) {
       const last = await lastInvitationAt(trx, existing.id);
       const since = created.getTime() - INVITATION_MAIL_INTERVAL_MS;
-      if (last !== undefined && Date.parse(last) > since) return { ssoId: existing.id };
+      if (last !== undefined && Date.parse(last) > since) return existing.id;
     }
     const ssoId = existing?.id ?? randomId();
     if (!existing) {
@@ -99,10 +101,13 @@ export async function inviteSso(
         status: 'PENDING_ACTIVATION',
         now: created.toISOString(),
       });
+      await emitEvent(tx, enterpriseId, 'sso.created', {
+        sso: ssoId,
+        status: 'PENDING_ACTIVATION',
+      });
     }
-    const invitationId = randomId();
     await insertInvitation(trx, {
-      id: invitationId,
+      id: randomId(),
       tokenHash: hashToken(token),
       enterpriseId,
       ssoId,
@@ -110,36 +115,26 @@ export async function inviteSso(
       createdAt: created.toISOString(),
       expiresAt,
     });
-    return { ssoId, mail: { account, invitationId, newSso: !existing } };
-  });
-  const { ssoId, mail } = invited;
-  if (!mail) return ssoId;
-
-  try {
-    await ctx.mailer.send(
+    await queueMail(
+      tx,
+      enterpriseId,
       invitationMail({
-        to: mail.account.email,
-        firstName: mail.account.first_name,
-        lastName: mail.account.last_name,
+        to: account.email,
+        firstName: account.first_name,
+        lastName: account.last_name,
         enterpriseName: enterprise.name,
         link: invitationLink(ctx, token),
         expiresAt,
       }),
     );
-  } catch (error) {
-    // Undo, so that E3 can simply be called again (the hour counts from a mail that went out).
-    if (mail.newSso) await deleteSsoRow(ctx.db, ssoId);
-    else await deleteInvitation(ctx.db, mail.invitationId);
-    ctx.log.error({ err: error, enterpriseId }, 'invitation mail could not be sent');
-    throw new MailDeliveryError();
-  }
-  await recordAudit(ctx, ctx.db, {
-    action: 'sso.invited',
-    enterpriseId,
-    target: { type: 'sso', id: ssoId },
-    details: { newSso: mail.newSso },
+    await recordAudit(ctx, trx, {
+      action: 'sso.invited',
+      enterpriseId,
+      target: { type: 'sso', id: ssoId },
+      details: { newSso: !existing },
+    });
+    return ssoId;
   });
-  return ssoId;
 }
 
 /**
@@ -185,6 +180,9 @@ export async function acceptInvitation(
       enterpriseId: invitation.enterpriseId,
       actor: { type: 'sso', id: invitation.ssoId },
       target: { type: 'sso', id: invitation.ssoId },
+    });
+    await emitEvent({ ...ctx, db: trx }, invitation.enterpriseId, 'sso.activated', {
+      sso: invitation.ssoId,
     });
     ctx.log.info(
       { enterpriseId: invitation.enterpriseId, ssoId: invitation.ssoId },

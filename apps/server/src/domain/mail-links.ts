@@ -4,15 +4,13 @@
 // recipient SSO and an expiry; the action is the workflow export the link runs. The action is
 // sealed with the token as associated data, so an action cannot be paired with another mail's
 // token. Rotating PAL_SECRET_KEY makes every outstanding link undecryptable (400).
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type * as Wire from '@pal-workflow/types';
 import type { Config } from '../config.js';
 import type { DomainContext } from './context.js';
 import { GoneError, InvalidArgumentError, NotFoundError } from './errors.js';
+import { seal, sealingKey, unseal } from './sealing.js';
 import { getTransaction, getTransactionDetails } from './transactions.js';
 
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 /** Longest value accepted before any decryption is tried. */
 const MAX_SEALED_LENGTH = 4096;
 export const MAIL_LINK_LIFETIME_MS = 7 * 86_400_000;
@@ -34,35 +32,13 @@ interface TokenPayload {
 }
 
 function linkKey(config: Config): Buffer {
-  return Buffer.from(
-    hkdfSync('sha256', config.secretKey, 'pal-workflow', 'mail-link-aes-256-gcm', 32),
-  );
-}
-
-function seal(key: Buffer, text: string, associated?: Buffer): string {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  if (associated) cipher.setAAD(associated);
-  const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
+  return sealingKey(config.secretKey, 'mail-link-aes-256-gcm');
 }
 
 function open(key: Buffer, sealed: string, name: string, associated?: Buffer): string {
-  const refuse = () => new InvalidArgumentError(`${name}: not a link this service sent`);
-  if (sealed.length > MAX_SEALED_LENGTH || !/^[A-Za-z0-9_-]+$/.test(sealed)) throw refuse();
-  const bytes = Buffer.from(sealed, 'base64url');
-  if (bytes.length <= IV_BYTES + TAG_BYTES) throw refuse();
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES));
-    if (associated) decipher.setAAD(associated);
-    decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-    return Buffer.concat([
-      decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)),
-      decipher.final(),
-    ]).toString('utf8');
-  } catch {
-    throw refuse();
-  }
+  const text = sealed.length > MAX_SEALED_LENGTH ? undefined : unseal(key, sealed, associated);
+  if (text === undefined) throw new InvalidArgumentError(`${name}: not a link this service sent`);
+  return text;
 }
 
 /** The link a workflow mail carries. */

@@ -12,7 +12,6 @@ import {
   touchBrowserSession,
   type BrowserSessionRow,
 } from '../storage/browser-sessions.js';
-import { inTransaction } from '../storage/in-transaction.js';
 import type { ConsoleProfile, SessionKind } from '../storage/schema.js';
 import { countTokens } from '../storage/tokens.js';
 import { hashRef, recordAudit, recordSessionsEnded } from './audit.js';
@@ -20,6 +19,7 @@ import type { DomainContext } from './context.js';
 import { hashToken, looksLikeToken, newToken } from './ids.js';
 import { sessionStanding, type SessionBasis } from './session-standing.js';
 import { sweepTokens } from './tokens.js';
+import { inTransaction } from './transact.js';
 
 export type { SessionKind } from '../storage/schema.js';
 
@@ -98,7 +98,7 @@ export async function createSession(ctx: DomainContext, session: SessionStart): 
     created_at: now,
     last_seen_at: now,
   };
-  await inTransaction(ctx.db, async (db) => {
+  await inTransaction(ctx, async ({ db }) => {
     await insertBrowserSession(db, row);
     await recordAudit(ctx, db, {
       action: 'session.started',
@@ -154,7 +154,7 @@ export async function readSession(
   const session = fromRow(row);
   const standing = await sessionStanding(ctx, basisOf(session));
   if (!standing.ok) {
-    await inTransaction(ctx.db, async (db) => {
+    await inTransaction(ctx, async ({ db }) => {
       await deleteBrowserSession(db, idHash);
       await recordSessionsEnded(ctx, db, [row], 'withdrawn');
     });
@@ -186,7 +186,7 @@ export async function sweepSessions(ctx: DomainContext): Promise<number> {
   const now = ctx.now().getTime();
   const seenBefore = new Date(now - SESSION_IDLE_MS).toISOString();
   const startedBefore = new Date(now - SESSION_LIFETIME_MS).toISOString();
-  return inTransaction(ctx.db, async (db) => {
+  return inTransaction(ctx, async ({ db }) => {
     const ended = await deleteEndedBrowserSessions(db, seenBefore, startedBefore);
     await recordSessionsEnded(
       ctx,

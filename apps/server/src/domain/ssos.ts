@@ -20,7 +20,9 @@ import { recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
 import { getEnterprise } from './enterprises.js';
 import { ConflictError, NotFoundError } from './errors.js';
+import { emitEvent } from './events.js';
 import { randomId } from './ids.js';
+import { inTransaction } from './transact.js';
 import { emailKey, requireEmail, requireId, requireText } from './validate.js';
 
 export interface PersonInput {
@@ -91,6 +93,10 @@ export async function createSso(
       enterpriseId,
       target: { type: 'sso', id: ssoId },
     });
+    await emitEvent({ ...ctx, db: trx }, enterpriseId, 'sso.created', {
+      sso: ssoId,
+      status: 'ACTIVE',
+    });
     return ssoId;
   });
 }
@@ -102,11 +108,15 @@ export async function deleteSso(
   ssoId: string,
 ): Promise<boolean> {
   await getSso(ctx, enterpriseId, ssoId);
-  await markSsoDeleted(ctx.db, enterpriseId, ssoId, ctx.now().toISOString());
-  await recordAudit(ctx, ctx.db, {
-    action: 'sso.deleted',
-    enterpriseId,
-    target: { type: 'sso', id: ssoId },
+  await inTransaction(ctx, async (tx) => {
+    if (await markSsoDeleted(tx.db, enterpriseId, ssoId, ctx.now().toISOString())) {
+      await emitEvent(tx, enterpriseId, 'sso.deleted', { sso: ssoId });
+      await recordAudit(ctx, tx.db, {
+        action: 'sso.deleted',
+        enterpriseId,
+        target: { type: 'sso', id: ssoId },
+      });
+    }
   });
   return true;
 }

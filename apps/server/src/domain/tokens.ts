@@ -2,7 +2,6 @@
 // T8 (a transaction, anonymously) and P3 (a new transaction of a pal, as its owner). 256 random
 // bits, base64url, stored only as SHA-256, consumed by one conditional UPDATE, so of any number of
 // concurrent redeemers, on any number of nodes, exactly one wins.
-import { inTransaction } from '../storage/in-transaction.js';
 import { consumeToken, deleteSpentTokens, insertToken, type TokenRow } from '../storage/tokens.js';
 import { hashRef, recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
@@ -12,6 +11,7 @@ import { hashToken, looksLikeToken, newToken } from './ids.js';
 import { getPalDetails } from './pals.js';
 import { getSso } from './ssos.js';
 import { getTransactionDetails } from './transactions.js';
+import { inTransaction } from './transact.js';
 import { requireText } from './validate.js';
 
 export type TokenKind = 'console' | 'participant' | 'anonymous' | 'new-transaction';
@@ -69,7 +69,7 @@ async function store(
     expires_at: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
     used_at: null,
   };
-  await inTransaction(ctx.db, async (db) => {
+  await inTransaction(ctx, async ({ db }) => {
     await insertToken(db, row);
     await recordAudit(ctx, db, tokenAudit('token.issued', row));
   });

@@ -13,6 +13,7 @@ import {
 } from '../storage/transactions.js';
 import type { DomainContext } from './context.js';
 import { ConflictError, InvalidArgumentError, NotFoundError } from './errors.js';
+import { emitEvent, emitEvents } from './events.js';
 import { randomId } from './ids.js';
 import { getPalDetails } from './pals.js';
 import { filterValue, optional, textFilters, withoutUndefined } from './search.js';
@@ -30,6 +31,8 @@ import {
   type TransactionEvent,
   type WebServiceEvent,
 } from './transaction-lifecycle.js';
+import { bulkMoveEvents } from './transaction-events.js';
+import { inTransaction } from './transact.js';
 import { requireId, requireText } from './validate.js';
 
 /** The spec's TransactionInfo (generated from the XSD): absent strings are left out, dates are ISO-8601; the domain always knows the id. */
@@ -126,7 +129,17 @@ export async function createTransaction(
     access_end_date: endDate(created, lifetimes.accessDays),
     archive_end_date: endDate(created, lifetimes.archiveDays),
   };
-  return toDetails(await insertTransaction(ctx.db, row));
+  return inTransaction(ctx, async (tx) => {
+    const inserted = toDetails(await insertTransaction(tx.db, row));
+    await emitEvent(tx, enterpriseId, 'transaction.created', {
+      transactionId: inserted.id,
+      palId: inserted.palId,
+      status: inserted.status,
+      systemStatus: inserted.systemStatus,
+      webServiceStatus: inserted.webServiceStatus,
+    });
+    return inserted;
+  });
 }
 
 async function transactionRow(
@@ -319,19 +332,23 @@ export async function expireDueTransactions(
 ): Promise<{ expired: number; archived: number }> {
   const now = ctx.now().toISOString();
   const { expire, archive } = TRANSACTION_EVENTS;
-  const expired = await moveDueTransactions(
-    ctx.db,
-    expire.from,
-    'execute_end_date',
-    expire.to,
-    now,
-  );
-  const archived = await moveDueTransactions(
-    ctx.db,
-    archive.from,
-    'access_end_date',
-    archive.to,
-    now,
-  );
+  // One move per state left, so that each event knows the state the transaction left.
+  const move = async (
+    from: readonly string[],
+    dateColumn: 'execute_end_date' | 'access_end_date',
+    to: string,
+  ) => {
+    let moved = 0;
+    for (const state of from) {
+      moved += await inTransaction(ctx, async (tx) => {
+        const rows = await moveDueTransactions(tx.db, state, dateColumn, to, now);
+        await emitEvents(tx, bulkMoveEvents(rows, state, to));
+        return rows.length;
+      });
+    }
+    return moved;
+  };
+  const expired = await move(expire.from, 'execute_end_date', expire.to);
+  const archived = await move(archive.from, 'access_end_date', archive.to);
   return { expired, archived };
 }

@@ -27,6 +27,9 @@ export interface Mailer {
   close(): void;
 }
 
+/** How long an SMTP send waits for the connection, the greeting, and between bytes. */
+const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
+
 export function createMailer(
   config: Pick<Config, 'mailUrl' | 'mailFrom' | 'dataDir'>,
   log: Logger,
@@ -38,7 +41,8 @@ export function createMailer(
 
 function smtpMailer(mailUrl: string, from: string, log: Logger): Mailer {
   // nodemailer reads host, port, credentials and options (e.g. ?ignoreTLS=true) from the URL.
-  const transport = nodemailer.createTransport(mailUrl, { from });
+  // Its waits are shortened (from minutes) to end well within the outbox lease (docs/events.md).
+  const transport = nodemailer.createTransport({ url: mailUrl, ...SMTP_TIMEOUTS }, { from });
   return {
     mode: 'smtp',
     async send(message) {

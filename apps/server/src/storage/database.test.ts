@@ -53,6 +53,7 @@ describe(`database (${engine})`, () => {
       { name: '0009_client_secret_rotation', applied: false },
       { name: '0010_rate_limits', applied: false },
       { name: '0011_workflow_mail_counts', applied: false },
+      { name: '0012_outbox', applied: false },
       { name: '0020_audit_log', applied: false },
       { name: '0021_idempotency_keys', applied: false },
     ]);

@@ -148,12 +148,30 @@ export interface StorageDialect {
    */
   runExclusively<T>(db: Kysely<any>, name: string, work: () => Promise<T>): Promise<T | undefined>;
   /**
-   * Creates (in a migration, 0007) where the nodes share their rate-limit counts: on PostgreSQL
+   * Creates (in a migration, 0010) where the nodes share their rate-limit counts: on PostgreSQL
    * the unlogged table that rate-limiter-flexible's store expects (storage/rate-counts.ts); on
    * SQLite nothing, as each process counts in memory.
    */
   createRateCountTable(db: Kysely<any>): Promise<void>;
   dropRateCountTable(db: Kysely<any>): Promise<void>;
+  /**
+   * Locks the rows a select reads until the transaction ends: PostgreSQL `FOR UPDATE`, with
+   * `skipLocked` passing over rows another transaction holds (so several nodes claim different
+   * outbox messages without waiting on each other). SQLite, whose writers take turns, reads them
+   * as they are.
+   */
+  forUpdate<Q extends SelectQueryBuilder<any, any, any>>(
+    query: Q,
+    options?: { skipLocked?: boolean },
+  ): Q;
+  /**
+   * Says that outbox messages were written: once the transaction of `db` commits (never if it
+   * rolls back), every listenOutbox listener hears of it. PostgreSQL: NOTIFY, heard by every node
+   * of the database; SQLite: the listeners of this process (another process is found by polling).
+   */
+  announceOutbox(db: Kysely<any>): Promise<void>;
+  /** Calls `listener` on every announceOutbox; resolves to the function that stops listening. */
+  listenOutbox(db: Kysely<any>, listener: () => void): Promise<() => Promise<void>>;
   /** Creates (in a migration) what moves the database's change stamp on writes to `tables`. */
   createChangeStampTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;
   dropChangeStampTriggers(db: Kysely<any>, tables: readonly string[]): Promise<void>;

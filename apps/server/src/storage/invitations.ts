@@ -61,10 +61,6 @@ export async function lastInvitationAt(db: Db, ssoId: string): Promise<IsoDate |
   return row?.at ?? undefined;
 }
 
-export async function deleteInvitation(db: Db, id: string): Promise<void> {
-  await db.deleteFrom('invitations').where('id', '=', id).execute();
-}
-
 /** The invitation with its enterprise, account and SSO status, whatever its state. */
 export async function findInvitationByTokenHash(
   db: Db,

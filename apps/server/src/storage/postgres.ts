@@ -166,6 +166,60 @@ function startPolling(tracking: StampTracking): void {
   tracking.timer.unref();
 }
 
+/** The NOTIFY channel of announceOutbox. */
+const OUTBOX_CHANNEL = 'pal_outbox';
+/** How long a lost LISTEN connection waits before it connects again. */
+const LISTEN_RECONNECT_MS = 1000;
+
+/**
+ * LISTEN on a connection of its own (outside the pool, which it would otherwise hold for good),
+ * made again whenever it is lost; `listener` runs on every notification and after each
+ * (re)connection, since notifications sent while it was away are lost.
+ */
+async function listenOn(
+  pool: pg.Pool,
+  channel: string,
+  listener: () => void,
+): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({
+      connectionString: pool.options.connectionString,
+      connectionTimeoutMillis: 5000,
+    });
+    next.on('notification', () => listener());
+    next.on('error', () => {}); // 'end' follows, which reconnects
+    next.on('end', () => {
+      if (stopped || client !== next) return;
+      client = undefined;
+      retry = setTimeout(() => void connect().catch(() => {}), LISTEN_RECONNECT_MS);
+      retry.unref();
+    });
+    client = next;
+    try {
+      await next.connect();
+      await next.query(`listen ${channel}`);
+    } catch (error) {
+      client = undefined;
+      await next.end().catch(() => {});
+      if (!stopped) {
+        retry = setTimeout(() => void connect().catch(() => {}), LISTEN_RECONNECT_MS);
+        retry.unref();
+      }
+      throw error;
+    }
+    listener();
+  };
+  await connect().catch(() => {}); // polling covers the time without a connection
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await client?.end().catch(() => {});
+  };
+}
+
 /** One GIN trigram index per column (`column → index name`), which LIKE '%needle%' uses. */
 async function createTrigramIndexes(
   db: Kysely<any>,
@@ -280,6 +334,22 @@ export const postgresDialect: StorageDialect = {
         await sql`select pg_advisory_unlock(${key})`.execute(connection);
       }
     });
+  },
+
+  forUpdate(query, options) {
+    const locked = query.forUpdate();
+    return (options?.skipLocked ? locked.skipLocked() : locked) as typeof query;
+  },
+
+  async announceOutbox(db) {
+    // Delivered at commit, to every session that listens (each node's dispatcher).
+    await sql`select pg_notify(${OUTBOX_CHANNEL}, '')`.execute(db);
+  },
+
+  async listenOutbox(db, listener) {
+    const tracking = stampTracking.get(db);
+    if (!tracking) throw new Error('listenOutbox needs a handle made by openPostgres');
+    return listenOn(tracking.pool, OUTBOX_CHANNEL, listener);
   },
 
   async refreshChangeStamp(db) {

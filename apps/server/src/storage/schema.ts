@@ -287,6 +287,50 @@ export interface WorkflowMailCountsTable {
   sent: number;
 }
 
+export type OutboxKind = 'mail' | 'webhook';
+export type OutboxStatus = 'pending' | 'delivered' | 'failed';
+
+/** An outgoing message (migration 0012; storage/outbox-messages.ts). */
+export interface OutboxMessagesTable {
+  /** `msg_` and 128 random bits: a webhook's `webhook-id`, the same on every attempt. */
+  id: string;
+  kind: OutboxKind;
+  enterprise_id: string | null;
+  /** A webhook delivery's endpoint. */
+  endpoint_id: string | null;
+  event_type: string | null;
+  /** A webhook's body as sent; a mail sealed (domain/sealing.ts), emptied once delivered. */
+  payload: string;
+  status: OutboxStatus;
+  /** Attempts begun (a node killed while sending counts one). */
+  attempts: number;
+  /** When a pending message is due; while a node holds it, the end of its lease. */
+  next_attempt_at: IsoDate;
+  /** Random per claim: only the node that holds the message may record its outcome. */
+  claim: string | null;
+  last_error: string | null;
+  /** Start of the retry window: creation, or the last redelivery. */
+  retries_since: IsoDate;
+  created_at: IsoDate;
+  finished_at: IsoDate | null;
+}
+
+/** An enterprise's webhook endpoint (migration 0012; storage/webhook-endpoints.ts). */
+export interface WebhookEndpointsTable {
+  /** `ep_` and 128 random bits. */
+  id: string;
+  enterprise_id: string;
+  url: string;
+  /** `*`, or the event types it receives, space-separated. */
+  events: string;
+  /** The `whsec_…` secret, sealed under the server key. */
+  secret: string;
+  /** The secret before the last rotation, sealed; it signs too until previous_secret_until. */
+  previous_secret: string | null;
+  previous_secret_until: IsoDate | null;
+  created_at: IsoDate;
+}
+
 /** One security-relevant act (migration 0020; domain/audit.ts). Append-only. */
 export interface AuditLogTable {
   id: Generated<number>;
@@ -345,6 +389,8 @@ export interface DatabaseSchema {
   change_stamp: ChangeStampTable;
   sign_in_failures: SignInFailuresTable;
   workflow_mail_counts: WorkflowMailCountsTable;
+  outbox_messages: OutboxMessagesTable;
+  webhook_endpoints: WebhookEndpointsTable;
   audit_log: AuditLogTable;
   idempotency_keys: IdempotencyKeysTable;
   transactions_name_fts: TransactionsNameFtsTable;

@@ -145,6 +145,12 @@ function countingWrites(
   });
 }
 
+/**
+ * listenOutbox's listeners per database handle, keyed by its adapter: a transaction of a handle
+ * shares the handle's adapter, so an announcement inside a transaction reaches them.
+ */
+const outboxListeners = new WeakMap<object, Set<() => void>>();
+
 /** FTS5 phrase query: the needle's trigrams in a row, i.e. a literal substring. */
 function ftsPhrase(needle: string): string {
   return `"${needle.replace(/"/g, '""')}"`;
@@ -317,6 +323,27 @@ export const sqliteDialect: StorageDialect = {
 
   runExclusively(_db, _name, work) {
     return work();
+  },
+
+  forUpdate(query) {
+    return query;
+  },
+
+  async announceOutbox(db) {
+    // Called inside the writing transaction. A listener's first query waits for the one
+    // connection, which the transaction holds until it ends: it sees the messages once committed.
+    for (const listener of outboxListeners.get(db.getExecutor().adapter) ?? []) listener();
+  },
+
+  async listenOutbox(db, listener) {
+    const key = db.getExecutor().adapter;
+    let listeners = outboxListeners.get(key);
+    if (!listeners) outboxListeners.set(key, (listeners = new Set()));
+    const own = () => listener();
+    listeners.add(own);
+    return async () => {
+      listeners.delete(own);
+    };
   },
 
   changeStamp(db) {

@@ -86,20 +86,21 @@ export async function insertSso(
     .execute();
 }
 
-/** DELETED is final: a deleted SSO is left as it is. */
+/** DELETED is final: a deleted SSO is left as it is. True when this call deleted it. */
 export async function markSsoDeleted(
   db: Db,
   enterpriseId: string,
   ssoId: string,
   now: IsoDate,
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const result = await db
     .updateTable('ssos')
     .set({ status: 'DELETED', updated_at: now })
     .where('id', '=', ssoId)
     .where('enterprise_id', '=', enterpriseId)
     .where('status', '<>', 'DELETED')
-    .execute();
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** PENDING_ACTIVATION → ACTIVE; an SSO in any other status is left as it is. */
@@ -110,11 +111,6 @@ export async function activatePendingSso(db: Db, ssoId: string, now: IsoDate): P
     .where('id', '=', ssoId)
     .where('status', '=', 'PENDING_ACTIVATION')
     .execute();
-}
-
-/** Removes the SSO and, by cascade, its invitations, grants and roles. */
-export async function deleteSsoRow(db: Db, ssoId: string): Promise<void> {
-  await db.deleteFrom('ssos').where('id', '=', ssoId).execute();
 }
 
 /**

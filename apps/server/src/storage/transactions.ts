@@ -28,17 +28,19 @@ export function insertTransaction(db: Db, row: NewTransaction): Promise<Transact
   return db.insertInto('transactions').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
+/** `lock`: hold the row until the surrounding transaction ends (dialect forUpdate). */
 export function findTransactionRow(
   db: Db,
   enterpriseId: string,
   id: string,
+  options: { lock?: boolean } = {},
 ): Promise<TransactionRow | undefined> {
-  return db
+  const query = db
     .selectFrom('transactions')
     .selectAll()
     .where('id', '=', id)
-    .where('enterprise_id', '=', enterpriseId)
-    .executeTakeFirst();
+    .where('enterprise_id', '=', enterpriseId);
+  return (options.lock ? dialectOf(db).forUpdate(query) : query).executeTakeFirst();
 }
 
 /**
@@ -84,21 +86,26 @@ export function updateTransactionIf(
     .executeTakeFirst();
 }
 
-/** Moves every transaction in one of `from` whose `dateColumn` has passed to `to`; how many moved. */
+/**
+ * Moves every transaction in `from` whose `dateColumn` has passed to `to`; the rows moved, with
+ * the states their events report.
+ */
 export async function moveDueTransactions(
   db: Db,
-  from: readonly string[],
+  from: string,
   dateColumn: 'execute_end_date' | 'access_end_date',
   to: string,
   now: string,
-): Promise<number> {
-  const result = await db
+): Promise<
+  Pick<TransactionRow, 'id' | 'enterprise_id' | 'pal_id' | 'status' | 'web_service_status'>[]
+> {
+  return db
     .updateTable('transactions')
     .set({ system_status: to, modified_date: now })
-    .where('system_status', 'in', from)
+    .where('system_status', '=', from)
     .where(dateColumn, '<=', now)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+    .returning(['id', 'enterprise_id', 'pal_id', 'status', 'web_service_status'])
+    .execute();
 }
 
 /**

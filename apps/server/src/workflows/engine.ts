@@ -24,7 +24,8 @@ import { listTransactionRoles } from '../storage/transaction-roles.js';
 import { palScope, readVariables, transactionScope, writeVariables } from '../storage/variables.js';
 import type { FailureType, RunEffects, SandboxJob, SandboxOutcome, StackFrame } from './job.js';
 import { OutputError } from './output.js';
-import { sendWorkflowMails, checkMailRecipients, countWorkflowMails } from './mail.js';
+import { queueWorkflowMails, checkMailRecipients, countWorkflowMails } from './mail.js';
+import { withTransactionEvents } from '../domain/transaction-events.js';
 import { KeyedQueue } from './keyed-queue.js';
 
 export type RunResult<T> =
@@ -144,7 +145,9 @@ export function runTransactionModule<T>(
   return admitted(ctx, enterpriseId, () =>
     transactionQueue.run(transactionId, async (): Promise<PalRunResult<T>> => {
       let transaction = options.webService
-        ? await moveWebServiceStatus(ctx, enterpriseId, transactionId, 'start')
+        ? await withTransactionEvents(ctx, enterpriseId, transactionId, (tx) =>
+            moveWebServiceStatus(tx, enterpriseId, transactionId, 'start'),
+          )
         : await getTransactionDetails(ctx, enterpriseId, transactionId);
       // Pages obey the rule of T6 and T9 (which moveWebServiceStatus checks): 409 when the
       // transaction's systemStatus forbids runs.
@@ -185,10 +188,7 @@ export function runTransactionModule<T>(
             outcome.effects,
             options.webService,
           );
-          if (applied) {
-            await sendWorkflowMails(ctx, transaction, applied, options.requestId);
-            return { ok: true, value: outcome.value, palId };
-          }
+          if (applied) return { ok: true, value: outcome.value, palId };
           if (attempt === MAX_ATTEMPTS) result = conflictFailure();
           else transaction = await getTransactionDetails(ctx, enterpriseId, transactionId);
         } catch (error) {
@@ -198,7 +198,9 @@ export function runTransactionModule<T>(
         }
       }
       if (options.webService)
-        await moveWebServiceStatus(ctx, enterpriseId, transactionId, 'fail').catch((error) =>
+        await withTransactionEvents(ctx, enterpriseId, transactionId, (tx) =>
+          moveWebServiceStatus(tx, enterpriseId, transactionId, 'fail'),
+        ).catch((error) =>
           ctx.log.warn({ err: error, transactionId }, 'could not mark a failed run FAILED'),
         );
       logFailure(ctx.log, result, palId, options, transactionId);
@@ -213,7 +215,10 @@ async function transactionRoles(ctx: DomainContext, transactionId: string) {
   return rows.map((r) => ({ sso: r.ssoId, role: r.role }));
 }
 
-/** All of a successful transaction run's effects, in one database transaction; false on a conflict. */
+/**
+ * All of a successful transaction run's effects, in one database transaction with their events
+ * and mails (docs/events.md); false on a conflict.
+ */
 async function applyTransactionEffects(
   ctx: DomainContext,
   transaction: TransactionDetails,
@@ -223,8 +228,8 @@ async function applyTransactionEffects(
   webService: boolean,
 ) {
   const { enterpriseId, id } = transaction;
-  return ctx.db.transaction().execute(async (trx) => {
-    const tx: DomainContext = { ...ctx, db: trx };
+  return withTransactionEvents(ctx, enterpriseId, id, async (tx) => {
+    const trx = tx.db;
     if (Object.keys(effects.vars).length > 0) {
       const written = await writeVariables(trx, scope, enterpriseId, readVersion, effects.vars);
       if (!written) return false;
@@ -239,8 +244,9 @@ async function applyTransactionEffects(
     }
     const mails = await checkMailRecipients(tx, enterpriseId, effects.mails);
     await countWorkflowMails(tx, enterpriseId, mails.length);
+    await queueWorkflowMails(tx, transaction, mails);
     if (webService) await moveWebServiceStatus(tx, enterpriseId, id, 'succeed');
-    return mails;
+    return true;
   });
 }
 

@@ -1,11 +1,13 @@
 // pal.mail.send (docs/workflows.md): the recipients are checked inside the run's database
-// transaction (an unknown SSO, or one that is not ACTIVE, fails the run, and nothing is kept), and
-// the mails are counted against the enterprise's hourly quota there too; they go out once it has
-// committed. Each holds the link of docs/entry.md that enters the transaction as the recipient
-// and runs the named action.
+// transaction (an unknown SSO, or one that is not ACTIVE, fails the run, and nothing is kept), the
+// mails are counted against the enterprise's hourly quota there too, and written to the outbox in
+// that same transaction: the dispatcher sends them once it has committed, retrying until the mail
+// server takes them (docs/events.md). Each holds the link of docs/entry.md that enters the
+// transaction as the recipient and runs the named action.
 import type { DomainContext } from '../domain/context.js';
 import { ConflictError } from '../domain/errors.js';
 import { createMailLink } from '../domain/mail-links.js';
+import { queueMail } from '../domain/queued-mail.js';
 import { getSso } from '../domain/ssos.js';
 import type { TransactionDetails } from '../domain/transactions.js';
 import { addWorkflowMails } from '../storage/workflow-mail-counts.js';
@@ -67,12 +69,11 @@ export async function countWorkflowMails(
     );
 }
 
-/** Sends after the commit; a mail that cannot be sent is logged, the run stays done. */
-export async function sendWorkflowMails(
+/** Writes the run's mails to the outbox; call it inside the run's database transaction. */
+export async function queueWorkflowMails(
   ctx: DomainContext,
   transaction: TransactionDetails,
   mails: WorkflowMail[],
-  requestId: string | undefined,
 ): Promise<void> {
   for (const mail of mails) {
     const link = createMailLink(
@@ -85,17 +86,10 @@ export async function sendWorkflowMails(
       },
       ctx.now(),
     );
-    try {
-      await ctx.mailer.send({
-        to: mail.email,
-        subject: mail.subject,
-        text: `${mail.text}\n\n${link}\n`,
-      });
-    } catch (error) {
-      ctx.log.error(
-        { err: error, reqId: requestId, transactionId: transaction.id, sso: mail.sso },
-        'a workflow mail could not be sent',
-      );
-    }
+    await queueMail(ctx, transaction.enterpriseId, {
+      to: mail.email,
+      subject: mail.subject,
+      text: `${mail.text}\n\n${link}\n`,
+    });
   }
 }

@@ -1381,7 +1381,7 @@ export const openApiDocument = {
         tags: ['enterprise'],
         summary: 'Invite a registered user to an SSO',
         description:
-          'Creates an SSO for the registered user with the address `email` and sends an e-mail invitation; returns the new SSO ID. The SSO is `PENDING_ACTIVATION` until the user follows the invitation link; the client application can use it only after that. An address that is not registered answers 404.',
+          'Creates an SSO for the registered user with the address `email` and sends an e-mail invitation; returns the new SSO ID. The SSO is `PENDING_ACTIVATION` until the user follows the invitation link; the client application can use it only after that. An address that is not registered answers 404. The mail is queued with the invitation and sent after it is stored, retried while the mail server is unavailable.',
         requestBody: {
           required: true,
           content: {
@@ -1432,7 +1432,6 @@ export const openApiDocument = {
           '415': { $ref: '#/components/responses/UnsupportedMediaType' },
           '429': { $ref: '#/components/responses/TooManyRequests' },
           '500': { $ref: '#/components/responses/InternalError' },
-          '502': { $ref: '#/components/responses/BadGateway' },
         },
       },
     },
@@ -2546,23 +2545,6 @@ export const openApiDocument = {
       IdempotencyKeyReused: {
         description:
           'Unprocessable: the `Idempotency-Key` was used within the last 24 hours with another request (method, path, query, Content-Type, body or the format `Accept` chooses); nothing was done. `messages[].type` is `IDEMPOTENCY_KEY_REUSED`.',
-        headers: {
-          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
-          RateLimit: { $ref: '#/components/headers/RateLimit' },
-        },
-        content: {
-          'application/xml': {
-            schema: {
-              allOf: [{ $ref: '#/components/schemas/Result' }],
-              xml: { name: 'errorResult', namespace: 'urn:pal-workflow:pal' },
-            },
-          },
-          'application/json': { schema: { $ref: '#/components/schemas/Result' } },
-        },
-      },
-      BadGateway: {
-        description:
-          'Bad Gateway: the mail server refused the invitation mail or could not be reached; nothing was kept, so the call can be repeated. `messages[].type` is `MAIL_FAILED`.',
         headers: {
           'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
           RateLimit: { $ref: '#/components/headers/RateLimit' },

@@ -12,6 +12,7 @@ import { sessionStanding } from './0008-session-standing.js';
 import { clientSecretRotation } from './0009-client-secret-rotation.js';
 import { rateLimits } from './0010-rate-limits.js';
 import { workflowMailCounts } from './0011-workflow-mail-counts.js';
+import { outbox } from './0012-outbox.js';
 import { auditLog } from './0020-audit-log.js';
 import { idempotencyKeys } from './0021-idempotency-keys.js';
 
@@ -27,6 +28,7 @@ export const migrations: Record<string, Migration> = {
   '0009_client_secret_rotation': clientSecretRotation,
   '0010_rate_limits': rateLimits,
   '0011_workflow_mail_counts': workflowMailCounts,
+  '0012_outbox': outbox,
   '0020_audit_log': auditLog,
   '0021_idempotency_keys': idempotencyKeys,
 };

@@ -244,7 +244,7 @@ export class EnterpriseApi extends runtime.BaseAPI {
   }
 
   /**
-   * Creates an SSO for the registered user with the address `email` and sends an e-mail invitation; returns the new SSO ID. The SSO is `PENDING_ACTIVATION` until the user follows the invitation link; the client application can use it only after that. An address that is not registered answers 404.
+   * Creates an SSO for the registered user with the address `email` and sends an e-mail invitation; returns the new SSO ID. The SSO is `PENDING_ACTIVATION` until the user follows the invitation link; the client application can use it only after that. An address that is not registered answers 404. The mail is queued with the invitation and sent after it is stored, retried while the mail server is unavailable.
    * Invite a registered user to an SSO
    */
   async inviteSsoRaw(requestParameters: InviteSsoRequest): Promise<runtime.ApiResponse<string>> {
@@ -297,7 +297,7 @@ export class EnterpriseApi extends runtime.BaseAPI {
   }
 
   /**
-   * Creates an SSO for the registered user with the address `email` and sends an e-mail invitation; returns the new SSO ID. The SSO is `PENDING_ACTIVATION` until the user follows the invitation link; the client application can use it only after that. An address that is not registered answers 404.
+   * Creates an SSO for the registered user with the address `email` and sends an e-mail invitation; returns the new SSO ID. The SSO is `PENDING_ACTIVATION` until the user follows the invitation link; the client application can use it only after that. An address that is not registered answers 404. The mail is queued with the invitation and sent after it is stored, retried while the mail server is unavailable.
    * Invite a registered user to an SSO
    */
   async inviteSso(requestParameters: InviteSsoRequest): Promise<string> {

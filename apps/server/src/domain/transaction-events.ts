@@ -1,0 +1,85 @@
+// The events of a transaction's states (docs/events.md): transaction.status_changed when status,
+// systemStatus or webServiceStatus moved in one database transaction (old and new values), and
+// transaction.completed when systemStatus became COMPLETED. Written by comparing the row before
+// the work (locked, so no other writer moves it meanwhile) with the row after it.
+import type { TransactionRow } from '../storage/schema.js';
+import { findTransactionRow } from '../storage/transactions.js';
+import type { DomainContext } from './context.js';
+import { NotFoundError } from './errors.js';
+import { emitEvents, type DomainEvent, type TransactionStates } from './events.js';
+import { inTransaction } from './transact.js';
+import { requireId } from './validate.js';
+
+type StateRow = Pick<
+  TransactionRow,
+  'id' | 'enterprise_id' | 'pal_id' | 'status' | 'system_status' | 'web_service_status'
+>;
+
+function states(
+  row: Pick<StateRow, 'status' | 'system_status' | 'web_service_status'>,
+): TransactionStates {
+  return {
+    status: row.status,
+    systemStatus: row.system_status,
+    webServiceStatus: row.web_service_status,
+  };
+}
+
+/** The events that a move from `before` to `after` makes (none when nothing moved). */
+export function transactionChangeEvents(before: StateRow, after: StateRow): DomainEvent[] {
+  const previous = states(before);
+  const current = states(after);
+  const changed = (Object.keys(current) as (keyof TransactionStates)[]).filter(
+    (key) => previous[key] !== current[key],
+  );
+  if (changed.length === 0) return [];
+  const ids = { transactionId: after.id, palId: after.pal_id };
+  const events: DomainEvent[] = [
+    {
+      enterpriseId: after.enterprise_id,
+      type: 'transaction.status_changed',
+      data: { ...ids, changed, previous, current },
+    },
+  ];
+  if (current.systemStatus === 'COMPLETED' && previous.systemStatus !== 'COMPLETED') {
+    events.push({
+      enterpriseId: after.enterprise_id,
+      type: 'transaction.completed',
+      data: { ...ids, status: current.status },
+    });
+  }
+  return events;
+}
+
+/**
+ * Runs `work` on the transaction in one database transaction and writes the events of whatever
+ * it moved. `work` answering false changed nothing (a lost race it will repeat).
+ */
+export function withTransactionEvents<T>(
+  ctx: DomainContext,
+  enterpriseId: string,
+  transactionId: string,
+  work: (tx: DomainContext) => Promise<T>,
+): Promise<T> {
+  return inTransaction(ctx, async (tx) => {
+    const id = requireId('id', transactionId);
+    const before = await findTransactionRow(tx.db, enterpriseId, id, { lock: true });
+    if (!before) throw NotFoundError.of('transaction', transactionId);
+    const result = await work(tx);
+    if (result === false) return result;
+    const after = await findTransactionRow(tx.db, enterpriseId, id);
+    if (after) await emitEvents(tx, transactionChangeEvents(before, after));
+    return result;
+  });
+}
+
+/** The events of transactions moved in bulk from one systemStatus (the expiry sweep). */
+export function bulkMoveEvents(
+  moved: readonly Omit<StateRow, 'system_status'>[],
+  from: string,
+  to: string,
+): DomainEvent[] {
+  return moved.flatMap((row) =>
+    transactionChangeEvents({ ...row, system_status: from }, { ...row, system_status: to }),
+  );
+}

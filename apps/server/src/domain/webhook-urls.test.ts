@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { checkWebhookUrl, isPublicAddress } from './webhook-urls.js';
+
+describe('isPublicAddress', () => {
+  it.each([
+    ['93.184.215.14', true],
+    ['8.8.8.8', true],
+    ['2606:4700:4700::1111', true],
+    ['127.0.0.1', false],
+    ['127.255.255.254', false],
+    ['10.0.0.1', false],
+    ['172.16.0.1', false],
+    ['172.31.255.255', false],
+    ['172.32.0.1', true],
+    ['192.168.0.1', false],
+    ['169.254.169.254', false],
+    ['100.64.0.1', false],
+    ['0.0.0.0', false],
+    ['224.0.0.1', false],
+    ['255.255.255.255', false],
+    ['::1', false],
+    ['::', false],
+    ['fd12:3456::1', false],
+    ['fe80::1', false],
+    ['ff02::1', false],
+    ['::ffff:127.0.0.1', false],
+    ['::ffff:7f00:1', false],
+    ['::ffff:8.8.8.8', true],
+    ['64:ff9b::10.0.0.1', false],
+    ['not an address', false],
+  ])('%s → %s', (address, want) => {
+    expect(isPublicAddress(address)).toBe(want);
+  });
+});
+
+describe('checkWebhookUrl', () => {
+  it('takes a public literal address and normalises the URL', async () => {
+    expect(await checkWebhookUrl('https://93.184.215.14/hook?x=1', false)).toBe(
+      'https://93.184.215.14/hook?x=1',
+    );
+  });
+
+  it.each([
+    ['http://127.0.0.1/', 'loopback'],
+    ['http://0x7f.1/', 'loopback'], // written in hex, still 127.0.0.1
+    ['http://[::1]:8080/', 'loopback'],
+    ['http://localhost/', 'loopback'],
+    ['gopher://example.com/', 'http:// or https://'],
+    ['https://u:p@example.com/', 'credentials'],
+    ['https://example.com/#x', 'fragment'],
+    [`https://example.com/${'a'.repeat(2048)}`, 'at most 2048'],
+  ])('refuses %s (%s)', async (url, why) => {
+    await expect(checkWebhookUrl(url, false)).rejects.toThrow(why);
+  });
+
+  it('takes inner addresses when allowed', async () => {
+    expect(await checkWebhookUrl('http://127.0.0.1:9/h', true)).toBe('http://127.0.0.1:9/h');
+  });
+});

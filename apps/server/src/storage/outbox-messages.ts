@@ -1,0 +1,197 @@
+// The outbox_messages table (schema.ts: OutboxMessagesTable): writing messages inside the
+// transaction that causes them, and the dispatcher's claim, lease and outcome. A message is
+// `pending` until delivered or given up (`failed`); while a node holds it, its next_attempt_at
+// is the end of the lease and its `claim` the node's random token, so a node killed mid-send
+// frees the message when the lease runs out and a late outcome of a lost lease changes nothing.
+import { sql, type Selectable } from 'kysely';
+import type { Db } from './database.js';
+import { dialectOf } from './dialect-of.js';
+import type { IsoDate, OutboxKind, OutboxMessagesTable } from './schema.js';
+
+export type OutboxMessageRow = Selectable<OutboxMessagesTable>;
+
+export interface NewOutboxMessage {
+  id: string;
+  kind: OutboxKind;
+  enterpriseId: string | null;
+  endpointId?: string;
+  eventType?: string;
+  payload: string;
+}
+
+/** Rows per INSERT statement (SQLite allows 32766 bound values; a row has 12). */
+const INSERT_CHUNK = 500;
+
+/**
+ * Writes messages as pending and due at `now`, and announces them (delivered to the dispatchers
+ * once the surrounding transaction commits). Call it inside the transaction of the change.
+ */
+export async function insertOutboxMessages(
+  db: Db,
+  messages: readonly NewOutboxMessage[],
+  now: IsoDate,
+): Promise<void> {
+  if (messages.length === 0) return;
+  for (let i = 0; i < messages.length; i += INSERT_CHUNK) {
+    await db
+      .insertInto('outbox_messages')
+      .values(
+        messages.slice(i, i + INSERT_CHUNK).map((m) => ({
+          id: m.id,
+          kind: m.kind,
+          enterprise_id: m.enterpriseId,
+          endpoint_id: m.endpointId ?? null,
+          event_type: m.eventType ?? null,
+          payload: m.payload,
+          status: 'pending' as const,
+          attempts: 0,
+          next_attempt_at: now,
+          claim: null,
+          last_error: null,
+          retries_since: now,
+          created_at: now,
+          finished_at: null,
+        })),
+      )
+      .execute();
+  }
+  await dialectOf(db).announceOutbox(db);
+}
+
+/**
+ * Takes up to `limit` pending messages due at `now`, for `leaseUntil`: each gets the claim token
+ * and one more attempt. On PostgreSQL rows another node is taking right now are skipped
+ * (FOR UPDATE SKIP LOCKED); the outer conditions make a message taken twice impossible either way.
+ */
+export async function claimDueMessages(
+  db: Db,
+  options: { claim: string; now: IsoDate; leaseUntil: IsoDate; limit: number },
+): Promise<OutboxMessageRow[]> {
+  const { claim, now, leaseUntil, limit } = options;
+  const due = dialectOf(db).forUpdate(
+    db
+      .selectFrom('outbox_messages')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .orderBy('next_attempt_at')
+      .limit(limit),
+    { skipLocked: true },
+  );
+  return db
+    .updateTable('outbox_messages')
+    .set({ claim, next_attempt_at: leaseUntil, attempts: sql<number>`attempts + 1` })
+    .where('id', 'in', due)
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .returningAll()
+    .execute();
+}
+
+/** When the next pending message falls due (or its lease ends); undefined when none waits. */
+export async function nextDueAt(db: Db): Promise<IsoDate | undefined> {
+  const row = await db
+    .selectFrom('outbox_messages')
+    .select((eb) => eb.fn.min('next_attempt_at').as('due'))
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return (row?.due as IsoDate | null | undefined) ?? undefined;
+}
+
+/** How many pending messages are due at `now` (not held by a node). */
+export async function countDueMessages(db: Db, now: IsoDate): Promise<number> {
+  const row = await db
+    .selectFrom('outbox_messages')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The outcome of one attempt, recorded only while `claim` still holds the message. */
+export type AttemptOutcome =
+  | { kind: 'delivered'; now: IsoDate; clearPayload: boolean }
+  | { kind: 'retry'; at: IsoDate; error: string }
+  | { kind: 'failed'; now: IsoDate; error: string };
+
+/** Records the outcome; false when the lease was lost (another node has the message now). */
+export async function recordAttempt(
+  db: Db,
+  id: string,
+  claim: string,
+  outcome: AttemptOutcome,
+): Promise<boolean> {
+  const update = (() => {
+    switch (outcome.kind) {
+      case 'delivered':
+        return {
+          status: 'delivered' as const,
+          finished_at: outcome.now,
+          last_error: null,
+          ...(outcome.clearPayload ? { payload: '' } : {}),
+        };
+      case 'retry':
+        return { next_attempt_at: outcome.at, last_error: outcome.error };
+      case 'failed':
+        return { status: 'failed' as const, finished_at: outcome.now, last_error: outcome.error };
+    }
+  })();
+  const result = await db
+    .updateTable('outbox_messages')
+    .set({ ...update, claim: null })
+    .where('id', '=', id)
+    .where('claim', '=', claim)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function findOutboxMessage(db: Db, id: string): Promise<OutboxMessageRow | undefined> {
+  return db.selectFrom('outbox_messages').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** A finished message due again at `now`, with a fresh retry window; false when it is pending. */
+export async function requeueMessage(db: Db, id: string, now: IsoDate): Promise<boolean> {
+  const result = await db
+    .updateTable('outbox_messages')
+    .set({
+      status: 'pending',
+      next_attempt_at: now,
+      retries_since: now,
+      finished_at: null,
+      claim: null,
+    })
+    .where('id', '=', id)
+    .where('status', '<>', 'pending')
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return false;
+  await dialectOf(db).announceOutbox(db);
+  return true;
+}
+
+/** The latest messages of an endpoint, newest first. */
+export async function listEndpointMessages(
+  db: Db,
+  endpointId: string,
+  limit: number,
+): Promise<OutboxMessageRow[]> {
+  return db
+    .selectFrom('outbox_messages')
+    .selectAll()
+    .where('endpoint_id', '=', endpointId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** Removes delivered and failed messages that finished before `before`; how many. */
+export async function deleteFinishedMessages(db: Db, before: IsoDate): Promise<number> {
+  const result = await db
+    .deleteFrom('outbox_messages')
+    .where('status', '<>', 'pending')
+    .where('finished_at', '<', before)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
