@@ -17,9 +17,11 @@ import type { DomainContext } from './domain/context.js';
 import { handlers } from './handlers/index.js';
 import { authenticator } from './http/authenticate.js';
 import { ClientCredentials } from './http/credentials.js';
+import { registerIdempotency } from './http/idempotency.js';
 import { registerPages } from './http/pages.js';
 import { addressKey, RateLimits } from './http/rate-limits.js';
 import { requestIdOf, requestSerializer } from './http/request-log.js';
+import { registerRequestScope, rememberingCaller } from './http/request-scope.js';
 import { pingDatabase } from './storage/database.js';
 import { openRateCountPool } from './storage/rate-counts.js';
 
@@ -126,11 +128,13 @@ export async function buildApp(
     uiConfig: { docExpansion: 'list', deepLinking: true },
   });
 
+  registerRequestScope(app);
+  registerIdempotency(app, domain);
   await registerPages(app, domain);
 
   await registerRoutes(app, {
     handlers,
-    authenticate: authenticator(domain, credentials, limits),
+    authenticate: rememberingCaller(authenticator(domain, credentials, limits)),
     serviceRoot: config.serviceRoot,
     userRoot: config.userRoot,
     bodyLimit: config.bodyLimitBytes,

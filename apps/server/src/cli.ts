@@ -9,9 +9,11 @@
 //   pal pal deploy FOLDER --enterprise NAME
 //   pal pal list --enterprise NAME
 //   pal run FOLDER --module NAME --export NAME [--input FILE] [--vars FILE]   (no database)
+//   pal audit --enterprise NAME [--since WHEN]
 //   pal webhook add|list|remove|rotate-secret|deliveries|redeliver …           (cli-webhooks.ts)
 //
-// Each takes --json and then prints exactly one JSON object on stdout; otherwise it prints text.
+// Each takes --json and then prints exactly one JSON object on stdout (`pal audit`: one per
+// record, one per line); otherwise it prints text.
 // Commands that touch the database bring its schema up to date first. Any error (a bad setting
 // too) prints one clear message on stderr and exits with status 1. Settings come from the
 // environment, as for the server (docs/configuration.md).
@@ -19,8 +21,10 @@
 // buildProgram() returns the commander program without running it; main.ts (the bin) adds the
 // server's commands (serve, start) and runs the whole with runCli().
 import { readFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { Command, CommanderError } from 'commander';
 import { destination, pino } from 'pino';
+import { addAuditCommand } from './audit-command.js';
 import { addWebhookCommands } from './cli-webhooks.js';
 import { ConfigError, describeDatabase, loadConfig, type Config } from './config.js';
 import { createClient, deleteClientByUsername, rotateClientSecret } from './domain/clients.js';
@@ -28,6 +32,7 @@ import { createDomainContext, type DomainContext } from './domain/context.js';
 import { createEnterprise, getEnterpriseByName, type Enterprise } from './domain/enterprises.js';
 import { isDomainError } from './domain/errors.js';
 import { deployPal, listPals, type PalInfo } from './domain/pals.js';
+import { runInScope } from './domain/request-scope.js';
 import { connectDatabase } from './storage/database.js';
 import { runLocally } from './workflows/local-run.js';
 
@@ -59,12 +64,23 @@ export async function withDomain<T>(
   try {
     const ctx = createDomainContext({ db, config, log });
     try {
-      return await work(ctx, applied);
+      return await runInScope({ actor: { type: 'operator', id: operatorName(io) } }, () =>
+        work(ctx, applied),
+      );
     } finally {
       ctx.mailer.close();
     }
   } finally {
     await db.destroy();
+  }
+}
+
+/** Who runs the CLI, as audit records name the operator: the login, else $USER. */
+function operatorName(io: CliIo): string | null {
+  try {
+    return userInfo().username;
+  } catch {
+    return io.env.USER ?? null;
   }
 }
 
@@ -315,6 +331,7 @@ export function buildProgram(io: CliIo = processIo): Command {
       },
     );
 
+  addAuditCommand(program, (work) => withDomain(io, work), io.stdout);
   addWebhookCommands(program, { print, withDomain: (work) => withDomain(io, work) });
 
   return program;

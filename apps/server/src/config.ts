@@ -67,6 +67,8 @@ export interface Config {
   workflowMailsPerHour: number;
   /** Longest return value of a run, in characters of its JSON text. */
   workflowResultMaxChars: number;
+  /** Days an audit record is kept; older ones are swept. */
+  auditRetentionDays: number;
   /** The largest document file (PDF, PNG, JPEG) a pal may carry; larger ones are refused at deploy. */
   documentMaxBytes: number;
   /** Requests per window: per API client, and per address for requests without valid credentials. */
@@ -114,6 +116,7 @@ export const CONFIG_DEFAULTS = {
   RATE_LIMIT_CLIENT_REQUESTS: 6000,
   RATE_LIMIT_ADDRESS_REQUESTS: 600,
   RATE_LIMIT_WINDOW_SECONDS: 60,
+  AUDIT_RETENTION_DAYS: 365,
 } as const;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -216,6 +219,13 @@ export function loadConfig(env: Env = process.env): Config {
     availableParallelism(),
     1,
     256,
+  );
+  const auditRetentionDays = integerSetting(
+    'AUDIT_RETENTION_DAYS',
+    get('AUDIT_RETENTION_DAYS'),
+    CONFIG_DEFAULTS.AUDIT_RETENTION_DAYS,
+    1,
+    36_500,
   );
   const documentMaxMb = integerSetting(
     'DOCUMENT_MAX_MB',
@@ -327,6 +337,7 @@ export function loadConfig(env: Env = process.env): Config {
     workflowQueuePerEnterprise,
     workflowMailsPerHour,
     workflowResultMaxChars,
+    auditRetentionDays,
     outbox,
   };
 }
@@ -365,6 +376,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     workflowQueuePerEnterprise: config.workflowQueuePerEnterprise,
     workflowMailsPerHour: config.workflowMailsPerHour,
     workflowResultMaxChars: config.workflowResultMaxChars,
+    auditRetentionDays: config.auditRetentionDays,
     bodyLimitBytes: config.bodyLimitBytes,
     formBodyLimitBytes: config.formBodyLimitBytes,
     logLevel: config.logLevel,

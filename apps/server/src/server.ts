@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { buildApp } from './app.js';
 import { createDomainContext, type DomainContext } from './domain/context.js';
+import { sweepRetention } from './domain/retention.js';
 import { sweepEntries } from './domain/sessions.js';
 import { sweepFailedSignIns } from './domain/sign-in-failures.js';
 import { expireDueTransactions } from './domain/transactions.js';
@@ -63,6 +64,14 @@ export async function startServer(
         removed ? app.log.info({ removed }, 'ended failed sign-in windows removed') : undefined,
       )
       .catch((error: unknown) => app.log.error({ err: error }, 'sign-in failure sweep failed'));
+    // Audit records past AUDIT_RETENTION_DAYS, idempotency keys past 24 hours (one node at a time).
+    sweepRetention(domain)
+      .then((removed) =>
+        removed?.auditRecords || removed?.idempotencyKeys
+          ? app.log.info(removed, 'old audit records and idempotency keys removed')
+          : undefined,
+      )
+      .catch((error: unknown) => app.log.error({ err: error }, 'retention sweep failed'));
   }, EXPIRY_SWEEP_MS);
   sweep.unref();
   let closed = false;

@@ -70,6 +70,8 @@ describe('pal CLI on a fresh DATA_DIR', () => {
         '0010_rate_limits',
         '0011_workflow_mail_counts',
         '0012_outbox',
+        '0020_audit_log',
+        '0021_idempotency_keys',
       ],
       database: join(env.DATA_DIR, 'pal.sqlite'),
     });
@@ -282,6 +284,40 @@ describe('pal CLI on a fresh DATA_DIR', () => {
     const text = await pal(env, 'pal', 'list', '--enterprise', 'Acme Corp');
     expect(text.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+CATEGORY\s+MODES\s+MODIFIED$/);
     expect(text.stdout).toMatch(/team-directory\s+Team directory\s+People\s+console/);
+  });
+
+  it("audit prints the enterprise's records, oldest first: one JSON object per line with --json", async () => {
+    const run = await pal(env, 'audit', '--enterprise', 'Acme Corp', '--json');
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const records = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    // What the commands above did to Acme Corp, each by the operator who ran them.
+    expect(records.map((r) => [r.action, r.target, r.details ?? null])).toEqual([
+      ['client.created', expect.stringMatching(/^acme-corp-/), null],
+      ['pal.deployed', 'expense-approval', { version: 1 }],
+      ['pal.deployed', 'expense-approval', { version: 2 }],
+      ['pal.deployed', 'team-directory', { version: 1 }],
+    ]);
+    for (const record of records) {
+      expect(record).toMatchObject({
+        enterpriseId: acmeId,
+        outcome: 'success',
+        actorType: 'operator',
+        time: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      });
+      expect(record).not.toHaveProperty('ip');
+    }
+    const text = await pal(env, 'audit', '--enterprise', 'Acme Corp', '--since', '1h');
+    expect(text.stdout.split('\n')[1]).toMatch(
+      /^\d{4}-\d{2}-\d{2}T\S+ {2}pal\.deployed {2}success {2}operator:\S+ {2}pal:expense-approval {2}- {2}- {2}version=1$/,
+    );
+    const future = await pal(env, 'audit', '--enterprise', 'Acme Corp', '--since', '2999-01-01');
+    expect(future.stdout).toBe('No audit records for "Acme Corp".\n');
+    const bad = await pal(env, 'audit', '--enterprise', 'Acme Corp', '--since', 'yesterday');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--since: expected an ISO-8601 date or time');
   });
 
   it('fails with status 1 and one message for an unknown enterprise, a bad setting or bad usage', async () => {

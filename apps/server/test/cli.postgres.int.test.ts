@@ -59,6 +59,8 @@ describe.runIf(engine === 'postgres')('pal CLI on PostgreSQL', () => {
         '0010_rate_limits',
         '0011_workflow_mail_counts',
         '0012_outbox',
+        '0020_audit_log',
+        '0021_idempotency_keys',
       ],
       database: env.DATABASE_URL,
     });

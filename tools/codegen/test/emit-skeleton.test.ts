@@ -35,6 +35,9 @@ describe('emit/skeleton', () => {
           openapiPath: '/svc/items/{id}',
           pathParams: [{ name: 'id', type: 'string', required: true, maxLength: 9 }],
           queryParams: [],
+          transportHeaders: [
+            { name: 'Idempotency-Key', type: 'string', required: false, maxLength: 255 },
+          ],
           response: { kind: 'simple', type: 'string', root: 'string' },
           totalCountHeader: false,
         },
@@ -47,5 +50,11 @@ describe('emit/skeleton', () => {
     expect(table).toContain(
       `pathParams: [{"name":"id","type":"string","required":true,"maxLength":9}]`,
     );
+    // Read by the server around the operation: in the table, not in the handler's input.
+    expect(table).toContain(
+      `transportHeaders: [{"name":"Idempotency-Key","type":"string","required":false,"maxLength":255}]`,
+    );
+    const inputs = files.find((f) => f.path.endsWith('/handlers.gen.ts'))!.content;
+    expect(inputs).not.toContain('Idempotency');
   });
 });

@@ -156,6 +156,42 @@ describe('load/openapi', () => {
     expect(api.operations[0]!.search!.headers[0]).toMatchObject(want);
   });
 
+  it('reads an x-transport header apart from the search headers, without x-search', () => {
+    const { api, diagnostics } = load(
+      oneOperation('/svc/rest/items', [
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          'x-transport': true,
+          schema: { type: 'string', maxLength: 255 },
+        },
+      ]),
+    );
+    expect(diagnostics.format()).toBe('');
+    expect(api.operations[0]!.transportHeaders).toEqual([
+      { name: 'Idempotency-Key', type: 'string', required: false, maxLength: 255 },
+    ]);
+    expect(api.operations[0]!.search).toBeUndefined();
+  });
+
+  it.each([
+    {
+      given: { name: 'flag', in: 'header', required: false, schema: { type: 'string' } },
+      want: /OAS040 .*header parameters need x-search/,
+    },
+    {
+      given: { name: 'q', in: 'query', 'x-transport': true, schema: { type: 'string' } },
+      want: /OAS044 .* q: x-transport is for header parameters/,
+    },
+  ])(
+    'refuses $given.name: a header without x-search or x-transport, x-transport off a header',
+    ({ given, want }) => {
+      const { diagnostics } = load(oneOperation('/svc/rest/items', [given]));
+      expect(diagnostics.format('error')).toMatch(want);
+    },
+  );
+
   it('keeps the document as read, and loadOpenApi gives the same operations', () => {
     const document = oneOperation('/svc/rest/items', []);
     const { api, path } = load(document);

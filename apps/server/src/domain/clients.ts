@@ -21,6 +21,7 @@ import {
   rotateApiClientSecret,
   setApiClientSecretHash,
 } from '../storage/api-clients.js';
+import { recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
 import { getEnterprise } from './enterprises.js';
 import { ConflictError, InvalidArgumentError, NotFoundError } from './errors.js';
@@ -166,6 +167,7 @@ export async function createClient(
     throw new ConflictError(`API client "${username}" already exists`);
   }
   ctx.clientChanges.publish(username);
+  await recordAudit(ctx, ctx.db, clientAudit('client.created', enterprise.id, username));
   return {
     clientId: row.id,
     enterpriseId: enterprise.id,
@@ -234,6 +236,15 @@ async function deleteClientWhere(
   if (username === undefined)
     throw NotFoundError.of('API client', 'id' in client ? client.id : client.username);
   ctx.clientChanges.publish(username);
+  await recordAudit(ctx, ctx.db, clientAudit('client.deleted', enterpriseId, username));
+}
+
+function clientAudit(
+  action: 'client.created' | 'client.deleted' | 'client.secret_rotated',
+  enterpriseId: string,
+  username: string,
+) {
+  return { action, enterpriseId, target: { type: 'client', id: username } } as const;
 }
 
 /** Deletes a client of the enterprise by its id (see deleteClientWhere). */
@@ -270,6 +281,10 @@ export async function rotateClientSecret(
   );
   if (!rotated) throw NotFoundError.of('API client', username);
   ctx.clientChanges.publish(username);
+  await recordAudit(ctx, ctx.db, {
+    ...clientAudit('client.secret_rotated', enterpriseId, username),
+    details: { oldSecretWorksUntil: graceMs > 0 ? oldPasswordExpiresAt : null },
+  });
   return { username, password, oldPasswordExpiresAt };
 }
 

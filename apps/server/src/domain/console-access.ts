@@ -6,6 +6,7 @@ import {
   insertConsoleGrant,
   type ConsoleGrantKey,
 } from '../storage/console-grants.js';
+import { recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
 import { InvalidArgumentError } from './errors.js';
 import { getPal } from './pals.js';
@@ -60,6 +61,7 @@ export async function grantConsoleAccess(
     'live',
   );
   await insertConsoleGrant(ctx.db, grant, ctx.now().toISOString());
+  await recordAudit(ctx, ctx.db, grantAudit('grant.given', grant));
   return true;
 }
 
@@ -72,7 +74,18 @@ export async function deleteConsoleAccess(
   useEnterpriseProfile: boolean,
 ): Promise<boolean> {
   const grant = await checkedGrantKey(ctx, enterpriseId, palId, ssoId, useEnterpriseProfile, 'any');
-  return deleteConsoleGrant(ctx.db, grant);
+  const removed = await deleteConsoleGrant(ctx.db, grant);
+  if (removed) await recordAudit(ctx, ctx.db, grantAudit('grant.removed', grant));
+  return removed;
+}
+
+function grantAudit(action: 'grant.given' | 'grant.removed', grant: ConsoleGrantKey) {
+  return {
+    action,
+    enterpriseId: grant.enterpriseId,
+    target: { type: 'sso', id: grant.ssoId },
+    details: { palId: grant.palId, profile: grant.profile },
+  } as const;
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   insertSso,
   lockAccount,
 } from '../storage/ssos.js';
+import { recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
 import { getEnterprise } from './enterprises.js';
 import { ConflictError, GoneError, NotFoundError } from './errors.js';
@@ -126,6 +127,12 @@ export async function inviteSso(
         expiresAt,
       }),
     );
+    await recordAudit(ctx, trx, {
+      action: 'sso.invited',
+      enterpriseId,
+      target: { type: 'sso', id: ssoId },
+      details: { newSso: !existing },
+    });
     return ssoId;
   });
 }
@@ -168,6 +175,12 @@ export async function acceptInvitation(
     const invitation = await consumeInvitation(trx, hashToken(token), now);
     if (!invitation) throw new GoneError();
     await activatePendingSso(trx, invitation.ssoId, now);
+    await recordAudit(ctx, trx, {
+      action: 'sso.activated',
+      enterpriseId: invitation.enterpriseId,
+      actor: { type: 'sso', id: invitation.ssoId },
+      target: { type: 'sso', id: invitation.ssoId },
+    });
     await emitEvent({ ...ctx, db: trx }, invitation.enterpriseId, 'sso.activated', {
       sso: invitation.ssoId,
     });

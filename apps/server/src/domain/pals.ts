@@ -13,6 +13,7 @@ import {
 } from '../storage/pals.js';
 import type { PalRow } from '../storage/schema.js';
 import { foldedKey } from '../storage/text-filters.js';
+import { recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
 import { getEnterprise } from './enterprises.js';
 import { NotFoundError } from './errors.js';
@@ -143,8 +144,15 @@ export async function deployPalPackage(
     const documents = documentRows(pkg.documents);
     return { columns, files, documents, createDate: now, result };
   });
-  if (outcome.changed)
+  if (outcome.changed) {
     ctx.log.info({ enterpriseId, palId: m.id, version: outcome.version }, 'pal deployed');
+    await recordAudit(ctx, ctx.db, {
+      action: 'pal.deployed',
+      enterpriseId,
+      target: { type: 'pal', id: m.id },
+      details: { version: outcome.version },
+    });
+  }
   return outcome;
 }
 

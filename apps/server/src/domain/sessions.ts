@@ -14,10 +14,12 @@ import {
 } from '../storage/browser-sessions.js';
 import type { ConsoleProfile, SessionKind } from '../storage/schema.js';
 import { countTokens } from '../storage/tokens.js';
+import { hashRef, recordAudit, recordSessionsEnded } from './audit.js';
 import type { DomainContext } from './context.js';
 import { hashToken, looksLikeToken, newToken } from './ids.js';
 import { sessionStanding, type SessionBasis } from './session-standing.js';
 import { sweepTokens } from './tokens.js';
+import { inTransaction } from './transact.js';
 
 export type { SessionKind } from '../storage/schema.js';
 
@@ -82,7 +84,7 @@ export function sessionOf(start: SessionStart, csrf = ''): BrowserSession {
 export async function createSession(ctx: DomainContext, session: SessionStart): Promise<string> {
   const value = newToken();
   const now = ctx.now().toISOString();
-  await insertBrowserSession(ctx.db, {
+  const row = {
     id_hash: hashToken(value),
     kind: session.kind,
     enterprise_id: session.enterpriseId,
@@ -95,6 +97,21 @@ export async function createSession(ctx: DomainContext, session: SessionStart): 
     outcome: session.outcome ? JSON.stringify(session.outcome) : null,
     created_at: now,
     last_seen_at: now,
+  };
+  await inTransaction(ctx, async ({ db }) => {
+    await insertBrowserSession(db, row);
+    await recordAudit(ctx, db, {
+      action: 'session.started',
+      enterpriseId: session.enterpriseId,
+      actor:
+        session.kind === 'anonymous'
+          ? { type: 'anonymous', id: null }
+          : { type: 'sso', id: session.standingSso },
+      target: session.transactionId
+        ? { type: 'transaction', id: session.transactionId }
+        : { type: 'pal', id: session.palId },
+      details: { sessionRef: hashRef(row.id_hash), kind: session.kind, role: session.role },
+    });
   });
   return value;
 }
@@ -137,7 +154,10 @@ export async function readSession(
   const session = fromRow(row);
   const standing = await sessionStanding(ctx, basisOf(session));
   if (!standing.ok) {
-    await deleteBrowserSession(ctx.db, idHash);
+    await inTransaction(ctx, async ({ db }) => {
+      await deleteBrowserSession(db, idHash);
+      await recordSessionsEnded(ctx, db, [row], 'withdrawn');
+    });
     ctx.log.info(
       { enterpriseId: session.enterpriseId, kind: session.kind, reason: standing.reason },
       'browser session ended: its person may no longer act',
@@ -164,11 +184,24 @@ export function csrfMatches(session: BrowserSession, given: unknown): boolean {
 /** Removes ended sessions (idle, or past their lifetime); how many. */
 export async function sweepSessions(ctx: DomainContext): Promise<number> {
   const now = ctx.now().getTime();
-  return deleteEndedBrowserSessions(
-    ctx.db,
-    new Date(now - SESSION_IDLE_MS).toISOString(),
-    new Date(now - SESSION_LIFETIME_MS).toISOString(),
-  );
+  const seenBefore = new Date(now - SESSION_IDLE_MS).toISOString();
+  const startedBefore = new Date(now - SESSION_LIFETIME_MS).toISOString();
+  return inTransaction(ctx, async ({ db }) => {
+    const ended = await deleteEndedBrowserSessions(db, seenBefore, startedBefore);
+    await recordSessionsEnded(
+      ctx,
+      db,
+      ended.filter((s) => s.created_at > startedBefore),
+      'idle',
+    );
+    await recordSessionsEnded(
+      ctx,
+      db,
+      ended.filter((s) => s.created_at <= startedBefore),
+      'lifetime',
+    );
+    return ended.length;
+  });
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   updateAccount,
   type SsoRecord,
 } from '../storage/ssos.js';
+import { recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
 import { getEnterprise } from './enterprises.js';
 import { ConflictError, NotFoundError } from './errors.js';
@@ -87,6 +88,11 @@ export async function createSso(
     }
     const ssoId = randomId();
     await insertSso(trx, { id: ssoId, enterpriseId, accountId, status: 'ACTIVE', now });
+    await recordAudit(ctx, trx, {
+      action: 'sso.created',
+      enterpriseId,
+      target: { type: 'sso', id: ssoId },
+    });
     await emitEvent({ ...ctx, db: trx }, enterpriseId, 'sso.created', {
       sso: ssoId,
       status: 'ACTIVE',
@@ -103,8 +109,14 @@ export async function deleteSso(
 ): Promise<boolean> {
   await getSso(ctx, enterpriseId, ssoId);
   await inTransaction(ctx, async (tx) => {
-    if (await markSsoDeleted(tx.db, enterpriseId, ssoId, ctx.now().toISOString()))
+    if (await markSsoDeleted(tx.db, enterpriseId, ssoId, ctx.now().toISOString())) {
       await emitEvent(tx, enterpriseId, 'sso.deleted', { sso: ssoId });
+      await recordAudit(ctx, tx.db, {
+        action: 'sso.deleted',
+        enterpriseId,
+        target: { type: 'sso', id: ssoId },
+      });
+    }
   });
   return true;
 }
@@ -156,6 +168,11 @@ export async function updateSso(
     if (owner && owner.id !== sso.accountId) throw taken();
     // False when someone took the address between the check and the update.
     if (!(await updateAccount(trx, sso.accountId, fields))) throw taken();
+    await recordAudit(ctx, trx, {
+      action: 'sso.updated',
+      enterpriseId,
+      target: { type: 'sso', id: ssoId },
+    });
     return true;
   });
 }

@@ -2,7 +2,8 @@
 // T8 (a transaction, anonymously) and P3 (a new transaction of a pal, as its owner). 256 random
 // bits, base64url, stored only as SHA-256, consumed by one conditional UPDATE, so of any number of
 // concurrent redeemers, on any number of nodes, exactly one wins.
-import { consumeToken, deleteSpentTokens, insertToken } from '../storage/tokens.js';
+import { consumeToken, deleteSpentTokens, insertToken, type TokenRow } from '../storage/tokens.js';
+import { hashRef, recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
 import { hasConsoleAccess } from './console-access.js';
 import { ConflictError, ForbiddenError, GoneError, NotFoundError } from './errors.js';
@@ -10,6 +11,7 @@ import { hashToken, looksLikeToken, newToken } from './ids.js';
 import { getPalDetails } from './pals.js';
 import { getSso } from './ssos.js';
 import { getTransactionDetails } from './transactions.js';
+import { inTransaction } from './transact.js';
 import { requireText } from './validate.js';
 
 export type TokenKind = 'console' | 'participant' | 'anonymous' | 'new-transaction';
@@ -54,7 +56,7 @@ async function store(
 ): Promise<string> {
   const value = newToken();
   const now = ctx.now();
-  await insertToken(ctx.db, {
+  const row = {
     token_hash: hashToken(value),
     kind: token.kind,
     enterprise_id: token.enterpriseId,
@@ -66,6 +68,10 @@ async function store(
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
     used_at: null,
+  };
+  await inTransaction(ctx, async ({ db }) => {
+    await insertToken(db, row);
+    await recordAudit(ctx, db, tokenAudit('token.issued', row));
   });
   return value;
 }
@@ -158,6 +164,29 @@ export async function issuePalToken(
   return entryUrl(ctx, token);
 }
 
+/** The audit record of a token's issue or redemption: what it is for, never the token. */
+function tokenAudit(
+  action: 'token.issued' | 'token.redeemed',
+  row: Pick<
+    TokenRow,
+    'token_hash' | 'kind' | 'enterprise_id' | 'pal_id' | 'transaction_id' | 'sso_id' | 'action'
+  >,
+) {
+  return {
+    action,
+    enterpriseId: row.enterprise_id,
+    target: row.transaction_id
+      ? { type: 'transaction', id: row.transaction_id }
+      : { type: 'pal', id: row.pal_id ?? '' },
+    details: {
+      kind: row.kind,
+      tokenRef: hashRef(row.token_hash),
+      sso: row.sso_id,
+      palId: row.pal_id,
+    },
+  } as const;
+}
+
 export function entryUrl(ctx: DomainContext, token: string): string {
   return `${ctx.config.publicUrl}/${ctx.config.serviceRoot}/enter/${token}`;
 }
@@ -168,6 +197,13 @@ export async function redeemToken(ctx: DomainContext, token: string): Promise<Re
   const now = ctx.now().toISOString();
   const row = await consumeToken(ctx.db, hashToken(token), now);
   if (!row) throw new GoneError();
+  await recordAudit(ctx, ctx.db, {
+    ...tokenAudit('token.redeemed', row),
+    actor:
+      row.kind === 'anonymous' || !row.sso_id
+        ? { type: 'anonymous', id: null }
+        : { type: 'sso', id: row.sso_id },
+  });
   const data =
     row.data === null ? {} : (JSON.parse(row.data) as { profile?: RedeemedToken['profile'] });
   return {

@@ -7,6 +7,7 @@ import {
   listTransactionRoles,
   transactionExists,
 } from '../storage/transaction-roles.js';
+import { recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
 import { InvalidArgumentError, NotFoundError } from './errors.js';
 import { getLiveSso, getSso } from './ssos.js';
@@ -71,7 +72,14 @@ export async function removeRole(
 ): Promise<number> {
   await requireTransaction(ctx, enterpriseId, transactionId);
   await getSso(ctx, enterpriseId, ssoId, 'userSSO');
-  return deleteTransactionRoles(ctx.db, transactionId, ssoId);
+  const removed = await deleteTransactionRoles(ctx.db, transactionId, ssoId);
+  await recordAudit(ctx, ctx.db, {
+    action: 'roles.removed',
+    enterpriseId,
+    target: { type: 'sso', id: ssoId },
+    details: { transactionId, removed },
+  });
+  return removed;
 }
 
 /** T4: removes every role of the SSO on the enterprise's transactions; how many. 404: no such SSO. */
@@ -81,5 +89,12 @@ export async function removeAllRoles(
   ssoId: string,
 ): Promise<number> {
   await getSso(ctx, enterpriseId, ssoId, 'userSSO');
-  return deleteEnterpriseRolesOfSso(ctx.db, enterpriseId, ssoId);
+  const removed = await deleteEnterpriseRolesOfSso(ctx.db, enterpriseId, ssoId);
+  await recordAudit(ctx, ctx.db, {
+    action: 'roles.removed',
+    enterpriseId,
+    target: { type: 'sso', id: ssoId },
+    details: { transactionId: null, removed },
+  });
+  return removed;
 }

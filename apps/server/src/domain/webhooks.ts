@@ -18,11 +18,13 @@ import {
   rotateWebhookSecret,
   type WebhookEndpointRow,
 } from '../storage/webhook-endpoints.js';
+import { recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
 import { ConflictError, InvalidArgumentError, NotFoundError } from './errors.js';
 import { EVENT_TYPES, isEventType, type EventType } from './events.js';
 import { randomId } from './ids.js';
 import { seal, sealingKey, unseal } from './sealing.js';
+import { inTransaction } from './transact.js';
 import { checkWebhookUrl } from './webhook-urls.js';
 
 /** Endpoints one enterprise may have: each event is written once per endpoint. */
@@ -122,7 +124,16 @@ export async function addWebhookEndpoint(
     previous_secret_until: null,
     created_at: now,
   };
-  await insertWebhookEndpoint(ctx.db, row);
+  await inTransaction(ctx, async (tx) => {
+    await insertWebhookEndpoint(tx.db, row);
+    await recordAudit(ctx, tx.db, {
+      action: 'webhook.added',
+      enterpriseId,
+      target: { type: 'webhook', id },
+      // The host only: a webhook URL may carry a secret of its own (a path or query token).
+      details: { host: new URL(url).host, events },
+    });
+  });
   ctx.log.info({ enterpriseId, endpointId: id, url }, 'webhook endpoint added');
   return { ...toEndpoint(row, now), secret };
 }
@@ -143,7 +154,17 @@ async function endpointRow(ctx: DomainContext, id: string): Promise<WebhookEndpo
 
 /** Removes the endpoint and every delivery of it, pending ones included. 404 when unknown. */
 export async function removeEndpoint(ctx: DomainContext, id: string): Promise<void> {
-  if (!(await deleteWebhookEndpoint(ctx.db, id))) throw NotFoundError.of('webhook endpoint', id);
+  const { enterprise_id: enterpriseId, url } = await endpointRow(ctx, id);
+  const host = new URL(url).host;
+  await inTransaction(ctx, async (tx) => {
+    if (!(await deleteWebhookEndpoint(tx.db, id))) throw NotFoundError.of('webhook endpoint', id);
+    await recordAudit(ctx, tx.db, {
+      action: 'webhook.removed',
+      enterpriseId,
+      target: { type: 'webhook', id },
+      details: { host },
+    });
+  });
   ctx.log.info({ endpointId: id }, 'webhook endpoint removed');
 }
 
@@ -160,10 +181,18 @@ export async function rotateEndpointSecret(
   const previousUntil = new Date(
     ctx.now().getTime() + ctx.config.outbox.webhookSecretOverlapMs,
   ).toISOString();
-  await rotateWebhookSecret(ctx.db, id, {
-    secret: sealSecret(ctx, id, secret),
-    previousSecret: row.secret,
-    previousUntil,
+  await inTransaction(ctx, async (tx) => {
+    await rotateWebhookSecret(tx.db, id, {
+      secret: sealSecret(ctx, id, secret),
+      previousSecret: row.secret,
+      previousUntil,
+    });
+    await recordAudit(ctx, tx.db, {
+      action: 'webhook.secret_rotated',
+      enterpriseId: row.enterprise_id,
+      target: { type: 'webhook', id },
+      details: { previousSecretUntil: previousUntil },
+    });
   });
   ctx.log.info({ endpointId: id }, 'webhook endpoint secret rotated');
   return { id, secret, previousSecretUntil: previousUntil };

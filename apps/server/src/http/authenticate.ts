@@ -7,6 +7,7 @@
 // its credentials are valid, else against its address, before anything else is done for it.
 import { HttpError } from '@pal-workflow/server-skeleton';
 import type { FastifyRequest } from 'fastify';
+import { recordWrongSecret } from '../domain/audit-attempts.js';
 import type { DomainContext } from '../domain/context.js';
 import type { AppContext } from './app-context.js';
 import type { ClientCredentials } from './credentials.js';
@@ -83,6 +84,10 @@ async function verify(
       throw new HttpError(429, 'RATE_LIMITED', `too many failed attempts: try again in ${wait} s`, {
         'Retry-After': String(wait),
       });
+    // The audit record of a client's wrong secret (bounded: domain/audit-attempts.ts). Not awaited:
+    // recording adds nothing to the 401's time.
+    if (known)
+      void recordWrongSecret(domain, given.username, { ip: request.ip, requestId: request.id });
     throw new HttpError(401, 'UNAUTHORIZED', 'wrong credentials', CHALLENGE);
   }
   await credentials.throttle.succeeded(given.username, request.ip);

@@ -9,6 +9,7 @@
 // session whose person may no longer act (domain/session-standing.ts) ends with a 403 page that
 // says why; an action on a transaction whose systemStatus forbids runs is a 409 page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { recordRefusedToken } from '../domain/audit-attempts.js';
 import type { DomainContext } from '../domain/context.js';
 import { ConflictError, isDomainError } from '../domain/errors.js';
 import { getPalDetails } from '../domain/pals.js';
@@ -67,6 +68,11 @@ export function registerEntryPages(app: FastifyInstance, domain: DomainContext):
     try {
       value = await enter(domain, request.params.token, request.id);
     } catch (error) {
+      await recordRefusedToken(
+        domain,
+        request.params.token,
+        isDomainError(error) ? error.code : 'error',
+      );
       if (isGone(error)) return sendPage(reply, 410, GONE.title, GONE.body);
       // What the token was for can no longer be done (a deleted SSO, an undeployed pal): a page
       // that says why, as for any person in a browser.

@@ -41,19 +41,27 @@ export async function setBrowserSessionOutcome(
   await db.updateTable('browser_sessions').set({ outcome }).where('id_hash', '=', idHash).execute();
 }
 
-/** Removes sessions last seen at or before `seenBefore`, or started at or before `startedBefore`; how many. */
-export async function deleteEndedBrowserSessions(
+/**
+ * Removes sessions last seen at or before `seenBefore`, or started at or before `startedBefore`;
+ * which (for their audit records).
+ */
+export function deleteEndedBrowserSessions(
   db: Db,
   seenBefore: string,
   startedBefore: string,
-): Promise<number> {
-  const result = await db
+): Promise<
+  Pick<
+    BrowserSessionRow,
+    'id_hash' | 'enterprise_id' | 'pal_id' | 'transaction_id' | 'sso_id' | 'created_at'
+  >[]
+> {
+  return db
     .deleteFrom('browser_sessions')
     .where((eb) =>
       eb.or([eb('last_seen_at', '<=', seenBefore), eb('created_at', '<=', startedBefore)]),
     )
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+    .returning(['id_hash', 'enterprise_id', 'pal_id', 'transaction_id', 'sso_id', 'created_at'])
+    .execute();
 }
 
 export async function countBrowserSessions(db: Db): Promise<number> {

@@ -54,6 +54,8 @@ describe(`database (${engine})`, () => {
       { name: '0010_rate_limits', applied: false },
       { name: '0011_workflow_mail_counts', applied: false },
       { name: '0012_outbox', applied: false },
+      { name: '0020_audit_log', applied: false },
+      { name: '0021_idempotency_keys', applied: false },
     ]);
     expect(await migrateToLatest(db)).toEqual(Object.keys(migrations));
     expect(await migrateToLatest(db)).toEqual([]);
@@ -79,6 +81,8 @@ describe(`database (${engine})`, () => {
       'browser_sessions',
       'sign_in_failures',
       'workflow_mail_counts',
+      'audit_log',
+      'idempotency_keys',
     ]) {
       expect(tables).toContain(table);
     }

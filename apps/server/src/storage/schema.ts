@@ -331,6 +331,44 @@ export interface WebhookEndpointsTable {
   created_at: IsoDate;
 }
 
+/** One security-relevant act (migration 0020; domain/audit.ts). Append-only. */
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: IsoDate;
+  enterprise_id: string;
+  /** A stable code, e.g. `token.issued` (domain/audit.ts lists them). */
+  action: string;
+  outcome: 'success' | 'failure';
+  /** `client`, `sso`, `operator`, `system` or `anonymous`. */
+  actor_type: string;
+  /** The client's username, the SSO id, the operator's login; null when unknown. */
+  actor: string | null;
+  target_type: string | null;
+  target: string | null;
+  ip: string | null;
+  request_id: string | null;
+  /** JSON object of strings, numbers and booleans; never a secret. */
+  details: string | null;
+}
+
+/** An Idempotency-Key of one API client and the first answer to it (migration 0021). */
+export interface IdempotencyKeysTable {
+  client_id: string;
+  idempotency_key: string;
+  /** SHA-256 of what makes the request the same request (http/idempotency.ts). */
+  fingerprint: string;
+  /** Random id of the request serving the key; the one that may store its answer. */
+  owner: string;
+  /** While no answer is stored: after this, another request may take the key over. */
+  locked_until: IsoDate;
+  /** The answer, once stored; null while the first request is being served. */
+  status: number | null;
+  content_type: string | null;
+  body: string | null;
+  created_at: IsoDate;
+  expires_at: IsoDate;
+}
+
 export interface DatabaseSchema {
   enterprises: EnterprisesTable;
   api_clients: ApiClientsTable;
@@ -353,6 +391,8 @@ export interface DatabaseSchema {
   workflow_mail_counts: WorkflowMailCountsTable;
   outbox_messages: OutboxMessagesTable;
   webhook_endpoints: WebhookEndpointsTable;
+  audit_log: AuditLogTable;
+  idempotency_keys: IdempotencyKeysTable;
   transactions_name_fts: TransactionsNameFtsTable;
   transactions_description_fts: TransactionsDescriptionFtsTable;
   transactions_category_fts: TransactionsCategoryFtsTable;

@@ -43,3 +43,8 @@ export async function countTokens(db: Db): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** The token with this hash, used or not (the audit of refused tokens reads it). */
+export function findTokenByHash(db: Db, tokenHash: string): Promise<TokenRow | undefined> {
+  return db.selectFrom('tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}

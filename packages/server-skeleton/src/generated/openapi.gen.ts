@@ -108,6 +108,7 @@ export const openApiDocument = {
             description: 'Id of the console pal.',
             schema: { type: 'string', maxLength: 200 },
           },
+          { $ref: '#/components/parameters/IdempotencyKey' },
         ],
         requestBody: {
           required: true,
@@ -145,7 +146,7 @@ export const openApiDocument = {
           '401': { $ref: '#/components/responses/Unauthorized' },
           '404': { $ref: '#/components/responses/NotFound' },
           '406': { $ref: '#/components/responses/NotAcceptable' },
-          '409': { $ref: '#/components/responses/Conflict' },
+          '409': { $ref: '#/components/responses/IdempotentConflict' },
           '413': { $ref: '#/components/responses/PayloadTooLarge' },
           '415': { $ref: '#/components/responses/UnsupportedMediaType' },
           '422': { $ref: '#/components/responses/WorkflowFailed' },
@@ -345,6 +346,7 @@ export const openApiDocument = {
             description: 'Id of the console pal.',
             schema: { type: 'string', maxLength: 200 },
           },
+          { $ref: '#/components/parameters/IdempotencyKey' },
         ],
         requestBody: {
           required: true,
@@ -370,9 +372,10 @@ export const openApiDocument = {
           '401': { $ref: '#/components/responses/Unauthorized' },
           '404': { $ref: '#/components/responses/NotFound' },
           '406': { $ref: '#/components/responses/NotAcceptable' },
-          '409': { $ref: '#/components/responses/Conflict' },
+          '409': { $ref: '#/components/responses/IdempotentConflict' },
           '413': { $ref: '#/components/responses/PayloadTooLarge' },
           '415': { $ref: '#/components/responses/UnsupportedMediaType' },
+          '422': { $ref: '#/components/responses/IdempotencyKeyReused' },
           '429': { $ref: '#/components/responses/TooManyRequests' },
           '500': { $ref: '#/components/responses/InternalError' },
         },
@@ -491,6 +494,7 @@ export const openApiDocument = {
             description: 'Id of the console pal.',
             schema: { type: 'string', maxLength: 200 },
           },
+          { $ref: '#/components/parameters/IdempotencyKey' },
         ],
         requestBody: {
           required: true,
@@ -516,9 +520,10 @@ export const openApiDocument = {
           '401': { $ref: '#/components/responses/Unauthorized' },
           '404': { $ref: '#/components/responses/NotFound' },
           '406': { $ref: '#/components/responses/NotAcceptable' },
-          '409': { $ref: '#/components/responses/Conflict' },
+          '409': { $ref: '#/components/responses/IdempotentConflict' },
           '413': { $ref: '#/components/responses/PayloadTooLarge' },
           '415': { $ref: '#/components/responses/UnsupportedMediaType' },
+          '422': { $ref: '#/components/responses/IdempotencyKeyReused' },
           '429': { $ref: '#/components/responses/TooManyRequests' },
           '500': { $ref: '#/components/responses/InternalError' },
         },
@@ -532,6 +537,7 @@ export const openApiDocument = {
         summary: 'Create a transaction from a pal',
         description:
           'Creates a new transaction from the pal `palId` and returns the id of the new transaction (with status 200). Transaction ids are opaque and unique everywhere.',
+        parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }],
         requestBody: {
           required: true,
           content: {
@@ -585,9 +591,10 @@ export const openApiDocument = {
           '401': { $ref: '#/components/responses/Unauthorized' },
           '404': { $ref: '#/components/responses/NotFound' },
           '406': { $ref: '#/components/responses/NotAcceptable' },
-          '409': { $ref: '#/components/responses/Conflict' },
+          '409': { $ref: '#/components/responses/IdempotentConflict' },
           '413': { $ref: '#/components/responses/PayloadTooLarge' },
           '415': { $ref: '#/components/responses/UnsupportedMediaType' },
+          '422': { $ref: '#/components/responses/IdempotencyKeyReused' },
           '429': { $ref: '#/components/responses/TooManyRequests' },
           '500': { $ref: '#/components/responses/InternalError' },
         },
@@ -874,6 +881,7 @@ export const openApiDocument = {
             description: 'Id of the transaction.',
             schema: { type: 'string', maxLength: 200 },
           },
+          { $ref: '#/components/parameters/IdempotencyKey' },
         ],
         requestBody: {
           required: true,
@@ -899,9 +907,10 @@ export const openApiDocument = {
           '401': { $ref: '#/components/responses/Unauthorized' },
           '404': { $ref: '#/components/responses/NotFound' },
           '406': { $ref: '#/components/responses/NotAcceptable' },
-          '409': { $ref: '#/components/responses/Conflict' },
+          '409': { $ref: '#/components/responses/IdempotentConflict' },
           '413': { $ref: '#/components/responses/PayloadTooLarge' },
           '415': { $ref: '#/components/responses/UnsupportedMediaType' },
+          '422': { $ref: '#/components/responses/IdempotencyKeyReused' },
           '429': { $ref: '#/components/responses/TooManyRequests' },
           '500': { $ref: '#/components/responses/InternalError' },
         },
@@ -1087,6 +1096,7 @@ export const openApiDocument = {
             description: 'Id of the transaction.',
             schema: { type: 'string', maxLength: 200 },
           },
+          { $ref: '#/components/parameters/IdempotencyKey' },
         ],
         requestBody: {
           required: true,
@@ -1124,7 +1134,7 @@ export const openApiDocument = {
           '401': { $ref: '#/components/responses/Unauthorized' },
           '404': { $ref: '#/components/responses/NotFound' },
           '406': { $ref: '#/components/responses/NotAcceptable' },
-          '409': { $ref: '#/components/responses/Conflict' },
+          '409': { $ref: '#/components/responses/IdempotentConflict' },
           '413': { $ref: '#/components/responses/PayloadTooLarge' },
           '415': { $ref: '#/components/responses/UnsupportedMediaType' },
           '422': { $ref: '#/components/responses/WorkflowFailed' },
@@ -1194,6 +1204,7 @@ export const openApiDocument = {
             description: 'The workflow module to run. May also be sent as a form field.',
             schema: { type: 'string', maxLength: 200 },
           },
+          { $ref: '#/components/parameters/IdempotencyKey' },
         ],
         requestBody: {
           required: false,
@@ -1224,9 +1235,10 @@ export const openApiDocument = {
           '401': { $ref: '#/components/responses/Unauthorized' },
           '404': { $ref: '#/components/responses/NotFound' },
           '406': { $ref: '#/components/responses/NotAcceptable' },
-          '409': { $ref: '#/components/responses/Conflict' },
+          '409': { $ref: '#/components/responses/IdempotentConflict' },
           '413': { $ref: '#/components/responses/PayloadTooLarge' },
           '415': { $ref: '#/components/responses/UnsupportedMediaType' },
+          '422': { $ref: '#/components/responses/IdempotencyKeyReused' },
           '429': { $ref: '#/components/responses/TooManyRequests' },
           '500': { $ref: '#/components/responses/InternalError' },
         },
@@ -2210,6 +2222,15 @@ export const openApiDocument = {
       },
     },
     parameters: {
+      IdempotencyKey: {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        'x-transport': true,
+        description:
+          'Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header). The first request with a key does the work; the same key from the same API client within 24 hours answers what the first answered (status, Content-Type and body, byte for byte, with `Idempotent-Replayed: true`) without doing the work again. The same key with another request (method, path, query, Content-Type, body, or the format that `Accept` chooses) answers 422 `IDEMPOTENCY_KEY_REUSED`. While the first request is still being served, the same request waits for its answer for a few seconds, then answers 409 `CONFLICT` with `Retry-After`. An answer of 500 or above is not kept, so the key may be tried again. The key is 1 to 255 characters, printable ASCII without spaces, as a bare value or as a Structured Fields string in double quotes (as the draft writes it: `"a1b2…"`; the quotes are not part of the key); anything else answers 400.',
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+      },
       PalSearchName: {
         name: 'name',
         in: 'header',
@@ -2506,7 +2527,24 @@ export const openApiDocument = {
       },
       WorkflowFailed: {
         description:
-          'Unprocessable: the workflow run of C2 or T9 failed (their list answers have no success member to say so; C5, C7, T6 and U1 answer 200 with success=false instead). `messages[].type` is `WORKFLOW_ERROR`, `WORKFLOW_TIMEOUT`, `WORKFLOW_MEMORY` or `NO_WORKFLOW`.',
+          'Unprocessable: the workflow run of C2 or T9 failed (their list answers have no success member to say so; C5, C7, T6 and U1 answer 200 with success=false instead). `messages[].type` is `WORKFLOW_ERROR`, `WORKFLOW_TIMEOUT`, `WORKFLOW_MEMORY` or `NO_WORKFLOW`. Or the `Idempotency-Key` was used before with another request: `messages[].type` is `IDEMPOTENCY_KEY_REUSED`, and nothing was run.',
+        headers: {
+          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+          RateLimit: { $ref: '#/components/headers/RateLimit' },
+        },
+        content: {
+          'application/xml': {
+            schema: {
+              allOf: [{ $ref: '#/components/schemas/Result' }],
+              xml: { name: 'errorResult', namespace: 'urn:pal-workflow:pal' },
+            },
+          },
+          'application/json': { schema: { $ref: '#/components/schemas/Result' } },
+        },
+      },
+      IdempotencyKeyReused: {
+        description:
+          'Unprocessable: the `Idempotency-Key` was used within the last 24 hours with another request (method, path, query, Content-Type, body or the format `Accept` chooses); nothing was done. `messages[].type` is `IDEMPOTENCY_KEY_REUSED`.',
         headers: {
           'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
           RateLimit: { $ref: '#/components/headers/RateLimit' },
@@ -2527,6 +2565,28 @@ export const openApiDocument = {
         headers: {
           'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
           RateLimit: { $ref: '#/components/headers/RateLimit' },
+        },
+        content: {
+          'application/xml': {
+            schema: {
+              allOf: [{ $ref: '#/components/schemas/Result' }],
+              xml: { name: 'errorResult', namespace: 'urn:pal-workflow:pal' },
+            },
+          },
+          'application/json': { schema: { $ref: '#/components/schemas/Result' } },
+        },
+      },
+      IdempotentConflict: {
+        description:
+          'Conflict: the request is valid but clashes with the current state: a pal that is not deployed (T1, workflow runs), a transaction whose state does not allow the run (T6, T9), or a request with the same `Idempotency-Key` that is still being served (then with `Retry-After`). `messages[].type` is `CONFLICT`.',
+        headers: {
+          'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+          RateLimit: { $ref: '#/components/headers/RateLimit' },
+          'Retry-After': {
+            description:
+              'Seconds after which to repeat the request: sent when the first request with the same `Idempotency-Key` is still being served.',
+            schema: { type: 'integer', format: 'int32', minimum: 0 },
+          },
         },
         content: {
           'application/xml': {

@@ -39,6 +39,9 @@ export const operations = {
     path: '/rest/console/:palId/run',
     pathParams: [{ name: 'palId', type: 'string', required: true, maxLength: 200 }],
     queryParams: [],
+    transportHeaders: [
+      { name: 'Idempotency-Key', type: 'string', required: false, maxLength: 255 },
+    ],
     body: { kind: 'typed', root: 'consoleContent', required: true },
     response: { kind: 'list', root: 'nameValueList', totalCount: false },
   },
@@ -82,6 +85,9 @@ export const operations = {
     path: '/rest/console/:palId/executeWorkflow',
     pathParams: [{ name: 'palId', type: 'string', required: true, maxLength: 200 }],
     queryParams: [],
+    transportHeaders: [
+      { name: 'Idempotency-Key', type: 'string', required: false, maxLength: 255 },
+    ],
     body: { kind: 'any', required: true },
     response: { kind: 'object', root: 'consoleResult' },
   },
@@ -110,6 +116,9 @@ export const operations = {
     path: '/rest/console/:palId/runWorkflow',
     pathParams: [{ name: 'palId', type: 'string', required: true, maxLength: 200 }],
     queryParams: [],
+    transportHeaders: [
+      { name: 'Idempotency-Key', type: 'string', required: false, maxLength: 255 },
+    ],
     body: { kind: 'typed', root: 'consoleContent', required: true },
     response: { kind: 'object', root: 'consoleResult' },
   },
@@ -149,6 +158,9 @@ export const operations = {
     path: '/rest/transactions',
     pathParams: [],
     queryParams: [],
+    transportHeaders: [
+      { name: 'Idempotency-Key', type: 'string', required: false, maxLength: 255 },
+    ],
     form: { fields: [{ name: 'palId', type: 'string', required: true, maxLength: 200 }] },
     response: { kind: 'simple', root: 'string' },
   },
@@ -195,6 +207,9 @@ export const operations = {
     path: '/rest/transactions/:transactionId/runWorkflow',
     pathParams: [{ name: 'transactionId', type: 'string', required: true, maxLength: 200 }],
     queryParams: [],
+    transportHeaders: [
+      { name: 'Idempotency-Key', type: 'string', required: false, maxLength: 255 },
+    ],
     body: { kind: 'typed', root: 'transactionContent', required: true },
     response: { kind: 'object', root: 'transactionResult' },
   },
@@ -233,6 +248,9 @@ export const operations = {
     path: '/rest/transactions/:transactionId/run',
     pathParams: [{ name: 'transactionId', type: 'string', required: true, maxLength: 200 }],
     queryParams: [],
+    transportHeaders: [
+      { name: 'Idempotency-Key', type: 'string', required: false, maxLength: 255 },
+    ],
     body: { kind: 'typed', root: 'transactionContent', required: true },
     response: { kind: 'list', root: 'nameValueList', totalCount: false },
   },
@@ -256,6 +274,9 @@ export const operations = {
     queryParams: [
       { name: 'action', type: 'string', required: false },
       { name: 'workflow', type: 'string', required: false, maxLength: 200 },
+    ],
+    transportHeaders: [
+      { name: 'Idempotency-Key', type: 'string', required: false, maxLength: 255 },
     ],
     body: { kind: 'typed', root: 'ServiceRequest', required: false },
     response: { kind: 'object', root: 'ServiceResponse' },

@@ -26,6 +26,11 @@ export interface OperationSpec {
   readonly pathParams: readonly ParamSpec[];
   readonly queryParams: readonly ParamSpec[];
   readonly search?: { readonly type: string; readonly headers: readonly ParamSpec[] };
+  /**
+   * Headers the server reads around the operation, not the handler (`x-transport` in the
+   * OpenAPI): Idempotency-Key. Not part of the operation's input.
+   */
+  readonly transportHeaders?: readonly ParamSpec[];
   readonly form?: { readonly fields: readonly ParamSpec[] };
   readonly body?:
     | { readonly kind: 'typed'; readonly root: RootName; readonly required: boolean }

@@ -84,6 +84,7 @@ export function specLiteral(op: OperationModel): string {
     parts.push(
       `search: { type: ${JSON.stringify(op.search.type)}, headers: ${params(op.search.headers)} }`,
     );
+  if (op.transportHeaders) parts.push(`transportHeaders: ${params(op.transportHeaders)}`);
   if (op.form) parts.push(`form: { fields: ${params(op.form.fields)} }`);
   if (op.body)
     parts.push(

@@ -2,7 +2,8 @@
  * Loads the hand-written OpenAPI document (schemas/openapi/operations.yaml) into the
  * operation model, checking it against the XSD model: every referenced type exists and
  * has a root element, every search header is a member of its search type (whose
- * maxLength it takes), every path starts with one of the document's `x-roots`.
+ * maxLength it takes), every path starts with one of the document's `x-roots`. Headers marked
+ * `x-transport: true` are read by the server around the operation, not by its input.
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -128,7 +129,18 @@ export function loadApi(path: string, model: SchemaModel, diagnostics: Diagnosti
           `path must start with /${roots.service}/ or /${roots.user}/ (x-roots)`,
         );
       const params = ((op.parameters ?? []) as Json[]).map(deref);
-      const headers = params.filter((p) => p.in === 'header').map((p) => param(p, where));
+      // `x-transport: true`: a header the server reads around the operation (Idempotency-Key),
+      // not part of its input; every other header builds the operation's search.
+      const transport = (p: Json) => p['x-transport'] === true;
+      for (const p of params)
+        if (transport(p) && p.in !== 'header')
+          diagnostics.error('OAS044', `${where} ${p.name}`, 'x-transport is for header parameters');
+      const transportHeaders = params
+        .filter((p) => p.in === 'header' && transport(p))
+        .map((p) => param(p, where));
+      const headers = params
+        .filter((p) => p.in === 'header' && !transport(p))
+        .map((p) => param(p, where));
       const searchType = op['x-search'] as string | undefined;
       if (headers.length && !searchType)
         diagnostics.error('OAS040', where, 'header parameters need x-search');
@@ -219,6 +231,7 @@ export function loadApi(path: string, model: SchemaModel, diagnostics: Diagnosti
         pathParams: params.filter((p) => p.in === 'path').map((p) => param(p, where)),
         queryParams: params.filter((p) => p.in === 'query').map((p) => param(p, where)),
         ...(searchType ? { search: { type: searchType, headers } } : {}),
+        ...(transportHeaders.length ? { transportHeaders } : {}),
         ...(form ? { form } : {}),
         ...(typedBody ? { body: typedBody } : {}),
         response,

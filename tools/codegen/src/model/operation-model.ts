@@ -32,6 +32,11 @@ export interface OperationModel {
   queryParams: ParamModel[];
   /** Search headers and the search type they build, if any. */
   search?: { type: string; headers: ParamModel[] };
+  /**
+   * Headers marked `x-transport: true`: read by the server around the operation (e.g.
+   * Idempotency-Key), not part of the handler's input.
+   */
+  transportHeaders?: ParamModel[];
   form?: { fields: ParamModel[] };
   /** A typed body (a root element of the XSDs), or any well-formed document. */
   body?:

@@ -13,6 +13,8 @@ import { clientSecretRotation } from './0009-client-secret-rotation.js';
 import { rateLimits } from './0010-rate-limits.js';
 import { workflowMailCounts } from './0011-workflow-mail-counts.js';
 import { outbox } from './0012-outbox.js';
+import { auditLog } from './0020-audit-log.js';
+import { idempotencyKeys } from './0021-idempotency-keys.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -27,4 +29,6 @@ export const migrations: Record<string, Migration> = {
   '0010_rate_limits': rateLimits,
   '0011_workflow_mail_counts': workflowMailCounts,
   '0012_outbox': outbox,
+  '0020_audit_log': auditLog,
+  '0021_idempotency_keys': idempotencyKeys,
 };

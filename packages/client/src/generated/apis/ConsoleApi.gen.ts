@@ -33,6 +33,7 @@ export interface DeleteConsolePalAccessRequest {
 export interface ExecuteConsoleWorkflowRequest {
   palId: string;
   requestBody: { [key: string]: object };
+  idempotencyKey?: string;
 }
 
 export interface GrantConsolePalAccessRequest {
@@ -59,11 +60,13 @@ export interface ListConsolePalsRequest {
 export interface RunConsolePalRequest {
   palId: string;
   consoleContent: ConsoleContent;
+  idempotencyKey?: string;
 }
 
 export interface RunConsoleWorkflowRequest {
   palId: string;
   consoleContent: ConsoleContent;
+  idempotencyKey?: string;
 }
 
 /**
@@ -256,6 +259,13 @@ export class ConsoleApi extends runtime.BaseAPI {
     const headerParameters: runtime.HTTPHeaders = {};
 
     headerParameters['Content-Type'] = 'application/json';
+
+    if (
+      requestParameters.idempotencyKey !== undefined &&
+      requestParameters.idempotencyKey !== null
+    ) {
+      headerParameters['Idempotency-Key'] = String(requestParameters.idempotencyKey);
+    }
 
     if (
       this.configuration &&
@@ -492,6 +502,13 @@ export class ConsoleApi extends runtime.BaseAPI {
     headerParameters['Content-Type'] = 'application/json';
 
     if (
+      requestParameters.idempotencyKey !== undefined &&
+      requestParameters.idempotencyKey !== null
+    ) {
+      headerParameters['Idempotency-Key'] = String(requestParameters.idempotencyKey);
+    }
+
+    if (
       this.configuration &&
       (this.configuration.username !== undefined || this.configuration.password !== undefined)
     ) {
@@ -550,6 +567,13 @@ export class ConsoleApi extends runtime.BaseAPI {
     const headerParameters: runtime.HTTPHeaders = {};
 
     headerParameters['Content-Type'] = 'application/json';
+
+    if (
+      requestParameters.idempotencyKey !== undefined &&
+      requestParameters.idempotencyKey !== null
+    ) {
+      headerParameters['Idempotency-Key'] = String(requestParameters.idempotencyKey);
+    }
 
     if (
       this.configuration &&

@@ -30,6 +30,7 @@ export interface CreateAnonymousTokenRequest {
 
 export interface CreateTransactionRequest {
   palId: string;
+  idempotencyKey?: string;
 }
 
 export interface CreateTransactionTokenRequest {
@@ -58,11 +59,13 @@ export interface RemoveTransactionRoleRequest {
 export interface RunTransactionRequest {
   transactionId: string;
   transactionContent: TransactionContent;
+  idempotencyKey?: string;
 }
 
 export interface RunTransactionWorkflowRequest {
   transactionId: string;
   transactionContent: TransactionContent;
+  idempotencyKey?: string;
 }
 
 export interface SearchTransactionsRequest {
@@ -180,6 +183,13 @@ export class TransactionsApi extends runtime.BaseAPI {
     const queryParameters: runtime.HTTPQuery = {};
 
     const headerParameters: runtime.HTTPHeaders = {};
+
+    if (
+      requestParameters.idempotencyKey !== undefined &&
+      requestParameters.idempotencyKey !== null
+    ) {
+      headerParameters['Idempotency-Key'] = String(requestParameters.idempotencyKey);
+    }
 
     if (
       this.configuration &&
@@ -584,6 +594,13 @@ export class TransactionsApi extends runtime.BaseAPI {
     headerParameters['Content-Type'] = 'application/json';
 
     if (
+      requestParameters.idempotencyKey !== undefined &&
+      requestParameters.idempotencyKey !== null
+    ) {
+      headerParameters['Idempotency-Key'] = String(requestParameters.idempotencyKey);
+    }
+
+    if (
       this.configuration &&
       (this.configuration.username !== undefined || this.configuration.password !== undefined)
     ) {
@@ -642,6 +659,13 @@ export class TransactionsApi extends runtime.BaseAPI {
     const headerParameters: runtime.HTTPHeaders = {};
 
     headerParameters['Content-Type'] = 'application/json';
+
+    if (
+      requestParameters.idempotencyKey !== undefined &&
+      requestParameters.idempotencyKey !== null
+    ) {
+      headerParameters['Idempotency-Key'] = String(requestParameters.idempotencyKey);
+    }
 
     if (
       this.configuration &&

@@ -20,6 +20,7 @@ import type { ServiceRequest, ServiceResponse } from '@pal-workflow/types';
 export interface RunUserWorkflowRequest {
   action?: string;
   workflow?: string;
+  idempotencyKey?: string;
   serviceRequest?: ServiceRequest;
 }
 
@@ -47,6 +48,13 @@ export class UserApi extends runtime.BaseAPI {
     const headerParameters: runtime.HTTPHeaders = {};
 
     headerParameters['Content-Type'] = 'application/json';
+
+    if (
+      requestParameters.idempotencyKey !== undefined &&
+      requestParameters.idempotencyKey !== null
+    ) {
+      headerParameters['Idempotency-Key'] = String(requestParameters.idempotencyKey);
+    }
 
     if (
       this.configuration &&

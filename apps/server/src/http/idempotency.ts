@@ -1,0 +1,165 @@
+// The Idempotency-Key header on the operations whose OpenAPI declares it (T1 and the workflow
+// runs; `transportHeaders` of the route table): hooks around those routes, the rules in
+// domain/idempotency.ts, the whole in docs/audit-and-idempotency.md.
+//
+// Added to those routes only, as they are registered (onRoute):
+//   preHandler (authenticated, body read): claim the key, or answer at once with the first
+//              answer (byte for byte), 422 (the key was used with another request) or 409 (the
+//              first request is still being served, after waiting for it a while);
+//   onSend:    store the answer of the request that claimed the key; an answer of 500 or more
+//              gives the key up instead, so that a retry does the work.
+import { createHash } from 'node:crypto';
+import {
+  HttpError,
+  negotiate,
+  operations,
+  type OperationSpec,
+} from '@pal-workflow/server-skeleton';
+import type {
+  FastifyInstance,
+  FastifyRequest,
+  onSendAsyncHookHandler,
+  preHandlerAsyncHookHandler,
+} from 'fastify';
+import type { DomainContext } from '../domain/context.js';
+import {
+  claimIdempotencyKeyFor,
+  releaseIdempotencyKeyFor,
+  storeIdempotentAnswerFor,
+} from '../domain/idempotency.js';
+import { callerOf } from './request-scope.js';
+
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+/** The header's maxLength in the OpenAPI. */
+export const MAX_KEY_LENGTH = 255;
+
+/** Printable ASCII without space, `"` and `\`: a bare token, also valid inside an sf-string. */
+const KEY_CHARACTERS = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+/**
+ * The key a header value names: 1 to 255 characters of KEY_CHARACTERS, bare or as a Structured
+ * Fields string (the draft's form, `"…"`, whose quotes are not part of the key). 400 otherwise.
+ */
+export function parseIdempotencyKey(value: string | string[]): string {
+  const refuse = () =>
+    new HttpError(
+      400,
+      'INVALID_ARGUMENT',
+      `${IDEMPOTENCY_KEY_HEADER}: 1 to ${MAX_KEY_LENGTH} printable ASCII characters without spaces, quotes or backslashes, bare or in double quotes, in one header`,
+    );
+  if (typeof value !== 'string' || value.length > MAX_KEY_LENGTH) throw refuse();
+  const quoted = value.length >= 2 && value.startsWith('"') && value.endsWith('"');
+  const key = quoted ? value.slice(1, -1) : value;
+  if (!KEY_CHARACTERS.test(key)) throw refuse();
+  return key;
+}
+
+/**
+ * What makes two requests with one key the same request: method, path and query, the body's
+ * media type (without parameters: a multipart boundary differs on every retry) and the body as
+ * read (a form's fields, an XML or JSON text), and the format that Accept chooses.
+ */
+export function requestFingerprint(request: FastifyRequest, spec: OperationSpec): string {
+  const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const format = negotiate(request.headers.accept, spec.response.kind === 'simple') ?? 'none';
+  const parts = [request.method, request.url, mediaType, format, request.body ?? null];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
+}
+
+interface OwnedKey {
+  clientId: string;
+  key: string;
+  owner: string;
+}
+
+/**
+ * Adds the hooks to the routes of the operations that declare the header, as they are registered
+ * (so every other route pays nothing). Call before the operations' routes are registered.
+ */
+export function registerIdempotency(app: FastifyInstance, domain: DomainContext): void {
+  const { serviceRoot, userRoot } = domain.config;
+  const routes = new Map<string, OperationSpec>();
+  for (const spec of Object.values(operations) as OperationSpec[])
+    if (spec.transportHeaders?.some((h) => h.name === IDEMPOTENCY_KEY_HEADER))
+      routes.set(
+        `${spec.method} /${spec.root === 'service' ? serviceRoot : userRoot}${spec.path}`,
+        spec,
+      );
+  const owned = new WeakMap<FastifyRequest, OwnedKey>();
+
+  const claim = (spec: OperationSpec): preHandlerAsyncHookHandler =>
+    async function claimKey(request, reply) {
+      const raw = request.headers['idempotency-key'];
+      const caller = callerOf(request);
+      if (raw === undefined || !caller) return;
+      const key = parseIdempotencyKey(raw);
+      const claimed = await claimIdempotencyKeyFor(
+        domain,
+        caller.clientId,
+        key,
+        requestFingerprint(request, spec),
+      );
+      switch (claimed.kind) {
+        case 'claimed':
+          owned.set(request, { clientId: caller.clientId, key, owner: claimed.owner });
+          return;
+        case 'answered': {
+          const { status, contentType, body } = claimed.answer;
+          if (contentType !== null) reply.header('Content-Type', contentType);
+          return reply.code(status).header('Idempotent-Replayed', 'true').send(body);
+        }
+        case 'mismatch':
+          throw new HttpError(
+            422,
+            'IDEMPOTENCY_KEY_REUSED',
+            `${IDEMPOTENCY_KEY_HEADER}: this key was used within the last 24 hours with another request; use a new key for a new request`,
+          );
+        case 'busy':
+          throw new HttpError(
+            409,
+            'CONFLICT',
+            `${IDEMPOTENCY_KEY_HEADER}: the first request with this key is still being served; repeat this one later`,
+            { 'Retry-After': String(claimed.retryAfterSeconds) },
+          );
+      }
+    };
+
+  const answer: onSendAsyncHookHandler = async function storeAnswer(request, reply, payload) {
+    const claimed = owned.get(request);
+    if (!claimed) return payload;
+    owned.delete(request);
+    const { clientId, key, owner } = claimed;
+    const body =
+      typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload : undefined;
+    // A server fault is not an answer to keep (the work may not have happened); neither is a
+    // stream, which the routes never send. A failure to store is logged: the answer still goes
+    // out, and the key answers 409 until its lease ends.
+    try {
+      if (reply.statusCode >= 500 || body === undefined)
+        await releaseIdempotencyKeyFor(domain, clientId, key, owner);
+      else {
+        const contentType = reply.getHeader('content-type');
+        await storeIdempotentAnswerFor(domain, clientId, key, owner, {
+          status: reply.statusCode,
+          contentType: contentType === undefined ? null : String(contentType),
+          body: body.toString(),
+        });
+      }
+    } catch (error) {
+      request.log.error({ err: error }, 'the answer to an idempotency key could not be stored');
+    }
+    return payload;
+  };
+
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const spec = methods.map((m) => routes.get(`${m} ${route.url}`)).find(Boolean);
+    if (!spec) return;
+    route.preHandler = [...asArray(route.preHandler), claim(spec)];
+    route.onSend = [...asArray(route.onSend), answer];
+  });
+}
+
+function asArray<T>(value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
