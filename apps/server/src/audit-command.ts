@@ -1,5 +1,5 @@
 // `pal audit --enterprise NAME [--since WHEN] [--json]`: the enterprise's audit records, oldest
-// first (docs/audit-and-idempotency.md). With --json, one JSON object per line (JSON Lines), not
+// first (docs/events.md). With --json, one JSON object per line (JSON Lines), not
 // the single object the other commands print: an audit log can be long, and log shippers and
 // `jq` read it line by line while it is read from the database a page at a time.
 import type { Command } from 'commander';

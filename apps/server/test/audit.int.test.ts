@@ -1,4 +1,4 @@
-// The audit log over real HTTP and real SMTP (docs/audit-and-idempotency.md): each act of the
+// The audit log over real HTTP and real SMTP (docs/events.md): each act of the
 // list that exists today writes exactly one record of its action, naming who (the API client,
 // the person's SSO), what, the target, the outcome, the address and the request id; a
 // rolled-back act writes none; wrong secrets are recorded only for existing clients and only

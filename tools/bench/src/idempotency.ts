@@ -1,5 +1,5 @@
 /**
- * `npm run bench idempotency`: what an Idempotency-Key costs T1 (docs/audit-and-idempotency.md),
+ * `npm run bench idempotency`: what an Idempotency-Key costs T1 (docs/events.md),
  * in the same run on SQLite: T1 without a key (the baseline), T1 with a new key on every request
  * (a claim, the work, the stored answer: two more writes), and T1 repeating one key (every
  * request but the first answered from the stored answer, without the work).

@@ -1,5 +1,5 @@
 // Audit records of attempts that anyone may repeat at will: wrong client secrets and entry tokens
-// that cannot be used (docs/audit-and-idempotency.md). Each is bounded so that recording cannot
+// that cannot be used (docs/events.md). Each is bounded so that recording cannot
 // become a durable write per request: only attempts at something that exists (a client's
 // username, a token this service issued) are recorded, at most a few a minute per client or
 // token and node, the rest counted into the next record.

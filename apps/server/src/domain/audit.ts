@@ -1,4 +1,4 @@
-// The audit log (docs/audit-and-idempotency.md): one append-only record per security-relevant
+// The audit log (docs/events.md): one append-only record per security-relevant
 // act: who (an API client, a person by their SSO, the operator), which enterprise, what (a
 // stable action code), on what, with which outcome, when, from which address, in which request.
 //

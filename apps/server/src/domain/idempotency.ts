@@ -1,4 +1,4 @@
-// Idempotency keys (IETF draft-ietf-httpapi-idempotency-key-header; docs/audit-and-idempotency.md):
+// Idempotency keys (IETF draft-ietf-httpapi-idempotency-key-header; docs/events.md):
 // the first request of an API client with a key claims it and does the work; the same request
 // again within 24 hours gets the first answer; another request with the key is refused; the same
 // request while the first is still being served waits for its answer, boundedly.

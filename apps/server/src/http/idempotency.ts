@@ -1,6 +1,6 @@
 // The Idempotency-Key header on the operations whose OpenAPI declares it (T1 and the workflow
 // runs; `transportHeaders` of the route table): hooks around those routes, the rules in
-// domain/idempotency.ts, the whole in docs/audit-and-idempotency.md.
+// domain/idempotency.ts, the whole in docs/events.md.
 //
 // Added to those routes only, as they are registered (onRoute):
 //   preHandler (authenticated, body read): claim the key, or answer at once with the first

@@ -1,4 +1,4 @@
-// The audit log (docs/audit-and-idempotency.md): one append-only row per security-relevant act.
+// The audit log (docs/events.md): one append-only row per security-relevant act.
 // Rows are never changed: a trigger refuses every UPDATE on both engines. They are deleted only
 // by the retention sweep (AUDIT_RETENTION_DAYS), which the index on `at` serves.
 import { sql, type Kysely, type Migration } from 'kysely';

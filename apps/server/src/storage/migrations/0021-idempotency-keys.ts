@@ -1,4 +1,4 @@
-// Idempotency keys (docs/audit-and-idempotency.md): per API client and key, the request's
+// Idempotency keys (docs/events.md): per API client and key, the request's
 // fingerprint, who is serving it and until when, and then its answer; kept 24 hours. The primary
 // key is what lets exactly one of any number of concurrent requests, on any node, claim a key.
 import type { Kysely, Migration } from 'kysely';
