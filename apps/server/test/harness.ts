@@ -23,7 +23,7 @@ import { decodeXml } from '@pal-workflow/validators';
 import { expect } from 'vitest';
 import { loadConfig, type Config } from '../src/config.js';
 import { createClient } from '../src/domain/clients.js';
-import type { DomainContext } from '../src/domain/context.js';
+import type { WorkflowContext } from '../src/workflows/context.js';
 import { createEnterprise } from '../src/domain/enterprises.js';
 import { deployPal } from '../src/domain/pals.js';
 import { startServer, type RunningServer } from '../src/server.js';
@@ -216,7 +216,7 @@ export interface Harness {
   /** Where the server listens, e.g. http://127.0.0.1:41234 */
   url: string;
   config: Config;
-  domain: DomainContext;
+  domain: WorkflowContext;
   server: RunningServer;
   dataDir: string;
   a: Tenant;

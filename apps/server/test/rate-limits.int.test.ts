@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { createClient, type NewApiClient } from '../src/domain/clients.js';
-import { createDomainContext, type DomainContext } from '../src/domain/context.js';
+import { createWorkflowContext, type WorkflowContext } from '../src/workflows/context.js';
 import { addressKey } from '../src/http/rate-limits.js';
 import { openDatabase } from '../src/storage/database.js';
 import { engine } from './engine.js';
@@ -203,11 +203,11 @@ describe('addressKey', () => {
 });
 
 describe('two app instances on one database', () => {
-  let other: { app: FastifyInstance; domain: DomainContext; url: string };
+  let other: { app: FastifyInstance; domain: WorkflowContext; url: string };
   beforeAll(async () => {
     // A second node: its own connection pool, caches and rate counts, on the same database.
     const db = openDatabase(h.config);
-    const domain = createDomainContext({ db, config: h.config, log: pino({ level: 'silent' }) });
+    const domain = createWorkflowContext({ db, config: h.config, log: pino({ level: 'silent' }) });
     const app = await buildApp(domain, { logger: false });
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     other = { app, domain, url };

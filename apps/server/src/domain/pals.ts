@@ -26,7 +26,6 @@ import {
 import { documentRows } from './pal-documents.js';
 import { optional, textFilters, withoutUndefined } from './search.js';
 import { requireId } from './validate.js';
-import { checkWorkflowSyntax } from '../workflows/syntax-check.js';
 
 /** The spec's PalInfo (generated from the XSD): absent strings are left out, dates are ISO-8601; the domain always knows the id. */
 export type PalInfo = Wire.PalInfo & { id: string };
@@ -108,7 +107,7 @@ export async function deployPalPackage(
   options: { skipIfUnchanged?: boolean } = {},
 ): Promise<DeployResult> {
   await getEnterprise(ctx, enterpriseId);
-  await checkWorkflowSyntax(pkg.files);
+  await ctx.checkWorkflowSyntax(pkg.files);
   const m = pkg.manifest;
   const now = ctx.now().toISOString();
   const files = JSON.stringify(pkg.files);

@@ -4,7 +4,7 @@
 // (transaction runs of T6/T9) and a log line.
 import { posix } from 'node:path';
 import type { Logger } from 'pino';
-import type { DomainContext } from '../domain/context.js';
+import type { WorkflowContext } from './context.js';
 import { ConflictError, isDomainError, NotFoundError, TooManyRunsError } from '../domain/errors.js';
 import { getPalDetails, getPalVersion } from '../domain/pals.js';
 import { assignRole, removeRole } from '../domain/transaction-roles.js';
@@ -49,7 +49,7 @@ const transactionQueue = new KeyedQueue();
 
 /** C2, C5, C7 (and C6 entries): the `console` module of a console-mode pal of the enterprise. */
 export function runConsoleModule<T>(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   enterpriseId: string,
   palId: string,
   options: RunOptions<T>,
@@ -61,7 +61,7 @@ export function runConsoleModule<T>(
 
 /** U1: the `user` module of a pal of the enterprise. */
 export function runUserModule<T>(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   enterpriseId: string,
   palId: string,
   options: RunOptions<T>,
@@ -75,7 +75,7 @@ export function runUserModule<T>(
  * take every worker"): before anything of the run happens, so a refused run changes nothing.
  */
 async function admitted<T>(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   enterpriseId: string,
   work: () => Promise<T>,
 ): Promise<T> {
@@ -95,7 +95,7 @@ async function admitted<T>(
 
 /** A console or user run: the current version of a deployed pal (console runs: a console pal). */
 async function runPalModule<T>(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   enterpriseId: string,
   palId: string,
   module: 'console' | 'user',
@@ -137,7 +137,7 @@ export interface TransactionRunOptions<T> extends RunOptions<T> {
  * variables' version check makes a second writer repeat its run.
  */
 export function runTransactionModule<T>(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   enterpriseId: string,
   transactionId: string,
   options: TransactionRunOptions<T>,
@@ -210,7 +210,7 @@ export function runTransactionModule<T>(
 }
 
 /** The roles held on the transaction, as the sandbox shows them (pal.roles.list). */
-async function transactionRoles(ctx: DomainContext, transactionId: string) {
+async function transactionRoles(ctx: WorkflowContext, transactionId: string) {
   const rows = await listTransactionRoles(ctx.db, transactionId);
   return rows.map((r) => ({ sso: r.ssoId, role: r.role }));
 }
@@ -220,7 +220,7 @@ async function transactionRoles(ctx: DomainContext, transactionId: string) {
  * and mails (docs/events.md); false on a conflict.
  */
 async function applyTransactionEffects(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   transaction: TransactionDetails,
   scope: string,
   readVersion: number,
@@ -260,7 +260,7 @@ export const WORKFLOW_MOVES = {
 };
 
 async function execute<T>(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   enterpriseId: string,
   job: Omit<
     SandboxJob,
@@ -319,7 +319,7 @@ interface PalCode {
 }
 
 async function palCode(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   enterpriseId: string,
   palId: string,
   version: number,
@@ -339,7 +339,7 @@ async function palCode(
 }
 
 async function readPalCode(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   enterpriseId: string,
   palId: string,
   version: number,
