@@ -10,8 +10,8 @@ import { getPalDetails, getPalVersion } from '../domain/pals.js';
 import { assignRole, removeRole } from '../domain/transaction-roles.js';
 import {
   requireRunnable,
+  isTransactionEvent,
   TRANSACTION_EVENTS,
-  type TransactionEvent,
 } from '../domain/transaction-lifecycle.js';
 import {
   getTransactionDetails,
@@ -236,8 +236,13 @@ async function applyTransactionEffects(
     }
     if (effects.status !== undefined)
       await setTransactionStatus(tx, enterpriseId, id, effects.status);
-    for (const event of effects.moves)
-      await transitionTransaction(tx, enterpriseId, id, event as TransactionEvent);
+    for (const event of effects.moves) {
+      // The moves come back from the worker thread as strings; host-api.ts records only events of
+      // WORKFLOW_MOVES, so another one is a defect of the engine, not of the pal.
+      if (!isTransactionEvent(event))
+        throw new Error(`the worker reported an unknown move "${event}"`);
+      await transitionTransaction(tx, enterpriseId, id, event);
+    }
     for (const change of effects.roles) {
       if (change.op === 'assign') await assignRole(tx, enterpriseId, id, change.sso, change.role);
       else await removeRole(tx, enterpriseId, id, change.sso);
