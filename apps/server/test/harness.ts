@@ -36,7 +36,7 @@ export const PUBLIC_URL = 'http://pal.example.test:8443';
 
 // ------------------------------------------------------------------ test pals
 
-/** A pal.json as DESIGN §7 decides it (plus this service's lifetimes). */
+/** A pal.json as docs/pal-format.md describes it (plus this service's lifetimes). */
 export interface Manifest {
   id: string;
   name?: string;

@@ -1,8 +1,8 @@
-// Rate limits (DESIGN §12, issue 16): every request but /healthz is counted, against its API
-// client when its credentials are valid, else against its address. Over the limit: 429 with
-// Retry-After and an errorResult of type RATE_LIMITED in the negotiated format; every counted
-// answer carries RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-11). On
-// PostgreSQL the nodes share the count; on SQLite each process counts its own.
+// Rate limits (docs/decisions.md, "Rate limits"; issue 16): every request but /healthz is counted,
+// against its API client when its credentials are valid, else against its address. Over the limit:
+// 429 with Retry-After and an errorResult of type RATE_LIMITED in the negotiated format; every
+// counted answer carries RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-11).
+// On PostgreSQL the nodes share the count; on SQLite each process counts its own.
 import { openApiDocument } from '@pal-workflow/server-skeleton';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';

@@ -1,5 +1,5 @@
 // Pals of an enterprise: deployment from a package (each deployment of an id is a new version),
-// look-up (P2) and the searches of P1 and C1 (DESIGN §8).
+// look-up (P2) and the searches of P1 and C1 (docs/decisions.md, "Searches").
 import type { Page } from '@pal-workflow/server-skeleton';
 import type * as Wire from '@pal-workflow/types';
 import {

@@ -1,4 +1,4 @@
-// The pages a person sees after entering with a token (DESIGN §6):
+// The pages a person sees after entering with a token (docs/entry.md):
 //   GET  /{service_root}/enter/{token}  consumes the token, starts a session, 303 to the session page
 //   GET  /{service_root}/session        the console pal or the transaction, and the last outcome
 //   POST /{service_root}/session        runs a further action with posted values (CSRF token, same origin)

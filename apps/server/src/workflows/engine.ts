@@ -1,6 +1,6 @@
-// Runs a pal's workflow (DESIGN §7): finds the module by the dispatch table, reads what the run
-// may see, runs it in the sandbox pool, shapes and checks the return value, and applies the run's
-// effects in one database transaction. A failed run keeps nothing but its webServiceStatus
+// Runs a pal's workflow (docs/workflows.md): finds the module by the dispatch table, reads what the
+// run may see, runs it in the sandbox pool, shapes and checks the return value, and applies the
+// run's effects in one database transaction. A failed run keeps nothing but its webServiceStatus
 // (transaction runs of T6/T9) and a log line.
 import { posix } from 'node:path';
 import type { Logger } from 'pino';

@@ -1,4 +1,4 @@
-// What entering with a token does (DESIGN §6): C6 enters a console pal and runs its `console`
+// What entering with a token does (docs/entry.md): C6 enters a console pal and runs its `console`
 // export `action`; T5 enters a transaction as `participant` and T8 as `anonymous` (T8 runs the
 // export `action`); P3 creates a NEW transaction of the pal with the SSO (or a fresh guest SSO)
 // as its `owner`. T5 and P3 run the export `enter` when the module has one. A missing module or
