@@ -331,7 +331,7 @@ describe('the audit log records each act once', () => {
 
   it('roles.removed: T7 on one transaction, T4 on all of them, with the number removed', async () => {
     const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
-    await enter(
+    const { cookie } = await enter(
       await h.a.json.transactions.createTransactionToken({ transactionId: tx, userSSO: sso }),
     );
     const t7 = await recordsOf(() =>
@@ -340,6 +340,12 @@ describe('the audit log records each act once', () => {
     expect(t7.value).toBe(1);
     expect(one(t7.written, 'roles.removed')).toMatchObject({ target: sso, actor: h.a.username });
     expect(one(t7.written, 'roles.removed').facts).toEqual({ transactionId: tx, removed: 1 });
+    // The session that role gave ends at its next request: session.ended, withdrawn.
+    const next = await recordsOf(() => browse('/services/session', 'GET', cookie));
+    expect(next.value.status).toBe(403);
+    const ended = one(next.written, 'session.ended');
+    expect(ended).toMatchObject({ target: tx, actor_type: 'system' });
+    expect(ended.facts).toMatchObject({ sso, reason: 'withdrawn' });
     const t4 = await recordsOf(() => h.a.json.transactions.removeAllRoles({ userSSO: sso }));
     expect(one(t4.written, 'roles.removed').facts).toEqual({
       transactionId: null,
@@ -377,7 +383,7 @@ describe('the audit log records each act once', () => {
     const { value: ended, written } = await recordsOf(() =>
       sweepSessions({ ...h.domain, now: () => later }),
     );
-    expect(ended).toBeGreaterThanOrEqual(4);
+    expect(ended).toBeGreaterThanOrEqual(3);
     expect(written.filter((r) => r.action === 'session.ended')).toHaveLength(ended);
     expect(written.every((r) => r.action === 'session.ended' && r.actor_type === 'system')).toBe(
       true,

@@ -135,7 +135,7 @@ const CASES: {
     edits: [
       {
         file: OPS,
-        from: '          headers:\n            X-Total-Count:\n              description: The number of matches of the search (all pages).\n              schema:\n                type: integer\n                format: int32\n                minimum: 0\n',
+        from: '            X-Total-Count:\n              description: The number of matches of the search (all pages).\n              schema:\n                type: integer\n                format: int32\n                minimum: 0\n',
         to: '',
       },
     ],
@@ -174,8 +174,8 @@ const CASES: {
     edits: [
       {
         file: OPS,
-        from: "          description: The pal.\n          content:\n            application/xml:\n              schema:\n                $ref: '#/components/schemas/PalInfo'",
-        to: "          description: The pal.\n          content:\n            application/xml:\n              schema:\n                $ref: '#/components/schemas/TransactionInfo'",
+        from: "          description: The pal.\n          headers:\n            RateLimit-Policy:\n              $ref: '#/components/headers/RateLimit-Policy'\n            RateLimit:\n              $ref: '#/components/headers/RateLimit'\n          content:\n            application/xml:\n              schema:\n                $ref: '#/components/schemas/PalInfo'",
+        to: "          description: The pal.\n          headers:\n            RateLimit-Policy:\n              $ref: '#/components/headers/RateLimit-Policy'\n            RateLimit:\n              $ref: '#/components/headers/RateLimit'\n          content:\n            application/xml:\n              schema:\n                $ref: '#/components/schemas/TransactionInfo'",
       },
       {
         file: OPS,
@@ -213,8 +213,8 @@ const CASES: {
     edits: [
       {
         file: OPS,
-        from: "          description: The pal.\n          content:\n            application/xml:\n              schema:\n                $ref: '#/components/schemas/PalInfo'",
-        to: "          description: The pal.\n          content:\n            application/xml:\n              schema:\n                $ref: '#/components/schemas/TransactionInfo'",
+        from: "          description: The pal.\n          headers:\n            RateLimit-Policy:\n              $ref: '#/components/headers/RateLimit-Policy'\n            RateLimit:\n              $ref: '#/components/headers/RateLimit'\n          content:\n            application/xml:\n              schema:\n                $ref: '#/components/schemas/PalInfo'",
+        to: "          description: The pal.\n          headers:\n            RateLimit-Policy:\n              $ref: '#/components/headers/RateLimit-Policy'\n            RateLimit:\n              $ref: '#/components/headers/RateLimit'\n          content:\n            application/xml:\n              schema:\n                $ref: '#/components/schemas/TransactionInfo'",
       },
     ],
     bump: 'major',

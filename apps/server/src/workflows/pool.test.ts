@@ -60,7 +60,7 @@ describe('the worker pool', () => {
     const pool = startPool({ size: 2, runsPerTenant: 1 });
     await pool.warm();
     const order: string[] = [];
-    const slow = job('export function run() { for (;;) {} }', { timeoutMs: 500 });
+    const slow = job('export function run() { for (;;) {} }', { timeoutMs: 3000 });
     const quick = job('export const run = () => "quick";');
     const runs = [
       pool.run(slow, 'a').then(() => order.push('a1')),
