@@ -13,7 +13,7 @@ import {
 } from '@pal-workflow/server-skeleton';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
-import type { DomainContext } from './domain/context.js';
+import type { WorkflowContext } from './workflows/context.js';
 import { handlers } from './handlers/index.js';
 import { authenticator } from './http/authenticate.js';
 import { ClientCredentials } from './http/credentials.js';
@@ -36,7 +36,7 @@ export interface BuildAppOptions {
 }
 
 export async function buildApp(
-  domain: DomainContext,
+  domain: WorkflowContext,
   options: BuildAppOptions = {},
 ): Promise<FastifyInstance> {
   const { config } = domain;
@@ -160,7 +160,7 @@ function routerError(error: { code?: string }): unknown {
 }
 
 /** The bundled OpenAPI document, with this server's address and configured roots. */
-function servedDocument(domain: DomainContext): Record<string, unknown> {
+function servedDocument(domain: WorkflowContext): Record<string, unknown> {
   const { serviceRoot, userRoot, publicUrl } = domain.config;
   const doc = structuredClone(openApiDocument) as unknown as Record<string, unknown> & {
     paths: Record<string, unknown>;

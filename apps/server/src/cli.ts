@@ -29,6 +29,7 @@ import { addWebhookCommands } from './cli-webhooks.js';
 import { ConfigError, describeDatabase, loadConfig, type Config } from './config.js';
 import { createClient, deleteClientByUsername, rotateClientSecret } from './domain/clients.js';
 import { createDomainContext, type DomainContext } from './domain/context.js';
+import { checkWorkflowSyntax } from './workflows/syntax-check.js';
 import { createEnterprise, getEnterpriseByName, type Enterprise } from './domain/enterprises.js';
 import { isDomainError } from './domain/errors.js';
 import { deployPal, listPals, type PalInfo } from './domain/pals.js';
@@ -62,7 +63,7 @@ export async function withDomain<T>(
   const log = pino({ level: io.env.LOG_LEVEL ? config.logLevel : 'warn' }, destination(2));
   const { db, applied } = await connectDatabase(config);
   try {
-    const ctx = createDomainContext({ db, config, log });
+    const ctx = createDomainContext({ db, config, log, checkWorkflowSyntax });
     try {
       return await runInScope({ actor: { type: 'operator', id: operatorName(io) } }, () =>
         work(ctx, applied),

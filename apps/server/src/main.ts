@@ -29,7 +29,7 @@ program
     const server = await startServer(config, {
       handleSignals: true,
       prepare: async (domain) => {
-        const demo = await ensureDemo(domain.db, config, { log: domain.log });
+        const demo = await ensureDemo(domain);
         const base = config.publicUrl;
         banner = [
           '',

@@ -3,7 +3,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { buildApp } from './app.js';
-import { createDomainContext, type DomainContext } from './domain/context.js';
+import type { DomainContext } from './domain/context.js';
+import { createWorkflowContext, type WorkflowContext } from './workflows/context.js';
 import { sweepRetention } from './domain/retention.js';
 import { sweepEntries } from './domain/sessions.js';
 import { sweepFailedSignIns } from './domain/sign-in-failures.js';
@@ -17,7 +18,7 @@ const EXPIRY_SWEEP_MS = 60_000;
 
 export interface RunningServer {
   app: FastifyInstance;
-  domain: DomainContext;
+  domain: WorkflowContext;
   /** Delivers this node's share of the outbox (mails, webhooks). */
   outbox: OutboxDispatcher;
   /** The address it listens on, e.g. http://127.0.0.1:8080 */
@@ -38,7 +39,7 @@ export async function startServer(
   options: StartOptions = {},
 ): Promise<RunningServer> {
   const { db } = await connectDatabase(config);
-  const domain = createDomainContext({ db, config });
+  const domain = createWorkflowContext({ db, config });
   await options.prepare?.(domain);
   const app = await buildApp(domain, { logger: options.logger ?? true });
   const url = await app.listen({ host: config.host, port: config.port });

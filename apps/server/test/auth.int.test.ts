@@ -1,9 +1,10 @@
-// BASIC authentication over real HTTP (DESIGN §4, §5): missing, wrong, unknown and malformed
-// credentials answer 401 with `WWW-Authenticate: Basic realm="pal"` and an errorResult, before
-// anything happens; the failed-attempt throttle answers a client's wrong attempts 429 with
-// Retry-After after AUTH_THROTTLE.maxFailures failures of its username from one address, still
-// accepts the right secret (no lockout by a neighbour), is per (username, address), and writes
-// nothing for a throttled pair or for a username that is nobody's.
+// BASIC authentication over real HTTP (docs/decisions.md, "Errors" and "Tenancy and
+// authentication"): missing, wrong, unknown and malformed credentials answer 401 with
+// `WWW-Authenticate: Basic realm="pal"` and an errorResult, before anything happens; the
+// failed-attempt throttle answers a client's wrong attempts 429 with Retry-After after
+// AUTH_THROTTLE.maxFailures failures of its username from one address, still accepts the right
+// secret (no lockout by a neighbour), is per (username, address), and writes nothing for a
+// throttled pair or for a username that is nobody's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../src/domain/clients.js';
 import { AUTH_THROTTLE } from '../src/http/sign-in-throttle.js';

@@ -1,4 +1,4 @@
-// Entering pals and transactions with single-use tokens (DESIGN §6) over real HTTP: C6, T5, T8
+// Entering pals and transactions with single-use tokens (docs/entry.md) over real HTTP: C6, T5, T8
 // and P3 issue them (validation order, lifetimes), GET /services/enter/{token} consumes one,
 // starts a browser session (its cookie's attributes) and answers 303 to the session page, which
 // shows the pal or transaction and the outcome of the entry's action and runs further actions

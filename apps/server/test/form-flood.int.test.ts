@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createClient } from '../src/domain/clients.js';
-import { createDomainContext } from '../src/domain/context.js';
+import { createWorkflowContext } from '../src/workflows/context.js';
 import { createEnterprise } from '../src/domain/enterprises.js';
 import { connectDatabase } from '../src/storage/database.js';
 import { engine } from './engine.js';
@@ -54,7 +54,7 @@ describe.runIf(engine === 'sqlite')('a form of 1 MiB of one repeated name', () =
     const dataDir = join(dir.path, 'data');
     const config = loadConfig({ ...env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
     const { db } = await connectDatabase(config);
-    const ctx = createDomainContext({ db, config, log: pino({ level: 'silent' }) });
+    const ctx = createWorkflowContext({ db, config, log: pino({ level: 'silent' }) });
     const client = await createClient(ctx, (await createEnterprise(ctx, 'Acme')).id);
     auth = basic(client.username, client.password);
     ctx.mailer.close();

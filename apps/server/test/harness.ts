@@ -23,7 +23,7 @@ import { decodeXml } from '@pal-workflow/validators';
 import { expect } from 'vitest';
 import { loadConfig, type Config } from '../src/config.js';
 import { createClient } from '../src/domain/clients.js';
-import type { DomainContext } from '../src/domain/context.js';
+import type { WorkflowContext } from '../src/workflows/context.js';
 import { createEnterprise } from '../src/domain/enterprises.js';
 import { deployPal } from '../src/domain/pals.js';
 import { startServer, type RunningServer } from '../src/server.js';
@@ -36,7 +36,7 @@ export const PUBLIC_URL = 'http://pal.example.test:8443';
 
 // ------------------------------------------------------------------ test pals
 
-/** A pal.json as DESIGN §7 decides it (plus this service's lifetimes). */
+/** A pal.json as docs/pal-format.md describes it (plus this service's lifetimes). */
 export interface Manifest {
   id: string;
   name?: string;
@@ -216,7 +216,7 @@ export interface Harness {
   /** Where the server listens, e.g. http://127.0.0.1:41234 */
   url: string;
   config: Config;
-  domain: DomainContext;
+  domain: WorkflowContext;
   server: RunningServer;
   dataDir: string;
   a: Tenant;

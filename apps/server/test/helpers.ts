@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../src/config.js';
 import { migrateToLatest, openDatabase, type Db } from '../src/storage/database.js';
 import { dialectOf } from '../src/storage/dialect-of.js';
 import { pino } from 'pino';
-import { createDomainContext, type DomainContext } from '../src/domain/context.js';
+import { createWorkflowContext, type WorkflowContext } from '../src/workflows/context.js';
 import { buildPalPackage } from '../src/domain/pal-manifest.js';
 import { deployPalPackage } from '../src/domain/pals.js';
 import type { Mailer } from '../src/mail/mailer.js';
@@ -39,7 +39,7 @@ export async function migratedDatabase(config: Config): Promise<Db> {
 }
 
 export interface TestContext {
-  ctx: DomainContext;
+  ctx: WorkflowContext;
   dir: string;
   close(): Promise<void>;
 }
@@ -53,7 +53,7 @@ export async function testContext(
   const config = testConfig(dir.path, { ...(await freshDatabaseEnv()), ...env });
   const db = await migratedDatabase(config);
   const log = pino({ level: 'silent' });
-  const ctx = createDomainContext({ db, config, log, now: options.now, mailer: options.mailer });
+  const ctx = createWorkflowContext({ db, config, log, now: options.now, mailer: options.mailer });
   return {
     ctx,
     dir: dir.path,
@@ -67,7 +67,7 @@ export async function testContext(
 
 /** Deploys a pal from a manifest object (and optional workflow and document files) to the enterprise. */
 export async function deployManifest(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   enterpriseId: string,
   manifest: Record<string, unknown>,
   files: Record<string, string | Uint8Array> = {},

@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createClient, deleteClient, type NewApiClient } from '../src/domain/clients.js';
-import { createDomainContext, type DomainContext } from '../src/domain/context.js';
+import { createWorkflowContext, type WorkflowContext } from '../src/workflows/context.js';
 import { createEnterprise } from '../src/domain/enterprises.js';
 import { deployPal } from '../src/domain/pals.js';
 import { connectDatabase } from '../src/storage/database.js';
@@ -44,7 +44,7 @@ async function mailFiles(nodes: Node[], count: number): Promise<string[]> {
 describe.runIf(engine === 'postgres')('two pal serve processes on one PostgreSQL', () => {
   const dir = tempDir('pal-nodes-');
   let env: Record<string, string>;
-  let ctx: DomainContext; // the test's own connection: a third party on the database
+  let ctx: WorkflowContext; // the test's own connection: a third party on the database
   let a: Node;
   let b: Node;
   let enterpriseId: string;
@@ -58,7 +58,7 @@ describe.runIf(engine === 'postgres')('two pal serve processes on one PostgreSQL
     };
     const config = loadConfig({ ...env, DATA_DIR: join(dir.path, 'test') });
     const { db } = await connectDatabase(config);
-    ctx = createDomainContext({ db, config, log: pino({ level: 'silent' }) });
+    ctx = createWorkflowContext({ db, config, log: pino({ level: 'silent' }) });
     enterpriseId = (await createEnterprise(ctx, 'Acme Corp')).id;
     client = await createClient(ctx, enterpriseId);
     await deployPal(ctx, enterpriseId, join(FIXTURES, 'wf-tx'));

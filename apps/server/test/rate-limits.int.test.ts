@@ -1,8 +1,8 @@
-// Rate limits (DESIGN §12, issue 16): every request but /healthz is counted, against its API
-// client when its credentials are valid, else against its address. Over the limit: 429 with
-// Retry-After and an errorResult of type RATE_LIMITED in the negotiated format; every counted
-// answer carries RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-11). On
-// PostgreSQL the nodes share the count; on SQLite each process counts its own.
+// Rate limits (docs/decisions.md, "Rate limits"; issue 16): every request but /healthz is counted,
+// against its API client when its credentials are valid, else against its address. Over the limit:
+// 429 with Retry-After and an errorResult of type RATE_LIMITED in the negotiated format; every
+// counted answer carries RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-11).
+// On PostgreSQL the nodes share the count; on SQLite each process counts its own.
 import { openApiDocument } from '@pal-workflow/server-skeleton';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { createClient, type NewApiClient } from '../src/domain/clients.js';
-import { createDomainContext, type DomainContext } from '../src/domain/context.js';
+import { createWorkflowContext, type WorkflowContext } from '../src/workflows/context.js';
 import { addressKey } from '../src/http/rate-limits.js';
 import { openDatabase } from '../src/storage/database.js';
 import { engine } from './engine.js';
@@ -203,11 +203,11 @@ describe('addressKey', () => {
 });
 
 describe('two app instances on one database', () => {
-  let other: { app: FastifyInstance; domain: DomainContext; url: string };
+  let other: { app: FastifyInstance; domain: WorkflowContext; url: string };
   beforeAll(async () => {
     // A second node: its own connection pool, caches and rate counts, on the same database.
     const db = openDatabase(h.config);
-    const domain = createDomainContext({ db, config: h.config, log: pino({ level: 'silent' }) });
+    const domain = createWorkflowContext({ db, config: h.config, log: pino({ level: 'silent' }) });
     const app = await buildApp(domain, { logger: false });
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     other = { app, domain, url };

@@ -1,9 +1,9 @@
-// The searches of DESIGN §8 over real HTTP: P1 and C1 (PalSearch) and T2 (TransactionSearch),
-// every filter alone and combined: "contains" ignoring case vs exact* (case-sensitive equality),
-// matchAny, includeTest, includeInstalled, palId/status/systemStatus/webServiceStatus exact, sso,
-// startRecord paging (PAGE_SIZE is small here) including past the end, X-Total-Count, and 400 for
-// bad header values. Explicit cases first; then a sweep of filter combinations against a small
-// model of the rules, page by page.
+// The searches of docs/decisions.md ("Searches") over real HTTP: P1 and C1 (PalSearch) and T2
+// (TransactionSearch), every filter alone and combined: "contains" ignoring case vs exact*
+// (case-sensitive equality), matchAny, includeTest, includeInstalled,
+// palId/status/systemStatus/webServiceStatus exact, sso, startRecord paging (PAGE_SIZE is small
+// here) including past the end, X-Total-Count, and 400 for bad header values. Explicit cases first;
+// then a sweep of filter combinations against a small model of the rules, page by page.
 import type { PalInfo, TransactionInfo } from '@pal-workflow/client';
 import { openApiDocument } from '@pal-workflow/server-skeleton';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,7 +68,7 @@ const consolePals = (headers?: Headers) => all<PalInfo>(C1, headers);
 const transactions = (headers?: Headers) => all<TransactionInfo>(T2, headers);
 const sorted = (ids: string[]) => [...ids].sort();
 
-// ------------------------------------------------------------------ a model of DESIGN §8 for pals
+// ------------------------------------------------ a model of docs/decisions.md "Searches" for pals
 
 interface PalSearch {
   name?: string;

@@ -1,6 +1,6 @@
-// What a browser does with the entry and session pages (DESIGN §6), as plain HTTP for the suites
-// that do not need Chromium: GETs without credentials that do not follow redirects, form posts as
-// a browser sends them, the session cookie and the page's CSRF token.
+// What a browser does with the entry and session pages (docs/entry.md), as plain HTTP for the
+// suites that do not need Chromium: GETs without credentials that do not follow redirects, form
+// posts as a browser sends them, the session cookie and the page's CSRF token.
 import { expect } from 'vitest';
 import type { Answer } from './harness.js';
 

@@ -1,10 +1,10 @@
-// Who may act through an entry, and for how long (DESIGN §6), over real HTTP: C6 needs a console
-// grant (403 FORBIDDEN without one) and C4 ends what it gave; every session request re-checks the
-// person's standing (SSO ACTIVE, role on the transaction or console grant, transaction not
-// ARCHIVED) and a session whose standing is gone ends with a 403 page and runs nothing; a session
-// ends 12 hours after it started however active; a mailed link enters only while its recipient is
-// ACTIVE and the transaction is not ARCHIVED; and no page runs a workflow on a transaction whose
-// systemStatus forbids runs (a 409 page, the rule of T6 and T9).
+// Who may act through an entry, and for how long (docs/entry.md), over real HTTP: C6 needs a
+// console grant (403 FORBIDDEN without one) and C4 ends what it gave; every session request
+// re-checks the person's standing (SSO ACTIVE, role on the transaction or console grant,
+// transaction not ARCHIVED) and a session whose standing is gone ends with a 403 page and runs
+// nothing; a session ends 12 hours after it started however active; a mailed link enters only while
+// its recipient is ACTIVE and the transaction is not ARCHIVED; and no page runs a workflow on a
+// transaction whose systemStatus forbids runs (a 409 page, the rule of T6 and T9).
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../src/domain/ids.js';

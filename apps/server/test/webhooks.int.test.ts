@@ -4,7 +4,7 @@
 // redelivery, secret rotation, the SSRF rule at add and at send time.
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDomainContext } from '../src/domain/context.js';
+import { createWorkflowContext } from '../src/workflows/context.js';
 import { createEnterprise } from '../src/domain/enterprises.js';
 import { deployPal } from '../src/domain/pals.js';
 import {
@@ -346,7 +346,7 @@ describe('endpoints on inner addresses (SSRF)', () => {
       const enterprise = (await createEnterprise(t.ctx, 'Rebound')).id;
       // Added while it was allowed, as if its name resolved elsewhere then: `localhost` now
       // resolves to loopback, which this node refuses to connect to.
-      const allowing = createDomainContext({
+      const allowing = createWorkflowContext({
         db: t.ctx.db,
         config: { ...t.ctx.config, outbox: { ...t.ctx.config.outbox, webhookAllowPrivate: true } },
         log: t.ctx.log,

@@ -1,6 +1,6 @@
 // Shared by the workflow engine's tests: a sandbox job of a transaction module, and a session
 // action run as the session page runs it (runAction, without the page).
-import type { DomainContext } from '../src/domain/context.js';
+import type { WorkflowContext } from '../src/workflows/context.js';
 import type { ActionOutcome } from '../src/domain/sessions.js';
 import { TRANSACTION_EVENTS } from '../src/domain/transaction-lifecycle.js';
 import { runAction } from '../src/workflows/entries.js';
@@ -33,7 +33,7 @@ export function sandboxJob(source: string, over: Partial<SandboxJob> = {}): Sand
 
 /** The export `action` of a transaction's module, run for the SSO (or anonymously) in a session. */
 export function runSessionAction(
-  domain: DomainContext,
+  domain: WorkflowContext,
   session: { enterpriseId: string; palId: string; transactionId: string; sso?: string },
   action: string,
 ): Promise<ActionOutcome> {

@@ -1,7 +1,7 @@
 // The workflow operations (C2, C5, C7, T6, T9, U1) over real HTTP with real pal folders
 // (test/fixtures/workflow-pals), through the generated client in JSON and XML (every XML answer
-// validated against the XSDs by the harness): DESIGN §7's dispatch table, input, output and its
-// defaults, failures and their types, all-or-nothing effects, limits, the sandbox's walls, U1's
+// validated against the XSDs by the harness): docs/workflows.md's dispatch table, input, output and
+// its defaults, failures and their types, all-or-nothing effects, limits, the sandbox's walls, U1's
 // paging, and tenant isolation.
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -6,8 +6,8 @@
  *    both formats, and answers what the in-memory handlers (./in-memory-service.ts)
  *    make of the input they received; the typed input the server saw is checked too.
  *    In XML every request and response body is validated against the XSDs (libxml2).
- * 2. Plain HTTP: negotiation, status codes and errorResults of DESIGN §3 and §4, forms,
- *    BASIC authentication and configurable roots.
+ * 2. Plain HTTP: negotiation, status codes and errorResults of docs/decisions.md ("Wire
+ *    format", "Errors"), forms, BASIC authentication and configurable roots.
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,7 +119,7 @@ const consoleContent: ConsoleContent = {
   payload: 'aGVsbG8gd29ybGQ=',
 };
 // An empty list member is an empty array in JSON and nothing at all in XML (a list member
-// has no wrapper element, DESIGN §3), so the server receives it as absent.
+// has no wrapper element, docs/decisions.md, "Wire format"), so the server receives it as absent.
 const { bookmarks: _emptyBookmarks, ...styleWithoutBookmarks } = consoleContent.styles![0]!;
 const consoleContentAsXml = { ...consoleContent, styles: [styleWithoutBookmarks] };
 

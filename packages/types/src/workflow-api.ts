@@ -1,5 +1,5 @@
-// The host API a pal's workflow modules see (DESIGN §7): the `pal` argument of every export and
-// the input each operation passes. Hand-written, types only: the service implements them in its
+// The host API a pal's workflow modules see (docs/workflows.md): the `pal` argument of every export
+// and the input each operation passes. Hand-written, types only: the service implements them in its
 // sandbox. A module in plain JavaScript gets completion through JSDoc:
 //
 //   /** @param {import('@pal-workflow/types').TransactionInput} input

@@ -5,7 +5,7 @@
  */
 export { abs, defaultContext, type GenerateContext } from './context.js';
 export { Diagnostics, GenerationError, type Diagnostic } from './diagnostics.js';
-export { loadApi, loadOpenApi } from './load/openapi.js';
+export { loadApi } from './load/openapi.js';
 export { loadXsdFiles } from './load/xsd.js';
 export { emitOpenApiBundle, type OpenApiBundle } from './emit/openapi-bundle.js';
 export type {

@@ -1,13 +1,14 @@
 // What every domain function works with: the database, the settings, the mailer, a logger, the
-// clock, the read cache and the workflow workers. Built once per process (or per test) and passed as
-// the first argument, so the domain has no globals and no Fastify.
+// clock, the read cache and the workflow syntax check. Built once per process (or per test) and
+// passed as the first argument, so the domain has no globals and no Fastify. The parts that belong
+// to a higher layer (the syntax check compiles with the workflow engine's QuickJS) are built where
+// the service is assembled and handed in, typed here by what the domain needs of them.
 import { pino, type Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createMailer, type Mailer } from '../mail/mailer.js';
 import type { Db } from '../storage/database.js';
 import { dialectOf } from '../storage/dialect-of.js';
 import { ChangeFeed } from './change-feed.js';
-import { WorkerPool } from '../workflows/pool.js';
 import { ReadCache } from './read-cache.js';
 
 export interface DomainContext {
@@ -19,17 +20,18 @@ export interface DomainContext {
   readonly clientChanges: ChangeFeed<string>;
   /** Read-through cache of pals, dropped on any change of the data (read-cache.ts). */
   readonly cache: ReadCache;
-  /** The sandbox workers that run workflows (threads start at the first run). */
-  readonly workflows: WorkerPool;
+  /** Refuses a pal whose workflow modules do not compile (deployPalPackage). */
+  readonly checkWorkflowSyntax: WorkflowSyntaxCheck;
   /** The clock; tests may fix it. */
   now(): Date;
 }
 
 /**
- * How long past its time limit a run may take before its worker is ended: QuickJS checks the
- * limit every few thousand instructions, but not inside a long builtin call.
+ * Compiles each of a pal's files as an ES module without running it, and throws an
+ * InvalidArgumentError naming `FILE:LINE: message` for each that does not compile or imports a
+ * file the pal lacks (workflows/syntax-check.ts).
  */
-const WORKFLOW_BACKSTOP_GRACE_MS = 500;
+export type WorkflowSyntaxCheck = (files: Record<string, string>) => Promise<void>;
 
 export interface DomainContextOptions {
   db: Db;
@@ -37,6 +39,7 @@ export interface DomainContextOptions {
   mailer?: Mailer;
   log?: Logger;
   now?: () => Date;
+  checkWorkflowSyntax: WorkflowSyntaxCheck;
 }
 
 export function createDomainContext(options: DomainContextOptions): DomainContext {
@@ -49,15 +52,7 @@ export function createDomainContext(options: DomainContextOptions): DomainContex
     log,
     clientChanges: new ChangeFeed<string>(),
     cache: new ReadCache(() => dialectOf(options.db).changeStamp(options.db)),
-    workflows: new WorkerPool({
-      size: options.config.workflowWorkers,
-      memoryLimitBytes: options.config.workflowMemoryMb * 1024 * 1024,
-      backstopGraceMs: WORKFLOW_BACKSTOP_GRACE_MS,
-      workerHeapMb: options.config.workflowWorkerHeapMb,
-      runsPerTenant: options.config.workflowRunsPerEnterprise,
-      queuePerTenant: options.config.workflowQueuePerEnterprise,
-      log,
-    }),
+    checkWorkflowSyntax: options.checkWorkflowSyntax,
     now,
   };
 }

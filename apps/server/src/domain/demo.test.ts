@@ -1,10 +1,12 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migratedDatabase, tempDir, testConfig } from '../../test/helpers.js';
 import type { Config } from '../config.js';
 import type { Db } from '../storage/database.js';
 import { verifyClient } from './clients.js';
+import { createWorkflowContext, type WorkflowContext } from '../workflows/context.js';
 import { DEMO_ENTERPRISE, EXAMPLE_PALS_DIR, demoPassword, ensureDemo } from './demo.js';
 
 describe('ensureDemo', () => {
@@ -16,7 +18,16 @@ describe('ensureDemo', () => {
     config = testConfig(dir.path);
     db = await migratedDatabase(config);
   });
+  // The context main.ts hands ensureDemo, for these settings.
+  let contexts: WorkflowContext[] = [];
+  const contextFor = (settings: Config) => {
+    const ctx = createWorkflowContext({ db, config: settings, log: pino({ level: 'silent' }) });
+    contexts.push(ctx);
+    return ctx;
+  };
   afterEach(async () => {
+    for (const ctx of contexts) ctx.mailer.close();
+    contexts = [];
     await db.destroy();
     dir.remove();
   });
@@ -27,7 +38,7 @@ describe('ensureDemo', () => {
   });
 
   it('creates the enterprise, deploys every example pal and a working client, then changes nothing', async () => {
-    const first = await ensureDemo(db, config);
+    const first = await ensureDemo(contextFor(config));
     expect(first.enterprise.name).toBe(DEMO_ENTERPRISE);
     expect(first.pals.map((p) => p.id)).toEqual([
       'customer-onboarding',
@@ -49,7 +60,7 @@ describe('ensureDemo', () => {
       enterpriseId: first.enterprise.id,
     });
 
-    const second = await ensureDemo(db, config);
+    const second = await ensureDemo(contextFor(config));
     expect(second.enterprise.id).toBe(first.enterprise.id);
     expect(second.password).toBe(first.password);
     expect(second.pals.every((p) => p.version === 1 && !p.changed)).toBe(true);
@@ -58,9 +69,9 @@ describe('ensureDemo', () => {
   });
 
   it('derives another password from another key, and the old one stops working', async () => {
-    const first = await ensureDemo(db, config);
+    const first = await ensureDemo(contextFor(config));
     const rekeyed = { ...config, secretKey: Buffer.alloc(32, 7) };
-    const second = await ensureDemo(db, rekeyed);
+    const second = await ensureDemo(contextFor(rekeyed));
     expect(second.password).not.toBe(first.password);
     const verify = (username: string, password: string) =>
       verifyClient({ db, config: rekeyed }, username, password);
@@ -69,7 +80,9 @@ describe('ensureDemo', () => {
   });
 
   it('deploys from another folder when asked, and copes with a missing one', async () => {
-    const none = await ensureDemo(db, config, { examplesDir: join(dir.path, 'nothing-here') });
+    const none = await ensureDemo(contextFor(config), {
+      examplesDir: join(dir.path, 'nothing-here'),
+    });
     expect(none.pals).toEqual([]);
   });
 });

@@ -6,11 +6,8 @@ import { createHmac } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from 'pino';
-import type { Config } from '../config.js';
-import type { Db } from '../storage/database.js';
 import { upsertClientWithSecret } from './clients.js';
-import { createDomainContext } from './context.js';
+import type { DomainContext } from './context.js';
 import { ensureEnterprise, type Enterprise } from './enterprises.js';
 import { PAL_MANIFEST_FILE } from './pal-manifest.js';
 import { deployPal, type DeployResult } from './pals.js';
@@ -48,35 +45,30 @@ export interface DemoSetup {
  * every start.
  */
 export async function ensureDemo(
-  db: Db,
-  config: Config,
-  options: { examplesDir?: string; log?: Logger } = {},
+  ctx: DomainContext,
+  options: { examplesDir?: string } = {},
 ): Promise<DemoSetup> {
-  const ctx = createDomainContext({ db, config, log: options.log });
-  try {
-    const { enterprise } = await ensureEnterprise(ctx, DEMO_ENTERPRISE);
-    const examplesDir = options.examplesDir ?? EXAMPLE_PALS_DIR;
-    const folders = existsSync(examplesDir)
-      ? readdirSync(examplesDir, { withFileTypes: true })
-          .filter(
-            (entry) =>
-              entry.isDirectory() && existsSync(join(examplesDir, entry.name, PAL_MANIFEST_FILE)),
-          )
-          .map((entry) => join(examplesDir, entry.name))
-          .sort()
-      : [];
-    const pals: DeployResult[] = [];
-    for (const folder of folders) {
-      pals.push(await deployPal(ctx, enterprise.id, folder, { skipIfUnchanged: true }));
-    }
-
-    const password = demoPassword(config.secretKey);
-    await upsertClientWithSecret(ctx, enterprise.id, DEMO_USERNAME, password);
-    mkdirSync(config.dataDir, { recursive: true });
-    const credentialsFile = join(config.dataDir, DEMO_CREDENTIALS_FILE);
-    writeFileSync(credentialsFile, `${DEMO_USERNAME}:${password}\n`, { mode: 0o600 });
-    return { enterprise, username: DEMO_USERNAME, password, pals, credentialsFile };
-  } finally {
-    ctx.mailer.close();
+  const { config } = ctx;
+  const { enterprise } = await ensureEnterprise(ctx, DEMO_ENTERPRISE);
+  const examplesDir = options.examplesDir ?? EXAMPLE_PALS_DIR;
+  const folders = existsSync(examplesDir)
+    ? readdirSync(examplesDir, { withFileTypes: true })
+        .filter(
+          (entry) =>
+            entry.isDirectory() && existsSync(join(examplesDir, entry.name, PAL_MANIFEST_FILE)),
+        )
+        .map((entry) => join(examplesDir, entry.name))
+        .sort()
+    : [];
+  const pals: DeployResult[] = [];
+  for (const folder of folders) {
+    pals.push(await deployPal(ctx, enterprise.id, folder, { skipIfUnchanged: true }));
   }
+
+  const password = demoPassword(config.secretKey);
+  await upsertClientWithSecret(ctx, enterprise.id, DEMO_USERNAME, password);
+  mkdirSync(config.dataDir, { recursive: true });
+  const credentialsFile = join(config.dataDir, DEMO_CREDENTIALS_FILE);
+  writeFileSync(credentialsFile, `${DEMO_USERNAME}:${password}\n`, { mode: 0o600 });
+  return { enterprise, username: DEMO_USERNAME, password, pals, credentialsFile };
 }

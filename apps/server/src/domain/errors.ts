@@ -1,7 +1,8 @@
-// The errors of the domain. Each carries the HTTP status and the stable code of DESIGN §4: the
-// HTTP layer maps any error with a numeric `statusCode` and a string `code` to an errorResult
-// (`success=false`, `messages=[{message, type: code}]`), and everything else to a logged 500.
-// Messages are written for the API's caller: they say what was wrong, never how the server works.
+// The errors of the domain. Each carries the HTTP status and the stable code of docs/decisions.md
+// ("Errors"): the HTTP layer maps any error with a numeric `statusCode` and a string `code` to an
+// errorResult (`success=false`, `messages=[{message, type: code}]`), and everything else to a
+// logged 500. Messages are written for the API's caller: they say what was wrong, never how the
+// server works.
 
 export abstract class DomainError extends Error {
   abstract readonly statusCode: number;
@@ -89,8 +90,8 @@ export function isDomainError(error: unknown): error is DomainError {
 
 /**
  * 422: a workflow run of C2 or T9 failed (their list answers have no success member to say so).
- * The code is the failure type of DESIGN §7: WORKFLOW_ERROR, WORKFLOW_TIMEOUT, WORKFLOW_MEMORY or
- * NO_WORKFLOW.
+ * The code is the failure type of docs/workflows.md ("When a run fails"): WORKFLOW_ERROR,
+ * WORKFLOW_TIMEOUT, WORKFLOW_MEMORY or NO_WORKFLOW.
  */
 export class WorkflowFailedError extends DomainError {
   readonly statusCode = 422;

@@ -1,4 +1,4 @@
-// Random identifiers and single-use tokens, and how tokens are stored (DESIGN §6).
+// Random identifiers and single-use tokens, and how tokens are stored (docs/entry.md).
 import { createHash, randomBytes } from 'node:crypto';
 
 /** An opaque id: `bytes` random bytes (default 16 = 128 bits) as base64url (22 characters). */

@@ -1,9 +1,10 @@
-// Links in workflow mails (DESIGN §6): `{PUBLIC_URL}/{service_root}/mail?encryptedToken=…&encryptedAction=…`.
-// Both values are AES-256-GCM ciphertexts, base64url(12-byte IV ‖ ciphertext ‖ 16-byte tag), under
-// a key derived from PAL_SECRET_KEY. The token names the enterprise, the transaction, the
-// recipient SSO and an expiry; the action is the workflow export the link runs. The action is
-// sealed with the token as associated data, so an action cannot be paired with another mail's
-// token. Rotating PAL_SECRET_KEY makes every outstanding link undecryptable (400).
+// Links in workflow mails (docs/entry.md):
+// `{PUBLIC_URL}/{service_root}/mail?encryptedToken=…&encryptedAction=…`. Both values are
+// AES-256-GCM ciphertexts, base64url(12-byte IV ‖ ciphertext ‖ 16-byte tag), under a key derived
+// from PAL_SECRET_KEY. The token names the enterprise, the transaction, the recipient SSO and an
+// expiry; the action is the workflow export the link runs. The action is sealed with the token as
+// associated data, so an action cannot be paired with another mail's token. Rotating PAL_SECRET_KEY
+// makes every outstanding link undecryptable (400).
 import type * as Wire from '@pal-workflow/types';
 import type { Config } from '../config.js';
 import type { DomainContext } from './context.js';

@@ -6,7 +6,7 @@ import {
   type TestContext,
   palSearch,
 } from '../../test/helpers.js';
-import type { DomainContext } from './context.js';
+import type { WorkflowContext } from '../workflows/context.js';
 import { createEnterprise } from './enterprises.js';
 import { NotFoundError } from './errors.js';
 import {
@@ -63,7 +63,7 @@ const PALS = [
   { id: 'nameless', category: 'Misc 50%_off' },
 ];
 
-async function seed(ctx: DomainContext, enterpriseId: string) {
+async function seed(ctx: WorkflowContext, enterpriseId: string) {
   for (const pal of PALS) await deployManifest(ctx, enterpriseId, pal);
 }
 

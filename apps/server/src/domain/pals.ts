@@ -1,5 +1,5 @@
 // Pals of an enterprise: deployment from a package (each deployment of an id is a new version),
-// look-up (P2) and the searches of P1 and C1 (DESIGN §8).
+// look-up (P2) and the searches of P1 and C1 (docs/decisions.md, "Searches").
 import type { Page } from '@pal-workflow/server-skeleton';
 import type * as Wire from '@pal-workflow/types';
 import {
@@ -26,7 +26,6 @@ import {
 import { documentRows } from './pal-documents.js';
 import { optional, textFilters, withoutUndefined } from './search.js';
 import { requireId } from './validate.js';
-import { checkWorkflowSyntax } from '../workflows/syntax-check.js';
 
 /** The spec's PalInfo (generated from the XSD): absent strings are left out, dates are ISO-8601; the domain always knows the id. */
 export type PalInfo = Wire.PalInfo & { id: string };
@@ -108,7 +107,7 @@ export async function deployPalPackage(
   options: { skipIfUnchanged?: boolean } = {},
 ): Promise<DeployResult> {
   await getEnterprise(ctx, enterpriseId);
-  await checkWorkflowSyntax(pkg.files);
+  await ctx.checkWorkflowSyntax(pkg.files);
   const m = pkg.manifest;
   const now = ctx.now().toISOString();
   const files = JSON.stringify(pkg.files);

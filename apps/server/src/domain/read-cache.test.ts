@@ -9,7 +9,7 @@ import {
   type TestContext,
   palSearch,
 } from '../../test/helpers.js';
-import { createDomainContext } from './context.js';
+import { createWorkflowContext } from '../workflows/context.js';
 import { createEnterprise } from './enterprises.js';
 import { getPal, searchPals } from './pals.js';
 import { ReadCache } from './read-cache.js';
@@ -54,7 +54,7 @@ describe('the pal read cache', () => {
     expect((await searchPals(t.ctx, e.id, palSearch())).total).toBe(1);
 
     const otherDb = await migratedDatabase(t.ctx.config);
-    const other = createDomainContext({
+    const other = createWorkflowContext({
       db: otherDb,
       config: t.ctx.config,
       log: pino({ level: 'silent' }),

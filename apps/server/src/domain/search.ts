@@ -1,5 +1,5 @@
-// The parts of DESIGN §8 that pal and transaction searches share: the string filters a search
-// gives (one builder for both), and how rows become the API's records.
+// The parts of docs/decisions.md ("Searches") that pal and transaction searches share: the string
+// filters a search gives (one builder for both), and how rows become the API's records.
 import type { TextColumn, TextFilter } from '../storage/text-filters.js';
 
 /**

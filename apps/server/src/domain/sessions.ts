@@ -1,4 +1,4 @@
-// Browser sessions (DESIGN §6): made by an entry, named by a cookie whose value is random and
+// Browser sessions (docs/entry.md): made by an entry, named by a cookie whose value is random and
 // stored only hashed, ended after 30 minutes without a request and 12 hours after they started,
 // however active, and at the first request after their person's standing is gone
 // (./session-standing.ts). The session page shows the outcome of the last action, kept here.

@@ -1,7 +1,8 @@
-// The failed sign-in throttle's counts (DESIGN §5): after AUTH_THROTTLE.maxFailures wrong
-// credentials for one (username, address) within AUTH_THROTTLE.windowSeconds, that pair's wrong
-// credentials are refused with 429 and Retry-After until the window ends (http/authenticate.ts).
-// Counted in the database, so that guesses spread over several nodes add up.
+// The failed sign-in throttle's counts (docs/decisions.md, "Tenancy and authentication"): after
+// AUTH_THROTTLE.maxFailures wrong credentials for one (username, address) within
+// AUTH_THROTTLE.windowSeconds, that pair's wrong credentials are refused with 429 and Retry-After
+// until the window ends (http/authenticate.ts). Counted in the database, so that guesses spread
+// over several nodes add up.
 import { createHash } from 'node:crypto';
 import {
   deleteSignInFailures,

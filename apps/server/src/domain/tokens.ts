@@ -1,4 +1,4 @@
-// Single-use entry tokens (DESIGN §6): C6 (a console pal), T5 (a transaction, as participant),
+// Single-use entry tokens (docs/entry.md): C6 (a console pal), T5 (a transaction, as participant),
 // T8 (a transaction, anonymously) and P3 (a new transaction of a pal, as its owner). 256 random
 // bits, base64url, stored only as SHA-256, consumed by one conditional UPDATE, so of any number of
 // concurrent redeemers, on any number of nodes, exactly one wins.

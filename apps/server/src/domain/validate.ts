@@ -45,14 +45,3 @@ export function requireEmail(field: string, value: unknown): string {
 export function emailKey(email: string): string {
   return email.toLowerCase();
 }
-
-/** A 0-based record offset. */
-export function requireStartRecord(value: unknown): number {
-  if (value === undefined || value === null) return 0;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new InvalidArgumentError(
-      `startRecord: must be a whole number of at least 0, got ${String(value)}`,
-    );
-  }
-  return value;
-}

@@ -6,7 +6,8 @@ import { issueConsoleToken } from '../domain/tokens.js';
 import type { AppContext } from '../http/app-context.js';
 import { runConsoleModule } from '../workflows/engine.js';
 import { consoleResult, nameValues } from '../workflows/output.js';
-import { contentInput, failureMessages, valueOr422 } from './workflow-runs.js';
+import { contentInput } from '../workflows/input.js';
+import { failureMessages, valueOr422 } from './workflow-runs.js';
 
 type ConsoleHandlers = Pick<
   Handlers<AppContext>,

@@ -8,7 +8,8 @@ import { createTransaction, getTransaction, searchTransactions } from '../domain
 import type { AppContext } from '../http/app-context.js';
 import { runTransactionModule } from '../workflows/engine.js';
 import { nameValues, transactionResult } from '../workflows/output.js';
-import { contentInput, failureMessages, valueOr422 } from './workflow-runs.js';
+import { contentInput } from '../workflows/input.js';
+import { failureMessages, valueOr422 } from './workflow-runs.js';
 
 type TransactionHandlers = Pick<
   Handlers<AppContext>,

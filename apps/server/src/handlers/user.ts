@@ -1,4 +1,5 @@
-// User area: U1 runs the `user` module of the pal named by `workflow`, export `action` (DESIGN §7).
+// User area: U1 runs the `user` module of the pal named by `workflow`, export `action`
+// (docs/workflows.md).
 import type { Handlers } from '@pal-workflow/server-skeleton';
 import { InvalidArgumentError } from '../domain/errors.js';
 import type { AppContext } from '../http/app-context.js';

@@ -1,29 +1,8 @@
-// What the workflow operations share: the input a run gets (DESIGN §7 "Input") and the answer a
-// failed run gives (§7 "Failure": a result with success=false, or 422 for the list operations).
+// What the workflow operations share: the answer a failed run gives (docs/workflows.md, "When a
+// run fails": a result with success=false, or 422 for the list operations).
 import type * as Wire from '@pal-workflow/types';
 import { WorkflowFailedError } from '../domain/errors.js';
 import type { RunResult } from '../workflows/engine.js';
-
-type Content = Wire.ConsoleContent | Wire.TransactionContent;
-
-/** The body in its JSON wire form, plus `values` (postData by name, the last value winning). */
-export function contentInput(
-  body: Content | undefined,
-  extra: { action: string; palId?: string; transactionId?: string; sso?: string },
-): Record<string, unknown> {
-  const values = Object.fromEntries(
-    (body?.postData ?? [])
-      .filter((pair) => pair.name !== undefined)
-      .map((pair) => [pair.name!, pair.value ?? '']),
-  );
-  return { ...body, values, ...withoutUndefined(extra) };
-}
-
-function withoutUndefined(object: Record<string, string | undefined>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(object).filter((entry): entry is [string, string] => entry[1] !== undefined),
-  );
-}
 
 type Failed = Extract<RunResult<unknown>, { ok: false }>;
 

@@ -8,7 +8,7 @@
 import { HttpError } from '@pal-workflow/server-skeleton';
 import type { FastifyRequest } from 'fastify';
 import { recordWrongSecret } from '../domain/audit-attempts.js';
-import type { DomainContext } from '../domain/context.js';
+import type { WorkflowContext } from '../workflows/context.js';
 import type { AppContext } from './app-context.js';
 import type { ClientCredentials } from './credentials.js';
 import { addressKey, type RateLimits } from './rate-limits.js';
@@ -28,7 +28,7 @@ export function parseBasic(
 }
 
 export function authenticator(
-  domain: DomainContext,
+  domain: WorkflowContext,
   credentials: ClientCredentials,
   limits: RateLimits,
 ) {
@@ -55,7 +55,7 @@ export function authenticator(
 }
 
 async function verify(
-  domain: DomainContext,
+  domain: WorkflowContext,
   credentials: ClientCredentials,
   limits: RateLimits,
   request: FastifyRequest,

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manualClock, testContext, type TestContext } from '../../test/helpers.js';
 import { pino } from 'pino';
 import { createClient, deleteClient, upsertClientWithSecret } from '../domain/clients.js';
-import { createDomainContext } from '../domain/context.js';
+import { createWorkflowContext } from '../workflows/context.js';
 import { createEnterprise } from '../domain/enterprises.js';
 import { dialectOf } from '../storage/dialect-of.js';
 import { openDatabase } from '../storage/database.js';
@@ -139,7 +139,7 @@ describe('changes made by another process', () => {
     const { ctx, close } = await testContext();
     const auth = new ClientCredentials(ctx);
     const otherDb = openDatabase(ctx.config);
-    const other = createDomainContext({
+    const other = createWorkflowContext({
       db: otherDb,
       config: ctx.config,
       log: pino({ level: 'silent' }),

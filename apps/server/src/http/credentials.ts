@@ -1,5 +1,6 @@
 // Verified API-client credentials, cached so that an authenticated request needs no database
-// query (DESIGN §5), and the failed sign-in throttle. One per app (buildApp).
+// query (docs/decisions.md, "Tenancy and authentication"), and the failed sign-in throttle. One per
+// app (buildApp).
 //
 // Cache correctness: a client created, changed or deleted by this process is dropped at once (the
 // domain's clientChanges feed); a change made by another process (the CLI, another node) moves the

@@ -1,4 +1,4 @@
-// The pages a person sees after entering with a token (DESIGN §6):
+// The pages a person sees after entering with a token (docs/entry.md):
 //   GET  /{service_root}/enter/{token}  consumes the token, starts a session, 303 to the session page
 //   GET  /{service_root}/session        the console pal or the transaction, and the last outcome
 //   POST /{service_root}/session        runs a further action with posted values (CSRF token, same origin)
@@ -10,7 +10,7 @@
 // says why; an action on a transaction whose systemStatus forbids runs is a 409 page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordRefusedToken } from '../domain/audit-attempts.js';
-import type { DomainContext } from '../domain/context.js';
+import type { WorkflowContext } from '../workflows/context.js';
 import { ConflictError, isDomainError } from '../domain/errors.js';
 import { getPalDetails } from '../domain/pals.js';
 import {
@@ -50,7 +50,7 @@ const REFUSED: PageText = {
   body: '<h1>This form was refused</h1><p>It did not come from this page. Reload the page and send it again.</p>',
 };
 
-export function registerEntryPages(app: FastifyInstance, domain: DomainContext): void {
+export function registerEntryPages(app: FastifyInstance, domain: WorkflowContext): void {
   const root = domain.config.serviceRoot;
   const sessionPath = `/${root}/session`;
   const secure = domain.config.publicUrl.startsWith('https:');
@@ -205,7 +205,7 @@ function cookieOf(request: FastifyRequest): string | undefined {
  * (`same-origin`), and `Origin`, which is `null` under this page's `Referrer-Policy: no-referrer`
  * and then says nothing. A post from another site is refused even with a stolen CSRF token.
  */
-function sameOrigin(request: FastifyRequest, domain: DomainContext): boolean {
+function sameOrigin(request: FastifyRequest, domain: WorkflowContext): boolean {
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
   const origin = request.headers.origin;
@@ -228,7 +228,7 @@ function parseValues(text: string): Record<string, string> {
 }
 
 async function sessionPage(
-  domain: DomainContext,
+  domain: WorkflowContext,
   session: BrowserSession,
   sessionPath: string,
 ): Promise<[string, string]> {

@@ -1,6 +1,6 @@
 // The invitation pages. An invitation link must survive mail scanners that open every link first
-// (DESIGN §6): its GET shows a confirm page and changes nothing; the POST from that page does the
-// work. An unknown, used or expired link answers 410 with the same page for all.
+// (docs/entry.md): its GET shows a confirm page and changes nothing; the POST from that page does
+// the work. An unknown, used or expired link answers 410 with the same page for all.
 import type { FastifyInstance } from 'fastify';
 import type { DomainContext } from '../domain/context.js';
 import { acceptInvitation, describeInvitation } from '../domain/invitations.js';

@@ -2,7 +2,7 @@
 // own that reads forms as browsers post them, and nothing else.
 import { parseUrlEncoded } from '@pal-workflow/server-skeleton';
 import type { FastifyInstance } from 'fastify';
-import type { DomainContext } from '../domain/context.js';
+import type { WorkflowContext } from '../workflows/context.js';
 import { registerEntryPages } from './entry-pages.js';
 import { registerInvitationPages } from './invitation-pages.js';
 
@@ -15,7 +15,7 @@ export const PAGE_FORM_LIMIT_BYTES = 64 * 1024;
  * body is read: the root's JSON parser (with its 25 MiB limit) is not inherited, and JSON, plain
  * text or any other type posted to a page answers 415 before its body is read.
  */
-export async function registerPages(app: FastifyInstance, domain: DomainContext): Promise<void> {
+export async function registerPages(app: FastifyInstance, domain: WorkflowContext): Promise<void> {
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(

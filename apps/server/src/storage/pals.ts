@@ -5,7 +5,7 @@ import { insertPalDocuments, type PalDocumentWrite } from './pal-documents.js';
 import type { NewPal, PalRow } from './schema.js';
 import type { TextFilter } from './text-filters.js';
 
-/** What P1 and C1 ask of the pals table (DESIGN §8). */
+/** What P1 and C1 ask of the pals table (docs/decisions.md, "Searches"). */
 export interface PalRowQuery {
   enterpriseId: string;
   texts: readonly TextFilter[];

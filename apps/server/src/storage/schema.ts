@@ -175,7 +175,7 @@ export interface TokensTable {
 /** How a browser session began (domain/sessions.ts SessionKind). */
 export type SessionKind = 'console' | 'participant' | 'anonymous' | 'owner' | 'mail';
 
-/** A browser session made by an entry (DESIGN §6). */
+/** A browser session made by an entry (docs/entry.md). */
 export interface BrowserSessionsTable {
   /** base64url SHA-256 of the cookie's value. */
   id_hash: string;

@@ -1,5 +1,6 @@
-// String filters of pal and transaction searches (DESIGN §8), as storage applies them: "contains"
-// against a case-folded copy of the column, or with the exact flag case-sensitive equality.
+// String filters of pal and transaction searches (docs/decisions.md, "Searches"), as storage
+// applies them: "contains" against a case-folded copy of the column, or with the exact flag
+// case-sensitive equality.
 import { sql, type Expression, type SqlBool } from 'kysely';
 
 /** The searchable text columns; each has a case-folded copy `<column>_key`. */

@@ -7,7 +7,10 @@ import type { CappedCount, TextContains } from './dialect.js';
 import type { NewTransaction, TransactionRow, TransactionUpdate } from './schema.js';
 import { equals, fold, type TextFilter } from './text-filters.js';
 
-/** What T2 asks of the transactions table (DESIGN §8); absent members do not filter. */
+/**
+ * What T2 asks of the transactions table (docs/decisions.md, "Searches"); absent members do not
+ * filter.
+ */
 export interface TransactionRowQuery {
   enterpriseId: string;
   texts: readonly TextFilter[];

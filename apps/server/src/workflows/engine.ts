@@ -1,17 +1,17 @@
-// Runs a pal's workflow (DESIGN §7): finds the module by the dispatch table, reads what the run
-// may see, runs it in the sandbox pool, shapes and checks the return value, and applies the run's
-// effects in one database transaction. A failed run keeps nothing but its webServiceStatus
+// Runs a pal's workflow (docs/workflows.md): finds the module by the dispatch table, reads what the
+// run may see, runs it in the sandbox pool, shapes and checks the return value, and applies the
+// run's effects in one database transaction. A failed run keeps nothing but its webServiceStatus
 // (transaction runs of T6/T9) and a log line.
 import { posix } from 'node:path';
 import type { Logger } from 'pino';
-import type { DomainContext } from '../domain/context.js';
+import type { WorkflowContext } from './context.js';
 import { ConflictError, isDomainError, NotFoundError, TooManyRunsError } from '../domain/errors.js';
 import { getPalDetails, getPalVersion } from '../domain/pals.js';
 import { assignRole, removeRole } from '../domain/transaction-roles.js';
 import {
   requireRunnable,
+  isTransactionEvent,
   TRANSACTION_EVENTS,
-  type TransactionEvent,
 } from '../domain/transaction-lifecycle.js';
 import {
   getTransactionDetails,
@@ -49,7 +49,7 @@ const transactionQueue = new KeyedQueue();
 
 /** C2, C5, C7 (and C6 entries): the `console` module of a console-mode pal of the enterprise. */
 export function runConsoleModule<T>(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   enterpriseId: string,
   palId: string,
   options: RunOptions<T>,
@@ -61,7 +61,7 @@ export function runConsoleModule<T>(
 
 /** U1: the `user` module of a pal of the enterprise. */
 export function runUserModule<T>(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   enterpriseId: string,
   palId: string,
   options: RunOptions<T>,
@@ -75,7 +75,7 @@ export function runUserModule<T>(
  * take every worker"): before anything of the run happens, so a refused run changes nothing.
  */
 async function admitted<T>(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   enterpriseId: string,
   work: () => Promise<T>,
 ): Promise<T> {
@@ -95,7 +95,7 @@ async function admitted<T>(
 
 /** A console or user run: the current version of a deployed pal (console runs: a console pal). */
 async function runPalModule<T>(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   enterpriseId: string,
   palId: string,
   module: 'console' | 'user',
@@ -137,7 +137,7 @@ export interface TransactionRunOptions<T> extends RunOptions<T> {
  * variables' version check makes a second writer repeat its run.
  */
 export function runTransactionModule<T>(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   enterpriseId: string,
   transactionId: string,
   options: TransactionRunOptions<T>,
@@ -210,7 +210,7 @@ export function runTransactionModule<T>(
 }
 
 /** The roles held on the transaction, as the sandbox shows them (pal.roles.list). */
-async function transactionRoles(ctx: DomainContext, transactionId: string) {
+async function transactionRoles(ctx: WorkflowContext, transactionId: string) {
   const rows = await listTransactionRoles(ctx.db, transactionId);
   return rows.map((r) => ({ sso: r.ssoId, role: r.role }));
 }
@@ -220,7 +220,7 @@ async function transactionRoles(ctx: DomainContext, transactionId: string) {
  * and mails (docs/events.md); false on a conflict.
  */
 async function applyTransactionEffects(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   transaction: TransactionDetails,
   scope: string,
   readVersion: number,
@@ -236,8 +236,13 @@ async function applyTransactionEffects(
     }
     if (effects.status !== undefined)
       await setTransactionStatus(tx, enterpriseId, id, effects.status);
-    for (const event of effects.moves)
-      await transitionTransaction(tx, enterpriseId, id, event as TransactionEvent);
+    for (const event of effects.moves) {
+      // The moves come back from the worker thread as strings; host-api.ts records only events of
+      // WORKFLOW_MOVES, so another one is a defect of the engine, not of the pal.
+      if (!isTransactionEvent(event))
+        throw new Error(`the worker reported an unknown move "${event}"`);
+      await transitionTransaction(tx, enterpriseId, id, event);
+    }
     for (const change of effects.roles) {
       if (change.op === 'assign') await assignRole(tx, enterpriseId, id, change.sso, change.role);
       else await removeRole(tx, enterpriseId, id, change.sso);
@@ -260,7 +265,7 @@ export const WORKFLOW_MOVES = {
 };
 
 async function execute<T>(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   enterpriseId: string,
   job: Omit<
     SandboxJob,
@@ -319,7 +324,7 @@ interface PalCode {
 }
 
 async function palCode(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   enterpriseId: string,
   palId: string,
   version: number,
@@ -339,7 +344,7 @@ async function palCode(
 }
 
 async function readPalCode(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   enterpriseId: string,
   palId: string,
   version: number,

@@ -1,11 +1,11 @@
-// What entering with a token does (DESIGN §6): C6 enters a console pal and runs its `console`
+// What entering with a token does (docs/entry.md): C6 enters a console pal and runs its `console`
 // export `action`; T5 enters a transaction as `participant` and T8 as `anonymous` (T8 runs the
 // export `action`); P3 creates a NEW transaction of the pal with the SSO (or a fresh guest SSO)
 // as its `owner`. T5 and P3 run the export `enter` when the module has one. A missing module or
 // export is no error. Then a browser session starts, showing the outcome. An entry whose person
 // may not act (domain/session-standing.ts) starts nothing; an action on a transaction whose
 // systemStatus forbids runs is not run, and the page says so.
-import type { DomainContext } from '../domain/context.js';
+import type { WorkflowContext } from './context.js';
 import { ConflictError, ForbiddenError, GoneError, TooManyRunsError } from '../domain/errors.js';
 import { randomId } from '../domain/ids.js';
 import type { MailLink } from '../domain/mail-links.js';
@@ -28,7 +28,7 @@ import { consoleResult, transactionResult } from './output.js';
 
 /** Consumes the token, does what it is for, and starts a session; returns the cookie's value. */
 export async function enter(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   token: string,
   requestId?: string,
 ): Promise<string> {
@@ -36,7 +36,7 @@ export async function enter(
   // the role cannot be given or the person may not act, the token is not used up). P3 makes an
   // SSO and a transaction, each with a transaction of its own, so it goes on after the redemption.
   const started = await ctx.db.transaction().execute(async (trx) => {
-    const tx: DomainContext = { ...ctx, db: trx };
+    const tx: WorkflowContext = { ...ctx, db: trx };
     const entry = await redeemToken(tx, token);
     if (entry.kind === 'new-transaction') return { entry, cookie: undefined };
     const start: SessionStart = {
@@ -81,7 +81,7 @@ export async function enter(
  * outcome says why (the entry still shows the transaction).
  */
 async function runEntryAction(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   session: BrowserSession,
   action: string,
   requestId?: string,
@@ -97,7 +97,7 @@ async function runEntryAction(
 
 /** P3: a NEW transaction of the pal, owned by the SSO or a fresh guest SSO. */
 async function enterNewTransaction(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   entry: RedeemedToken,
   requestId?: string,
 ): Promise<string> {
@@ -120,7 +120,7 @@ async function enterNewTransaction(
 }
 
 /** P3 with userSSO=auto: a person of the enterprise known only by this SSO. */
-async function guestSso(ctx: DomainContext, enterpriseId: string): Promise<string> {
+async function guestSso(ctx: WorkflowContext, enterpriseId: string): Promise<string> {
   const tag = randomId(9);
   return createSso(ctx, enterpriseId, {
     firstName: 'Guest',
@@ -131,7 +131,7 @@ async function guestSso(ctx: DomainContext, enterpriseId: string): Promise<strin
 
 /** Runs an export of the session's pal (console) or transaction, for the session page. */
 export async function runAction(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   session: BrowserSession,
   action: string,
   values: Record<string, string>,
@@ -187,7 +187,7 @@ export async function runAction(
  * the link may no longer enter: its recipient is not ACTIVE, or the transaction is ARCHIVED.
  * Changes nothing (the GET of the link's confirm page asks it too).
  */
-export async function mailLinkSession(ctx: DomainContext, link: MailLink): Promise<SessionStart> {
+export async function mailLinkSession(ctx: WorkflowContext, link: MailLink): Promise<SessionStart> {
   const transaction = await getTransactionDetails(ctx, link.enterpriseId, link.transactionId);
   const start: SessionStart = {
     kind: 'mail',
@@ -206,7 +206,7 @@ export async function mailLinkSession(ctx: DomainContext, link: MailLink): Promi
 
 /** A mailed link's confirmed POST: enters as the recipient (mailLinkSession) and runs the action. */
 export async function enterFromMail(
-  ctx: DomainContext,
+  ctx: WorkflowContext,
   link: MailLink,
   requestId?: string,
 ): Promise<string> {

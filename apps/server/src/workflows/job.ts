@@ -2,7 +2,10 @@
 // structured-clone-able data only. The worker never sees the database; the engine never sees
 // QuickJS.
 
-/** The failure types of DESIGN §7, as they appear in `messages[].type` and errorResults. */
+/**
+ * The failure types of docs/workflows.md ("When a run fails"), as they appear in `messages[].type`
+ * and errorResults.
+ */
 export type FailureType = 'WORKFLOW_ERROR' | 'WORKFLOW_TIMEOUT' | 'WORKFLOW_MEMORY' | 'NO_WORKFLOW';
 
 /** A transaction as a workflow sees it (`pal.transaction`). */

@@ -5,9 +5,10 @@ import { pino } from 'pino';
 import type * as Wire from '@pal-workflow/types';
 import { CONFIG_DEFAULTS } from '../config.js';
 import { loadPalPackage } from '../domain/pal-manifest.js';
-import { contentInput } from '../handlers/workflow-runs.js';
 import type { RunEffects, SandboxJob, StackFrame } from './job.js';
+import { WORKFLOW_BACKSTOP_GRACE_MS } from './context.js';
 import { settle, WORKFLOW_MOVES } from './engine.js';
+import { contentInput } from './input.js';
 import { consoleResult, nameValues, transactionResult } from './output.js';
 import { WorkerPool } from './pool.js';
 import { checkWorkflowSyntax } from './syntax-check.js';
@@ -151,7 +152,7 @@ export async function runLocally(
   const pool = new WorkerPool({
     size: 1,
     memoryLimitBytes: job.memoryBytes,
-    backstopGraceMs: 500,
+    backstopGraceMs: WORKFLOW_BACKSTOP_GRACE_MS,
     workerHeapMb: CONFIG_DEFAULTS.WORKFLOW_WORKER_HEAP_MB,
     log: pino({ level: 'silent' }),
   });

@@ -1,6 +1,6 @@
-// A workflow's return value, made into the operation's response (DESIGN §7 "Output"): left-out
-// members take their defaults, and the result must fit the response type of the generated zod
-// schemas. A value that does not fit fails the run; the message names the member.
+// A workflow's return value, made into the operation's response (docs/workflows.md, "Output"):
+// left-out members take their defaults, and the result must fit the response type of the generated
+// zod schemas. A value that does not fit fails the run; the message names the member.
 import type * as Wire from '@pal-workflow/types';
 import { zConsoleResult, zNameValueList, zTransactionResult } from '@pal-workflow/validators';
 import type { z } from 'zod';

@@ -21,7 +21,8 @@ const WASM_PAGE = 64 * 1024;
 const WASM_HEADROOM_BYTES = 32 * 1024 * 1024;
 const MAX_STACK_BYTES = 512 * 1024;
 
-// @types/node of the Node 20 line does not declare the WebAssembly global; only Memory is needed.
+// Neither @types/node nor the ES libs the server compiles with declare the WebAssembly global (it
+// is typed in TypeScript's DOM lib, left out here); only Memory is needed.
 const { Memory } = (
   globalThis as unknown as {
     WebAssembly: { Memory: new (descriptor: { initial: number; maximum: number }) => object };

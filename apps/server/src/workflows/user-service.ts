@@ -1,5 +1,5 @@
-// U1's response (DESIGN §7 "U1 paging and limits"): defaults, listLimit, paging, sizeLimit and
-// DebugInfo, applied to what the user module returned.
+// U1's response (docs/workflows.md, "U1: paging and limits"): defaults, listLimit, paging,
+// sizeLimit and DebugInfo, applied to what the user module returned.
 import type * as Wire from '@pal-workflow/types';
 import { encodeJson, zServiceResponse } from '@pal-workflow/validators';
 import type { StackFrame } from './job.js';

@@ -53,7 +53,10 @@ export function readParams(
   return out;
 }
 
-/** Search headers: absent booleans are false and an absent startRecord is 0 (DESIGN §8). */
+/**
+ * Search headers: absent booleans are false and an absent startRecord is 0 (docs/decisions.md,
+ * "Searches").
+ */
 export function readSearch(
   specs: readonly ParamSpec[],
   headers: RawValues,

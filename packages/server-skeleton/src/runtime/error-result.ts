@@ -1,6 +1,6 @@
 /**
- * Every error leaves as an errorResult (DESIGN §4): a Result with success=false and
- * messages [{message, type}], `type` a stable code, in the negotiated format.
+ * Every error leaves as an errorResult (docs/decisions.md, "Errors"): a Result with success=false
+ * and messages [{message, type}], `type` a stable code, in the negotiated format.
  */
 import { DecodeError, encodeJson, encodeXml } from '@pal-workflow/validators';
 import type { Result } from '@pal-workflow/types';

@@ -1,7 +1,7 @@
 /**
- * Content negotiation (DESIGN §3): an absent Accept, or one that allows anything, gives XML;
- * q-values are honoured, other media-type parameters ignored; text/plain only for simple
- * (string, boolean, int) responses.
+ * Content negotiation (docs/decisions.md, "Wire format"): an absent Accept, or one that allows
+ * anything, gives XML; q-values are honoured, other media-type parameters ignored; text/plain only
+ * for simple (string, boolean, int) responses.
  */
 import Negotiator from 'negotiator';
 

@@ -197,7 +197,7 @@ function readInput(spec: OperationSpec, request: PalRequest): Record<string, unk
   if (spec.pathParams.length)
     input.params = readParams(spec.pathParams, request.params as RawValues, 'path parameter');
   if (spec.queryParams.length) {
-    // Query parameters may also come as form fields (DESIGN §3, U1).
+    // Query parameters may also come as form fields (docs/decisions.md, "Wire format"; U1).
     const formFields = body?.kind === 'form' ? body.fields : {};
     input.query = readParams(
       spec.queryParams,

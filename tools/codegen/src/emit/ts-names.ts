@@ -19,7 +19,3 @@ export function tsMemberType(member: MemberModel): string {
   const listed = member.list ? `${base}[]` : base;
   return member.nillable ? `${listed} | null` : listed;
 }
-
-export function rootValueName(rootName: string): string {
-  return rootName.charAt(0).toUpperCase() + rootName.slice(1);
-}

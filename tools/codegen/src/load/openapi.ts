@@ -21,15 +21,6 @@ import type { SchemaModel } from '../model/schema-model.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** The operations of the document; `loadApi` gives the whole document with them. */
-export function loadOpenApi(
-  path: string,
-  model: SchemaModel,
-  diagnostics: Diagnostics,
-): OperationModel[] {
-  return loadApi(path, model, diagnostics).operations;
-}
-
 // A path segment that needs no percent-encoding.
 const SEGMENT = /^[A-Za-z0-9._~-]+$/;
 

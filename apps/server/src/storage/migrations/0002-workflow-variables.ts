@@ -1,6 +1,7 @@
-// Workflow variables (pal.vars, DESIGN §7): string values kept per scope, a transaction or a pal
-// in an enterprise. Each scope has a version that every successful run bumps when it writes, so
-// two runs that read the same variables cannot both write (no lost update, on any number of nodes).
+// Workflow variables (pal.vars, docs/workflows.md): string values kept per scope, a transaction or
+// a pal in an enterprise. Each scope has a version that every successful run bumps when it writes,
+// so two runs that read the same variables cannot both write (no lost update, on any number of
+// nodes).
 import type { Kysely, Migration } from 'kysely';
 
 export const workflowVariables: Migration = {

@@ -1,4 +1,4 @@
-// Browser sessions (DESIGN §6): made when a person enters a pal or a transaction with a token;
+// Browser sessions (docs/entry.md): made when a person enters a pal or a transaction with a token;
 // the cookie's value is random and only its hash is stored. A session ends after 30 minutes idle.
 import type { Kysely, Migration } from 'kysely';
 
