@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { claimFormPdf, encryptedPdf } from './documents.js';
 import { ROTATION_TIMEOUT_MS, rotateAndDeleteAgainstAServer } from './client-rotation.js';
 import { tempDir } from './helpers.js';
+import { MIGRATION_NAMES } from './migration-names.js';
 import { loadConfig } from '../src/config.js';
 import { verifyClient } from '../src/domain/clients.js';
 import { openDatabase } from '../src/storage/database.js';
@@ -57,22 +58,7 @@ describe('pal CLI on a fresh DATA_DIR', () => {
 
   it('migrate creates and migrates the database, then has nothing to do', async () => {
     expect(json(await pal(env, 'migrate', '--json'))).toEqual({
-      applied: [
-        '0001_initial',
-        '0002_workflow_variables',
-        '0003_browser_sessions',
-        '0004_change_stamp',
-        '0005_sign_in_failures',
-        '0006_pal_text_index',
-        '0007_pal_documents',
-        '0008_session_standing',
-        '0009_client_secret_rotation',
-        '0010_rate_limits',
-        '0011_workflow_mail_counts',
-        '0012_outbox',
-        '0020_audit_log',
-        '0021_idempotency_keys',
-      ],
+      applied: MIGRATION_NAMES,
       database: join(env.DATA_DIR, 'pal.sqlite'),
     });
     expect(json(await pal(env, 'migrate', '--json'))).toMatchObject({ applied: [] });

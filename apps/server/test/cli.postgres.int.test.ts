@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engine, freshDatabaseEnv } from './engine.js';
 import { ROTATION_TIMEOUT_MS, rotateAndDeleteAgainstAServer } from './client-rotation.js';
 import { tempDir } from './helpers.js';
+import { MIGRATION_NAMES } from './migration-names.js';
 
 const serverDir = fileURLToPath(new URL('..', import.meta.url));
 const examples = resolve(serverDir, '../../examples/pals');
@@ -46,22 +47,7 @@ describe.runIf(engine === 'postgres')('pal CLI on PostgreSQL', () => {
     const first = await pal(env, 'migrate', '--json');
     expect(first.stderr).toBe('');
     expect(JSON.parse(first.stdout)).toEqual({
-      applied: [
-        '0001_initial',
-        '0002_workflow_variables',
-        '0003_browser_sessions',
-        '0004_change_stamp',
-        '0005_sign_in_failures',
-        '0006_pal_text_index',
-        '0007_pal_documents',
-        '0008_session_standing',
-        '0009_client_secret_rotation',
-        '0010_rate_limits',
-        '0011_workflow_mail_counts',
-        '0012_outbox',
-        '0020_audit_log',
-        '0021_idempotency_keys',
-      ],
+      applied: MIGRATION_NAMES,
       database: env.DATABASE_URL,
     });
     expect(JSON.parse((await pal(env, 'migrate', '--json')).stdout)).toMatchObject({

@@ -14,6 +14,7 @@ import { dialectOf } from './dialect-of.js';
 import { wherePalTextsLike, type TransactionTextColumn } from './dialect.js';
 import { migrations } from './migrations/index.js';
 import { fold, type TextColumn, type TextFilter } from './text-filters.js';
+import { MIGRATION_NAMES } from '../../test/migration-names.js';
 
 describe(`database (${engine})`, () => {
   let dir: ReturnType<typeof tempDir>;
@@ -41,22 +42,9 @@ describe(`database (${engine})`, () => {
   );
 
   it('migrates a fresh database to the latest schema, once', async () => {
-    expect(await migrationStatus(db)).toEqual([
-      { name: '0001_initial', applied: false },
-      { name: '0002_workflow_variables', applied: false },
-      { name: '0003_browser_sessions', applied: false },
-      { name: '0004_change_stamp', applied: false },
-      { name: '0005_sign_in_failures', applied: false },
-      { name: '0006_pal_text_index', applied: false },
-      { name: '0007_pal_documents', applied: false },
-      { name: '0008_session_standing', applied: false },
-      { name: '0009_client_secret_rotation', applied: false },
-      { name: '0010_rate_limits', applied: false },
-      { name: '0011_workflow_mail_counts', applied: false },
-      { name: '0012_outbox', applied: false },
-      { name: '0020_audit_log', applied: false },
-      { name: '0021_idempotency_keys', applied: false },
-    ]);
+    expect(await migrationStatus(db)).toEqual(
+      MIGRATION_NAMES.map((name) => ({ name, applied: false })),
+    );
     expect(await migrateToLatest(db)).toEqual(Object.keys(migrations));
     expect(await migrateToLatest(db)).toEqual([]);
     expect((await migrationStatus(db)).every((m) => m.applied)).toBe(true);
