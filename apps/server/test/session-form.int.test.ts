@@ -97,9 +97,15 @@ async function approver() {
 }
 
 /** A multipart post, as a browser sends a form with enctype="multipart/form-data". */
-async function postMultipart(cookie: string, fields: Record<string, string>): Promise<Answer> {
+async function postMultipart(
+  cookie: string,
+  fields: Record<string, string>,
+  files: Record<string, { name: string; type: string; bytes: Uint8Array }> = {},
+): Promise<Answer> {
   const body = new FormData();
   for (const [name, value] of Object.entries(fields)) body.append(name, value);
+  for (const [name, file] of Object.entries(files))
+    body.append(name, new Blob([file.bytes], { type: file.type }), file.name);
   const response = await fetch(h.url + SESSION_PATH, {
     method: 'POST',
     redirect: 'manual',
@@ -460,6 +466,125 @@ describe('the host API: pal.documents', () => {
     ]);
     // The workflow's value is the last word.
     expect((await valuesOf(p.tx)).text).toBe(`filled by ${p.sso}`);
+  });
+});
+
+const uploadsOf = (tx: string) =>
+  h.domain.db
+    .selectFrom('transaction_uploads')
+    .selectAll()
+    .where('transaction_id', '=', tx)
+    .orderBy('name')
+    .execute();
+const PDF = Buffer.from('%PDF-1.7\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n', 'latin1');
+
+describe('uploads', () => {
+  it('keeps a file checked by its bytes with the run; the workflow sees it described', async () => {
+    const p = await participant();
+    const picture = png(40, 30);
+    const answer = await postMultipart(
+      p.cookie,
+      { csrf: p.csrf, action: 'fill', text: 'with a file' },
+      { 'upload.identity': { name: '../../passport.png', type: 'text/plain', bytes: picture } },
+    );
+    expect(answer.status, answer.text).toBe(303);
+    const [kept, ...more] = await uploadsOf(p.tx);
+    expect(more).toEqual([]);
+    expect(kept).toMatchObject({
+      name: 'identity',
+      filename: 'passport.png',
+      content_type: 'image/png', // the bytes', not the browser's word
+      size: picture.length,
+      sso_id: p.sso,
+    });
+    expect(Buffer.from(kept!.content).equals(picture)).toBe(true);
+    const seen = JSON.parse((await varsOf(p.tx)).documents!);
+    const described = {
+      name: 'identity',
+      filename: 'passport.png',
+      contentType: 'image/png',
+      size: picture.length,
+      digest: kept!.digest,
+      sso: p.sso,
+      uploadedAt: expect.any(String),
+    };
+    expect(seen.uploads).toEqual([described]);
+    expect(seen.kept).toEqual([described]);
+  });
+
+  it("refuses a file that is not what it says, one of a kind not accepted, and one not the person's", async () => {
+    const p = await participant();
+    const cases: [Record<string, { name: string; type: string; bytes: Uint8Array }>, string][] = [
+      [
+        { 'upload.identity': { name: 'id.png', type: 'image/png', bytes: Buffer.from('GIF89a;') } },
+        'is not a PNG image or a JPEG image or a PDF',
+      ],
+      [
+        {
+          'upload.identity': {
+            name: 'id.png',
+            type: 'image/png',
+            bytes: Buffer.concat([png(2, 2).subarray(0, 40)]),
+          },
+        },
+        'is a PNG image cut short',
+      ],
+      [{ 'upload.proof': { name: 'p.pdf', type: 'application/pdf', bytes: PDF } }, 'not yours'],
+      [{ 'upload.other': { name: 'x.pdf', type: 'application/pdf', bytes: PDF } }, 'no upload'],
+      [{ photo: { name: 'x.pdf', type: 'application/pdf', bytes: PDF } }, 'is not an upload'],
+    ];
+    for (const [files, message] of cases)
+      expectRefused(
+        await postMultipart(p.cookie, { csrf: p.csrf, action: 'note', text: 'x' }, files),
+        400,
+        message,
+      );
+    expect(await uploadsOf(p.tx)).toEqual([]);
+    expect((await varsOf(p.tx)).note).toBeUndefined();
+  });
+
+  it('a failed run keeps no file; a required upload missing runs nothing', async () => {
+    const p = await participant();
+    expect(
+      (
+        await postMultipart(
+          p.cookie,
+          { csrf: p.csrf, action: 'refuse' },
+          { 'upload.identity': { name: 'id.pdf', type: 'application/pdf', bytes: PDF } },
+        )
+      ).status,
+    ).toBe(303);
+    expect(await uploadsOf(p.tx)).toEqual([]);
+
+    // P3 makes the SSO the owner, who owes the proof of address (a PDF only).
+    const owner = await person();
+    const url = await h.a.json.pals.createPalToken({ palId: 'wf-tx', userSSO: owner.sso });
+    const { cookie, page } = await pages.enter(url.slice(url.indexOf('/services/enter/') + 16));
+    const csrf = csrfOf(page);
+    const tx = /<dd id="your-role">owner<\/dd>/.test(page.text);
+    expect(tx).toBe(true);
+    expect((await pages.post(cookie, { csrf, action: 'note', text: 'no proof' })).status).toBe(303);
+    const after = await pages.open(SESSION_PATH, cookie);
+    expect(after.text).toContain('Upload “Proof of address” before you go on: it is required.');
+    expectRefused(
+      await postMultipart(
+        cookie,
+        { csrf, action: 'note' },
+        { 'upload.proof': { name: 'p.png', type: 'image/png', bytes: png(2, 2) } },
+      ),
+      400,
+      'is not a PDF',
+    );
+    expect(
+      (
+        await postMultipart(
+          cookie,
+          { csrf, action: 'note', text: 'with proof' },
+          { 'upload.proof': { name: 'proof.pdf', type: 'application/pdf', bytes: PDF } },
+        )
+      ).status,
+    ).toBe(303);
+    expect((await pages.open(SESSION_PATH, cookie)).text).toContain('noted with proof');
   });
 });
 

@@ -31,7 +31,9 @@ import { getPalDocuments, type PalDocument } from '../domain/pal-documents.js';
 import {
   keepDocumentChanges,
   loadDocumentState,
+  loadUploads,
   toStateDocuments,
+  uploadsWithSubmission,
   withSubmission,
   type DocumentSubmission,
 } from '../domain/transaction-documents.js';
@@ -173,10 +175,11 @@ export function runTransactionModule<T>(
       const scope = transactionScope(transactionId);
       let result: Failure | undefined;
       for (let attempt = 1; !result; attempt++) {
-        const [vars, roles, states] = await Promise.all([
+        const [vars, roles, states, uploads] = await Promise.all([
           readVariables(ctx.db, scope),
           transactionRoles(ctx, transactionId),
           documents.length > 0 ? loadDocumentState(ctx.db, transactionId, documents) : [],
+          loadUploads(ctx.db, transactionId),
         ]);
         const outcome = await execute(
           ctx,
@@ -188,6 +191,7 @@ export function runTransactionModule<T>(
             transaction: view(transaction),
             roles,
             documents: toStateDocuments(documents, withSubmission(states, options.submission)),
+            uploads: uploadsWithSubmission(uploads, options.submission),
           },
           // Every run gets the pal's id (docs/workflows.md, "Input"); only the engine knows it here.
           { ...options, input: { ...options.input, palId } },

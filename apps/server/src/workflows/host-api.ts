@@ -27,6 +27,7 @@ export const OPERATIONS = [
   'mail.send',
   'documents.list',
   'documents.setField',
+  'documents.uploads',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -171,6 +172,9 @@ export class RunState {
       }
       case 'documents.list':
         return this.documentsOf('pal.documents.list');
+      case 'documents.uploads':
+        this.tx('pal.documents.uploads');
+        return (this.job.uploads ?? []).map((u) => ({ ...u }));
       case 'documents.setField': {
         const documents = this.documentsOf('pal.documents.setField');
         const file = text('pal.documents.setField: file', args[0], MAX_NAME * 5);

@@ -43,6 +43,16 @@ export interface SandboxJob {
    * Document, no content), with the values and signatures of the form that started the run.
    */
   documents?: Wire.Document[];
+  /** Transaction runs: the files uploaded on its session pages, described (`pal.documents.uploads()`). */
+  uploads?: {
+    name: string;
+    filename: string;
+    contentType: string;
+    size: number;
+    digest: string;
+    sso: string | null;
+    uploadedAt: string;
+  }[];
   /** systemStatus moves a workflow may make: event → the states it may start from, and its target. */
   moves: Record<string, { from: readonly string[]; to: string }>;
   timeoutMs: number;

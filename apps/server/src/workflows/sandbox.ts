@@ -269,7 +269,15 @@ function buildPal(
         configurable: false,
       });
     set(pal, 'transaction', transaction);
-    set(pal, 'documents', group({ list: 'documents.list', setField: 'documents.setField' }));
+    set(
+      pal,
+      'documents',
+      group({
+        list: 'documents.list',
+        setField: 'documents.setField',
+        uploads: 'documents.uploads',
+      }),
+    );
   }
   return pal;
 }
