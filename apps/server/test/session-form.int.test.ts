@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailLink } from '../src/domain/mail-links.js';
 import { ManifestError } from '../src/domain/pal-manifest.js';
 import { deployPal } from '../src/domain/pals.js';
+import { loadSessionView } from '../src/domain/session-view.js';
+import { readSession } from '../src/domain/sessions.js';
 import { createSso } from '../src/domain/ssos.js';
 import { addWebhookEndpoint } from '../src/domain/webhooks.js';
 import { readVariables, transactionScope } from '../src/storage/variables.js';
@@ -419,6 +421,94 @@ describe('values and signatures', () => {
       '&#34;maybe&#34; is not one of',
     );
     expect(await valuesOf(a.tx)).toEqual({});
+  });
+});
+
+describe('the session view (what the page renders)', () => {
+  const viewOf = async (cookie: string) => {
+    const read = await readSession(h.domain, cookie.slice(cookie.indexOf('=') + 1));
+    if (read.state !== 'live') throw new Error('expected a live session');
+    return loadSessionView(h.domain, read.session);
+  };
+
+  it("holds the person's editable fields, their signatures, the offered actions and the draft", async () => {
+    const p = await participant();
+    let view = await viewOf(p.cookie);
+    expect(view).toMatchObject({
+      pal: { id: 'wf-tx', name: 'Workflow transaction test pal' },
+      transaction: { id: p.tx, status: 'NEW', systemStatus: 'OPEN' },
+      console: false,
+      person: { sso: p.sso, name: expect.stringMatching(/^Fay Form-\d+$/), role: 'participant' },
+      csrf: p.csrf,
+      documentsOpen: true,
+      draft: null,
+    });
+    expect(view.actions.map((a) => a.name)).toEqual([
+      'note',
+      'runWorkflow',
+      'refuse',
+      'decline',
+      'fill',
+    ]);
+    const [document] = view.documents;
+    expect(document).toMatchObject({
+      index: 0,
+      file: FILE,
+      contentType: 'image/png',
+      pages: [{ width: 400, height: 200 }],
+    });
+    expect(document!.fields.map((f) => [f.field.id, f.value, f.editable])).toEqual([
+      ['text', '', true],
+      ['reviewed', 'false', true],
+      ['decision', '', false],
+      ['office', 'Zurich', false],
+    ]);
+    expect(document!.signatures.map((s) => [s.signature.id, s.mine, s.required, s.given])).toEqual([
+      ['participant-sign', true, false, undefined],
+      ['approver-sign', false, true, undefined],
+    ]);
+    expect(view.uploads.map((u) => [u.name, u.editable, u.required, u.accept])).toEqual([
+      ['identity', true, false, ['image/png', 'image/jpeg', 'application/pdf']],
+      ['proof', false, true, ['application/pdf']],
+    ]);
+
+    // A failed run: its messages and the draft (the drawn signature as posted).
+    const drawn = dataUrl(png(30, 10));
+    await pages.post(p.cookie, {
+      csrf: p.csrf,
+      action: 'decline',
+      text: 'drafted',
+      'signature.participant-sign': drawn,
+    });
+    view = await viewOf(p.cookie);
+    expect(view.outcome).toEqual({
+      action: 'decline',
+      ran: true,
+      success: false,
+      messages: [{ message: 'declined drafted' }],
+    });
+    expect(view.draft).toEqual({
+      values: { text: 'drafted', reviewed: 'false' },
+      signatures: { 'participant-sign': { kind: 'DRAWN', image: drawn } },
+    });
+
+    // A run that succeeds: the values kept, the signature given, no draft.
+    await pages.post(p.cookie, {
+      csrf: p.csrf,
+      action: 'note',
+      text: 'kept',
+      'signature.participant-sign': 'Fay Kept',
+    });
+    view = await viewOf(p.cookie);
+    expect(view.draft).toBeNull();
+    expect(view.documents[0]!.fields[0]!.value).toBe('kept');
+    expect(view.documents[0]!.signatures[0]!.given).toEqual({
+      kind: 'TYPED',
+      text: 'Fay Kept',
+      recordTime: expect.any(Number),
+      signerName: view.person.name,
+    });
+    expect(view.documents[0]!.signatures[0]!.signature.recordTime).toBeGreaterThan(0);
   });
 });
 

@@ -50,6 +50,7 @@ export type {
   RunInputBase,
   TransactionInput,
   TransactionReturn,
+  UploadInfo,
   UserInput,
   UserReturn,
 } from './workflow-api.js';

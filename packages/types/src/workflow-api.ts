@@ -77,6 +77,24 @@ export interface PalDocuments {
    * field cannot hold, throws a TypeError.
    */
   setField(file: string, fieldId: string, value: string | number | boolean): void;
+  /** The files uploaded on the session pages (the manifest's `uploads`), described. */
+  uploads(): UploadInfo[];
+}
+
+/** A file a person uploaded on a session page; its content stays with the service. */
+export interface UploadInfo {
+  /** The manifest's upload name. */
+  name: string;
+  /** The file's name as the browser gave it (no folders). */
+  filename: string;
+  /** What its bytes are: application/pdf, image/png or image/jpeg. */
+  contentType: string;
+  size: number;
+  /** SHA-256 of the content, base64. */
+  digest: string;
+  sso: string | null;
+  /** ISO-8601. */
+  uploadedAt: string;
 }
 
 /** A signature given on a session page, as `input.signatures` carries it. */
@@ -141,6 +159,8 @@ export interface TransactionInput extends TransactionContent, RunInputBase {
    * edit, as submitted; an unchecked checkbox "false"). Absent in other runs.
    */
   signatures?: GivenSignature[];
+  /** A session page's form: the files it uploaded, described. */
+  uploads?: UploadInfo[];
 }
 
 /** Input of the `user` module (U1); `values` is `payload.data`. */
