@@ -48,20 +48,31 @@ const zAction = z.strictObject({
   roles: actionList('role').optional(),
   statuses: actionList('status').optional(),
 });
+/** Reports each `name` of a list that an earlier item (`where[i]`) already took. */
+function reportNamesTwice(
+  list: readonly { name: string }[],
+  ctx: z.RefinementCtx,
+  where: string,
+): void {
+  list.forEach((item, i) => {
+    const first = list.findIndex((a) => a.name === item.name);
+    if (first !== i)
+      ctx.addIssue({
+        code: 'custom',
+        path: [i, 'name'],
+        message: `"${item.name}" is already the name of ${where}[${first}]`,
+      });
+  });
+}
+
 /** Each name once in a module's list: a posted action names one button. */
 const actions = (module: 'transaction' | 'console') =>
   z
     .array(zAction)
     .max(MAX_ACTIONS, `at most ${MAX_ACTIONS} actions`)
     .superRefine((list, ctx) => {
+      reportNamesTwice(list, ctx, `actions.${module}`);
       list.forEach((action, i) => {
-        const first = list.findIndex((a) => a.name === action.name);
-        if (first !== i)
-          ctx.addIssue({
-            code: 'custom',
-            path: [i, 'name'],
-            message: `"${action.name}" is already the name of actions.${module}[${first}]`,
-          });
         // A console session has no role and no business status: its console grant is the
         // permission (docs/pal-format.md, "Actions").
         if (module === 'console')
@@ -108,17 +119,7 @@ const zUpload = z.strictObject({
 export const zManifestUploads = z
   .array(zUpload)
   .max(MAX_UPLOADS, `at most ${MAX_UPLOADS} uploads`)
-  .superRefine((list, ctx) => {
-    list.forEach((upload, i) => {
-      const first = list.findIndex((u) => u.name === upload.name);
-      if (first !== i)
-        ctx.addIssue({
-          code: 'custom',
-          path: [i, 'name'],
-          message: `"${upload.name}" is already the name of uploads[${first}]`,
-        });
-    });
-  });
+  .superRefine((list, ctx) => reportNamesTwice(list, ctx, 'uploads'));
 export type ManifestUpload = z.output<typeof zUpload>;
 
 export const zPalManifest = z.strictObject({

@@ -93,20 +93,7 @@ export interface FieldWrite {
 }
 
 /** An uploaded file as a workflow sees it (`input.uploads`, `pal.documents.uploads()`). */
-export interface UploadInfo {
-  /** The manifest's upload name. */
-  name: string;
-  filename: string;
-  /** What its bytes are. */
-  contentType: string;
-  size: number;
-  /** SHA-256, base64. */
-  digest: string;
-  /** Who uploaded it; null for an anonymous session. */
-  sso: string | null;
-  /** ISO-8601. */
-  uploadedAt: string;
-}
+export type UploadInfo = Wire.UploadInfo;
 
 /** An upload to keep: its description and its bytes. */
 export interface UploadWrite extends UploadInfo {

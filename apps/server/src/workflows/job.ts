@@ -44,15 +44,8 @@ export interface SandboxJob {
    */
   documents?: Wire.Document[];
   /** Transaction runs: the files uploaded on its session pages, described (`pal.documents.uploads()`). */
-  uploads?: {
-    name: string;
-    filename: string;
-    contentType: string;
-    size: number;
-    digest: string;
-    sso: string | null;
-    uploadedAt: string;
-  }[];
+  uploads?: Wire.UploadInfo[];
+
   /** systemStatus moves a workflow may make: event → the states it may start from, and its target. */
   moves: Record<string, { from: readonly string[]; to: string }>;
   timeoutMs: number;
