@@ -114,7 +114,11 @@ async function runPalModule<T>(
   const pal = await getPalDetails(ctx, enterpriseId, palId);
   if (module === 'console' && !pal.modeConsole) throw NotFoundError.of('console pal', palId);
   if (!pal.deployed) throw new ConflictError(`pal "${palId}" is not deployed`);
-  const { documents: _documents, ...code } = await palCode(ctx, enterpriseId, palId, pal.version);
+  const {
+    documents: _documents,
+    uploads: _uploads,
+    ...code
+  } = await palCode(ctx, enterpriseId, palId, pal.version);
   const scope = palScope(enterpriseId, palId);
   for (let attempt = 1; ; attempt++) {
     const vars = await readVariables(ctx.db, scope);
@@ -170,12 +174,11 @@ export function runTransactionModule<T>(
       // transaction's systemStatus forbids runs.
       if (!options.webService) requireRunnable(transaction.systemStatus);
       const { palId } = transaction;
-      const { documents, ...code } = await palCode(
-        ctx,
-        enterpriseId,
-        transaction.palId,
-        transaction.palVersion,
-      );
+      const {
+        documents,
+        uploads: asksUploads,
+        ...code
+      } = await palCode(ctx, enterpriseId, transaction.palId, transaction.palVersion);
       const scope = transactionScope(transactionId);
       let result: Failure | undefined;
       for (let attempt = 1; !result; attempt++) {
@@ -183,7 +186,7 @@ export function runTransactionModule<T>(
           readVariables(ctx.db, scope),
           transactionRoles(ctx, transactionId),
           documents.length > 0 ? loadDocumentState(ctx.db, transactionId, documents) : [],
-          loadUploads(ctx.db, transactionId),
+          asksUploads ? loadUploads(ctx.db, transactionId) : [],
         ]);
         const outcome = await execute(
           ctx,
@@ -356,6 +359,8 @@ interface PalCode {
   files: Record<string, string>;
   /** The version's documents (pal.documents, the session form's checks). */
   documents: PalDocument[];
+  /** Whether the manifest asks for uploads (else a run need not look for any). */
+  uploads: boolean;
 }
 
 async function palCode(
@@ -397,6 +402,7 @@ async function readPalCode(
       Object.entries(files).map(([path, source]) => [posix.normalize(path), source]),
     ),
     documents,
+    uploads: (manifest.uploads ?? []).length > 0,
   };
 }
 
