@@ -1,13 +1,12 @@
 // The `pal` CLI end to end: each command runs in its own process (tsx on src/main.ts, the bin) against a
 // fresh DATA_DIR, and its --json output is parsed.
-import { execFile } from 'node:child_process';
 import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claimFormPdf, encryptedPdf } from './documents.js';
 import { ROTATION_TIMEOUT_MS, rotateAndDeleteAgainstAServer } from './client-rotation.js';
+import { runPal as pal, type CliRun } from './pal-process.js';
 import { tempDir } from './helpers.js';
 import { MIGRATION_NAMES } from './migration-names.js';
 import { loadConfig } from '../src/config.js';
@@ -16,31 +15,9 @@ import { openDatabase } from '../src/storage/database.js';
 
 const serverDir = fileURLToPath(new URL('..', import.meta.url));
 const examples = resolve(serverDir, '../../examples/pals');
-const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function pal(env: Record<string, string>, ...args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [tsxCli, '--conditions=@pal-workflow/source', 'src/main.ts', ...args],
-      // A clean environment: only what the test sets, plus PATH for node itself.
-      { cwd: serverDir, env: { PATH: process.env.PATH ?? '', ...env } },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        done({ code, stdout, stderr });
-      },
-    );
-  });
-}
 
 /** The one JSON object a --json command prints, and nothing else. */
-function json(run: Run): Record<string, unknown> {
+function json(run: CliRun): Record<string, unknown> {
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   const lines = run.stdout.trim().split('\n');

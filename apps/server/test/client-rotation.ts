@@ -8,12 +8,7 @@ import { openDatabase } from '../src/storage/database.js';
 import { dialectOf } from '../src/storage/dialect-of.js';
 import { startServer } from '../src/server.js';
 import { basic } from './harness.js';
-
-export interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import type { CliRun } from './pal-process.js';
 
 type Pal = (env: Record<string, string>, ...args: string[]) => Promise<CliRun>;
 
