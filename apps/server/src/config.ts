@@ -148,6 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
     get('DATABASE_POOL_SIZE'),
     CONFIG_DEFAULTS.DATABASE_POOL_SIZE,
     dataDir,
+    get('SQLITE_GROUP_COMMIT'),
   );
   const mailUrl = mailUrlSetting(get('MAIL_URL'));
   const mailFrom = mailFromSetting(get('MAIL_FROM') ?? CONFIG_DEFAULTS.MAIL_FROM);

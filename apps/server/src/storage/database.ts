@@ -27,7 +27,7 @@ export class DatabaseError extends Error {
 export function openDatabase(config: { database: DatabaseConfig }): Db {
   switch (config.database.kind) {
     case 'sqlite':
-      return openSqlite(config.database.path);
+      return openSqlite(config.database.path, config.database.groupCommit);
     case 'postgres':
       return openPostgres(config.database.url, config.database.poolSize);
   }
