@@ -211,7 +211,8 @@ function evaluateModule(
           [],
           state,
         );
-      let valueJson: string | undefined;
+      // The return value's JSON text (the driver stringified it), or undefined for nothing.
+      let value: string | undefined;
       if (type === 'string') {
         if (stringLength(context, result) > job.maxResultLength)
           return failure(
@@ -221,9 +222,9 @@ function evaluateModule(
             state,
             false,
           );
-        valueJson = context.getString(result);
+        value = context.getString(result);
       }
-      return { ok: true, valueJson, effects: state.effects, logs: state.logs, durationMs: 0 };
+      return { ok: true, value, effects: state.effects, logs: state.logs, durationMs: 0 };
     } finally {
       result.dispose();
     }
