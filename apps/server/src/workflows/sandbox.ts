@@ -13,7 +13,7 @@ import {
 } from 'quickjs-emscripten';
 import type { FailureType, SandboxJob, SandboxOutcome, StackFrame } from './job.js';
 import { Oversized, RunState, Unwritable, type Operation } from './host-api.js';
-import { cut, memoryMessage, RUN_BOUNDS, timeoutMessage } from './limits.js';
+import { breakdown, cut, limitMessage, RUN_BOUNDS } from './limits.js';
 import { driverSource } from './prelude.js';
 
 const WASM_PAGE = 64 * 1024;
@@ -99,17 +99,11 @@ export function runJob(quickjs: QuickJSWASMModule, job: SandboxJob): SandboxOutc
     outcome = evaluate(context, state, job, () => interrupted);
   } catch (error) {
     // The WASM module itself failed (it ran out of its capped memory, most likely).
-    const message = error instanceof Error ? error.message : String(error);
-    const memory = /memory|out of bounds|abort/i.test(message);
-    outcome = {
-      ...failure(
-        memory ? 'WORKFLOW_MEMORY' : 'WORKFLOW_ERROR',
-        memory ? memoryMessage(job) : `the sandbox failed: ${message}`,
-        [],
-        state,
-      ),
-      retire: true,
-    };
+    const { type, message } = breakdown(
+      job,
+      error instanceof Error ? error.message : String(error),
+    );
+    outcome = { ...failure(type, message, [], state), retire: true };
   }
   // A run that broke a limit retires its worker, whose memory goes with it: freeing the runtime
   // then can abort inside QuickJS (an assertion after an interrupt), so it is not tried.
@@ -373,7 +367,9 @@ function guestFailure(
   const type = classify(error, interrupted);
   return failure(
     type,
-    limitMessage(type, job) ?? `${error.name}: ${error.message}`,
+    type === 'WORKFLOW_TIMEOUT' || type === 'WORKFLOW_MEMORY'
+      ? limitMessage(type, job)
+      : `${error.name}: ${error.message}`,
     stackFrames(error.stack, job.modules),
     state,
   );
@@ -436,12 +432,6 @@ function classify(error: GuestError, interrupted: boolean): FailureType {
   )
     return 'WORKFLOW_MEMORY';
   return 'WORKFLOW_ERROR';
-}
-
-function limitMessage(type: FailureType, job: SandboxJob): string | undefined {
-  if (type === 'WORKFLOW_TIMEOUT') return timeoutMessage(job);
-  if (type === 'WORKFLOW_MEMORY') return memoryMessage(job);
-  return undefined;
 }
 
 /**
