@@ -14,7 +14,7 @@ import {
 import type { FailureType, SandboxJob, SandboxOutcome, StackFrame } from './job.js';
 import { Oversized, RunState, Unwritable, type Operation } from './host-api.js';
 import { breakdown, cut, limitMessage, RUN_BOUNDS } from './limits.js';
-import { driverSource } from './prelude.js';
+import { driverSource } from './driver.js';
 
 const WASM_PAGE = 64 * 1024;
 /** Room for QuickJS's own structures beside the heap the guest may fill. */
