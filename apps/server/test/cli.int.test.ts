@@ -414,6 +414,49 @@ describe('pal run: a workflow of a pal folder, without a server or a database', 
     });
   });
 
+  it("answers what C5 would: the workflow gets the document's text and type, as the service gives them", async () => {
+    const folder = join(dir.path, 'documents');
+    mkdirSync(join(folder, 'workflows'), { recursive: true });
+    writeFileSync(
+      join(folder, 'pal.json'),
+      JSON.stringify({
+        id: 'documents',
+        modes: { console: true },
+        workflows: { console: 'workflows/console.js' },
+      }),
+    );
+    writeFileSync(
+      join(folder, 'workflows', 'console.js'),
+      'export function executeWorkflow(input) {\n' +
+        '  return { messages: [{ message: input.contentType + " " + input.body, type: "INFO" }] };\n' +
+        '}\n',
+    );
+    const document = input('order.json', { text: '{"order":1}', contentType: 'application/json' });
+    const run = json(
+      await pal(
+        {},
+        'run',
+        folder,
+        '--module',
+        'console',
+        '--export',
+        'executeWorkflow',
+        '--input',
+        document,
+        '--json',
+      ),
+    );
+    expect(run).toMatchObject({
+      operation: 'C5 executeConsoleWorkflow',
+      status: 200,
+      response: {
+        success: true,
+        palId: 'documents',
+        messages: [{ message: 'application/json {"order":1}', type: 'INFO' }],
+      },
+    });
+  });
+
   it('refuses a module that does not compile, naming the file and line', async () => {
     const folder = join(dir.path, 'broken');
     mkdirSync(join(folder, 'workflows'), { recursive: true });
