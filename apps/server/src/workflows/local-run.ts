@@ -1,6 +1,7 @@
 // `pal run`: one export of a pal folder's module, run in the same sandbox as the server's, with
 // an input file, without a server or a database. It answers what the matching operation would
 // (C7's ConsoleResult, T9's list, U1's ServiceResponse, …) and what the run would have kept.
+import { describeError, errorResult } from '@pal-workflow/server-skeleton';
 import { pino } from 'pino';
 import { CONFIG_DEFAULTS } from '../config.js';
 import { WorkflowFailedError } from '../domain/errors.js';
@@ -98,10 +99,10 @@ export async function runLocally(
     try {
       return { ...answer, status: 200, response: run.answer.failed(result, palId) };
     } catch (error) {
-      // C2 and T9 answer a failed run with 422 and its type, as the service's errorResult does.
+      // C2 and T9 answer a failed run with 422: the service's errorResult, with the failure's type.
       if (!(error instanceof WorkflowFailedError)) throw error;
-      const messages = [{ message: error.message, type: error.code }];
-      return { ...answer, status: 422, response: { success: false, messages } };
+      const described = describeError(error);
+      return { ...answer, status: described.status, response: errorResult(described) };
     }
   } finally {
     await pool.close();
