@@ -94,19 +94,19 @@ function transactionResultAnswer(transactionId: string): RunAnswer<Wire.Transact
   };
 }
 
-const nameValuesAnswer: RunAnswer<Wire.NameValue[]> = {
-  shape: nameValues,
-  failed: unprocessable,
-};
+/** C2 and T9, one operation on two modules: export `run`, a list of NameValue, or a 422. */
+function listOperation<Body>(
+  name: string,
+  module: 'console' | 'transaction',
+  input: (body: Body, target: RunTarget) => object,
+): WorkflowOperation<Body, Wire.NameValue[]> {
+  const answer: RunAnswer<Wire.NameValue[]> = { shape: nameValues, failed: unprocessable };
+  const webService = module === 'transaction';
+  return { name, module, exportName: 'run', webService, input, answer: () => answer };
+}
 
 export const OPERATIONS = {
-  runConsolePal: {
-    name: 'C2 runConsolePal',
-    module: 'console',
-    exportName: 'run',
-    input: consoleInput,
-    answer: () => nameValuesAnswer,
-  } satisfies WorkflowOperation<Wire.ConsoleContent | undefined, Wire.NameValue[]>,
+  runConsolePal: listOperation('C2 runConsolePal', 'console', consoleInput),
   executeConsoleWorkflow: {
     name: 'C5 executeConsoleWorkflow',
     module: 'console',
@@ -132,14 +132,7 @@ export const OPERATIONS = {
     input: transactionInput,
     answer: (_body, t) => transactionResultAnswer(t.transactionId!),
   } satisfies WorkflowOperation<Wire.TransactionContent | undefined, Wire.TransactionResult>,
-  runTransaction: {
-    name: 'T9 runTransaction',
-    module: 'transaction',
-    exportName: 'run',
-    webService: true,
-    input: transactionInput,
-    answer: () => nameValuesAnswer,
-  } satisfies WorkflowOperation<Wire.TransactionContent | undefined, Wire.NameValue[]>,
+  runTransaction: listOperation('T9 runTransaction', 'transaction', transactionInput),
   runUserWorkflow: {
     name: 'U1 runUserWorkflow',
     module: 'user',
