@@ -18,10 +18,15 @@ import {
   trustProxySetting,
   type DatabaseConfig,
   type SecretKeySource,
-} from './settings.js';
+} from './setting-parsers.js';
 import { outboxSettings, type OutboxConfig } from './outbox/settings.js';
 
-export { ConfigError, describeDatabase, decodeSecretKey, type DatabaseConfig } from './settings.js';
+export {
+  ConfigError,
+  describeDatabase,
+  decodeSecretKey,
+  type DatabaseConfig,
+} from './setting-parsers.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 

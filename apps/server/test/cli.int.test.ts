@@ -341,6 +341,20 @@ describe('pal run: a workflow of a pal folder, without a server or a database', 
     return file;
   };
 
+  /** A console pal folder whose `console` module is `source`. */
+  const consolePal = (id: string, source: string) => {
+    const folder = join(dir.path, id);
+    mkdirSync(join(folder, 'workflows'), { recursive: true });
+    const manifest = {
+      id,
+      modes: { console: true },
+      workflows: { console: 'workflows/console.js' },
+    };
+    writeFileSync(join(folder, 'pal.json'), JSON.stringify(manifest));
+    writeFileSync(join(folder, 'workflows', 'console.js'), source);
+    return folder;
+  };
+
   it('answers what T6 would, and what the run would keep', async () => {
     const file = input('submit.json', {
       postData: [
@@ -391,21 +405,41 @@ describe('pal run: a workflow of a pal folder, without a server or a database', 
     });
   });
 
+  it("answers what C5 would: the workflow gets the document's text and type, as the service gives them", async () => {
+    const folder = consolePal(
+      'documents',
+      'export function executeWorkflow(input) {\n' +
+        '  return { messages: [{ message: input.contentType + " " + input.body, type: "INFO" }] };\n' +
+        '}\n',
+    );
+    const document = input('order.json', { text: '{"order":1}', contentType: 'application/json' });
+    const run = json(
+      await pal(
+        {},
+        'run',
+        folder,
+        '--module',
+        'console',
+        '--export',
+        'executeWorkflow',
+        '--input',
+        document,
+        '--json',
+      ),
+    );
+    expect(run).toMatchObject({
+      operation: 'C5 executeConsoleWorkflow',
+      status: 200,
+      response: {
+        success: true,
+        palId: 'documents',
+        messages: [{ message: 'application/json {"order":1}', type: 'INFO' }],
+      },
+    });
+  });
+
   it('refuses a module that does not compile, naming the file and line', async () => {
-    const folder = join(dir.path, 'broken');
-    mkdirSync(join(folder, 'workflows'), { recursive: true });
-    writeFileSync(
-      join(folder, 'pal.json'),
-      JSON.stringify({
-        id: 'broken',
-        modes: { console: true },
-        workflows: { console: 'workflows/console.js' },
-      }),
-    );
-    writeFileSync(
-      join(folder, 'workflows', 'console.js'),
-      'export function run() {\n  return {;\n}\n',
-    );
+    const folder = consolePal('broken', 'export function run() {\n  return {;\n}\n');
     const run = await pal({}, 'run', folder, '--module', 'console', '--export', 'run');
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^error: workflows\/console\.js:2: SyntaxError: /);

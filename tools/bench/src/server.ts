@@ -39,7 +39,7 @@ export async function startChild(
       '--import',
       'tsx',
       '--conditions=@pal-workflow/source',
-      join(root, 'tools/bench/src/bench-server.ts'),
+      join(root, 'tools/bench/src/child-server.ts'),
       '--transactions',
       String(transactions),
       ...extra,

@@ -13,7 +13,7 @@ import {
   type StorageDialect,
   type TransactionTextColumn,
   type TransactionsQuery,
-} from './dialect.js';
+} from './storage-dialect.js';
 import type { DatabaseSchema } from './schema.js';
 import {
   batchCommitted,
