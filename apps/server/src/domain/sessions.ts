@@ -33,10 +33,28 @@ export const SESSION_LIFETIME_MS = 12 * 60 * 60_000;
 /** What the last action of a session did, as the page shows it. */
 export interface ActionOutcome {
   action: string;
-  /** False when the module or export does not exist (no error: the page just shows the pal). */
+  /**
+   * False when nothing ran: the module or export does not exist (`success` true: no error, the
+   * page just shows the pal), or a session form was stopped before the run (`success` false: a
+   * required signature or upload missing; `messages` say which).
+   */
   ran: boolean;
   success: boolean;
   messages: { message: string; type?: string | null }[];
+  /** What the person typed in a form that did not go through, so the page can refill it. */
+  draft?: FormDraft;
+}
+
+/** A signature as the person gave it in a form that did not go through. */
+export type DraftSignature =
+  | { kind: 'TYPED'; text: string }
+  /** The drawn PNG as its `data:image/png;base64,…` URL, as the form posted it. */
+  | { kind: 'DRAWN'; image: string };
+
+/** The form as posted: field id → value, signature id → what was given. */
+export interface FormDraft {
+  values: Record<string, string>;
+  signatures: Record<string, DraftSignature>;
 }
 
 export interface BrowserSession {

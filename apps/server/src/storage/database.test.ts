@@ -71,6 +71,9 @@ describe(`database (${engine})`, () => {
       'workflow_mail_counts',
       'audit_log',
       'idempotency_keys',
+      'transaction_field_values',
+      'transaction_signatures',
+      'transaction_uploads',
     ]) {
       expect(tables).toContain(table);
     }

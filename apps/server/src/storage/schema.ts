@@ -280,6 +280,56 @@ export interface DocumentContentsTable {
   created_at: IsoDate;
 }
 
+/** A field value a person or a workflow gave a transaction's document (migration 0013). */
+export interface TransactionFieldValuesTable {
+  transaction_id: string;
+  /** The document's file in the pal folder. */
+  file: string;
+  field_id: string;
+  enterprise_id: string;
+  value: string;
+  updated_at: IsoDate;
+}
+
+/** A signature given on a transaction's document, with its evidence (migration 0013). */
+export interface TransactionSignaturesTable {
+  transaction_id: string;
+  file: string;
+  signature_id: string;
+  enterprise_id: string;
+  role: string;
+  sso_id: string | null;
+  kind: 'DRAWN' | 'TYPED';
+  /** DRAWN: the PNG's bytes. */
+  image: Uint8Array | null;
+  /** TYPED: the name as typed. */
+  text: string | null;
+  /** Unix seconds. */
+  record_time: number;
+  signer_name: string | null;
+  signer_email: string | null;
+  ip_address: string;
+  user_agent: string;
+}
+
+/** A file uploaded on a transaction's session page (migration 0014); the latest of each name. */
+export interface TransactionUploadsTable {
+  transaction_id: string;
+  /** The manifest's upload name. */
+  name: string;
+  enterprise_id: string;
+  /** The file's name as the browser gave it, cleaned. */
+  filename: string;
+  /** What its bytes are (checked), not what the browser said. */
+  content_type: string;
+  size: number;
+  /** SHA-256 of the content, base64. */
+  digest: string;
+  content: Uint8Array;
+  sso_id: string | null;
+  uploaded_at: IsoDate;
+}
+
 /** The workflow mails an enterprise sent in the clock hour that began at hour_start. */
 export interface WorkflowMailCountsTable {
   enterprise_id: string;
@@ -393,6 +443,9 @@ export interface DatabaseSchema {
   webhook_endpoints: WebhookEndpointsTable;
   audit_log: AuditLogTable;
   idempotency_keys: IdempotencyKeysTable;
+  transaction_field_values: TransactionFieldValuesTable;
+  transaction_signatures: TransactionSignaturesTable;
+  transaction_uploads: TransactionUploadsTable;
   transactions_name_fts: TransactionsNameFtsTable;
   transactions_description_fts: TransactionsDescriptionFtsTable;
   transactions_category_fts: TransactionsCategoryFtsTable;

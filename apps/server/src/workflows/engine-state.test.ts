@@ -11,7 +11,12 @@ const pool = () =>
     workerHeapMb: 64,
     log: pino({ level: 'silent' }),
   });
-const code = (name: string): PalCode => ({ modules: { console: name }, files: {} });
+const code = (name: string): PalCode => ({
+  modules: { console: name },
+  files: {},
+  documents: [],
+  uploads: false,
+});
 
 describe('EngineState: what the engine keeps, per instance', () => {
   it('reads a pal version once, and two engines keep their own', async () => {

@@ -1,6 +1,7 @@
 // What the workflow engine keeps between runs, on one instance per service (context.ts builds it
 // and the context holds it), never at module level: two services in one process (tests, two
 // nodes) share no workers, no line of runs and no cached code.
+import type { PalDocument } from '../domain/pal-documents.js';
 import { KeyedQueue } from './keyed-queue.js';
 import type { WorkerPool } from './pool.js';
 
@@ -8,6 +9,10 @@ import type { WorkerPool } from './pool.js';
 export interface PalCode {
   modules: Record<string, string>;
   files: Record<string, string>;
+  /** The version's documents (pal.documents, the session form's checks). */
+  documents: PalDocument[];
+  /** Whether the manifest asks for uploads (else a run need not look for any). */
+  uploads: boolean;
 }
 
 /** A deployed pal version never changes: its code is kept, the least recently used dropped first. */

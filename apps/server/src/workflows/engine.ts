@@ -27,6 +27,16 @@ import type { RunEffects, RunFailure, RunOutcome, SandboxJob, SandboxOutcome } f
 import { OutputError } from './output.js';
 import { queueWorkflowMails, checkMailRecipients, countWorkflowMails } from './mail.js';
 import { withTransactionEvents } from '../domain/transaction-events.js';
+import { getPalDocuments } from '../domain/pal-documents.js';
+import {
+  keepDocumentChanges,
+  loadDocumentState,
+  loadUploads,
+  toStateDocuments,
+  uploadsWithSubmission,
+  withSubmission,
+  type DocumentSubmission,
+} from '../domain/transaction-documents.js';
 
 /**
  * How a run becomes the operation's answer (operations.ts holds one per operation): its value
@@ -154,7 +164,11 @@ async function runPalModule<T>(
   const pal = await getPalDetails(ctx, enterpriseId, palId);
   if (module === 'console' && !pal.modeConsole) throw NotFoundError.of('console pal', palId);
   if (!pal.deployed) throw new ConflictError(`pal "${palId}" is not deployed`);
-  const code = await palCode(ctx, enterpriseId, palId, pal.version);
+  const {
+    documents: _documents,
+    uploads: _uploads,
+    ...code
+  } = await palCode(ctx, enterpriseId, palId, pal.version);
   const scope = palScope(enterpriseId, palId);
   return repeatOnConflict(async () => {
     const vars = await readVariables(ctx.db, scope);
@@ -178,6 +192,13 @@ async function runPalModule<T>(
 export interface TransactionRunOptions<T> extends RunOptions<T> {
   /** T6 and T9 move webServiceStatus RUNNING → SUCCEEDED or FAILED; entries will not. */
   webService: boolean;
+  /** A session's form: its values and signatures are kept with the run's effects if it succeeds. */
+  submission?: DocumentSubmission;
+  /**
+   * Whether the run's answer lets the submission be kept (a form's run that returns
+   * `success: false` keeps the person's draft, not their values); default: yes.
+   */
+  keepsSubmission?: (value: T) => boolean;
 }
 
 /**
@@ -203,12 +224,18 @@ export function runTransactionModule<T>(
       // transaction's systemStatus forbids runs.
       if (!options.webService) requireRunnable(transaction.systemStatus);
       const { palId } = transaction;
-      const code = await palCode(ctx, enterpriseId, palId, transaction.palVersion);
+      const {
+        documents,
+        uploads: asksUploads,
+        ...code
+      } = await palCode(ctx, enterpriseId, palId, transaction.palVersion);
       const scope = transactionScope(transactionId);
       const outcome = await repeatOnConflict(async () => {
-        const [vars, roles] = await Promise.all([
+        const [vars, roles, states, uploads] = await Promise.all([
           readVariables(ctx.db, scope),
           transactionRoles(ctx, transactionId),
+          documents.length > 0 ? loadDocumentState(ctx.db, transactionId, documents) : [],
+          asksUploads ? loadUploads(ctx.db, transactionId) : [],
         ]);
         const ran = await execute(
           ctx,
@@ -219,6 +246,8 @@ export function runTransactionModule<T>(
             vars: vars.values,
             transaction: view(transaction),
             roles,
+            documents: toStateDocuments(documents, withSubmission(states, options.submission)),
+            uploads: uploadsWithSubmission(uploads, options.submission),
           },
           options,
           palId,
@@ -231,7 +260,13 @@ export function runTransactionModule<T>(
             scope,
             vars.version,
             ran.effects,
-            options.webService,
+            {
+              webService: options.webService,
+              submission:
+                options.submission && (options.keepsSubmission?.(ran.value) ?? true)
+                  ? options.submission
+                  : undefined,
+            },
           );
           if (applied) return ran;
         } catch (error) {
@@ -270,7 +305,7 @@ async function applyTransactionEffects(
   scope: string,
   readVersion: number,
   effects: RunEffects,
-  webService: boolean,
+  options: Pick<TransactionRunOptions<unknown>, 'webService' | 'submission'>,
 ) {
   const { enterpriseId, id } = transaction;
   return withTransactionEvents(ctx, enterpriseId, id, async (tx) => {
@@ -295,7 +330,8 @@ async function applyTransactionEffects(
     const mails = await checkMailRecipients(tx, enterpriseId, effects.mails);
     await countWorkflowMails(tx, enterpriseId, mails.length);
     await queueWorkflowMails(tx, transaction, mails);
-    if (webService) await moveWebServiceStatus(tx, enterpriseId, id, 'succeed');
+    await keepDocumentChanges(tx, transaction, options.submission, effects.fields);
+    if (options.webService) await moveWebServiceStatus(tx, enterpriseId, id, 'succeed');
     return true;
   });
 }
@@ -377,7 +413,10 @@ async function readPalCode(
   palId: string,
   version: number,
 ): Promise<PalCode> {
-  const { manifest, files } = await getPalVersion(ctx, enterpriseId, palId, version);
+  const [{ manifest, files }, documents] = await Promise.all([
+    getPalVersion(ctx, enterpriseId, palId, version),
+    getPalDocuments(ctx, enterpriseId, palId, version),
+  ]);
   // Module names resolve to normalized paths (`./a/../b.js` is `b.js`): key the files alike.
   return {
     modules: Object.fromEntries(
@@ -386,6 +425,8 @@ async function readPalCode(
     files: Object.fromEntries(
       Object.entries(files).map(([path, source]) => [posix.normalize(path), source]),
     ),
+    documents,
+    uploads: (manifest.uploads ?? []).length > 0,
   };
 }
 

@@ -19,7 +19,9 @@ import {
   type BrowserSession,
   type SessionStart,
 } from '../domain/sessions.js';
+import type { GivenSignature } from '../domain/document-state.js';
 import { createSso } from '../domain/ssos.js';
+import type { DocumentSubmission, UploadInfo } from '../domain/transaction-documents.js';
 import { assignRole } from '../domain/transaction-roles.js';
 import { redeemToken, type RedeemedToken } from '../domain/tokens.js';
 import { createTransaction, getTransactionDetails } from '../domain/transactions.js';
@@ -129,6 +131,16 @@ async function guestSso(ctx: WorkflowContext, enterpriseId: string): Promise<str
   });
 }
 
+/** What a session page's form gives a run beside its values (domain/form-submission.ts). */
+export interface FormRun {
+  /** `input.signatures`. */
+  signatures: GivenSignature[];
+  /** `input.uploads`: the form's files, described. */
+  uploads: UploadInfo[];
+  /** Kept with the run's effects when it succeeds and answers `success` true. */
+  submission: DocumentSubmission;
+}
+
 /** Runs an export of the session's pal (console) or transaction, for the session page. */
 export async function runAction(
   ctx: WorkflowContext,
@@ -136,8 +148,14 @@ export async function runAction(
   action: string,
   values: Record<string, string>,
   requestId?: string,
+  form?: FormRun,
 ): Promise<ActionOutcome> {
-  const input = { values, action, ...(session.ssoId ? { sso: session.ssoId } : {}) };
+  const input = {
+    values,
+    ...(form ? { signatures: form.signatures, uploads: form.uploads } : {}),
+    action,
+    ...(session.ssoId ? { sso: session.ssoId } : {}),
+  };
   // A missing module or export is no error: the action did not run.
   const failed: RunAnswer<ActionOutcome>['failed'] = (failure) =>
     failure.type === 'NO_WORKFLOW'
@@ -171,6 +189,9 @@ export async function runAction(
             failed,
           },
           requestId,
+          ...(form
+            ? { submission: form.submission, keepsSubmission: (value) => value.success }
+            : {}),
         });
   } catch (error) {
     // The enterprise has as many runs in progress as it may: the page says so (the session and

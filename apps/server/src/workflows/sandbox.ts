@@ -264,6 +264,15 @@ function buildPal(
         configurable: false,
       });
     set(pal, 'transaction', transaction);
+    set(
+      pal,
+      'documents',
+      group({
+        list: 'documents.list',
+        setField: 'documents.setField',
+        uploads: 'documents.uploads',
+      }),
+    );
   }
   return pal;
 }
@@ -344,7 +353,11 @@ function readString(
 /** Plain data (strings, arrays, objects of them) into the guest. */
 function toHandle(context: QuickJSContext, value: unknown): QuickJSHandle {
   if (value === undefined) return context.undefined;
+  if (value === null) return context.null;
   if (typeof value === 'string') return context.newString(value);
+  // pal.documents.list() hands back numbers (positions, recordTime) and booleans (required).
+  if (typeof value === 'number') return context.newNumber(value);
+  if (typeof value === 'boolean') return value ? context.true : context.false;
   const target = Array.isArray(value) ? context.newArray() : context.newObject();
   for (const [key, item] of Object.entries(value as object)) {
     const handle = toHandle(context, item);
