@@ -1,0 +1,17 @@
+// Writes a completed PDF in a worker thread of its own (./completion-worker.ts) under a memory and
+// a time limit: the event loop only hands the bytes over and takes the answer back.
+import type { CompletionInput, CompletionResult } from './completed-pdf.js';
+import { runDocumentWorker, type DocumentWorkerLimits } from './worker-thread.js';
+
+/** Limits for writing one completed PDF; docs/web-mode.md states them. */
+export const COMPLETION_LIMITS: DocumentWorkerLimits = { memoryMb: 1024, timeoutMs: 120_000 };
+
+/** The completed PDF, or why it could not be written (never a fault of the file's reader). */
+export async function writeCompletedPdf(
+  input: CompletionInput,
+  limits: DocumentWorkerLimits = COMPLETION_LIMITS,
+): Promise<CompletionResult> {
+  const outcome = await runDocumentWorker<CompletionResult>('completion-worker', input, limits);
+  if (outcome.ok) return outcome.answer;
+  return { ok: false, detail: `writing the completed PDF: ${outcome.tooCostly}` };
+}
