@@ -13,6 +13,7 @@ export const MIGRATION_NAMES = [
   '0010_rate_limits',
   '0011_workflow_mail_counts',
   '0012_outbox',
+  '0013_document_state',
   '0020_audit_log',
   '0021_idempotency_keys',
 ];

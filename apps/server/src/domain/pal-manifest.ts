@@ -1,7 +1,7 @@
 // The pal package format: a folder holding a `pal.json` manifest and the files it names.
 // Reference: docs/pal-format.md. The keys id, name, description, category, publisher, branchName,
-// modes, shadow, shell, test, installed and documents are the decided ones; `lifetimes` and
-// `workflows` are this service's additions. Unknown keys are refused, so a typo cannot pass silently.
+// modes, shadow, shell, test, installed, documents and actions are the decided ones; `lifetimes`
+// and `workflows` are this service's additions. Unknown keys are refused, so a typo cannot pass silently.
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { CONFIG_DEFAULTS } from '../config.js';
 import { InvalidArgumentError } from './errors.js';
 import { isInsideFolder, issueKey, text, type ManifestIssue } from './manifest-values.js';
-import { zManifestDocuments } from './pal-document-manifest.js';
+import { listProblem, zManifestDocuments } from './pal-document-manifest.js';
 import { readPalDocuments, type DocumentLimits, type PalDocumentFile } from './pal-documents.js';
 
 export type { ManifestIssue } from './manifest-values.js';
@@ -27,6 +27,59 @@ const days = z
   .int('expected a whole number of days')
   .min(1, 'must be at least 1')
   .max(MAX_DAYS, `must be at most ${MAX_DAYS}`);
+
+/** An export a browser may run: a JavaScript identifier, as `export function name` declares it. */
+const EXPORT_NAME_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$]{0,199}$/;
+export const MAX_ACTIONS = 50;
+const MAX_LABEL = 80;
+const actionList = (what: string) =>
+  z.string().superRefine((value, ctx) => {
+    const problem = listProblem(value, what);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+const zAction = z.strictObject({
+  name: z
+    .string()
+    .regex(
+      EXPORT_NAME_PATTERN,
+      'expected the name of an export of the module (a JavaScript identifier)',
+    ),
+  label: text(MAX_LABEL),
+  roles: actionList('role').optional(),
+  statuses: actionList('status').optional(),
+});
+/** Each name once in a module's list: a posted action names one button. */
+const actions = (module: 'transaction' | 'console') =>
+  z
+    .array(zAction)
+    .max(MAX_ACTIONS, `at most ${MAX_ACTIONS} actions`)
+    .superRefine((list, ctx) => {
+      list.forEach((action, i) => {
+        const first = list.findIndex((a) => a.name === action.name);
+        if (first !== i)
+          ctx.addIssue({
+            code: 'custom',
+            path: [i, 'name'],
+            message: `"${action.name}" is already the name of actions.${module}[${first}]`,
+          });
+        // A console session has no role and no business status: its console grant is the
+        // permission (docs/pal-format.md, "Actions").
+        if (module === 'console')
+          for (const key of ['roles', 'statuses'] as const)
+            if (action[key] !== undefined)
+              ctx.addIssue({
+                code: 'custom',
+                path: [i, key],
+                message: 'console actions have no roles or statuses (the console grant decides)',
+              });
+      });
+    });
+
+/** The manifest's `actions`: the exports a browser session may run, by module. */
+export const zManifestActions = z.strictObject({
+  transaction: actions('transaction').optional(),
+  console: actions('console').optional(),
+});
 
 export const zPalManifest = z.strictObject({
   id: z
@@ -94,6 +147,8 @@ export const zPalManifest = z.strictObject({
     .optional(),
   /** PDF and image files with the fields, signatures and bookmarks placed on them. */
   documents: zManifestDocuments.optional(),
+  /** What a person in a browser session may run, shown as buttons (docs/pal-format.md). */
+  actions: zManifestActions.optional(),
 });
 
 export type PalManifest = z.output<typeof zPalManifest>;

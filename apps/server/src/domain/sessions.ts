@@ -37,6 +37,20 @@ export interface ActionOutcome {
   ran: boolean;
   success: boolean;
   messages: { message: string; type?: string | null }[];
+  /** What the person typed in a form that did not go through, so the page can refill it. */
+  draft?: FormDraft;
+}
+
+/** A signature as the person gave it in a form that did not go through. */
+export type DraftSignature =
+  | { kind: 'TYPED'; text: string }
+  /** The drawn PNG as its `data:image/png;base64,…` URL, as the form posted it. */
+  | { kind: 'DRAWN'; image: string };
+
+/** The form as posted: field id → value, signature id → what was given. */
+export interface FormDraft {
+  values: Record<string, string>;
+  signatures: Record<string, DraftSignature>;
 }
 
 export interface BrowserSession {

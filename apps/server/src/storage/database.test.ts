@@ -71,6 +71,8 @@ describe(`database (${engine})`, () => {
       'workflow_mail_counts',
       'audit_log',
       'idempotency_keys',
+      'transaction_field_values',
+      'transaction_signatures',
     ]) {
       expect(tables).toContain(table);
     }

@@ -280,6 +280,38 @@ export interface DocumentContentsTable {
   created_at: IsoDate;
 }
 
+/** A field value a person or a workflow gave a transaction's document (migration 0013). */
+export interface TransactionFieldValuesTable {
+  transaction_id: string;
+  /** The document's file in the pal folder. */
+  file: string;
+  field_id: string;
+  enterprise_id: string;
+  value: string;
+  updated_at: IsoDate;
+}
+
+/** A signature given on a transaction's document, with its evidence (migration 0013). */
+export interface TransactionSignaturesTable {
+  transaction_id: string;
+  file: string;
+  signature_id: string;
+  enterprise_id: string;
+  role: string;
+  sso_id: string | null;
+  kind: 'DRAWN' | 'TYPED';
+  /** DRAWN: the PNG's bytes. */
+  image: Uint8Array | null;
+  /** TYPED: the name as typed. */
+  text: string | null;
+  /** Unix seconds. */
+  record_time: number;
+  signer_name: string | null;
+  signer_email: string | null;
+  ip_address: string;
+  user_agent: string;
+}
+
 /** The workflow mails an enterprise sent in the clock hour that began at hour_start. */
 export interface WorkflowMailCountsTable {
   enterprise_id: string;
@@ -393,6 +425,8 @@ export interface DatabaseSchema {
   webhook_endpoints: WebhookEndpointsTable;
   audit_log: AuditLogTable;
   idempotency_keys: IdempotencyKeysTable;
+  transaction_field_values: TransactionFieldValuesTable;
+  transaction_signatures: TransactionSignaturesTable;
   transactions_name_fts: TransactionsNameFtsTable;
   transactions_description_fts: TransactionsDescriptionFtsTable;
   transactions_category_fts: TransactionsCategoryFtsTable;

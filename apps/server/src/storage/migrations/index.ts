@@ -13,6 +13,7 @@ import { clientSecretRotation } from './0009-client-secret-rotation.js';
 import { rateLimits } from './0010-rate-limits.js';
 import { workflowMailCounts } from './0011-workflow-mail-counts.js';
 import { outbox } from './0012-outbox.js';
+import { documentState } from './0013-document-state.js';
 import { auditLog } from './0020-audit-log.js';
 import { idempotencyKeys } from './0021-idempotency-keys.js';
 
@@ -29,6 +30,7 @@ export const migrations: Record<string, Migration> = {
   '0010_rate_limits': rateLimits,
   '0011_workflow_mail_counts': workflowMailCounts,
   '0012_outbox': outbox,
+  '0013_document_state': documentState,
   '0020_audit_log': auditLog,
   '0021_idempotency_keys': idempotencyKeys,
 };

@@ -1,0 +1,230 @@
+// Everything the session page shows (docs/web-mode.md), without HTML: the pal or transaction, the
+// person, the documents with each field's value and whether the person may edit it now, the
+// signatures and which are theirs, the actions offered to them now, the last outcome and the
+// draft of a form that did not go through. The page (http/session-page.ts) renders it; the posted
+// form (http/session-form.ts) is checked against the same rules (./web-permissions.ts).
+import type * as Wire from '@pal-workflow/types';
+import type { PageSize } from '../documents/pdf-reader.js';
+import { findSso } from '../storage/ssos.js';
+import type { DomainContext } from './context.js';
+import type { SignatureKind, TransactionDocumentState } from './document-state.js';
+import { getPalDocuments, type DocumentContentType, type PalDocument } from './pal-documents.js';
+import type { PalManifest } from './pal-manifest.js';
+import { getPalDetails, getPalVersion } from './pals.js';
+import type { ActionOutcome, BrowserSession, FormDraft } from './sessions.js';
+import { initialDocumentState, loadDocumentState } from './transaction-documents.js';
+import { getTransactionDetails } from './transactions.js';
+import {
+  fieldEditable,
+  offeredActions,
+  signatureIsMine,
+  documentsOpen,
+  type PersonPlace,
+} from './web-permissions.js';
+
+export interface SessionView {
+  pal: { id: string; name?: string; description?: string };
+  /** The session's transaction; absent in a console session. */
+  transaction?: {
+    id: string;
+    name?: string;
+    description?: string;
+    /** The free-text business status. */
+    status: string;
+    systemStatus: string;
+  };
+  /** True in a console session (no transaction). */
+  console: boolean;
+  person: {
+    /** Null for an anonymous session. */
+    sso: string | null;
+    /** First and last name of the SSO; null for an anonymous session. */
+    name: string | null;
+    /** Null in a console session. */
+    role: string | null;
+  };
+  /** The form's CSRF token (a hidden `csrf` control). */
+  csrf: string;
+  /** Whether fields and signatures may change now (the transaction is OPEN). */
+  documentsOpen: boolean;
+  documents: SessionDocument[];
+  /** The buttons, in the manifest's order: `name` is the `action` control's value. */
+  actions: { name: string; label: string }[];
+  /** What the last action did, or null. */
+  outcome: Omit<ActionOutcome, 'draft'> | null;
+  /** What the person typed in a form that did not go through: refill the controls with it. */
+  draft: FormDraft | null;
+}
+
+export interface SessionDocument {
+  /** 0-based place in the manifest's `documents`. */
+  index: number;
+  /** The path in the pal folder: the document's name. */
+  file: string;
+  contentType: DocumentContentType;
+  description?: string;
+  /** Each page as displayed: points for a PDF, pixels for an image. */
+  pages: PageSize[];
+  fields: SessionField[];
+  signatures: SessionSignature[];
+}
+
+export interface SessionField {
+  /** The Field in the spec's wire form; its `id` names the form control. */
+  field: Wire.Field;
+  /** The current value (CHECKBOX: "true" or "false"). */
+  value: string;
+  /** The person may change it now; otherwise it is shown read-only. */
+  editable: boolean;
+}
+
+export interface SessionSignature {
+  /** The Signature in the spec's wire form; `signature.{id}` names its control. */
+  signature: Wire.Signature;
+  /** For the person: its role is theirs (they may give it while `documentsOpen` and not `given`). */
+  mine: boolean;
+  required: boolean;
+  /** Present once signed. */
+  given?: {
+    kind: SignatureKind;
+    /** TYPED: the name as typed. */
+    text?: string;
+    /** DRAWN: the PNG, base64. */
+    image?: string;
+    /** Unix seconds. */
+    recordTime: number;
+    /** The signer's name as their SSO had it when signing; null for an anonymous signer. */
+    signerName: string | null;
+  };
+}
+
+/** What the page needs to know of where the session stands: its pal version and the person. */
+export interface SessionBasisView {
+  manifest: PalManifest;
+  documents: PalDocument[];
+  states: TransactionDocumentState[];
+  place: PersonPlace;
+  transaction: SessionView['transaction'];
+  pal: SessionView['pal'];
+}
+
+/**
+ * The pal version the session works on (a transaction's own version; a console pal's current
+ * one), its documents as they stand, and the person's place. Shared by the page and the form.
+ */
+export async function loadSessionBasis(
+  ctx: DomainContext,
+  session: BrowserSession,
+): Promise<SessionBasisView> {
+  const palDetails = await getPalDetails(ctx, session.enterpriseId, session.palId);
+  const pal = {
+    id: palDetails.id,
+    ...(palDetails.name !== undefined ? { name: palDetails.name } : {}),
+    ...(palDetails.description !== undefined ? { description: palDetails.description } : {}),
+  };
+  if (session.transactionId === null) {
+    const documents = await getPalDocuments(
+      ctx,
+      session.enterpriseId,
+      session.palId,
+      palDetails.version,
+    );
+    return {
+      manifest: palDetails.manifest,
+      documents,
+      states: initialDocumentState(documents),
+      place: { role: null, transaction: null },
+      transaction: undefined,
+      pal,
+    };
+  }
+  const t = await getTransactionDetails(ctx, session.enterpriseId, session.transactionId);
+  const [{ manifest }, documents] = await Promise.all([
+    getPalVersion(ctx, session.enterpriseId, t.palId, t.palVersion),
+    getPalDocuments(ctx, session.enterpriseId, t.palId, t.palVersion),
+  ]);
+  return {
+    manifest,
+    documents,
+    states: await loadDocumentState(ctx.db, t.id, documents),
+    place: {
+      role: session.role,
+      transaction: { status: t.status, systemStatus: t.systemStatus },
+    },
+    transaction: {
+      id: t.id,
+      ...(t.name !== undefined ? { name: t.name } : {}),
+      ...(t.description !== undefined ? { description: t.description } : {}),
+      status: t.status,
+      systemStatus: t.systemStatus,
+    },
+    pal,
+  };
+}
+
+/** The session page's data: everything it shows, for this person, now. */
+export async function loadSessionView(
+  ctx: DomainContext,
+  session: BrowserSession,
+): Promise<SessionView> {
+  const basis = await loadSessionBasis(ctx, session);
+  const sso = session.ssoId ? await findSso(ctx.db, session.enterpriseId, session.ssoId) : null;
+  const { draft, ...outcome } = session.outcome ?? { draft: undefined };
+  return {
+    pal: basis.pal,
+    ...(basis.transaction ? { transaction: basis.transaction } : {}),
+    console: basis.transaction === undefined,
+    person: {
+      sso: session.ssoId,
+      name: sso ? `${sso.firstName} ${sso.lastName}`.trim() : null,
+      role: session.role,
+    },
+    csrf: session.csrf,
+    documentsOpen: documentsOpen(basis.place),
+    documents: sessionDocuments(basis),
+    actions: offeredActions(basis.manifest.actions, basis.place).map(({ name, label }) => ({
+      name,
+      label,
+    })),
+    outcome: session.outcome ? (outcome as Omit<ActionOutcome, 'draft'>) : null,
+    draft: draft ?? null,
+  };
+}
+
+/** The documents with their values and signatures, for the person's place. */
+export function sessionDocuments(basis: SessionBasisView): SessionDocument[] {
+  return basis.documents.map((document, index) => {
+    const state = basis.states[index]!;
+    return {
+      index,
+      file: document.file,
+      contentType: document.contentType,
+      ...(document.description !== undefined ? { description: document.description } : {}),
+      pages: document.pages,
+      fields: document.fields.map((field) => ({
+        field,
+        value: (field.id !== undefined ? state.values[field.id] : undefined) ?? '',
+        editable: field.id !== undefined && fieldEditable(field, basis.place),
+      })),
+      signatures: document.signatures.map((signature) => {
+        const given = state.signatures.find((s) => s.id === signature.id);
+        return {
+          signature: given ? { ...signature, recordTime: given.recordTime } : signature,
+          mine: signatureIsMine(signature, basis.place),
+          required: signature.required,
+          ...(given
+            ? {
+                given: {
+                  kind: given.kind,
+                  ...(given.text !== undefined ? { text: given.text } : {}),
+                  ...(given.image !== undefined ? { image: given.image } : {}),
+                  recordTime: given.recordTime,
+                  signerName: given.evidence.name,
+                },
+              }
+            : {}),
+        };
+      }),
+    };
+  });
+}

@@ -1,0 +1,73 @@
+// The transaction_field_values and transaction_signatures tables (migration 0013): what people and
+// workflows gave a transaction's documents. Written only inside a successful run's commit.
+import type { Db } from './database.js';
+import { rowWasInserted } from './inserted.js';
+import type { IsoDate, TransactionSignaturesTable } from './schema.js';
+
+export type SignatureRow = TransactionSignaturesTable;
+
+/** The values set on a transaction's documents: file, field id, value. */
+export async function findFieldValues(
+  db: Db,
+  transactionId: string,
+): Promise<{ file: string; fieldId: string; value: string }[]> {
+  return db
+    .selectFrom('transaction_field_values')
+    .select(['file', 'field_id as fieldId', 'value'])
+    .where('transaction_id', '=', transactionId)
+    .execute();
+}
+
+/** The signatures given on a transaction's documents, oldest first. */
+export async function findSignatures(db: Db, transactionId: string): Promise<SignatureRow[]> {
+  return db
+    .selectFrom('transaction_signatures')
+    .selectAll()
+    .where('transaction_id', '=', transactionId)
+    .orderBy('record_time')
+    .orderBy('file')
+    .orderBy('signature_id')
+    .execute();
+}
+
+/** Sets field values (insert or replace). */
+export async function upsertFieldValues(
+  db: Db,
+  key: { enterpriseId: string; transactionId: string; now: IsoDate },
+  values: readonly { file: string; fieldId: string; value: string }[],
+): Promise<void> {
+  for (const v of values) {
+    await db
+      .insertInto('transaction_field_values')
+      .values({
+        transaction_id: key.transactionId,
+        file: v.file,
+        field_id: v.fieldId,
+        enterprise_id: key.enterpriseId,
+        value: v.value,
+        updated_at: key.now,
+      })
+      .onConflict((c) =>
+        c
+          .columns(['transaction_id', 'file', 'field_id'])
+          .doUpdateSet({ value: v.value, updated_at: key.now }),
+      )
+      .execute();
+  }
+}
+
+/**
+ * Keeps signatures. A signature already given is never replaced: false when one of them was
+ * (another run signed it first), and the caller's commit is rolled back.
+ */
+export async function insertSignatures(db: Db, rows: readonly SignatureRow[]): Promise<boolean> {
+  for (const row of rows) {
+    const inserted = await db
+      .insertInto('transaction_signatures')
+      .values(row)
+      .onConflict((c) => c.columns(['transaction_id', 'file', 'signature_id']).doNothing())
+      .executeTakeFirst();
+    if (!rowWasInserted(inserted)) return false;
+  }
+  return true;
+}
