@@ -11,8 +11,11 @@ import { FieldType } from '@pal-workflow/types';
 import { PDFDocument, degrees } from 'pdf-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inkPng } from '../../test/documents.js';
-import type { StoredSignature } from '../domain/document-state.js';
-import { composeCompletedPdf, type CompletionInput } from './completed-pdf.js';
+import {
+  composeCompletedPdf,
+  type CompletionInput,
+  type SignatureToDraw,
+} from './completed-pdf.js';
 import { writeCompletedPdf } from './completion.js';
 import type { Rect } from './page-geometry.js';
 
@@ -99,10 +102,9 @@ function signature(
   kind: 'DRAWN' | 'TYPED',
   who: { name: string; email: string; ip: string },
   recordTime: number,
-): StoredSignature {
+): SignatureToDraw {
   return {
     id,
-    file: 'documents/claim.pdf',
     role,
     sso: `sso-${role}`,
     kind,
@@ -318,14 +320,8 @@ describe('the completed PDF', () => {
       ],
       values: { company: 'Muster Holding AG' },
       given: [
-        {
-          ...signature('drawn', 'owner', 'DRAWN', who, 1_764_000_000),
-          file: 'documents/terms.pdf',
-        },
-        {
-          ...signature('typed', 'owner', 'TYPED', who, 1_764_000_060),
-          file: 'documents/terms.pdf',
-        },
+        signature('drawn', 'owner', 'DRAWN', who, 1_764_000_000),
+        signature('typed', 'owner', 'TYPED', who, 1_764_000_060),
       ],
       transactionId: 'tx-ten-pages',
       completedAt: '2025-11-24T17:00:00.000Z',

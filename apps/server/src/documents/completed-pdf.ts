@@ -20,8 +20,25 @@ import {
   type PDFFont,
   type PDFPage,
 } from 'pdf-lib';
-import type { StoredSignature } from '../domain/document-state.js';
 import { displayRectToPdf, normalRotation, type PageBox, type Rect } from './page-geometry.js';
+
+/**
+ * A signature as given, with its evidence: the members of domain/document-state.ts's
+ * StoredSignature that the completed PDF prints (this folder ranks below domain/).
+ */
+export interface SignatureToDraw {
+  id: string;
+  role: string;
+  sso: string | null;
+  kind: 'DRAWN' | 'TYPED';
+  /** DRAWN: the PNG, base64. */
+  image?: string;
+  /** TYPED: the name as typed. */
+  text?: string;
+  /** Unix seconds. */
+  recordTime: number;
+  evidence: { name: string | null; email: string | null; ipAddress: string; userAgent: string };
+}
 
 /** What the completed PDF is made of; plain data, so that it crosses into the worker. */
 export interface CompletionInput {
@@ -36,7 +53,7 @@ export interface CompletionInput {
   signatures: Wire.Signature[];
   /** Field id → value, as kept with the transaction. */
   values: Record<string, string>;
-  given: StoredSignature[];
+  given: SignatureToDraw[];
   transactionId: string;
   /** When the transaction completed, ISO 8601 UTC. */
   completedAt: string;
@@ -298,7 +315,7 @@ async function drawSignature(
   doc: PDFDocument,
   page: PDFPage,
   box: Rect,
-  given: StoredSignature,
+  given: SignatureToDraw,
   fonts: Fonts,
 ): Promise<void> {
   if (given.kind === 'DRAWN' && given.image) {

@@ -3,8 +3,12 @@
 import type { CompletionInput, CompletionResult } from './completed-pdf.js';
 import { runDocumentWorker, type DocumentWorkerLimits } from './worker-thread.js';
 
-/** Limits for writing one completed PDF; docs/web-mode.md states them. */
-export const COMPLETION_LIMITS: DocumentWorkerLimits = { memoryMb: 1024, timeoutMs: 120_000 };
+/**
+ * Limits for writing one completed PDF; docs/web-mode.md states them. The time stays inside the
+ * outbox's lease (OUTBOX_LEASE_SECONDS, 60 s by default), so that no other node takes the job
+ * while it runs.
+ */
+export const COMPLETION_LIMITS: DocumentWorkerLimits = { memoryMb: 1024, timeoutMs: 45_000 };
 
 /** The completed PDF, or why it could not be written (never a fault of the file's reader). */
 export async function writeCompletedPdf(
