@@ -72,6 +72,13 @@ function writeClaimPal(folder: string): string {
     join(pal, 'workflows', 'transaction.js'),
     `export function runWorkflow(input, pal) {
   if (input.values.step === 'approve') { pal.transaction.setStatus('APPROVED'); pal.transaction.complete(); }
+  if (input.values.step === 'fetch') {
+    const pdf = pal.documents.completed('${FILE}');
+    return {
+      messages: [{ message: pal.documents.list()[0].digest }],
+      data: [{ name: 'pdf', value: pdf === null ? 'null' : pdf }],
+    };
+  }
   return { messages: [{ message: pal.transaction.systemStatus }] };
 }
 `,
@@ -146,10 +153,17 @@ describe('completed documents', () => {
     const a = await signedTransaction('a');
     const b = await signedTransaction('b');
 
-    // Before completion: nothing to download.
+    // Before completion: nothing to download, no completed PDF, the deployed file's digest.
     const early = await pages.open(DOWNLOAD, a.cookie);
     expect(early.status).toBe(404);
     expect(early.type).toBe('text/html; charset=utf-8');
+    const deployedDigest = createHash('sha256').update(claim).digest('base64');
+    const before = await a.client.transactions.runTransactionWorkflow({
+      transactionId: a.tx,
+      transactionContent: step('fetch'),
+    });
+    expect(before.messages?.[0]?.message).toBe(deployedDigest);
+    expect(before.data).toEqual([{ name: 'pdf', value: 'null' }]);
 
     const run = await a.client.transactions.runTransactionWorkflow({
       transactionId: a.tx,
@@ -174,8 +188,16 @@ describe('completed documents', () => {
     expect(text).toContain('192.0.2.44');
     expect(text).toContain('2025-11-24T16:00:00.000Z');
     expect(text).toContain(a.tx);
-    expect(text).toContain(createHash('sha256').update(claim).digest('base64'));
+    expect(text).toContain(deployedDigest);
     expect(pdf).toEqual(await getCompletedDocument(h.domain, a.enterpriseId, a.tx, FILE));
+
+    // The workflow sees it, and the completed PDF's digest is the document's from now on.
+    const after = await a.client.transactions.runTransactionWorkflow({
+      transactionId: a.tx,
+      transactionContent: step('fetch'),
+    });
+    expect(after.messages?.[0]?.message).toBe(createHash('sha256').update(pdf).digest('base64'));
+    expect(after.data).toEqual([{ name: 'pdf', value: Buffer.from(pdf).toString('base64') }]);
 
     // Another enterprise's session: its own transaction is not completed, and it cannot name
     // another. An index past the documents, and a session-less request, get nothing either.

@@ -6,12 +6,14 @@
 // Until the job has written a document, it has no completed PDF: the session's download answers
 // 404, `pal.documents.completed` null, and the digest is the deployed file's.
 import { createHash } from 'node:crypto';
+import type * as Wire from '@pal-workflow/types';
 import { writeCompletedPdf } from '../documents/completion.js';
 import { randomId } from './ids.js';
 import {
   deleteCompletedDocuments,
   findCompletedContent,
   findCompletedDigests,
+  findCompletedDocuments,
   insertCompletedDocument,
 } from '../storage/completed-documents.js';
 import { insertOutboxMessages } from '../storage/outbox-messages.js';
@@ -149,4 +151,35 @@ export function completedFileName(file: string): string {
     .replace(/^[._]+/, '')
     .slice(0, 100);
   return `${safe || 'document'}-completed.pdf`;
+}
+
+/** A transaction's completed PDFs that are written: file → digest and bytes. */
+export async function getCompletedDocuments(
+  ctx: DomainContext,
+  enterpriseId: string,
+  transactionId: string,
+): Promise<Map<string, { digest: string; content: Uint8Array }>> {
+  const rows = await findCompletedDocuments(ctx.db, enterpriseId, transactionId);
+  return new Map(rows.map((r) => [r.file, { digest: r.digest, content: r.content }]));
+}
+
+/** File → the completed PDF as base64, as `pal.documents.completed` answers. */
+export function base64Contents(
+  completed: ReadonlyMap<string, { content: Uint8Array }>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [file, { content }] of completed) out[file] = Buffer.from(content).toString('base64');
+  return out;
+}
+
+/** The spec's Documents with each completed PDF's digest in place of the deployed file's. */
+export function withCompletedDigests(
+  documents: Wire.Document[],
+  completed: ReadonlyMap<string, { digest: string }> | undefined,
+): Wire.Document[] {
+  if (!completed || completed.size === 0) return documents;
+  return documents.map((d) => {
+    const done = d.filename !== undefined ? completed.get(d.filename) : undefined;
+    return done ? { ...d, digest: done.digest } : d;
+  });
 }

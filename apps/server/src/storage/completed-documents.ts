@@ -69,3 +69,18 @@ export async function deleteCompletedDocuments(db: Db, transactionId: string): P
     .where('transaction_id', '=', transactionId)
     .execute();
 }
+
+/** A transaction's completed PDFs, with their digests and bytes. */
+export async function findCompletedDocuments(
+  db: Db,
+  enterpriseId: string,
+  transactionId: string,
+): Promise<{ file: string; digest: string; content: Uint8Array }[]> {
+  const rows = await db
+    .selectFrom('transaction_completed_documents')
+    .select(['file', 'digest', 'content'])
+    .where('enterprise_id', '=', enterpriseId)
+    .where('transaction_id', '=', transactionId)
+    .execute();
+  return rows.map((r) => ({ ...r, content: new Uint8Array(r.content) }));
+}
