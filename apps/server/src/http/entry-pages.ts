@@ -1,7 +1,8 @@
 // The pages a person sees after entering with a token (docs/entry.md):
 //   GET  /{service_root}/enter/{token}  consumes the token, starts a session, 303 to the session page
 //   GET  /{service_root}/session        the console pal or the transaction, and the last outcome
-//   POST /{service_root}/session        runs a further action with posted values (CSRF token, same origin)
+//   POST /{service_root}/session        the page's form: an offered action with the person's values and
+//                                        signatures (CSRF token, same origin; http/session-form.ts)
 //   GET  /{service_root}/mail?encryptedToken=…&encryptedAction=…   a mailed link's confirm page:
 //                                        changes nothing (mail scanners open links first)
 //   POST /{service_root}/mail?…          enters the transaction as the recipient and runs the action
@@ -11,20 +12,20 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordRefusedToken } from '../domain/audit-attempts.js';
 import type { WorkflowContext } from '../workflows/context.js';
-import { ConflictError, isDomainError } from '../domain/errors.js';
+import { isDomainError } from '../domain/errors.js';
 import { getPalDetails } from '../domain/pals.js';
 import {
-  csrfMatches,
   readSession,
-  saveOutcome,
   SESSION_IDLE_MS,
   type BrowserSession,
   type SessionRead,
 } from '../domain/sessions.js';
 import { getTransactionDetails } from '../domain/transactions.js';
 import { escapeHtml } from '../html.js';
+import { loadSessionView } from '../domain/session-view.js';
+import { registerSessionForm } from './session-form.js';
 import { readMailLink } from '../domain/mail-links.js';
-import { enter, enterFromMail, mailLinkSession, runAction } from '../workflows/entries.js';
+import { enter, enterFromMail, mailLinkSession } from '../workflows/entries.js';
 import { isGone, sendPage, type PageText } from './page.js';
 
 const COOKIE = 'pal_session';
@@ -152,44 +153,16 @@ export function registerEntryPages(app: FastifyInstance, domain: WorkflowContext
     return sendPage(reply, 200, ...(await sessionPage(domain, read.session, sessionPath)));
   });
 
-  app.post<{ Body: Record<string, string> | undefined }>(sessionPath, async (request, reply) => {
-    const value = cookieOf(request);
-    const read = await readSession(domain, value);
-    if (read.state !== 'live') return noSession(reply, read);
-    const { session } = read;
-    const form = request.body ?? {};
-    if (!sameOrigin(request, domain) || !csrfMatches(session, form.csrf))
-      return sendPage(reply, 403, REFUSED.title, REFUSED.body);
-    const action = (form.action ?? '').trim();
-    if (!/^[\w$.-]{1,200}$/.test(action))
-      return sendPage(
-        reply,
-        400,
-        'Name an action',
-        '<h1>Name an action</h1><p>The action is the name of a workflow export, e.g. <code>approve</code>. Go back and fill it in.</p>',
-      );
-    let outcome;
-    try {
-      outcome = await runAction(
-        domain,
-        session,
-        action,
-        parseValues(form.values ?? ''),
-        request.id,
-      );
-    } catch (error) {
-      // The transaction's systemStatus forbids runs (the rule of T6 and T9): nothing ran.
-      if (!(error instanceof ConflictError)) throw error;
-      return sendPage(
-        reply,
-        409,
-        `“${action}” cannot run now`,
-        `<h1>“${escapeHtml(action)}” cannot run now</h1><p>${escapeHtml(error.message)}.</p><p><a href="${escapeHtml(sessionPath)}">Back to the transaction</a></p>`,
-      );
-    }
-    await saveOutcome(domain, value!, outcome);
-    return reply.code(303).header('Location', sessionPath).send();
-  });
+  // The session form has a scope of its own: its parsers take a drawn signature and multipart.
+  void app.register((scope) =>
+    registerSessionForm(scope, domain, {
+      sessionPath,
+      noSession,
+      cookieOf,
+      sameOrigin: (request) => sameOrigin(request, domain),
+      refused: REFUSED,
+    }),
+  );
 }
 
 export function cookieOf(request: FastifyRequest): string | undefined {
@@ -215,16 +188,6 @@ function sameOrigin(request: FastifyRequest, domain: WorkflowContext): boolean {
     `${request.protocol}://${request.headers.host}`,
   ];
   return own.includes(origin);
-}
-
-/** The values textarea: one `name=value` per line. */
-function parseValues(text: string): Record<string, string> {
-  const values: Record<string, string> = {};
-  for (const line of text.split(/\r?\n/)) {
-    const at = line.indexOf('=');
-    if (at > 0) values[line.slice(0, at).trim()] = line.slice(at + 1).trim();
-  }
-  return values;
 }
 
 async function sessionPage(
@@ -271,12 +234,35 @@ async function sessionPage(
       .join('');
     result = `<section id="outcome" aria-live="polite"><h2>${heading}</h2>${messages ? `<ul>${messages}</ul>` : ''}</section>`;
   }
-  const form = `<section><h2>Run an action</h2>
+  // Until the page renders the documents (http/session-page.ts), the offered actions as buttons:
+  // a session runs nothing else (docs/entry.md, "The session form").
+  const view = await loadSessionView(domain, session);
+  const buttons = view.actions
+    .map(
+      (a) =>
+        `<button type="submit" name="action" value="${escapeHtml(a.name)}">${escapeHtml(a.label)}</button>`,
+    )
+    .join(' ');
+  const controls = view.documents
+    .flatMap((d) => d.fields)
+    .filter((f) => f.editable)
+    .map(
+      (f) =>
+        `<p><label for="field-${escapeHtml(f.field.id!)}">${escapeHtml(f.field.id!)}</label><br><input id="field-${escapeHtml(f.field.id!)}" name="${escapeHtml(f.field.id!)}" value="${escapeHtml(view.draft?.values[f.field.id!] ?? f.value)}"></p>`,
+    )
+    .join('');
+  const signatures = view.documents
+    .flatMap((d) => d.signatures)
+    .filter((s) => s.mine && !s.given && view.documentsOpen)
+    .map(
+      (s) =>
+        `<p><label for="signature-${escapeHtml(s.signature.id!)}">Signature ${escapeHtml(s.signature.id!)}${s.required ? ' (required)' : ''}: type your name</label><br><input id="signature-${escapeHtml(s.signature.id!)}" name="signature.${escapeHtml(s.signature.id!)}"></p>`,
+    )
+    .join('');
+  const form = `<section><h2>Your part</h2>
 <form method="post" action="${escapeHtml(sessionPath)}">
 <input type="hidden" name="csrf" value="${escapeHtml(session.csrf)}">
-<p><label for="action">Action</label><br><input id="action" name="action" required autocomplete="off"></p>
-<p><label for="values">Values, one <code>name=value</code> per line</label><br><textarea id="values" name="values" rows="4" cols="40"></textarea></p>
-<p><button type="submit" id="run">Run</button></p>
+${controls}${signatures}<p>${buttons || 'There is nothing for you to do here now.'}</p>
 </form></section>`;
   return [name, `<h1>${escapeHtml(name)}</h1><dl>${details}</dl>${result}${form}`];
 }
