@@ -196,7 +196,7 @@ describe('expense approval in a browser (the session form, as a browser posts it
     expect(submitted.status, submitted.text).toBe(303);
     const after = await pages.open(SESSION_PATH, cookie);
     expect(after.text).toContain('Submitted 184.60 for approval');
-    const id = (await h.b.json.transactions.searchTransactions({ sso: employee.sso }))[0]!.id;
+    const id = (await h.b.json.transactions.searchTransactions({ sso: employee.sso }))[0]!.id!;
     expect((await h.b.json.transactions.getTransaction({ id })).status).toBe('SUBMITTED');
 
     // The manager's mail: its link's POST enters the claim and runs `review`.
