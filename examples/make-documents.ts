@@ -132,7 +132,9 @@ async function claimForm(): Promise<Uint8Array> {
   });
   places.category = topLeft(48, 540, 180, 22);
   text('amount', 248, 540, 120, 'Amount (CHF)');
-  text('description', 48, 420, 499, 'What was bought, and why', 90).enableMultiline();
+  const description = text('description', 48, 420, 499, 'What was bought, and why', 90);
+  description.enableMultiline();
+  description.setFontSize(10);
   const receipts = form.createCheckBox('receiptsAttached');
   receipts.addToPage(page, {
     x: 48,
@@ -216,7 +218,9 @@ async function termsPdf(): Promise<Uint8Array> {
   section(page, fonts, 700, 'Company');
   text('company', 48, 650, 300, 'Company name');
   text('vatId', 368, 650, 179, 'VAT number');
-  text('address', 48, 560, 300, 'Registered address', 60).enableMultiline();
+  const address = text('address', 48, 560, 300, 'Registered address', 60);
+  address.enableMultiline();
+  address.setFontSize(10);
   text('email', 368, 598, 179, 'Contact e-mail');
 
   section(page, fonts, 520, 'Terms of business');

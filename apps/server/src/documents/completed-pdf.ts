@@ -158,6 +158,9 @@ function setFormField(
     const text = encodable(value, font);
     const max = field.getMaxLength();
     field.setText(max !== undefined ? text.slice(0, max) : text);
+    // Auto-sized (size 0) multi-line text fills its box with a few huge words: body text instead.
+    const size = /(\d+(?:\.\d+)?)\s+Tf/.exec(field.acroField.getDefaultAppearance() ?? '')?.[1];
+    if (field.isMultiline() && (size === undefined || Number(size) === 0)) field.setFontSize(10);
   } else if (field instanceof PDFCheckBox) {
     if (value === 'true') field.check();
     else field.uncheck();
