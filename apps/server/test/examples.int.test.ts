@@ -238,6 +238,7 @@ describe('expense approval in a browser (the session form, as a browser posts it
       await h.b.json.transactions.searchTransactions({ systemStatus: 'COMPLETED' as never }),
     ).toContainEqual(expect.objectContaining({ id }));
 
+    await h.server.outbox.drain();
     const download = await fetch(`${h.url}/services/session/documents/0/completed`, {
       headers: { Cookie: managerCookie },
     });
@@ -259,6 +260,42 @@ describe('expense approval in a browser (the session form, as a browser posts it
       'role manager',
       id,
     ])
+      expect(text).toContain(expected);
+  });
+});
+
+describe('customer onboarding in a browser', () => {
+  it('company details and signed terms complete it; the completed terms carry them', async () => {
+    await ensureDemoPeople(h.domain, h.b.enterpriseId);
+    const url = await h.b.json.pals.createPalToken({
+      palId: 'customer-onboarding',
+      userSSO: DEMO_PEOPLE.employee.sso,
+    });
+    const { cookie, page } = await pages.enter(/\/services\/enter\/(\S+)$/.exec(url)![1]!);
+    const form = {
+      csrf: csrfOf(page),
+      action: 'submit',
+      company: 'Initech AG',
+      vatId: 'CHE123456789',
+      address: 'Bahnhofstrasse 1\n8001 Zurich',
+      email: 'it@initech.example',
+      'signature.customer-signature': 'Peter Gibbons',
+    };
+    // The terms not accepted: the workflow says so, and nothing is kept.
+    expect((await pages.post(cookie, form)).status).toBe(303);
+    expect((await pages.open(SESSION_PATH, cookie)).text).toContain(
+      'acceptTerms: tick the box to accept the terms',
+    );
+    expect((await pages.post(cookie, { ...form, acceptTerms: 'true' })).status).toBe(303);
+    expect((await pages.open(SESSION_PATH, cookie)).text).toContain('Initech AG is onboarded');
+    // The completion job of the outbox writes the completed PDF after the run's commit.
+    await h.server.outbox.drain();
+    const download = await fetch(`${h.url}/services/session/documents/0/completed`, {
+      headers: { Cookie: cookie },
+    });
+    expect(download.status).toBe(200);
+    const text = pdftotext(new Uint8Array(await download.arrayBuffer()));
+    for (const expected of ['Initech AG', 'CHE123456789', '8001 Zurich', 'Peter Gibbons'])
       expect(text).toContain(expected);
   });
 });

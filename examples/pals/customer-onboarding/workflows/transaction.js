@@ -1,5 +1,10 @@
 // Customer onboarding: company details, identity documents, then the signed terms. T6 takes the
 // step from postData "step"; the transaction completes when all three are in.
+//
+// In a browser (pal.json's `actions`), `submit` takes the terms PDF's fields (company, vatId,
+// address, email, acceptTerms) and the customer's signature at once. A browser cannot upload the
+// identity document yet: a transaction begun in the browser completes with its company details
+// and signed terms, and the identity document is marked as to follow (sent through T6).
 import { company } from './checks.js';
 
 const STEPS = ['company', 'documents', 'terms'];
@@ -42,6 +47,29 @@ export function runWorkflow(input, pal) {
     pal.vars.set('done.terms', 'yes');
   } else if (step !== 'show') {
     throw new Error(`unknown step "${step}": expected one of ${STEPS.join(', ')}`);
+  }
+  return progress(pal);
+}
+
+/** The browser's one action: the details and the signed terms together. */
+export function submit(input, pal) {
+  const problems = company(input.values);
+  if (input.values.acceptTerms !== 'true')
+    problems.push('acceptTerms: tick the box to accept the terms');
+  if (problems.length > 0) {
+    return {
+      success: false,
+      messages: problems.map((message) => ({ message, type: 'INVALID_ARGUMENT' })),
+    };
+  }
+  pal.vars.set('company', input.values.company);
+  pal.vars.set('vatId', input.values.vatId);
+  pal.vars.set('email', input.values.email);
+  pal.vars.set('done.company', 'yes');
+  pal.vars.set('done.terms', 'yes');
+  if (pal.vars.get('done.documents') !== 'yes') {
+    pal.vars.set('documents', 'to follow: identity document not uploaded in the browser');
+    pal.vars.set('done.documents', 'yes');
   }
   return progress(pal);
 }
