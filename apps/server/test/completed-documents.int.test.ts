@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getCompletedDocument } from '../src/domain/completed-documents.js';
+import { getCompletedDocument, runCompletionJob } from '../src/domain/completed-documents.js';
 import { deployPal } from '../src/domain/pals.js';
 import { createSso } from '../src/domain/ssos.js';
 import { insertSignatures, upsertFieldValues } from '../src/storage/document-state.js';
@@ -190,6 +190,13 @@ describe('completed documents', () => {
     expect(text).toContain(a.tx);
     expect(text).toContain(deployedDigest);
     expect(pdf).toEqual(await getCompletedDocument(h.domain, a.enterpriseId, a.tx, FILE));
+    // The job again (a repeated delivery, or another node's after a lapsed lease): nothing new.
+    const job = JSON.stringify({ enterpriseId: a.enterpriseId, transactionId: a.tx });
+    expect(await runCompletionJob(h.domain, job)).toEqual({ ok: true, written: 0 });
+    expect(await getCompletedDocument(h.domain, a.enterpriseId, a.tx, FILE)).toEqual(pdf);
+    // A transaction of another enterprise named in a job: nothing (jobs are keyed by both).
+    const foreign = JSON.stringify({ enterpriseId: b.enterpriseId, transactionId: a.tx });
+    expect(await runCompletionJob(h.domain, foreign)).toEqual({ ok: true, written: 0 });
 
     // The workflow sees it, and the completed PDF's digest is the document's from now on.
     const after = await a.client.transactions.runTransactionWorkflow({

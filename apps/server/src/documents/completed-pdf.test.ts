@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type * as Wire from '@pal-workflow/types';
 import { FieldType } from '@pal-workflow/types';
-import { PDFDocument, degrees } from 'pdf-lib';
+import { PDFDocument, PDFName, degrees } from 'pdf-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inkPng } from '../../test/documents.js';
 import {
@@ -341,6 +341,28 @@ describe('the completed PDF', () => {
     expect(third).toContain('Erika Mustermann');
     expect(third).toContain('Muster Holding AG');
     expect(pdftotext(out, 11)).toContain('tx-ten-pages');
+  });
+
+  it("draws every value itself when the PDF's form will not flatten", async () => {
+    const input = await claimInput();
+    // A check box whose widget is on no page (no /P, in no page's /Annots): pdf-lib's flatten
+    // cannot place it and throws.
+    const doc = await PDFDocument.load(input.pdf);
+    const broken = doc.getForm().createCheckBox('broken');
+    broken.addToPage(doc.getPage(0), { x: 500, y: 700, width: 12, height: 12 });
+    const widget = broken.acroField.getWidgets()[0]!;
+    widget.dict.delete(PDFName.of('P'));
+    doc.getPage(0).node.removeAnnot(doc.context.getObjectRef(widget.dict)!);
+    const pdf = await compose({ ...input, pdf: await doc.save() });
+    const info = pdfinfo(pdf);
+    expect(info.errors).toBe('');
+    expect(info.Form).toBe('none');
+    const first = pdftotext(pdf, 1);
+    expect(first).toContain('Zoë Ångström');
+    expect(first).toContain('CHF 1234.50');
+    const receipts = { x: 50, y: 138, width: 14, height: 14 };
+    expect(darkPixels(pdf, 1, receipts)).toBeGreaterThan(5);
+    expect(darkPixels(pdf, 1, boxOf(employeeBox))).toBeGreaterThan(100);
   });
 
   it('answers a file it cannot read, instead of throwing', async () => {
