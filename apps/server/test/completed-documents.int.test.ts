@@ -12,6 +12,7 @@ import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCompletedDocument, runCompletionJob } from '../src/domain/completed-documents.js';
 import { deployPal } from '../src/domain/pals.js';
+import { transitionTransaction } from '../src/domain/transactions.js';
 import { createSso } from '../src/domain/ssos.js';
 import { insertSignatures, upsertFieldValues } from '../src/storage/document-state.js';
 import { inkPng } from './documents.js';
@@ -101,12 +102,14 @@ afterAll(async () => {
 const step = (value: string) => ({ postData: [{ name: 'step', value }] });
 
 /** A transaction of `tenant` with a participant, its value and signature kept, and a session. */
+let signers = 0;
 async function signedTransaction(tenant: 'a' | 'b') {
   const t = h[tenant];
+  const n = ++signers;
   const sso = await createSso(h.domain, t.enterpriseId, {
     firstName: 'Erika',
     lastName: `Signer-${tenant}`,
-    email: `erika-${tenant}@completion.test`,
+    email: `erika-${tenant}-${n}@completion.test`,
   });
   const tx = await t.json.transactions.createTransaction({ palId: 'completion-pal' });
   const token = await t.json.transactions.createTransactionToken({
@@ -133,7 +136,7 @@ async function signedTransaction(tenant: 'a' | 'b') {
         text: null,
         record_time: 1_764_000_000,
         signer_name: `Erika Signer-${tenant}`,
-        signer_email: `erika-${tenant}@completion.test`,
+        signer_email: `erika-${tenant}-${n}@completion.test`,
         ip_address: '192.0.2.44',
         user_agent: 'Mozilla/5.0 Completion-Test',
       },
@@ -184,7 +187,7 @@ describe('completed documents', () => {
     expect(text).toContain('CHF 99.10');
     expect(text).toContain('Evidence of signatures');
     expect(text).toContain('Erika Signer-a');
-    expect(text).toContain('erika-a@completion.test');
+    expect(text).toContain('erika-a-1@completion.test');
     expect(text).toContain('192.0.2.44');
     expect(text).toContain('2025-11-24T16:00:00.000Z');
     expect(text).toContain(a.tx);
@@ -217,5 +220,28 @@ describe('completed documents', () => {
       404,
     );
     expect((await pages.open(DOWNLOAD)).status).toBe(401);
+  });
+
+  it('are written anew when a reopened transaction completes again, with the values of then', async () => {
+    const a = await signedTransaction('a');
+    const approve = () =>
+      a.client.transactions.runTransactionWorkflow({
+        transactionId: a.tx,
+        transactionContent: step('approve'),
+      });
+    await approve();
+    expect(
+      pdftotext((await getCompletedDocument(h.domain, a.enterpriseId, a.tx, FILE))!),
+    ).toContain('CHF 99.10');
+    await transitionTransaction(h.domain, a.enterpriseId, a.tx, 'reopen');
+    await upsertFieldValues(
+      h.domain.db,
+      { enterpriseId: a.enterpriseId, transactionId: a.tx, now: new Date().toISOString() },
+      [{ file: FILE, fieldId: 'amount', value: 'CHF 77.70' }],
+    );
+    await approve();
+    const again = pdftotext((await getCompletedDocument(h.domain, a.enterpriseId, a.tx, FILE))!);
+    expect(again).toContain('CHF 77.70');
+    expect(again).not.toContain('CHF 99.10');
   });
 });
