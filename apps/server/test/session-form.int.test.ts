@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailLink } from '../src/domain/mail-links.js';
 import { ManifestError } from '../src/domain/pal-manifest.js';
 import { deployPal } from '../src/domain/pals.js';
+import { loadSessionView } from '../src/domain/session-view.js';
+import { readSession } from '../src/domain/sessions.js';
 import { createSso } from '../src/domain/ssos.js';
 import { addWebhookEndpoint } from '../src/domain/webhooks.js';
 import { readVariables, transactionScope } from '../src/storage/variables.js';
@@ -97,9 +99,15 @@ async function approver() {
 }
 
 /** A multipart post, as a browser sends a form with enctype="multipart/form-data". */
-async function postMultipart(cookie: string, fields: Record<string, string>): Promise<Answer> {
+async function postMultipart(
+  cookie: string,
+  fields: Record<string, string>,
+  files: Record<string, { name: string; type: string; bytes: Uint8Array }> = {},
+): Promise<Answer> {
   const body = new FormData();
   for (const [name, value] of Object.entries(fields)) body.append(name, value);
+  for (const [name, file] of Object.entries(files))
+    body.append(name, new Blob([file.bytes], { type: file.type }), file.name);
   const response = await fetch(h.url + SESSION_PATH, {
     method: 'POST',
     redirect: 'manual',
@@ -416,6 +424,94 @@ describe('values and signatures', () => {
   });
 });
 
+describe('the session view (what the page renders)', () => {
+  const viewOf = async (cookie: string) => {
+    const read = await readSession(h.domain, cookie.slice(cookie.indexOf('=') + 1));
+    if (read.state !== 'live') throw new Error('expected a live session');
+    return loadSessionView(h.domain, read.session);
+  };
+
+  it("holds the person's editable fields, their signatures, the offered actions and the draft", async () => {
+    const p = await participant();
+    let view = await viewOf(p.cookie);
+    expect(view).toMatchObject({
+      pal: { id: 'wf-tx', name: 'Workflow transaction test pal' },
+      transaction: { id: p.tx, status: 'NEW', systemStatus: 'OPEN' },
+      console: false,
+      person: { sso: p.sso, name: expect.stringMatching(/^Fay Form-\d+$/), role: 'participant' },
+      csrf: p.csrf,
+      documentsOpen: true,
+      draft: null,
+    });
+    expect(view.actions.map((a) => a.name)).toEqual([
+      'note',
+      'runWorkflow',
+      'refuse',
+      'decline',
+      'fill',
+    ]);
+    const [document] = view.documents;
+    expect(document).toMatchObject({
+      index: 0,
+      file: FILE,
+      contentType: 'image/png',
+      pages: [{ width: 400, height: 200 }],
+    });
+    expect(document!.fields.map((f) => [f.field.id, f.value, f.editable])).toEqual([
+      ['text', '', true],
+      ['reviewed', 'false', true],
+      ['decision', '', false],
+      ['office', 'Zurich', false],
+    ]);
+    expect(document!.signatures.map((s) => [s.signature.id, s.mine, s.required, s.given])).toEqual([
+      ['participant-sign', true, false, undefined],
+      ['approver-sign', false, true, undefined],
+    ]);
+    expect(view.uploads.map((u) => [u.name, u.editable, u.required, u.accept])).toEqual([
+      ['identity', true, false, ['image/png', 'image/jpeg', 'application/pdf']],
+      ['proof', false, true, ['application/pdf']],
+    ]);
+
+    // A failed run: its messages and the draft (the drawn signature as posted).
+    const drawn = dataUrl(png(30, 10));
+    await pages.post(p.cookie, {
+      csrf: p.csrf,
+      action: 'decline',
+      text: 'drafted',
+      'signature.participant-sign': drawn,
+    });
+    view = await viewOf(p.cookie);
+    expect(view.outcome).toEqual({
+      action: 'decline',
+      ran: true,
+      success: false,
+      messages: [{ message: 'declined drafted' }],
+    });
+    expect(view.draft).toEqual({
+      values: { text: 'drafted', reviewed: 'false' },
+      signatures: { 'participant-sign': { kind: 'DRAWN', image: drawn } },
+    });
+
+    // A run that succeeds: the values kept, the signature given, no draft.
+    await pages.post(p.cookie, {
+      csrf: p.csrf,
+      action: 'note',
+      text: 'kept',
+      'signature.participant-sign': 'Fay Kept',
+    });
+    view = await viewOf(p.cookie);
+    expect(view.draft).toBeNull();
+    expect(view.documents[0]!.fields[0]!.value).toBe('kept');
+    expect(view.documents[0]!.signatures[0]!.given).toEqual({
+      kind: 'TYPED',
+      text: 'Fay Kept',
+      recordTime: expect.any(Number),
+      signerName: view.person.name,
+    });
+    expect(view.documents[0]!.signatures[0]!.signature.recordTime).toBeGreaterThan(0);
+  });
+});
+
 describe('the host API: pal.documents', () => {
   it('list() shows the documents with the form laid over them; setField is kept with the run', async () => {
     const p = await participant();
@@ -463,6 +559,125 @@ describe('the host API: pal.documents', () => {
   });
 });
 
+const uploadsOf = (tx: string) =>
+  h.domain.db
+    .selectFrom('transaction_uploads')
+    .selectAll()
+    .where('transaction_id', '=', tx)
+    .orderBy('name')
+    .execute();
+const PDF = Buffer.from('%PDF-1.7\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n', 'latin1');
+
+describe('uploads', () => {
+  it('keeps a file checked by its bytes with the run; the workflow sees it described', async () => {
+    const p = await participant();
+    const picture = png(40, 30);
+    const answer = await postMultipart(
+      p.cookie,
+      { csrf: p.csrf, action: 'fill', text: 'with a file' },
+      { 'upload.identity': { name: '../../passport.png', type: 'text/plain', bytes: picture } },
+    );
+    expect(answer.status, answer.text).toBe(303);
+    const [kept, ...more] = await uploadsOf(p.tx);
+    expect(more).toEqual([]);
+    expect(kept).toMatchObject({
+      name: 'identity',
+      filename: 'passport.png',
+      content_type: 'image/png', // the bytes', not the browser's word
+      size: picture.length,
+      sso_id: p.sso,
+    });
+    expect(Buffer.from(kept!.content).equals(picture)).toBe(true);
+    const seen = JSON.parse((await varsOf(p.tx)).documents!);
+    const described = {
+      name: 'identity',
+      filename: 'passport.png',
+      contentType: 'image/png',
+      size: picture.length,
+      digest: kept!.digest,
+      sso: p.sso,
+      uploadedAt: expect.any(String),
+    };
+    expect(seen.uploads).toEqual([described]);
+    expect(seen.kept).toEqual([described]);
+  });
+
+  it("refuses a file that is not what it says, one of a kind not accepted, and one not the person's", async () => {
+    const p = await participant();
+    const cases: [Record<string, { name: string; type: string; bytes: Uint8Array }>, string][] = [
+      [
+        { 'upload.identity': { name: 'id.png', type: 'image/png', bytes: Buffer.from('GIF89a;') } },
+        'is not a PNG image or a JPEG image or a PDF',
+      ],
+      [
+        {
+          'upload.identity': {
+            name: 'id.png',
+            type: 'image/png',
+            bytes: Buffer.concat([png(2, 2).subarray(0, 40)]),
+          },
+        },
+        'is a PNG image cut short',
+      ],
+      [{ 'upload.proof': { name: 'p.pdf', type: 'application/pdf', bytes: PDF } }, 'not yours'],
+      [{ 'upload.other': { name: 'x.pdf', type: 'application/pdf', bytes: PDF } }, 'no upload'],
+      [{ photo: { name: 'x.pdf', type: 'application/pdf', bytes: PDF } }, 'is not an upload'],
+    ];
+    for (const [files, message] of cases)
+      expectRefused(
+        await postMultipart(p.cookie, { csrf: p.csrf, action: 'note', text: 'x' }, files),
+        400,
+        message,
+      );
+    expect(await uploadsOf(p.tx)).toEqual([]);
+    expect((await varsOf(p.tx)).note).toBeUndefined();
+  });
+
+  it('a failed run keeps no file; a required upload missing runs nothing', async () => {
+    const p = await participant();
+    expect(
+      (
+        await postMultipart(
+          p.cookie,
+          { csrf: p.csrf, action: 'refuse' },
+          { 'upload.identity': { name: 'id.pdf', type: 'application/pdf', bytes: PDF } },
+        )
+      ).status,
+    ).toBe(303);
+    expect(await uploadsOf(p.tx)).toEqual([]);
+
+    // P3 makes the SSO the owner, who owes the proof of address (a PDF only).
+    const owner = await person();
+    const url = await h.a.json.pals.createPalToken({ palId: 'wf-tx', userSSO: owner.sso });
+    const { cookie, page } = await pages.enter(url.slice(url.indexOf('/services/enter/') + 16));
+    const csrf = csrfOf(page);
+    const tx = /<dd id="your-role">owner<\/dd>/.test(page.text);
+    expect(tx).toBe(true);
+    expect((await pages.post(cookie, { csrf, action: 'note', text: 'no proof' })).status).toBe(303);
+    const after = await pages.open(SESSION_PATH, cookie);
+    expect(after.text).toContain('Upload “Proof of address” before you go on: it is required.');
+    expectRefused(
+      await postMultipart(
+        cookie,
+        { csrf, action: 'note' },
+        { 'upload.proof': { name: 'p.png', type: 'image/png', bytes: png(2, 2) } },
+      ),
+      400,
+      'is not a PDF',
+    );
+    expect(
+      (
+        await postMultipart(
+          cookie,
+          { csrf, action: 'note', text: 'with proof' },
+          { 'upload.proof': { name: 'proof.pdf', type: 'application/pdf', bytes: PDF } },
+        )
+      ).status,
+    ).toBe(303);
+    expect((await pages.open(SESSION_PATH, cookie)).text).toContain('noted with proof');
+  });
+});
+
 describe('bodies a page never sends', () => {
   it('answers an oversized, over-long or malformed form with a page, never a 500', async () => {
     const p = await participant();
@@ -483,8 +698,16 @@ describe('bodies a page never sends', () => {
       headers: { Cookie: p.cookie, 'Content-Type': 'multipart/form-data; boundary=xyz' },
       body: '--xyz\r\nContent-Disposition: form-data; name="csrf"\r\n\r\nabc',
     });
-    expect(broken.status).toBeGreaterThanOrEqual(400);
-    expect(broken.status).toBeLessThan(500);
+    expect(broken.status).toBe(400);
+    expect(await broken.text()).toContain('not a readable multipart/form-data body');
+    const json = await fetch(h.url + SESSION_PATH, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { Cookie: p.cookie, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ csrf: p.csrf, action: 'note', text: 'json' }),
+    });
+    expect(json.status).toBe(415);
+    expect(json.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect((await varsOf(p.tx)).note).toBeUndefined();
   });
 });

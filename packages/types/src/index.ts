@@ -38,8 +38,10 @@ export type {
   ConsoleInput,
   ConsoleReturn,
   ExecuteWorkflowInput,
+  GivenSignature,
   NameValueReturn,
   Pal,
+  PalDocuments,
   PalMail,
   PalRole,
   PalRoles,
@@ -48,6 +50,7 @@ export type {
   RunInputBase,
   TransactionInput,
   TransactionReturn,
+  UploadInfo,
   UserInput,
   UserReturn,
 } from './workflow-api.js';

@@ -49,6 +49,31 @@ export function runWorkflow(input, pal) {
     ).toEqual([]);
   });
 
+  it('accept a session form run that reads its signatures and the documents', () => {
+    expect(
+      check(`
+/** @param {import(API).TransactionInput} input
+ *  @param {import(API).Pal} pal */
+export function submit(input, pal) {
+  const signed = (input.signatures ?? []).filter((s) => s.kind === 'DRAWN').map((s) => s.recordTime);
+  const documents = pal.documents?.list() ?? [];
+  const amount = documents[0]?.fields?.find((f) => f.id === 'amount')?.value ?? '0';
+  pal.documents?.setField('documents/claim.pdf', 'total', Number(amount) + signed.length);
+}`),
+    ).toEqual([]);
+    expect(
+      check(`
+/** @param {import(API).TransactionInput} input
+ *  @param {import(API).Pal} pal */
+export function submit(input, pal) {
+  pal.documents?.setField('documents/claim.pdf', {});
+  return input.signatures?.[0]?.image?.toFixed();
+}`).join('\n'),
+    ).toMatch(
+      /Expected 3 arguments, but got 2[\s\S]*Property 'toFixed' does not exist on type 'string'/,
+    );
+  });
+
   it('flag what the API does not have', () => {
     const problems = check(`
 /** @param {import(API).ConsoleInput} input

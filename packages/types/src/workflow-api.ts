@@ -7,8 +7,8 @@
 //   export function runWorkflow(input, pal) { pal.vars.set('seen', 'yes'); }
 import type {
   ConsoleContent,
-  Document,
   ConsoleResult,
+  Document,
   NameValue,
   ServiceRequest,
   ServiceResponse,
@@ -60,18 +60,65 @@ export interface PalMail {
   send(message: { to: string; subject: string; text: string; action: string }): void;
 }
 
-/** The transaction's documents (transaction runs only; docs/web-mode.md). */
+/**
+ * The transaction's documents (transaction runs only): the pal's PDF and image files with the
+ * values and signatures people gave them (web mode).
+ */
 export interface PalDocuments {
-  /** The documents as they stand: each field's current value, the signatures given so far; no file content. */
+  /**
+   * The documents in the Document JSON form, without `content`: each field with its current
+   * `value`, each signature given so far with its `recordTime` (0: not signed). In a run started
+   * by a session page's form, the form's values and signatures are already laid over them.
+   */
   list(): Document[];
-  /** Sets a field's value, kept when the run succeeds; a CHECKBOX takes "true" or "false", a RADIO or SELECT one of its choices. */
+  /**
+   * Sets a field's value, kept with the run's other effects. `file` is the document's `filename`
+   * (its path in the pal folder). An unknown file or field, or a value a CHECKBOX or a choice
+   * field cannot hold, throws a TypeError.
+   */
   setField(file: string, fieldId: string, value: string | number | boolean): void;
+  /** The files uploaded on the session pages (the manifest's `uploads`), described. */
+  uploads(): UploadInfo[];
   /**
    * The completed PDF of the document `file`, base64, once the transaction is COMPLETED and the
    * PDF is written (shortly after the commit that completed it); null before. Hand it to an API
-   * client as a result's `payload`.
+   * client in the run's result.
    */
   completed(file: string): string | null;
+}
+
+/** A file a person uploaded on a session page; its content stays with the service. */
+export interface UploadInfo {
+  /** The manifest's upload name. */
+  name: string;
+  /** The file's name as the browser gave it (no folders). */
+  filename: string;
+  /** What its bytes are: application/pdf, image/png or image/jpeg. */
+  contentType: string;
+  size: number;
+  /** SHA-256 of the content, base64. */
+  digest: string;
+  sso: string | null;
+  /** ISO-8601. */
+  uploadedAt: string;
+}
+
+/** A signature given on a session page, as `input.signatures` carries it. */
+export interface GivenSignature {
+  /** The Signature's `id`. */
+  id: string;
+  /** The document's `filename`. */
+  file: string;
+  role: string;
+  /** The signer; absent for an anonymous session. */
+  sso: string | null;
+  kind: 'DRAWN' | 'TYPED';
+  /** DRAWN: the PNG, base64. */
+  image?: string;
+  /** TYPED: the name as typed. */
+  text?: string;
+  /** Unix seconds. */
+  recordTime: number;
 }
 
 /** The second argument of every workflow export. */
@@ -110,9 +157,16 @@ export interface ExecuteWorkflowInput {
   contentType: string;
 }
 
-/** Input of the `transaction` module (T6, T9, entries, mail links). */
+/** Input of the `transaction` module (T6, T9, entries, mail links, session forms). */
 export interface TransactionInput extends TransactionContent, RunInputBase {
   transactionId: string;
+  /**
+   * A session page's form: the signatures it gave (its `values` are the fields the person may
+   * edit, as submitted; an unchecked checkbox "false"). Absent in other runs.
+   */
+  signatures?: GivenSignature[];
+  /** A session page's form: the files it uploaded, described. */
+  uploads?: UploadInfo[];
 }
 
 /** Input of the `user` module (U1); `values` is `payload.data`. */

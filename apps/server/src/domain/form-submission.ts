@@ -5,19 +5,28 @@
 // run, with what they typed kept as a draft. Values for fields they may not edit are left out
 // (the caller logs their ids, never the values). Pure: the caller reads the session's basis and
 // the signer, and does what the verdict says.
+import { createHash } from 'node:crypto';
 import { checkPng } from '../documents/png-check.js';
+import { sniffUpload, type UploadKind } from '../documents/upload-sniff.js';
 import type { GivenSignature, StoredSignature } from './document-state.js';
 import type { SessionBasisView } from './session-view.js';
 import type { DraftSignature, FormDraft } from './sessions.js';
 import { FieldType } from '@pal-workflow/types';
 import { SIGNATURE_CONTROL_PREFIX } from './pal-document-manifest.js';
-import type { DocumentSubmission, FieldWrite } from './transaction-documents.js';
+import type {
+  DocumentSubmission,
+  FieldWrite,
+  UploadInfo,
+  UploadWrite,
+} from './transaction-documents.js';
 import {
   documentsOpen,
   fieldEditable,
   fieldValueProblem,
+  listItems,
   offeredAction,
   signatureIsMine,
+  uploadAllowed,
 } from './web-permissions.js';
 
 /** The largest drawn signature's sides, in pixels: far past any signature pad. */
@@ -38,6 +47,15 @@ export interface Signer {
   userAgent: string;
 }
 
+/** A file part of a multipart form (`upload.{name}`), read whole within UPLOAD_MAX_MB. */
+export interface PostedFile {
+  filename: string;
+  bytes: Uint8Array;
+}
+
+export const UPLOAD_CONTROL_PREFIX = 'upload.';
+const MAX_FILENAME = 200;
+
 export type FormVerdict =
   | {
       kind: 'run';
@@ -46,6 +64,8 @@ export type FormVerdict =
       values: Record<string, string>;
       /** `input.signatures`. */
       signatures: GivenSignature[];
+      /** `input.uploads`: the files of this form, described (no content). */
+      uploads: UploadInfo[];
       submission: DocumentSubmission;
       draft: FormDraft;
     }
@@ -75,6 +95,7 @@ export function judgeForm(
   signer: Signer,
   limits: { signatureMaxBytes: number },
   now: Date,
+  files: Readonly<Record<string, PostedFile>> = {},
 ): FormJudgement {
   const ignored: string[] = [];
   const action = posted.action ?? '';
@@ -169,15 +190,52 @@ export function judgeForm(
           `There is no signature “${name.slice(SIGNATURE_CONTROL_PREFIX.length)}” here.`,
         );
 
-  if (missing.length > 0)
+  const uploads: UploadWrite[] = [];
+  const missingUploads: string[] = [];
+  const asked = basis.manifest.uploads ?? [];
+  for (const name of Object.keys(files))
+    if (!asked.some((u) => `${UPLOAD_CONTROL_PREFIX}${u.name}` === name))
+      return refuse(400, `There is no upload “${name.slice(UPLOAD_CONTROL_PREFIX.length)}” here.`);
+  for (const upload of asked) {
+    const file = files[`${UPLOAD_CONTROL_PREFIX}${upload.name}`];
+    const allowed = uploadAllowed(upload, basis.place);
+    // A file input left empty posts a part without a name or bytes: no file.
+    if (!file || (file.bytes.length === 0 && file.filename === '')) {
+      if (allowed && upload.required && !basis.uploads.some((u) => u.name === upload.name))
+        missingUploads.push(upload.label);
+      continue;
+    }
+    if (!allowed) return refuse(400, `“${upload.label}” is not yours to upload now.`);
+    if (file.bytes.length === 0) return refuse(400, `The file for “${upload.label}” is empty.`);
+    const sniffed = sniffUpload(file.bytes, listItems(upload.accept) as UploadKind[]);
+    if (!sniffed.ok) return refuse(400, `The file for “${upload.label}” ${sniffed.problem}.`);
+    uploads.push({
+      name: upload.name,
+      filename: cleanFilename(file.filename),
+      contentType: sniffed.contentType,
+      size: file.bytes.length,
+      digest: createHash('sha256').update(file.bytes).digest('base64'),
+      sso: signer.sso,
+      uploadedAt: now.toISOString(),
+      content: file.bytes,
+    });
+  }
+
+  if (missing.length > 0 || missingUploads.length > 0)
     return {
       verdict: {
         kind: 'incomplete',
         action,
-        messages: missing.map((id) => ({
-          message: `Sign “${id}” before you go on: it is required.`,
-          type: 'SIGNATURE_REQUIRED',
-        })),
+        messages: [
+          ...missing.map((id) => ({
+            message: `Sign “${id}” before you go on: it is required.`,
+            type: 'SIGNATURE_REQUIRED',
+          })),
+          ...missingUploads.map((label) => ({
+            message: `Upload “${label}” before you go on: it is required.`,
+            type: 'UPLOAD_REQUIRED',
+          })),
+        ],
         draft,
       },
       ignored,
@@ -188,11 +246,22 @@ export function judgeForm(
       action,
       values,
       signatures: signatures.map(({ evidence: _evidence, ...given }) => given),
-      submission: { values: writes, signatures },
+      uploads: uploads.map(({ content: _content, ...info }) => info),
+      submission: { values: writes, signatures, uploads },
       draft,
     },
     ignored,
   };
+}
+
+/** The browser's file name, as a name only: no folders, no control characters, not too long. */
+function cleanFilename(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  const clean = base
+    .replace(/\p{Cc}/gu, '')
+    .trim()
+    .slice(0, MAX_FILENAME);
+  return clean === '' ? 'upload' : clean;
 }
 
 type SignatureReading =

@@ -1,7 +1,7 @@
 // The pal package format: a folder holding a `pal.json` manifest and the files it names.
 // Reference: docs/pal-format.md. The keys id, name, description, category, publisher, branchName,
-// modes, shadow, shell, test, installed, documents and actions are the decided ones; `lifetimes`
-// and `workflows` are this service's additions. Unknown keys are refused, so a typo cannot pass silently.
+// modes, shadow, shell, test, installed, documents and actions are the decided ones; `lifetimes`,
+// `workflows` and `uploads` are this service's additions. Unknown keys are refused, so a typo cannot pass silently.
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -48,20 +48,31 @@ const zAction = z.strictObject({
   roles: actionList('role').optional(),
   statuses: actionList('status').optional(),
 });
+/** Reports each `name` of a list that an earlier item (`where[i]`) already took. */
+function reportNamesTwice(
+  list: readonly { name: string }[],
+  ctx: z.RefinementCtx,
+  where: string,
+): void {
+  list.forEach((item, i) => {
+    const first = list.findIndex((a) => a.name === item.name);
+    if (first !== i)
+      ctx.addIssue({
+        code: 'custom',
+        path: [i, 'name'],
+        message: `"${item.name}" is already the name of ${where}[${first}]`,
+      });
+  });
+}
+
 /** Each name once in a module's list: a posted action names one button. */
 const actions = (module: 'transaction' | 'console') =>
   z
     .array(zAction)
     .max(MAX_ACTIONS, `at most ${MAX_ACTIONS} actions`)
     .superRefine((list, ctx) => {
+      reportNamesTwice(list, ctx, `actions.${module}`);
       list.forEach((action, i) => {
-        const first = list.findIndex((a) => a.name === action.name);
-        if (first !== i)
-          ctx.addIssue({
-            code: 'custom',
-            path: [i, 'name'],
-            message: `"${action.name}" is already the name of actions.${module}[${first}]`,
-          });
         // A console session has no role and no business status: its console grant is the
         // permission (docs/pal-format.md, "Actions").
         if (module === 'console')
@@ -80,6 +91,36 @@ export const zManifestActions = z.strictObject({
   transaction: actions('transaction').optional(),
   console: actions('console').optional(),
 });
+
+/** What a person may upload: the file kinds the service can tell by their bytes. */
+export const UPLOAD_TYPES = ['application/pdf', 'image/png', 'image/jpeg'] as const;
+export type UploadType = (typeof UPLOAD_TYPES)[number];
+/** Files a pal may ask for; a session form carries at most this many. */
+export const MAX_UPLOADS = 10;
+const zUpload = z.strictObject({
+  name: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
+      'expected 1 to 64 letters, digits, "_" or "-", starting with a letter or digit',
+    ),
+  label: text(MAX_LABEL),
+  accept: actionList('type')
+    .refine(
+      (list) => list.split('|').every((t) => (UPLOAD_TYPES as readonly string[]).includes(t)),
+      `expected a "|"-list of ${UPLOAD_TYPES.join(', ')}`,
+    )
+    .default(UPLOAD_TYPES.join('|')),
+  roles: actionList('role').optional(),
+  required: z.boolean().default(false),
+});
+
+/** The manifest's `uploads`: files a person gives on the session page, each name once. */
+export const zManifestUploads = z
+  .array(zUpload)
+  .max(MAX_UPLOADS, `at most ${MAX_UPLOADS} uploads`)
+  .superRefine((list, ctx) => reportNamesTwice(list, ctx, 'uploads'));
+export type ManifestUpload = z.output<typeof zUpload>;
 
 export const zPalManifest = z.strictObject({
   id: z
@@ -149,6 +190,8 @@ export const zPalManifest = z.strictObject({
   documents: zManifestDocuments.optional(),
   /** What a person in a browser session may run, shown as buttons (docs/pal-format.md). */
   actions: zManifestActions.optional(),
+  /** Files a person uploads on the session page (docs/pal-format.md). */
+  uploads: zManifestUploads.optional(),
 });
 
 export type PalManifest = z.output<typeof zPalManifest>;

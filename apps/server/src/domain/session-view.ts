@@ -13,11 +13,18 @@ import { getPalDocuments, type DocumentContentType, type PalDocument } from './p
 import type { PalManifest } from './pal-manifest.js';
 import { getPalDetails, getPalVersion } from './pals.js';
 import type { ActionOutcome, BrowserSession, FormDraft } from './sessions.js';
-import { initialDocumentState, loadDocumentState } from './transaction-documents.js';
+import {
+  initialDocumentState,
+  loadDocumentState,
+  loadUploads,
+  type UploadInfo,
+} from './transaction-documents.js';
 import { getTransactionDetails } from './transactions.js';
 import {
   fieldEditable,
+  listItems,
   offeredActions,
+  uploadAllowed,
   signatureIsMine,
   documentsOpen,
   type PersonPlace,
@@ -49,6 +56,8 @@ export interface SessionView {
   /** Whether fields and signatures may change now (the transaction is OPEN). */
   documentsOpen: boolean;
   documents: SessionDocument[];
+  /** Files the pal asks for (the manifest's `uploads`), for this person. */
+  uploads: SessionUpload[];
   /** The buttons, in the manifest's order: `name` is the `action` control's value. */
   actions: { name: string; label: string }[];
   /** What the last action did, or null. */
@@ -106,11 +115,26 @@ export interface SessionSignature {
   };
 }
 
+export interface SessionUpload {
+  /** `upload.{name}` names its file control (a multipart form). */
+  name: string;
+  label: string;
+  /** The content types accepted (`accept` of the file input). */
+  accept: string[];
+  required: boolean;
+  /** The person may upload it now (their role, the documents open). */
+  editable: boolean;
+  /** The file kept, if one was uploaded. */
+  given?: { filename: string; contentType: string; size: number; uploadedAt: string };
+}
+
 /** What the page needs to know of where the session stands: its pal version and the person. */
 export interface SessionBasisView {
   manifest: PalManifest;
   documents: PalDocument[];
   states: TransactionDocumentState[];
+  /** The uploads kept with the transaction (none in a console session). */
+  uploads: UploadInfo[];
   place: PersonPlace;
   transaction: SessionView['transaction'];
   pal: SessionView['pal'];
@@ -141,6 +165,7 @@ export async function loadSessionBasis(
       manifest: palDetails.manifest,
       documents,
       states: initialDocumentState(documents),
+      uploads: [],
       place: { role: null, transaction: null },
       transaction: undefined,
       pal,
@@ -155,6 +180,7 @@ export async function loadSessionBasis(
     manifest,
     documents,
     states: await loadDocumentState(ctx.db, t.id, documents),
+    uploads: await loadUploads(ctx.db, t.id),
     place: {
       role: session.role,
       transaction: { status: t.status, systemStatus: t.systemStatus },
@@ -190,6 +216,26 @@ export async function loadSessionView(
     csrf: session.csrf,
     documentsOpen: documentsOpen(basis.place),
     documents: await withCompletedDigests(ctx, session, sessionDocuments(basis)),
+    uploads: (basis.manifest.uploads ?? []).map((u) => {
+      const given = basis.uploads.find((k) => k.name === u.name);
+      return {
+        name: u.name,
+        label: u.label,
+        accept: listItems(u.accept),
+        required: u.required,
+        editable: uploadAllowed(u, basis.place),
+        ...(given
+          ? {
+              given: {
+                filename: given.filename,
+                contentType: given.contentType,
+                size: given.size,
+                uploadedAt: given.uploadedAt,
+              },
+            }
+          : {}),
+      };
+    }),
     actions: offeredActions(basis.manifest.actions, basis.place).map(({ name, label }) => ({
       name,
       label,

@@ -6,8 +6,10 @@ import { FieldType } from '@pal-workflow/types';
 import {
   findFieldValues,
   findSignatures,
+  findUploads,
   insertSignatures,
   upsertFieldValues,
+  upsertUploads,
   type SignatureRow,
 } from '../storage/document-state.js';
 import type { Db } from '../storage/database.js';
@@ -90,10 +92,41 @@ export interface FieldWrite {
   value: string;
 }
 
+/** An uploaded file as a workflow sees it (`input.uploads`, `pal.documents.uploads()`). */
+export type UploadInfo = Wire.UploadInfo;
+
+/** An upload to keep: its description and its bytes. */
+export interface UploadWrite extends UploadInfo {
+  content: Uint8Array;
+}
+
 /** What a session's form gives a run: kept with the run's other effects if it succeeds. */
 export interface DocumentSubmission {
   values: FieldWrite[];
   signatures: StoredSignature[];
+  uploads: UploadWrite[];
+}
+
+/** The uploads kept with a transaction, described (no content). */
+export async function loadUploads(db: Db, transactionId: string): Promise<UploadInfo[]> {
+  return (await findUploads(db, transactionId)).map((row) => ({
+    name: row.name,
+    filename: row.filename,
+    contentType: row.content_type,
+    size: Number(row.size),
+    digest: row.digest,
+    sso: row.sso_id,
+    uploadedAt: row.uploaded_at,
+  }));
+}
+
+/** The kept uploads with a submission's laid over them. */
+export function uploadsWithSubmission(
+  kept: readonly UploadInfo[],
+  submission: DocumentSubmission | undefined,
+): UploadInfo[] {
+  const posted = (submission?.uploads ?? []).map(({ content: _content, ...info }) => info);
+  return [...kept.filter((u) => !posted.some((p) => p.name === u.name)), ...posted];
 }
 
 /** The states with a submission laid over them: what they will be if the run succeeds. */
@@ -162,6 +195,23 @@ export async function keepDocumentChanges(
     now: tx.now().toISOString(),
   };
   if (values.length > 0) await upsertFieldValues(tx.db, key, lastOfEach(values));
+  const uploads = submission?.uploads ?? [];
+  if (uploads.length > 0)
+    await upsertUploads(
+      tx.db,
+      uploads.map((u) => ({
+        transaction_id: transaction.id,
+        name: u.name,
+        enterprise_id: transaction.enterpriseId,
+        filename: u.filename,
+        content_type: u.contentType,
+        size: u.size,
+        digest: u.digest,
+        content: u.content,
+        sso_id: u.sso,
+        uploaded_at: u.uploadedAt,
+      })),
+    );
   const signatures = submission?.signatures ?? [];
   if (signatures.length === 0) return;
   const kept = await insertSignatures(

@@ -133,4 +133,37 @@ describe('the manifest actions', () => {
       `${FILE}: actions.transaction[0].button: unknown key`,
     );
   });
+
+  it('refuses wrong uploads, and fills their defaults', () => {
+    const FILE = 'x/pal.json';
+    const manifest = parsePalManifest({ id: 'p', uploads: [{ name: 'id', label: 'ID' }] }, FILE);
+    expect(manifest.uploads).toEqual([
+      {
+        name: 'id',
+        label: 'ID',
+        accept: 'application/pdf|image/png|image/jpeg',
+        required: false,
+      },
+    ]);
+    const refused = (uploads: unknown) => {
+      try {
+        parsePalManifest({ id: 'p', uploads }, FILE);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error('expected the manifest to be refused');
+    };
+    expect(refused([{ name: 'id', label: 'ID', accept: 'image/gif' }])).toBe(
+      `${FILE}: uploads[0].accept: expected a "|"-list of application/pdf, image/png, image/jpeg`,
+    );
+    expect(
+      refused([
+        { name: 'id', label: 'ID' },
+        { name: 'id', label: 'Again' },
+      ]),
+    ).toBe(`${FILE}: uploads[1].name: "id" is already the name of uploads[0]`);
+    expect(refused([{ name: '../x', label: 'X' }])).toBe(
+      `${FILE}: uploads[0].name: expected 1 to 64 letters, digits, "_" or "-", starting with a letter or digit`,
+    );
+  });
 });

@@ -81,6 +81,11 @@ export function fieldEditable(field: Pick<Wire.Field, 'roles'>, place: PersonPla
   return documentsOpen(place) && allows(field.roles, place.role);
 }
 
+/** Whether the person may give the upload now: while the documents are open, by its `roles`. */
+export function uploadAllowed(upload: { roles?: string }, place: PersonPlace): boolean {
+  return documentsOpen(place) && allows(upload.roles, place.role);
+}
+
 /** Whether the signature is for the person: its role is theirs. */
 export function signatureIsMine(
   signature: Pick<Wire.Signature, 'role'>,

@@ -9,7 +9,13 @@ import multipart from '@fastify/multipart';
 import { parseUrlEncoded } from '@pal-workflow/server-skeleton';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ConflictError } from '../domain/errors.js';
-import { judgeForm, FIELD_VALUE_MAX } from '../domain/form-submission.js';
+import {
+  judgeForm,
+  FIELD_VALUE_MAX,
+  UPLOAD_CONTROL_PREFIX,
+  type PostedFile,
+} from '../domain/form-submission.js';
+import { MAX_UPLOADS } from '../domain/pal-manifest.js';
 import { loadSessionBasis } from '../domain/session-view.js';
 import { readSession, saveOutcome, csrfMatches, type SessionRead } from '../domain/sessions.js';
 import { escapeHtml } from '../html.js';
@@ -26,14 +32,15 @@ import { sendPage } from './page.js';
 export const SESSION_FORM_LIMIT_BYTES = 1024 * 1024;
 /** Controls one session form may post: fields and signatures of every document, action, csrf. */
 export const SESSION_FORM_MAX_FIELDS = 2000;
-/** Files one session form may upload (multipart only). */
-export const SESSION_FORM_MAX_FILES = 10;
+/** Files one session form may upload (multipart only): as many as a manifest may ask for. */
+export const SESSION_FORM_MAX_FILES = MAX_UPLOADS;
 /** The longest control name: a field id (200) with a prefix. */
 const MAX_NAME_BYTES = 256;
 
-/** What a posted form holds: each control's last value. */
+/** What a posted form holds: each control's last value, and the files of a multipart one. */
 export interface PostedForm {
   fields: Record<string, string>;
+  files?: Record<string, PostedFile>;
 }
 
 /** A posted form the page refuses before judging it: why, as a page. */
@@ -122,9 +129,9 @@ export async function registerSessionForm(
       // malformed body that busboy gave up on (400).
       const status = error instanceof FormRefused ? error.status : httpStatusOf(error);
       const message =
-        status === 400
-          ? 'the form is not a readable multipart/form-data body'
-          : (error as Error).message;
+        error instanceof FormRefused || status !== 400
+          ? (error as Error).message
+          : 'the form is not a readable multipart/form-data body';
       request.log.info({ err: error }, 'a session form could not be read');
       return sendFormRefused(reply, status, message, sessionPath);
     }
@@ -147,6 +154,7 @@ export async function registerSessionForm(
       },
       { signatureMaxBytes: domain.config.signatureMaxBytes },
       domain.now(),
+      form.files,
     );
     if (ignored.length > 0)
       request.log.warn(
@@ -169,6 +177,7 @@ export async function registerSessionForm(
     try {
       outcome = await runAction(domain, session, verdict.action, verdict.values, request.id, {
         signatures: verdict.signatures,
+        uploads: verdict.uploads,
         submission: verdict.submission,
       });
     } catch (error) {
@@ -211,11 +220,14 @@ function sendFormRefused(reply: FastifyReply, status: number, message: string, b
  */
 async function readMultipart(request: FastifyRequest): Promise<PostedForm> {
   const fields = Object.create(null) as Record<string, string>;
+  const files = Object.create(null) as Record<string, PostedFile>;
   let textBytes = 0;
   for await (const part of request.parts()) {
     if (part.type === 'file') {
-      // Uploads are not taken yet: a file part is read to its end (within its cap) and dropped.
-      await part.toBuffer();
+      if (!part.fieldname.startsWith(UPLOAD_CONTROL_PREFIX))
+        throw new FormRefused(400, `the form's file “${part.fieldname}” is not an upload`);
+      // Read whole within UPLOAD_MAX_MB (past it the parser throws a 413).
+      files[part.fieldname] = { filename: part.filename ?? '', bytes: await part.toBuffer() };
       continue;
     }
     if (part.valueTruncated || part.fieldnameTruncated)
@@ -229,5 +241,5 @@ async function readMultipart(request: FastifyRequest): Promise<PostedForm> {
       );
     fields[part.fieldname] = value;
   }
-  return { fields };
+  return { fields, files };
 }

@@ -74,6 +74,7 @@ describe(`database (${engine})`, () => {
       'transaction_field_values',
       'transaction_signatures',
       'transaction_completed_documents',
+      'transaction_uploads',
     ]) {
       expect(tables).toContain(table);
     }

@@ -2,7 +2,7 @@
 // workflows gave a transaction's documents. Written only inside a successful run's commit.
 import type { Db } from './database.js';
 import { rowWasInserted } from './inserted.js';
-import type { IsoDate, TransactionSignaturesTable } from './schema.js';
+import type { IsoDate, TransactionSignaturesTable, TransactionUploadsTable } from './schema.js';
 
 export type SignatureRow = TransactionSignaturesTable;
 
@@ -70,4 +70,41 @@ export async function insertSignatures(db: Db, rows: readonly SignatureRow[]): P
     if (!rowWasInserted(inserted)) return false;
   }
   return true;
+}
+
+export type UploadRow = TransactionUploadsTable;
+
+/** The uploads kept with a transaction, without their content. */
+export async function findUploads(
+  db: Db,
+  transactionId: string,
+): Promise<Omit<UploadRow, 'content'>[]> {
+  return db
+    .selectFrom('transaction_uploads')
+    .select([
+      'transaction_id',
+      'name',
+      'enterprise_id',
+      'filename',
+      'content_type',
+      'size',
+      'digest',
+      'sso_id',
+      'uploaded_at',
+    ])
+    .where('transaction_id', '=', transactionId)
+    .orderBy('name')
+    .execute();
+}
+
+/** Keeps uploads: a newer file of the same name replaces the one before. */
+export async function upsertUploads(db: Db, rows: readonly UploadRow[]): Promise<void> {
+  for (const row of rows) {
+    const { transaction_id: _t, name: _n, ...rest } = row;
+    await db
+      .insertInto('transaction_uploads')
+      .values(row)
+      .onConflict((c) => c.columns(['transaction_id', 'name']).doUpdateSet(rest))
+      .execute();
+  }
 }

@@ -323,6 +323,24 @@ export interface TransactionCompletedDocumentsTable {
   created_at: IsoDate;
 }
 
+/** A file uploaded on a transaction's session page (migration 0014); the latest of each name. */
+export interface TransactionUploadsTable {
+  transaction_id: string;
+  /** The manifest's upload name. */
+  name: string;
+  enterprise_id: string;
+  /** The file's name as the browser gave it, cleaned. */
+  filename: string;
+  /** What its bytes are (checked), not what the browser said. */
+  content_type: string;
+  size: number;
+  /** SHA-256 of the content, base64. */
+  digest: string;
+  content: Uint8Array;
+  sso_id: string | null;
+  uploaded_at: IsoDate;
+}
+
 /** The workflow mails an enterprise sent in the clock hour that began at hour_start. */
 export interface WorkflowMailCountsTable {
   enterprise_id: string;
@@ -440,6 +458,7 @@ export interface DatabaseSchema {
   transaction_field_values: TransactionFieldValuesTable;
   transaction_signatures: TransactionSignaturesTable;
   transaction_completed_documents: TransactionCompletedDocumentsTable;
+  transaction_uploads: TransactionUploadsTable;
   transactions_name_fts: TransactionsNameFtsTable;
   transactions_description_fts: TransactionsDescriptionFtsTable;
   transactions_category_fts: TransactionsCategoryFtsTable;

@@ -36,7 +36,9 @@ import {
 import {
   keepDocumentChanges,
   loadDocumentState,
+  loadUploads,
   toStateDocuments,
+  uploadsWithSubmission,
   withSubmission,
   type DocumentSubmission,
 } from '../domain/transaction-documents.js';
@@ -117,7 +119,11 @@ async function runPalModule<T>(
   const pal = await getPalDetails(ctx, enterpriseId, palId);
   if (module === 'console' && !pal.modeConsole) throw NotFoundError.of('console pal', palId);
   if (!pal.deployed) throw new ConflictError(`pal "${palId}" is not deployed`);
-  const code = await palCode(ctx, enterpriseId, palId, pal.version);
+  const {
+    documents: _documents,
+    uploads: _uploads,
+    ...code
+  } = await palCode(ctx, enterpriseId, palId, pal.version);
   const scope = palScope(enterpriseId, palId);
   for (let attempt = 1; ; attempt++) {
     const vars = await readVariables(ctx.db, scope);
@@ -173,15 +179,19 @@ export function runTransactionModule<T>(
       // transaction's systemStatus forbids runs.
       if (!options.webService) requireRunnable(transaction.systemStatus);
       const { palId } = transaction;
-      const code = await palCode(ctx, enterpriseId, transaction.palId, transaction.palVersion);
-      const documents = await palDocuments(ctx, enterpriseId, palId, transaction.palVersion);
+      const {
+        documents,
+        uploads: asksUploads,
+        ...code
+      } = await palCode(ctx, enterpriseId, transaction.palId, transaction.palVersion);
       const scope = transactionScope(transactionId);
       let result: Failure | undefined;
       for (let attempt = 1; !result; attempt++) {
-        const [vars, roles, states, completed] = await Promise.all([
+        const [vars, roles, states, uploads, completed] = await Promise.all([
           readVariables(ctx.db, scope),
           transactionRoles(ctx, transactionId),
           documents.length > 0 ? loadDocumentState(ctx.db, transactionId, documents) : [],
+          asksUploads ? loadUploads(ctx.db, transactionId) : [],
           transaction.systemStatus === 'COMPLETED' && documents.length > 0
             ? getCompletedDocuments(ctx, enterpriseId, transactionId)
             : undefined,
@@ -200,6 +210,7 @@ export function runTransactionModule<T>(
               completed,
             ),
             ...(completed ? { completedDocuments: base64Contents(completed) } : {}),
+            uploads: uploadsWithSubmission(uploads, options.submission),
           },
           // Every run gets the pal's id (docs/workflows.md, "Input"); only the engine knows it here.
           { ...options, input: { ...options.input, palId } },
@@ -351,29 +362,6 @@ export function settle<T>(
   }
 }
 
-/** The documents of a pal version (never changing once deployed), kept like its code. */
-const palDocumentsCache = new Map<string, Promise<PalDocument[]>>();
-
-function palDocuments(
-  ctx: WorkflowContext,
-  enterpriseId: string,
-  palId: string,
-  version: number,
-): Promise<PalDocument[]> {
-  const key = `${enterpriseId}\u0000${palId}\u0000${version}`;
-  let documents = palDocumentsCache.get(key);
-  if (documents) {
-    palDocumentsCache.delete(key);
-  } else {
-    documents = getPalDocuments(ctx, enterpriseId, palId, version);
-    documents.catch(() => palDocumentsCache.delete(key));
-    if (palDocumentsCache.size >= PAL_CODE_CACHE_SIZE)
-      palDocumentsCache.delete(palDocumentsCache.keys().next().value!);
-  }
-  palDocumentsCache.set(key, documents);
-  return documents;
-}
-
 /** A deployed pal version never changes: its code is kept, the least recently used dropped first. */
 const PAL_CODE_CACHE_SIZE = 256;
 const palCodeCache = new Map<string, Promise<PalCode>>();
@@ -381,6 +369,10 @@ const palCodeCache = new Map<string, Promise<PalCode>>();
 interface PalCode {
   modules: Record<string, string>;
   files: Record<string, string>;
+  /** The version's documents (pal.documents, the session form's checks). */
+  documents: PalDocument[];
+  /** Whether the manifest asks for uploads (else a run need not look for any). */
+  uploads: boolean;
 }
 
 async function palCode(
@@ -409,7 +401,10 @@ async function readPalCode(
   palId: string,
   version: number,
 ): Promise<PalCode> {
-  const { manifest, files } = await getPalVersion(ctx, enterpriseId, palId, version);
+  const [{ manifest, files }, documents] = await Promise.all([
+    getPalVersion(ctx, enterpriseId, palId, version),
+    getPalDocuments(ctx, enterpriseId, palId, version),
+  ]);
   // Module names resolve to normalized paths (`./a/../b.js` is `b.js`): key the files alike.
   return {
     modules: Object.fromEntries(
@@ -418,6 +413,8 @@ async function readPalCode(
     files: Object.fromEntries(
       Object.entries(files).map(([path, source]) => [posix.normalize(path), source]),
     ),
+    documents,
+    uploads: (manifest.uploads ?? []).length > 0,
   };
 }
 

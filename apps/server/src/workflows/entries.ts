@@ -21,7 +21,7 @@ import {
 } from '../domain/sessions.js';
 import type { GivenSignature } from '../domain/document-state.js';
 import { createSso } from '../domain/ssos.js';
-import type { DocumentSubmission } from '../domain/transaction-documents.js';
+import type { DocumentSubmission, UploadInfo } from '../domain/transaction-documents.js';
 import { assignRole } from '../domain/transaction-roles.js';
 import { redeemToken, type RedeemedToken } from '../domain/tokens.js';
 import { createTransaction, getTransactionDetails } from '../domain/transactions.js';
@@ -135,6 +135,8 @@ async function guestSso(ctx: WorkflowContext, enterpriseId: string): Promise<str
 export interface FormRun {
   /** `input.signatures`. */
   signatures: GivenSignature[];
+  /** `input.uploads`: the form's files, described. */
+  uploads: UploadInfo[];
   /** Kept with the run's effects when it succeeds and answers `success` true. */
   submission: DocumentSubmission;
 }
@@ -150,7 +152,7 @@ export async function runAction(
 ): Promise<ActionOutcome> {
   const input = {
     values,
-    ...(form ? { signatures: form.signatures } : {}),
+    ...(form ? { signatures: form.signatures, uploads: form.uploads } : {}),
     action,
     ...(session.ssoId ? { sso: session.ssoId } : {}),
   };

@@ -28,6 +28,7 @@ export const OPERATIONS = [
   'documents.list',
   'documents.setField',
   'documents.completed',
+  'documents.uploads',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -180,6 +181,9 @@ export class RunState {
         const completed = this.job.completedDocuments;
         return completed && Object.hasOwn(completed, file) ? completed[file] : null;
       }
+      case 'documents.uploads':
+        this.tx('pal.documents.uploads');
+        return (this.job.uploads ?? []).map((u) => ({ ...u }));
       case 'documents.setField': {
         const documents = this.documentsOf('pal.documents.setField');
         const file = text('pal.documents.setField: file', args[0], MAX_NAME * 5);

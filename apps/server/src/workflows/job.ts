@@ -48,6 +48,9 @@ export interface SandboxJob {
    * for `pal.documents.completed(file)`; absent before the transaction completes.
    */
   completedDocuments?: Record<string, string>;
+  /** Transaction runs: the files uploaded on its session pages, described (`pal.documents.uploads()`). */
+  uploads?: Wire.UploadInfo[];
+
   /** systemStatus moves a workflow may make: event → the states it may start from, and its target. */
   moves: Record<string, { from: readonly string[]; to: string }>;
   timeoutMs: number;

@@ -276,6 +276,7 @@ function buildPal(
         list: 'documents.list',
         setField: 'documents.setField',
         completed: 'documents.completed',
+        uploads: 'documents.uploads',
       }),
     );
   }

@@ -1,0 +1,156 @@
+import { FieldType } from '@pal-workflow/types';
+import { describe, expect, it } from 'vitest';
+import { png } from '../../test/documents.js';
+import { judgeForm, type Signer } from './form-submission.js';
+import type { PalDocument } from './pal-documents.js';
+import { parsePalManifest } from './pal-manifest.js';
+import type { SessionBasisView } from './session-view.js';
+
+const DOCUMENT: PalDocument = {
+  file: 'documents/a.pdf',
+  contentType: 'application/pdf',
+  digest: 'x',
+  size: 1,
+  pages: [{ width: 600, height: 800 }],
+  fields: [
+    {
+      id: 'name',
+      type: FieldType.TEXT,
+      x: 0,
+      y: 0,
+      width: 10,
+      height: 10,
+      page: 1,
+      palDefined: true,
+    },
+    {
+      id: 'agree',
+      type: FieldType.CHECKBOX,
+      x: 0,
+      y: 0,
+      width: 10,
+      height: 10,
+      page: 1,
+      palDefined: true,
+    },
+    { id: 'salary', roles: 'hr', x: 0, y: 0, width: 10, height: 10, page: 1, palDefined: true },
+  ],
+  signatures: [
+    {
+      id: 'me',
+      role: 'owner',
+      required: true,
+      recordTime: 0,
+      page: 1,
+      x: 0,
+      y: 0,
+      customWidth: 10,
+      customHeight: 10,
+    },
+  ],
+  bookmarks: [],
+};
+
+function basis(status = 'NEW'): SessionBasisView {
+  return {
+    manifest: parsePalManifest(
+      { id: 'p', actions: { transaction: [{ name: 'send', label: 'Send', statuses: 'NEW' }] } },
+      'pal.json',
+    ),
+    documents: [DOCUMENT],
+    states: [
+      { file: DOCUMENT.file, values: { name: 'Ada', agree: 'false', salary: '1' }, signatures: [] },
+    ],
+    uploads: [],
+    place: { role: 'owner', transaction: { status, systemStatus: 'OPEN' } },
+    transaction: undefined,
+    pal: { id: 'p' },
+  };
+}
+
+const SIGNER: Signer = {
+  sso: 's',
+  name: 'Ada L',
+  email: 'a@x.test',
+  ipAddress: '::1',
+  userAgent: 'ua',
+};
+const NOW = new Date('2026-11-25T12:00:00Z');
+const judge = (posted: Record<string, string>, b = basis()) =>
+  judgeForm(b, posted, SIGNER, { signatureMaxBytes: 10 * 1024 }, NOW);
+
+describe('judgeForm', () => {
+  it('takes the editable fields, leaves out and names the others, and dates the signature', () => {
+    const { verdict, ignored } = judge({
+      action: 'send',
+      agree: 'on',
+      salary: '1000000',
+      'signature.me': '  Ada Lovelace ',
+    });
+    expect(ignored).toEqual(['salary']);
+    expect(verdict).toMatchObject({
+      kind: 'run',
+      action: 'send',
+      values: { name: 'Ada', agree: 'true' },
+      signatures: [
+        {
+          id: 'me',
+          file: DOCUMENT.file,
+          role: 'owner',
+          sso: 's',
+          kind: 'TYPED',
+          text: 'Ada Lovelace',
+          recordTime: NOW.getTime() / 1000,
+        },
+      ],
+    });
+    if (verdict.kind !== 'run') throw new Error('expected a run');
+    expect(verdict.submission.values.map((v) => v.fieldId)).toEqual(['name', 'agree']);
+    expect(verdict.submission.signatures[0]!.evidence).toEqual({
+      name: 'Ada L',
+      email: 'a@x.test',
+      ipAddress: '::1',
+      userAgent: 'ua',
+    });
+  });
+
+  it('refuses an action not offered now before anything else', () => {
+    expect(judge({ action: 'send' }, basis('DONE')).verdict).toMatchObject({
+      kind: 'refused',
+      status: 403,
+    });
+    expect(judge({ action: 'other', 'signature.me': 'data:nonsense' }).verdict).toMatchObject({
+      kind: 'refused',
+      status: 403,
+    });
+  });
+
+  it('stops at a missing required signature, keeping the draft', () => {
+    expect(judge({ action: 'send', name: 'Grace' }).verdict).toEqual({
+      kind: 'incomplete',
+      action: 'send',
+      messages: [
+        { message: 'Sign “me” before you go on: it is required.', type: 'SIGNATURE_REQUIRED' },
+      ],
+      draft: { values: { name: 'Grace', agree: 'false' }, signatures: {} },
+    });
+  });
+
+  it('takes a drawn PNG within the cap, and refuses one past it by its encoded size', () => {
+    const small = `data:image/png;base64,${png(20, 10).toString('base64')}`;
+    expect(judge({ action: 'send', 'signature.me': small }).verdict).toMatchObject({
+      kind: 'run',
+      signatures: [{ kind: 'DRAWN', image: png(20, 10).toString('base64') }],
+    });
+    const big = `data:image/png;base64,${'A'.repeat(20 * 1024)}`;
+    expect(judge({ action: 'send', 'signature.me': big }).verdict).toEqual({
+      kind: 'refused',
+      status: 400,
+      message: 'The signature “me” is larger than 10 KiB (SIGNATURE_MAX_KB).',
+    });
+    expect(judge({ action: 'send', 'signature.me': 'x'.repeat(201) }).verdict).toMatchObject({
+      kind: 'refused',
+      status: 400,
+    });
+  });
+});
