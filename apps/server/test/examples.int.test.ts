@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PEOPLE, ensureDemoPeople } from '../src/domain/demo.js';
 import { deployPal } from '../src/domain/pals.js';
 import { createSso } from '../src/domain/ssos.js';
+import { readVariables, transactionScope } from '../src/storage/variables.js';
 import { inkPng } from './documents.js';
 import { startHarness, type Harness } from './harness.js';
 import { csrfOf, SESSION_PATH, sessionBrowser, type SessionBrowser } from './session-pages.js';
@@ -281,13 +282,31 @@ describe('customer onboarding in a browser', () => {
       email: 'it@initech.example',
       'signature.customer-signature': 'Peter Gibbons',
     };
+    const passport = {
+      'upload.identity': { name: 'passport.pdf', type: 'application/pdf', bytes: PASSPORT },
+    };
+    // No identity document: the service stops the form before any run.
+    expect((await postMultipart(cookie, { ...form, acceptTerms: 'true' })).status).toBe(303);
+    expect((await pages.open(SESSION_PATH, cookie)).text).not.toContain('is onboarded');
     // The terms not accepted: the workflow says so, and nothing is kept.
-    expect((await pages.post(cookie, form)).status).toBe(303);
+    expect((await postMultipart(cookie, form, passport)).status).toBe(303);
     expect((await pages.open(SESSION_PATH, cookie)).text).toContain(
       'acceptTerms: tick the box to accept the terms',
     );
-    expect((await pages.post(cookie, { ...form, acceptTerms: 'true' })).status).toBe(303);
+    expect((await postMultipart(cookie, { ...form, acceptTerms: 'true' }, passport)).status).toBe(
+      303,
+    );
     expect((await pages.open(SESSION_PATH, cookie)).text).toContain('Initech AG is onboarded');
+    const tx = (
+      await h.b.json.transactions.searchTransactions({
+        palId: 'customer-onboarding',
+        status: 'READY',
+      })
+    )[0]!;
+    expect((await readVariables(h.domain.db, transactionScope(tx.id!))).values).toMatchObject({
+      documents: 'passport.pdf',
+      'done.documents': 'yes',
+    });
     // The completion job of the outbox writes the completed PDF after the run's commit.
     await h.server.outbox.drain();
     const download = await fetch(`${h.url}/services/session/documents/0/completed`, {
@@ -299,6 +318,28 @@ describe('customer onboarding in a browser', () => {
       expect(text).toContain(expected);
   });
 });
+
+/** A small PDF, as a scanned identity document would be. */
+const PASSPORT = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
+
+/** A multipart post, as a browser sends a form with files. */
+async function postMultipart(
+  cookie: string,
+  fields: Record<string, string>,
+  files: Record<string, { name: string; type: string; bytes: Uint8Array }> = {},
+): Promise<{ status: number; text: string }> {
+  const body = new FormData();
+  for (const [name, value] of Object.entries(fields)) body.append(name, value);
+  for (const [name, file] of Object.entries(files))
+    body.append(name, new Blob([file.bytes], { type: file.type }), file.name);
+  const response = await fetch(h.url + SESSION_PATH, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { Cookie: cookie },
+    body,
+  });
+  return { status: response.status, text: await response.text() };
+}
 
 function pdftotext(pdf: Uint8Array): string {
   const dir = mkdtempSync(join(tmpdir(), 'pal-examples-'));

@@ -2,9 +2,8 @@
 // step from postData "step"; the transaction completes when all three are in.
 //
 // In a browser (pal.json's `actions`), `submit` takes the terms PDF's fields (company, vatId,
-// address, email, acceptTerms) and the customer's signature at once. A browser cannot upload the
-// identity document yet: a transaction begun in the browser completes with its company details
-// and signed terms, and the identity document is marked as to follow (sent through T6).
+// address, email, acceptTerms), the uploaded identity document (pal.json's `uploads`) and the
+// customer's signature at once.
 import { company } from './checks.js';
 
 const STEPS = ['company', 'documents', 'terms'];
@@ -67,8 +66,13 @@ export function submit(input, pal) {
   pal.vars.set('email', input.values.email);
   pal.vars.set('done.company', 'yes');
   pal.vars.set('done.terms', 'yes');
-  if (pal.vars.get('done.documents') !== 'yes') {
-    pal.vars.set('documents', 'to follow: identity document not uploaded in the browser');
+  // The upload is required in pal.json, so the service stops a form without it; kept from an
+  // earlier form, it is listed by pal.documents.uploads().
+  const identity = (input.uploads ?? [])
+    .concat(pal.documents.uploads())
+    .find((u) => u.name === 'identity');
+  if (identity) {
+    pal.vars.set('documents', identity.filename);
     pal.vars.set('done.documents', 'yes');
   }
   return progress(pal);
