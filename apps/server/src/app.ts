@@ -95,7 +95,7 @@ export async function buildApp(
   });
   app.addHook('onClose', async () => {
     credentials.close();
-    await domain.workflows.close();
+    await domain.engine.close();
     await limits.close();
   });
   app.setNotFoundHandler((request, reply) =>

@@ -28,7 +28,7 @@ describe('loadConfig', () => {
       serviceRoot: 'services',
       userRoot: 'user',
       dataDir,
-      database: { kind: 'sqlite', path: join(dataDir, 'pal.sqlite') },
+      database: { kind: 'sqlite', path: join(dataDir, 'pal.sqlite'), groupCommit: true },
       mailFrom: 'Pal Workflow <no-reply@localhost>',
       secretKeySource: 'env',
       tokenTtlSeconds: 60,
@@ -71,11 +71,29 @@ describe('loadConfig', () => {
 
   it('resolves DATA_DIR and sqlite: paths to absolute paths', () => {
     const config = loadConfig(env({ DATABASE_URL: 'sqlite:some/where.db' }));
-    expect(config.database).toEqual({ kind: 'sqlite', path: resolve('some/where.db') });
+    expect(config.database).toEqual({
+      kind: 'sqlite',
+      path: resolve('some/where.db'),
+      groupCommit: true,
+    });
     expect(loadConfig(env({ DATABASE_URL: 'sqlite::memory:' })).database).toEqual({
       kind: 'sqlite',
       path: ':memory:',
+      groupCommit: true,
     });
+  });
+
+  it('SQLITE_GROUP_COMMIT turns group commit off, and takes only true or false', () => {
+    expect(loadConfig(env({ SQLITE_GROUP_COMMIT: 'false' })).database).toMatchObject({
+      kind: 'sqlite',
+      groupCommit: false,
+    });
+    expect(() => loadConfig(env({ SQLITE_GROUP_COMMIT: 'sometimes' }))).toThrow(
+      /SQLITE_GROUP_COMMIT/,
+    );
+    expect(() =>
+      loadConfig(env({ DATABASE_URL: 'postgres://db.example/pal', SQLITE_GROUP_COMMIT: 'true' })),
+    ).toThrow(/SQLITE_GROUP_COMMIT: applies to a SQLite database only/);
   });
 
   it('takes a PostgreSQL URL with a pool size, and never shows its password', () => {

@@ -18,10 +18,15 @@ import {
   trustProxySetting,
   type DatabaseConfig,
   type SecretKeySource,
-} from './settings.js';
+} from './setting-parsers.js';
 import { outboxSettings, type OutboxConfig } from './outbox/settings.js';
 
-export { ConfigError, describeDatabase, decodeSecretKey, type DatabaseConfig } from './settings.js';
+export {
+  ConfigError,
+  describeDatabase,
+  decodeSecretKey,
+  type DatabaseConfig,
+} from './setting-parsers.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -154,6 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     get('DATABASE_POOL_SIZE'),
     CONFIG_DEFAULTS.DATABASE_POOL_SIZE,
     dataDir,
+    get('SQLITE_GROUP_COMMIT'),
   );
   const mailUrl = mailUrlSetting(get('MAIL_URL'));
   const mailFrom = mailFromSetting(get('MAIL_FROM') ?? CONFIG_DEFAULTS.MAIL_FROM);

@@ -17,7 +17,7 @@ const serverDir = fileURLToPath(new URL('..', import.meta.url));
 //   domain and are started by the server; outbox/settings.ts is configuration (config.ts composes
 //   it), so it ranks with config;
 // - documents/ (reading PDF and image files) is a leaf library the domain calls, like mail/;
-// - html.ts (escaping) and settings.ts (the setting parsers) are leaves, with config.
+// - html.ts (escaping) and setting-parsers.ts are leaves, with config.
 const RANKS: Record<string, number> = {
   'src/main.ts': 9,
   'src/cli.ts': 9,
@@ -35,7 +35,7 @@ const RANKS: Record<string, number> = {
   'src/mail/': 2,
   'src/documents/': 2,
   'src/config.ts': 1,
-  'src/settings.ts': 1,
+  'src/setting-parsers.ts': 1,
   'src/outbox/settings.ts': 1,
   'src/html.ts': 1,
 };

@@ -11,7 +11,7 @@ import { sweepFailedSignIns } from './domain/sign-in-failures.js';
 import { expireDueTransactions } from './domain/transactions.js';
 import { OutboxDispatcher } from './outbox/dispatcher.js';
 import { connectDatabase } from './storage/database.js';
-import { dialectOf } from './storage/dialect-of.js';
+import { dialectOf } from './storage/adapter-dialect.js';
 
 /** How often transactions past their end dates are moved on (EXPIRED, ARCHIVED). */
 const EXPIRY_SWEEP_MS = 60_000;

@@ -1,37 +1,12 @@
 // `pal webhook …` end to end: each command in its own process (tsx on src/main.ts, the bin)
 // against a fresh database of the project's engine, its --json output parsed.
-import { execFile } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabaseEnv } from './engine.js';
+import { runPal as pal, type CliRun } from './pal-process.js';
 import { tempDir, TEST_SECRET_KEY } from './helpers.js';
 
-const serverDir = fileURLToPath(new URL('..', import.meta.url));
-const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function pal(env: Record<string, string>, ...args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [tsxCli, '--conditions=@pal-workflow/source', 'src/main.ts', ...args],
-      { cwd: serverDir, env: { PATH: process.env.PATH ?? '', ...env } },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        done({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-function json(run: Run): Record<string, unknown> {
+function json(run: CliRun): Record<string, unknown> {
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   return JSON.parse(run.stdout) as Record<string, unknown>;

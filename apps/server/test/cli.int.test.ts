@@ -1,13 +1,12 @@
 // The `pal` CLI end to end: each command runs in its own process (tsx on src/main.ts, the bin) against a
 // fresh DATA_DIR, and its --json output is parsed.
-import { execFile } from 'node:child_process';
 import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claimFormPdf, encryptedPdf } from './documents.js';
 import { ROTATION_TIMEOUT_MS, rotateAndDeleteAgainstAServer } from './client-rotation.js';
+import { runPal as pal, type CliRun } from './pal-process.js';
 import { tempDir } from './helpers.js';
 import { MIGRATION_NAMES } from './migration-names.js';
 import { loadConfig } from '../src/config.js';
@@ -16,31 +15,9 @@ import { openDatabase } from '../src/storage/database.js';
 
 const serverDir = fileURLToPath(new URL('..', import.meta.url));
 const examples = resolve(serverDir, '../../examples/pals');
-const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function pal(env: Record<string, string>, ...args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [tsxCli, '--conditions=@pal-workflow/source', 'src/main.ts', ...args],
-      // A clean environment: only what the test sets, plus PATH for node itself.
-      { cwd: serverDir, env: { PATH: process.env.PATH ?? '', ...env } },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        done({ code, stdout, stderr });
-      },
-    );
-  });
-}
 
 /** The one JSON object a --json command prints, and nothing else. */
-function json(run: Run): Record<string, unknown> {
+function json(run: CliRun): Record<string, unknown> {
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   const lines = run.stdout.trim().split('\n');
@@ -364,6 +341,20 @@ describe('pal run: a workflow of a pal folder, without a server or a database', 
     return file;
   };
 
+  /** A console pal folder whose `console` module is `source`. */
+  const consolePal = (id: string, source: string) => {
+    const folder = join(dir.path, id);
+    mkdirSync(join(folder, 'workflows'), { recursive: true });
+    const manifest = {
+      id,
+      modes: { console: true },
+      workflows: { console: 'workflows/console.js' },
+    };
+    writeFileSync(join(folder, 'pal.json'), JSON.stringify(manifest));
+    writeFileSync(join(folder, 'workflows', 'console.js'), source);
+    return folder;
+  };
+
   it('answers what T6 would, and what the run would keep', async () => {
     const file = input('submit.json', {
       postData: [
@@ -414,21 +405,41 @@ describe('pal run: a workflow of a pal folder, without a server or a database', 
     });
   });
 
+  it("answers what C5 would: the workflow gets the document's text and type, as the service gives them", async () => {
+    const folder = consolePal(
+      'documents',
+      'export function executeWorkflow(input) {\n' +
+        '  return { messages: [{ message: input.contentType + " " + input.body, type: "INFO" }] };\n' +
+        '}\n',
+    );
+    const document = input('order.json', { text: '{"order":1}', contentType: 'application/json' });
+    const run = json(
+      await pal(
+        {},
+        'run',
+        folder,
+        '--module',
+        'console',
+        '--export',
+        'executeWorkflow',
+        '--input',
+        document,
+        '--json',
+      ),
+    );
+    expect(run).toMatchObject({
+      operation: 'C5 executeConsoleWorkflow',
+      status: 200,
+      response: {
+        success: true,
+        palId: 'documents',
+        messages: [{ message: 'application/json {"order":1}', type: 'INFO' }],
+      },
+    });
+  });
+
   it('refuses a module that does not compile, naming the file and line', async () => {
-    const folder = join(dir.path, 'broken');
-    mkdirSync(join(folder, 'workflows'), { recursive: true });
-    writeFileSync(
-      join(folder, 'pal.json'),
-      JSON.stringify({
-        id: 'broken',
-        modes: { console: true },
-        workflows: { console: 'workflows/console.js' },
-      }),
-    );
-    writeFileSync(
-      join(folder, 'workflows', 'console.js'),
-      'export function run() {\n  return {;\n}\n',
-    );
+    const folder = consolePal('broken', 'export function run() {\n  return {;\n}\n');
     const run = await pal({}, 'run', folder, '--module', 'console', '--export', 'run');
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^error: workflows\/console\.js:2: SyntaxError: /);

@@ -1,35 +1,17 @@
 // The `pal` CLI on PostgreSQL (DATABASE_URL=postgres://…), each command in its own process as an
 // operator runs it: migrate, the tenant and pal commands, and the one-line start-up errors.
 // (The SQLite side of every command is src/cli.int.test.ts.)
-import { execFile } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engine, freshDatabaseEnv } from './engine.js';
 import { ROTATION_TIMEOUT_MS, rotateAndDeleteAgainstAServer } from './client-rotation.js';
+import { runPal as pal } from './pal-process.js';
 import { tempDir } from './helpers.js';
 import { MIGRATION_NAMES } from './migration-names.js';
 
 const serverDir = fileURLToPath(new URL('..', import.meta.url));
 const examples = resolve(serverDir, '../../examples/pals');
-const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
-
-function pal(env: Record<string, string>, ...args: string[]) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
-    execFile(
-      process.execPath,
-      [tsxCli, '--conditions=@pal-workflow/source', 'src/main.ts', ...args],
-      { cwd: serverDir, env: { PATH: process.env.PATH ?? '', ...env } },
-      (error, stdout, stderr) =>
-        done({
-          code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
-          stdout,
-          stderr,
-        }),
-    );
-  });
-}
 
 describe.runIf(engine === 'postgres')('pal CLI on PostgreSQL', () => {
   const dir = tempDir('pal-cli-pg-');

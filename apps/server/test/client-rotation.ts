@@ -5,15 +5,10 @@ import { expect } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { verifyClient } from '../src/domain/clients.js';
 import { openDatabase } from '../src/storage/database.js';
-import { dialectOf } from '../src/storage/dialect-of.js';
+import { dialectOf } from '../src/storage/adapter-dialect.js';
 import { startServer } from '../src/server.js';
 import { basic } from './harness.js';
-
-export interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import type { CliRun } from './pal-process.js';
 
 type Pal = (env: Record<string, string>, ...args: string[]) => Promise<CliRun>;
 

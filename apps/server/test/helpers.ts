@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../src/config.js';
 import { migrateToLatest, openDatabase, type Db } from '../src/storage/database.js';
-import { dialectOf } from '../src/storage/dialect-of.js';
+import { dialectOf } from '../src/storage/adapter-dialect.js';
 import { pino } from 'pino';
 import { createWorkflowContext, type WorkflowContext } from '../src/workflows/context.js';
 import { buildPalPackage } from '../src/domain/pal-manifest.js';

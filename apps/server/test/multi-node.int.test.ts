@@ -11,7 +11,7 @@ import { issueTransactionToken } from '../src/domain/tokens.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { AUTH_THROTTLE } from '../src/http/sign-in-throttle.js';
 import { expireDueTransactions } from '../src/domain/transactions.js';
-import { dialectOf } from '../src/storage/dialect-of.js';
+import { dialectOf } from '../src/storage/adapter-dialect.js';
 import { engine } from './engine.js';
 import { basic, startHarness, type Harness } from './harness.js';
 

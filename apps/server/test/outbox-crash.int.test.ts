@@ -5,47 +5,24 @@
 // (and so every transaction a caller got an id for) must reach the receiver at least once. The
 // receiver takes a delivery only when it can answer it: one whose sender died before the answer
 // is not taken, and must come again from a later node once its lease has run out.
-import { execFile, spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/storage/database.js';
 import { engine, freshDatabaseEnv } from './engine.js';
 import { tempDir } from './helpers.js';
-import { palNodeArgs } from './pal-process.js';
+import {
+  CRASH_ROUNDS as ROUNDS,
+  crashEnterprise,
+  killNode,
+  palJson,
+  startKillableNode,
+  startT1Writers,
+} from './pal-process.js';
 import { startWebhookReceiver } from './webhook-receiver.js';
 
-const serverDir = fileURLToPath(new URL('..', import.meta.url));
-const examples = resolve(serverDir, '../../examples/pals');
-const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
-const palArgs = [tsxCli, '--conditions=@pal-workflow/source', 'src/main.ts'];
-/** PAL_CRASH_ROUNDS: more (or fewer, to try a change quickly) than the ten rounds. */
-const ROUNDS = Number(process.env.PAL_CRASH_ROUNDS ?? 10);
 /** Acknowledged creations per round before the kill. */
 const PER_ROUND = 25;
-
-function pal(env: Record<string, string>, ...args: string[]): Promise<Record<string, string>> {
-  return new Promise((done, fail) => {
-    execFile(
-      process.execPath,
-      [...palArgs, ...args, '--json'],
-      { cwd: serverDir, env },
-      (e, out) => (e ? fail(e) : done(JSON.parse(out) as Record<string, string>)),
-    );
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
@@ -80,10 +57,8 @@ describe(`nodes killed with SIGKILL while delivering webhooks (${engine})`, () =
       OUTBOX_POLL_MS: '200',
       ...(await freshDatabaseEnv()),
     };
-    await pal(env, 'enterprise', 'create', 'Crash');
-    const client = await pal(env, 'client', 'create', '--enterprise', 'Crash');
-    await pal(env, 'pal', 'deploy', join(examples, 'expense-approval'), '--enterprise', 'Crash');
-    const added = await pal(
+    const authorization = await crashEnterprise(env);
+    const added = await palJson(
       env,
       'webhook',
       'add',
@@ -94,76 +69,32 @@ describe(`nodes killed with SIGKILL while delivering webhooks (${engine})`, () =
       'transaction.created',
     );
     receiver.secrets.set('/crash', [added.secret!]);
-    const authorization = `Basic ${Buffer.from(`${client.username}:${client.password}`).toString('base64')}`;
-
-    const startNode = async () => {
-      const port = await freePort();
-      const url = `http://127.0.0.1:${port}`;
-      const node = spawn(process.execPath, [...palNodeArgs, 'serve'], {
-        cwd: serverDir,
-        env: { ...env, PORT: String(port) },
-        stdio: 'ignore',
-      });
-      const exited = new Promise((done) => node.once('exit', done));
-      for (let i = 0; ; i++) {
-        const up = await fetch(`${url}/healthz`).then(
-          (r) => r.ok,
-          () => false,
-        );
-        if (up) break;
-        if (i > 300) throw new Error('the node did not start');
-        await sleep(100);
-      }
-      return { node, url, exited };
-    };
 
     const acknowledged: string[] = [];
     let roundsWithDeliveriesInFlight = 0;
     for (let round = 0; round < ROUNDS; round++) {
-      const { node, url, exited } = await startNode();
+      const node = await startKillableNode(env);
       try {
         const start = acknowledged.length;
-        let killed = false;
-        const writer = async () => {
-          while (!killed) {
-            try {
-              const response = await fetch(`${url}/services/rest/transactions`, {
-                method: 'POST',
-                headers: { authorization, accept: 'text/plain' },
-                body: new URLSearchParams({ palId: 'expense-approval' }),
-              });
-              const text = await response.text();
-              if (response.status === 200) acknowledged.push(text);
-            } catch {
-              // The connection died with the node: not acknowledged.
-            }
-          }
-        };
-        const writers = Array.from({ length: 8 }, writer);
+        const writers = startT1Writers(node, authorization, 'expense-approval', 8, acknowledged);
         while (acknowledged.length - start < PER_ROUND || open === 0) await sleep(5);
         if (open > 0) roundsWithDeliveriesInFlight += 1;
         let killDone = () => {};
         killing = new Promise((done) => (killDone = done));
-        node.kill('SIGKILL');
-        killed = true;
-        await Promise.all(writers);
-        await exited;
+        const gone = killNode(node);
+        await writers.stop();
+        // Killed for real: nothing answers on its port any more.
+        expect(await gone).toBe(true);
         await sleep(50);
         killDone();
-        // Killed for real: nothing answers on its port any more.
-        const after = await fetch(`${url}/healthz`).then(
-          () => 'answered',
-          () => 'refused',
-        );
-        expect(after).toBe('refused');
       } finally {
-        node.kill('SIGKILL');
+        node.child.kill('SIGKILL');
       }
     }
 
     // One more node delivers what the killed ones left: messages never taken, and those whose
     // lease lapsed with their node.
-    const last = await startNode();
+    const last = await startKillableNode(env);
     try {
       const db = openDatabase(loadConfig(env));
       try {
@@ -208,7 +139,7 @@ describe(`nodes killed with SIGKILL while delivering webhooks (${engine})`, () =
         await db.destroy();
       }
     } finally {
-      last.node.kill('SIGTERM');
+      last.child.kill('SIGTERM');
       await last.exited;
       await receiver.close();
     }

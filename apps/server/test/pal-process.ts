@@ -1,9 +1,17 @@
-// How tests run the `pal` bin as a real process: one node process with tsx as its loader, so
-// that a signal sent to the child reaches the server itself. (The tsx CLI would run the server in
-// a grandchild: `kill -9` of the CLI leaves the server running, orphaned.)
+// How tests run the `pal` bin as a real process, as an operator or a node runs it:
+// - `runPal`: one CLI command (tsx on src/main.ts) in a clean environment, its exit code and output;
+// - `startKillableNode`: `pal serve` as one node process with tsx as its loader, so that a signal
+//   sent to the child reaches the server itself. (The tsx CLI would run the server in a
+//   grandchild: `kill -9` of the CLI leaves the server running, orphaned.)
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
+const serverDir = fileURLToPath(new URL('..', import.meta.url));
+const examples = resolve(serverDir, '../../examples/pals');
+const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
 const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /** `node` arguments before the command's own: `[...palNodeArgs, 'serve']`, cwd apps/server. */
@@ -13,3 +21,134 @@ export const palNodeArgs = [
   '--conditions=@pal-workflow/source',
   'src/main.ts',
 ];
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `pal …args` with only `env` (and PATH, for node itself) set; never rejects. */
+export function runPal(env: Record<string, string>, ...args: string[]): Promise<CliRun> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [tsxCli, '--conditions=@pal-workflow/source', 'src/main.ts', ...args],
+      { cwd: serverDir, env: { PATH: process.env.PATH ?? '', ...env } },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** `pal …args --json`, expected to succeed: its one JSON object. */
+export async function palJson(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<Record<string, string>> {
+  const run = await runPal(env, ...args, '--json');
+  if (run.code !== 0) throw new Error(`pal ${args.join(' ')} failed (${run.code}): ${run.stderr}`);
+  return JSON.parse(run.stdout) as Record<string, string>;
+}
+
+/** PAL_CRASH_ROUNDS: the kill -9 tests' rounds; more (or fewer, to try a change quickly) than ten. */
+export const CRASH_ROUNDS = Number(process.env.PAL_CRASH_ROUNDS ?? 10);
+
+export interface KillableNode {
+  url: string;
+  child: ChildProcess;
+  exited: Promise<unknown>;
+}
+
+/** Starts `pal serve` on a free port, its output ignored; resolves once /healthz answers. */
+export async function startKillableNode(env: Record<string, string>): Promise<KillableNode> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [...palNodeArgs, 'serve'], {
+    cwd: serverDir,
+    env: { ...env, PORT: String(port) },
+    stdio: 'ignore',
+  });
+  const exited = new Promise((done) => child.once('exit', done));
+  for (let i = 0; ; i++) {
+    const up = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    if (i > 300) {
+      child.kill('SIGKILL');
+      throw new Error('the node did not start');
+    }
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  return { url, child, exited };
+}
+
+/** Kills the node with SIGKILL and waits until it is gone; true when its port no longer answers. */
+export async function killNode(node: KillableNode): Promise<boolean> {
+  node.child.kill('SIGKILL');
+  await node.exited;
+  return fetch(`${node.url}/healthz`).then(
+    () => false,
+    () => true,
+  );
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((done) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+/**
+ * `count` callers creating transactions (T1) on a node as fast as it answers, until `stop()`: each
+ * id answered with 200 is pushed to `acknowledged`; a connection that dies with its node is not.
+ */
+export function startT1Writers(
+  node: KillableNode,
+  authorization: string,
+  palId: string,
+  count: number,
+  acknowledged: string[],
+): { stop(): Promise<void> } {
+  let stopped = false;
+  const writer = async () => {
+    while (!stopped) {
+      try {
+        const response = await fetch(`${node.url}/services/rest/transactions`, {
+          method: 'POST',
+          headers: { authorization, accept: 'text/plain' },
+          body: new URLSearchParams({ palId }),
+        });
+        const text = await response.text();
+        if (response.status === 200) acknowledged.push(text);
+      } catch {
+        // The connection died with the node: not acknowledged.
+      }
+    }
+  };
+  const writers = Array.from({ length: count }, writer);
+  return {
+    async stop() {
+      stopped = true;
+      await Promise.all(writers);
+    },
+  };
+}
+
+/**
+ * Through the CLI: the enterprise `Crash`, an API client of it and the example pal
+ * `expense-approval` deployed; the client's BASIC `Authorization` header.
+ */
+export async function crashEnterprise(env: Record<string, string>): Promise<string> {
+  await palJson(env, 'enterprise', 'create', 'Crash');
+  const client = await palJson(env, 'client', 'create', '--enterprise', 'Crash');
+  await palJson(env, 'pal', 'deploy', join(examples, 'expense-approval'), '--enterprise', 'Crash');
+  return `Basic ${Buffer.from(`${client.username}:${client.password}`).toString('base64')}`;
+}

@@ -1,9 +1,15 @@
 // What the request logs say (issue 16, secrets in logs): the URLs of entry links, invitation links
 // and mailed links carry tokens that act as passwords while they live, so the logged URL has them
 // redacted; a client's X-Request-Id is logged (and echoed) only when it is safe as it is.
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { createEnterprise } from '../src/domain/enterprises.js';
+import { deployPal } from '../src/domain/pals.js';
+import { createSso } from '../src/domain/ssos.js';
+import { issueTransactionToken } from '../src/domain/tokens.js';
+import { createTransaction } from '../src/domain/transactions.js';
 import { REDACTED } from '../src/http/request-log.js';
 import { testContext, type TestContext } from './helpers.js';
 
@@ -133,5 +139,53 @@ describe('X-Request-Id', () => {
   it('is generated when absent', async () => {
     const response = await get('/healthz');
     expect(response.headers.get('X-Request-Id')).toMatch(UUID);
+  });
+});
+
+describe('the session form', () => {
+  it('logs the ids of posted fields the person may not edit, never their values', async () => {
+    const enterprise = await createEnterprise(t.ctx, 'Log Form Inc');
+    await deployPal(
+      t.ctx,
+      enterprise.id,
+      join(import.meta.dirname, 'fixtures', 'workflow-pals', 'wf-tx'),
+    );
+    const sso = await createSso(t.ctx, enterprise.id, {
+      firstName: 'Lou',
+      lastName: 'Log',
+      email: 'lou@log.test',
+    });
+    const tx = (await createTransaction(t.ctx, enterprise.id, 'wf-tx')).id;
+    const token = await issueTransactionToken(t.ctx, enterprise.id, tx, sso, 'participant');
+    const entered = await get(`/services/enter/${token}`);
+    const cookie = entered.headers.get('set-cookie')!.split(';')[0]!;
+    const page = await (
+      await fetch(`${url}/services/session`, { headers: { Cookie: cookie } })
+    ).text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+    const before = lines.length;
+    const posted = await fetch(`${url}/services/session`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        csrf,
+        action: 'note',
+        text: 'fine',
+        decision: 'SECRET-DECISION',
+        office: 'SECRET-OFFICE',
+      }).toString(),
+    });
+    expect(posted.status).toBe(303);
+    const records = lines.slice(before).map(
+      (line) =>
+        JSON.parse(line) as LogRecord & {
+          level: number;
+          fields?: string[];
+        },
+    );
+    const warning = records.find((r) => r.msg?.startsWith('posted values for fields'));
+    expect(warning).toMatchObject({ level: 40, fields: ['decision', 'office'] });
+    expect(lines.slice(before).join('\n')).not.toContain('SECRET-');
   });
 });

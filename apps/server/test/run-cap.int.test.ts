@@ -54,7 +54,7 @@ describe('the per-enterprise cap on runs', () => {
       });
     const slow = [1, 2].map((n) => track(`A${n}`, slowRun(h.a)));
     await until(() => {
-      const runs = h.domain.workflows.runsOf(h.a.enterpriseId);
+      const runs = h.domain.engine.pool.runsOf(h.a.enterpriseId);
       return runs.admitted === 2 && runs.running === 1 && runs.waiting === 1;
     });
 
@@ -106,7 +106,7 @@ describe('the per-enterprise cap on runs', () => {
     expect(finished.slice(3).sort()).toEqual(['A1', 'A2']);
 
     // Every slot was given back.
-    expect(h.domain.workflows.runsOf(h.a.enterpriseId)).toEqual({
+    expect(h.domain.engine.pool.runsOf(h.a.enterpriseId)).toEqual({
       admitted: 0,
       running: 0,
       waiting: 0,
@@ -117,7 +117,7 @@ describe('the per-enterprise cap on runs', () => {
   it('a session page over the cap shows a RATE_LIMITED outcome instead of failing the page', async () => {
     const transactionId = await h.a.json.transactions.createTransaction({ palId: 'wf-hostile' });
     const slow = [1, 2].map(() => slowRun(h.a));
-    await until(() => h.domain.workflows.runsOf(h.a.enterpriseId).waiting === 1);
+    await until(() => h.domain.engine.pool.runsOf(h.a.enterpriseId).waiting === 1);
     const outcome = await runSessionAction(
       h.domain,
       { enterpriseId: h.a.enterpriseId, palId: 'wf-hostile', transactionId },

@@ -27,7 +27,10 @@ const FILE = 'documents/note.png';
 let h: Harness;
 let pages: SessionBrowser;
 beforeAll(async () => {
-  h = await startHarness({ settleOutbox: false, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+  h = await startHarness({
+    settleOutbox: false,
+    env: { WEBHOOK_ALLOW_PRIVATE: 'true', UPLOAD_MAX_MB: '1' },
+  });
   pages = sessionBrowser(h.url);
   await deployPal(h.domain, h.a.enterpriseId, join(FIXTURES, 'wf-tx'));
   await addWebhookEndpoint(h.domain, h.a.enterpriseId, {
@@ -698,6 +701,26 @@ describe('bodies a page never sends', () => {
       headers: { Cookie: p.cookie, 'Content-Type': 'multipart/form-data; boundary=xyz' },
       body: '--xyz\r\nContent-Disposition: form-data; name="csrf"\r\n\r\nabc',
     });
+    const mib = (n: number) => Buffer.concat([PDF, Buffer.alloc(Math.round(n * 1024 * 1024))]);
+    const fileOf = (bytes: Buffer) => ({ name: 'f.pdf', type: 'application/pdf', bytes });
+    expectRefused(
+      await postMultipart(
+        p.cookie,
+        { csrf: p.csrf, action: 'note' },
+        { 'upload.identity': fileOf(mib(1.1)) },
+      ),
+      413,
+      'This form was refused',
+    );
+    expectRefused(
+      await postMultipart(
+        p.cookie,
+        { csrf: p.csrf, action: 'note' },
+        { 'upload.identity': fileOf(mib(0.6)), 'upload.proof': fileOf(mib(0.6)) },
+      ),
+      413,
+      'together are larger than 1 MiB (UPLOAD_MAX_MB)',
+    );
     expect(broken.status).toBe(400);
     expect(await broken.text()).toContain('not a readable multipart/form-data body');
     const json = await fetch(h.url + SESSION_PATH, {

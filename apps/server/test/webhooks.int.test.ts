@@ -361,7 +361,7 @@ describe('endpoints on inner addresses (SSRF)', () => {
         const path = `/hooks/${++paths}`;
         await addWebhookEndpoint(allowing, enterprise, { url: `http://${host}:${port}${path}` });
       }
-      await allowing.workflows.close();
+      await allowing.engine.close();
       const { createSso } = await import('../src/domain/ssos.js');
       await createSso(t.ctx, enterprise, { firstName: 'R', lastName: 'B', email: 'r@b.test' });
       const before = receiver.received.length;

@@ -1,7 +1,7 @@
 /**
  * `npm run bench [section]`: prints figures side by side with their baselines,
- * from one run. Sections: generate, server, workflows, webhooks, idempotency, documents (default:
- * all);
+ * from one run. Sections: generate, server, workflows, writes, webhooks, idempotency, documents
+ * (default: all);
  * `search` is the T2 part of server alone, `nodes` its two-nodes-on-one-PostgreSQL part alone.
  * `hostile` (only when named): the memory four hostile workflow runs cost the server.
  */
@@ -17,6 +17,10 @@ if (wants('generate')) runGenerateBench(ROOT);
 if (wants('workflows')) {
   const { runWorkflowBench } = await import('./workflows.js');
   await runWorkflowBench(ROOT);
+}
+if (wants('writes')) {
+  const { runWriteBench } = await import('./writes.js');
+  await runWriteBench(ROOT);
 }
 if (wants('idempotency')) {
   const { runIdempotencyBench } = await import('./idempotency.js');

@@ -39,7 +39,7 @@ export async function startChild(
       '--import',
       'tsx',
       '--conditions=@pal-workflow/source',
-      join(root, 'tools/bench/src/bench-server.ts'),
+      join(root, 'tools/bench/src/child-server.ts'),
       '--transactions',
       String(transactions),
       ...extra,
@@ -55,7 +55,7 @@ export async function startChild(
 }
 
 /** Stops a bench server and waits until it has exited (before its database goes away). */
-async function stopChild(child: ChildProcess): Promise<void> {
+export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolvePromise) => child.once('exit', resolvePromise));
   child.kill('SIGTERM');

@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
+import { t6Requests } from './t6-requests.js';
 import { printTable, type Row } from './report.js';
 import { startChild } from './server.js';
 
@@ -41,23 +42,10 @@ async function measure(root: string, webhook?: string) {
       },
       body: 'palId=expense-approval',
     });
-    let next = 0;
     const t6 = await load({
       url: info.url,
       headers: { ...headers, accept: 'application/json', 'content-type': 'application/json' },
-      requests: [
-        {
-          method: 'POST',
-          setupRequest: (request) => {
-            const id = info.workflowTransactions[next++ % info.workflowTransactions.length];
-            return {
-              ...request,
-              path: `/services/rest/transactions/${id}/runWorkflow`,
-              body: `{"postData":[{"name":"n","value":"${next}"}]}`,
-            };
-          },
-        },
-      ],
+      requests: t6Requests(info.workflowTransactions),
     });
     return { t1: t1.requests.average, t6: t6.requests.average, created: t1.requests.total };
   } finally {

@@ -9,6 +9,7 @@ import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { loadSandboxModule, runJob, TRANSACTION_EVENTS } from '@pal-workflow/server/bench';
+import { t6Requests } from './t6-requests.js';
 import { printTable } from './report.js';
 import { startChild } from './server.js';
 
@@ -125,24 +126,11 @@ export async function runWorkflowBench(root: string): Promise<void> {
       connections: CONNECTIONS,
       headers,
     });
-    let next = 0;
     const t6 = await load({
       url: info.url,
       connections: CONNECTIONS,
       headers: { ...headers, 'content-type': 'application/json' },
-      requests: [
-        {
-          method: 'POST',
-          setupRequest: (request) => {
-            const id = info.workflowTransactions[next++ % info.workflowTransactions.length];
-            return {
-              ...request,
-              path: `/services/rest/transactions/${id}/runWorkflow`,
-              body: `{"postData":[{"name":"n","value":"${next}"}]}`,
-            };
-          },
-        },
-      ],
+      requests: t6Requests(info.workflowTransactions),
     });
     printTable(
       `T6 with a trivial workflow: ${CONNECTIONS} connections, ${DURATION_S} s, loopback, same cores`,

@@ -7,7 +7,7 @@ import { pino, type Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createMailer, type Mailer } from '../mail/mailer.js';
 import type { Db } from '../storage/database.js';
-import { dialectOf } from '../storage/dialect-of.js';
+import { dialectOf } from '../storage/adapter-dialect.js';
 import { ChangeFeed } from './change-feed.js';
 import { ReadCache } from './read-cache.js';
 

@@ -13,7 +13,7 @@ import { createWorkflowContext } from '../workflows/context.js';
 import { createEnterprise } from './enterprises.js';
 import { getPal, searchPals } from './pals.js';
 import { ReadCache } from './read-cache.js';
-import { dialectOf } from '../storage/dialect-of.js';
+import { dialectOf } from '../storage/adapter-dialect.js';
 
 let t: TestContext | undefined;
 afterEach(async () => t?.close());

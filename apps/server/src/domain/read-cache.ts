@@ -1,6 +1,6 @@
 // A read-through cache for data that is read far more often than written (pals). Exact, not
 // time-based: every entry is dropped as soon as the storage's change stamp moves, which happens on
-// any write by this process or any other (storage/dialect.ts `changeStamp`). Cached values are
+// any write by this process or any other (storage/storage-dialect.ts `changeStamp`). Cached values are
 // shared between requests and must never be mutated.
 
 /** Entries kept at the most; then the cache starts afresh. */

@@ -1,7 +1,7 @@
 // What the server's sweep removes once it is past its time: audit records older than
 // AUDIT_RETENTION_DAYS and idempotency keys older than 24 hours. One node at a time on a shared
 // PostgreSQL database, like the expiry sweep (the others skip the round).
-import { dialectOf } from '../storage/dialect-of.js';
+import { dialectOf } from '../storage/adapter-dialect.js';
 import { sweepAuditLog } from './audit.js';
 import type { DomainContext } from './context.js';
 import { sweepIdempotencyKeys } from './idempotency.js';

@@ -33,7 +33,11 @@ export const SESSION_LIFETIME_MS = 12 * 60 * 60_000;
 /** What the last action of a session did, as the page shows it. */
 export interface ActionOutcome {
   action: string;
-  /** False when the module or export does not exist (no error: the page just shows the pal). */
+  /**
+   * False when nothing ran: the module or export does not exist (`success` true: no error, the
+   * page just shows the pal), or a session form was stopped before the run (`success` false: a
+   * required signature or upload missing; `messages` say which).
+   */
   ran: boolean;
   success: boolean;
   messages: { message: string; type?: string | null }[];

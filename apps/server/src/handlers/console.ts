@@ -4,10 +4,7 @@ import { deleteConsoleAccess, grantConsoleAccess } from '../domain/console-acces
 import { searchPals } from '../domain/pals.js';
 import { issueConsoleToken } from '../domain/tokens.js';
 import type { AppContext } from '../http/app-context.js';
-import { runConsoleModule } from '../workflows/engine.js';
-import { consoleResult, nameValues } from '../workflows/output.js';
-import { contentInput } from '../workflows/input.js';
-import { failureMessages, valueOr422 } from './workflow-runs.js';
+import { OPERATIONS, runOperation } from '../workflows/operations.js';
 
 type ConsoleHandlers = Pick<
   Handlers<AppContext>,
@@ -39,26 +36,10 @@ export const consoleHandlers: ConsoleHandlers = {
       form.ssoId,
       form.useEnterpriseProfile ?? false,
     ),
-  runConsolePal: async ({ params, body }, ctx) =>
-    valueOr422(
-      await runConsoleModule(ctx.domain, ctx.enterpriseId, params.palId, {
-        exportName: 'run',
-        input: contentInput(body, { action: 'run', palId: params.palId }),
-        shape: nameValues,
-        requestId: ctx.requestId,
-      }),
-    ),
-  executeConsoleWorkflow: async ({ params, body }, ctx) => {
-    const result = await runConsoleModule(ctx.domain, ctx.enterpriseId, params.palId, {
-      exportName: 'executeWorkflow',
-      input: { body: body.text, contentType: body.contentType },
-      shape: (value) => consoleResult(value, params.palId),
-      requestId: ctx.requestId,
-    });
-    return result.ok
-      ? result.value
-      : { success: false, palId: params.palId, messages: failureMessages(result) };
-  },
+  runConsolePal: ({ params, body }, ctx) =>
+    runOperation(ctx.domain, OPERATIONS.runConsolePal, place(ctx, params), body),
+  executeConsoleWorkflow: ({ params, body }, ctx) =>
+    runOperation(ctx.domain, OPERATIONS.executeConsoleWorkflow, place(ctx, params), body),
   createConsoleToken: ({ params, form }, ctx) =>
     issueConsoleToken(
       ctx.domain,
@@ -68,15 +49,11 @@ export const consoleHandlers: ConsoleHandlers = {
       form.useEnterpriseProfile ?? false,
       form.action,
     ),
-  runConsoleWorkflow: async ({ params, body }, ctx) => {
-    const result = await runConsoleModule(ctx.domain, ctx.enterpriseId, params.palId, {
-      exportName: 'runWorkflow',
-      input: contentInput(body, { action: 'runWorkflow', palId: params.palId }),
-      shape: (value) => consoleResult(value, params.palId),
-      requestId: ctx.requestId,
-    });
-    return result.ok
-      ? result.value
-      : { success: false, palId: params.palId, messages: failureMessages(result) };
-  },
+  runConsoleWorkflow: ({ params, body }, ctx) =>
+    runOperation(ctx.domain, OPERATIONS.runConsoleWorkflow, place(ctx, params), body),
 };
+
+function place(ctx: AppContext, params: { palId: string }) {
+  const { enterpriseId, requestId } = ctx;
+  return { enterpriseId, requestId, palId: params.palId };
+}

@@ -6,10 +6,7 @@ import { removeAllRoles, removeRole } from '../domain/transaction-roles.js';
 import { issueTransactionToken } from '../domain/tokens.js';
 import { createTransaction, getTransaction, searchTransactions } from '../domain/transactions.js';
 import type { AppContext } from '../http/app-context.js';
-import { runTransactionModule } from '../workflows/engine.js';
-import { nameValues, transactionResult } from '../workflows/output.js';
-import { contentInput } from '../workflows/input.js';
-import { failureMessages, valueOr422 } from './workflow-runs.js';
+import { OPERATIONS, runOperation } from '../workflows/operations.js';
 
 type TransactionHandlers = Pick<
   Handlers<AppContext>,
@@ -43,25 +40,8 @@ export const transactionHandlers: TransactionHandlers = {
       form.userSSO,
       'participant',
     ),
-  runTransactionWorkflow: async ({ params, body }, ctx) => {
-    const { transactionId } = params;
-    const result = await runTransactionModule(ctx.domain, ctx.enterpriseId, transactionId, {
-      exportName: 'runWorkflow',
-      webService: true,
-      input: contentInput(body, { action: 'runWorkflow', transactionId }),
-      shape: (value, palId) => transactionResult(value, palId, transactionId),
-      requestId: ctx.requestId,
-    });
-    return result.ok
-      ? result.value
-      : {
-          success: false,
-          palId: result.palId,
-          transactionId,
-          recordsProcessed: 0,
-          messages: failureMessages(result),
-        };
-  },
+  runTransactionWorkflow: ({ params, body }, ctx) =>
+    runOperation(ctx.domain, OPERATIONS.runTransactionWorkflow, place(ctx, params), body),
   createAnonymousToken: ({ params, form }, ctx) =>
     issueTransactionToken(
       ctx.domain,
@@ -71,14 +51,11 @@ export const transactionHandlers: TransactionHandlers = {
       'anonymous',
       form.action,
     ),
-  runTransaction: async ({ params, body }, ctx) =>
-    valueOr422(
-      await runTransactionModule(ctx.domain, ctx.enterpriseId, params.transactionId, {
-        exportName: 'run',
-        webService: true,
-        input: contentInput(body, { action: 'run', transactionId: params.transactionId }),
-        shape: nameValues,
-        requestId: ctx.requestId,
-      }),
-    ),
+  runTransaction: ({ params, body }, ctx) =>
+    runOperation(ctx.domain, OPERATIONS.runTransaction, place(ctx, params), body),
 };
+
+function place(ctx: AppContext, params: { transactionId: string }) {
+  const { enterpriseId, requestId } = ctx;
+  return { enterpriseId, requestId, transactionId: params.transactionId };
+}

@@ -3,12 +3,7 @@
 import type { Handlers } from '@pal-workflow/server-skeleton';
 import { InvalidArgumentError } from '../domain/errors.js';
 import type { AppContext } from '../http/app-context.js';
-import { runUserModule } from '../workflows/engine.js';
-import {
-  failedServiceResponse,
-  serviceResponse,
-  userRunOptions,
-} from '../workflows/user-service.js';
+import { OPERATIONS, runOperation } from '../workflows/operations.js';
 
 export const userHandlers: Pick<Handlers<AppContext>, 'runUserWorkflow'> = {
   runUserWorkflow: async ({ query, body }, ctx) => {
@@ -18,14 +13,14 @@ export const userHandlers: Pick<Handlers<AppContext>, 'runUserWorkflow'> = {
       'the id of the pal whose user module runs',
     );
     const action = required('action', query.action, 'the export of the user module to run');
-    const options = userRunOptions(workflow, action, body);
-    const result = await runUserModule(ctx.domain, ctx.enterpriseId, workflow, {
-      exportName: action,
-      input: { ...body, values: body?.payload?.data ?? {}, action, palId: workflow },
-      shape: (value) => serviceResponse(value, options),
-      requestId: ctx.requestId,
-    });
-    return result.ok ? result.value : failedServiceResponse(result.message, result.frames, options);
+    const { enterpriseId, requestId } = ctx;
+    return runOperation(
+      ctx.domain,
+      OPERATIONS.runUserWorkflow,
+      { enterpriseId, requestId, palId: workflow },
+      body,
+      action,
+    );
   },
 };
 

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { createClient, deleteClient, upsertClientWithSecret } from '../domain/clients.js';
 import { createWorkflowContext } from '../workflows/context.js';
 import { createEnterprise } from '../domain/enterprises.js';
-import { dialectOf } from '../storage/dialect-of.js';
+import { dialectOf } from '../storage/adapter-dialect.js';
 import { openDatabase } from '../storage/database.js';
 import { ClientCredentials } from './credentials.js';
 import { sweepFailedSignIns } from '../domain/sign-in-failures.js';

@@ -16,8 +16,8 @@ import {
   type ClientCredential,
 } from '../domain/clients.js';
 import type { DomainContext } from '../domain/context.js';
-import { dialectOf } from '../storage/dialect-of.js';
-import type { StorageDialect } from '../storage/dialect.js';
+import { dialectOf } from '../storage/adapter-dialect.js';
+import type { StorageDialect } from '../storage/storage-dialect.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 
 /**

@@ -222,7 +222,9 @@ async function sessionPage(
   let result = '';
   if (outcome && (outcome.ran || outcome.action !== 'enter')) {
     const heading = !outcome.ran
-      ? `There is no action “${escapeHtml(outcome.action)}” here`
+      ? outcome.success
+        ? `There is no action “${escapeHtml(outcome.action)}” here`
+        : `“${escapeHtml(outcome.action)}” was not run`
       : outcome.success
         ? `“${escapeHtml(outcome.action)}” done`
         : `“${escapeHtml(outcome.action)}” failed`;

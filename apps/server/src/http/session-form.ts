@@ -122,7 +122,7 @@ export async function registerSessionForm(
     let form: PostedForm;
     try {
       form = request.isMultipart()
-        ? await readMultipart(request)
+        ? await readMultipart(request, domain.config.uploadMaxBytes)
         : ((request.body as PostedForm | undefined) ?? { fields: {} });
     } catch (error) {
       // Whatever reading the parts throws is the body's fault: a part over its cap (413), or a
@@ -216,18 +216,27 @@ function sendFormRefused(reply: FastifyReply, status: number, message: string, b
 
 /**
  * Reads a multipart form within the scope's caps; its text parts together within
- * SESSION_FORM_LIMIT_BYTES. A truncated value is refused, never taken cut short.
+ * SESSION_FORM_LIMIT_BYTES, its files together within UPLOAD_MAX_MB. A truncated value is refused, never taken cut short.
  */
-async function readMultipart(request: FastifyRequest): Promise<PostedForm> {
+async function readMultipart(request: FastifyRequest, maxFileBytes: number): Promise<PostedForm> {
   const fields = Object.create(null) as Record<string, string>;
   const files = Object.create(null) as Record<string, PostedFile>;
   let textBytes = 0;
+  let fileBytes = 0;
   for await (const part of request.parts()) {
     if (part.type === 'file') {
       if (!part.fieldname.startsWith(UPLOAD_CONTROL_PREFIX))
         throw new FormRefused(400, `the form's file “${part.fieldname}” is not an upload`);
-      // Read whole within UPLOAD_MAX_MB (past it the parser throws a 413).
-      files[part.fieldname] = { filename: part.filename ?? '', bytes: await part.toBuffer() };
+      // Read whole within UPLOAD_MAX_MB (past it the parser throws a 413); the files of one form
+      // together within it too, so a form holds at most twice that in memory.
+      const bytes = await part.toBuffer();
+      fileBytes += bytes.length;
+      if (fileBytes > maxFileBytes)
+        throw new FormRefused(
+          413,
+          `the form's files together are larger than ${maxFileBytes / (1024 * 1024)} MiB (UPLOAD_MAX_MB)`,
+        );
+      files[part.fieldname] = { filename: part.filename ?? '', bytes };
       continue;
     }
     if (part.valueTruncated || part.fieldnameTruncated)

@@ -11,7 +11,7 @@ import type { DomainContext } from '../domain/context.js';
 import { randomId } from '../domain/ids.js';
 import { openQueuedMail } from '../domain/queued-mail.js';
 import { signingSecrets } from '../domain/webhooks.js';
-import { dialectOf } from '../storage/dialect-of.js';
+import { dialectOf } from '../storage/adapter-dialect.js';
 import {
   claimDueMessages,
   countDueMessages,

@@ -1,6 +1,6 @@
 // The outbox's and the webhooks' settings (docs/configuration.md), read with the parsers of
-// ../settings.ts; config.ts composes them into Config.outbox.
-import { ConfigError, enumSetting, integerSetting } from '../settings.js';
+// ../setting-parsers.ts; config.ts composes them into Config.outbox.
+import { ConfigError, enumSetting, integerSetting } from '../setting-parsers.js';
 
 export interface OutboxConfig {
   /** Messages one node delivers at once. */

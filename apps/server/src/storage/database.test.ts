@@ -10,8 +10,8 @@ import {
   openDatabase,
   type Db,
 } from './database.js';
-import { dialectOf } from './dialect-of.js';
-import { wherePalTextsLike, type TransactionTextColumn } from './dialect.js';
+import { dialectOf } from './adapter-dialect.js';
+import { wherePalTextsLike, type TransactionTextColumn } from './storage-dialect.js';
 import { migrations } from './migrations/index.js';
 import { fold, type TextColumn, type TextFilter } from './text-filters.js';
 import { MIGRATION_NAMES } from '../../test/migration-names.js';

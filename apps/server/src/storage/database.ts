@@ -1,7 +1,7 @@
 // Opening the database named by the settings, and bringing its schema up to date.
 import { Migrator, sql, type Kysely, type MigrationResult } from 'kysely';
 import { describeDatabase, type DatabaseConfig } from '../config.js';
-import { dialectOf } from './dialect-of.js';
+import { dialectOf } from './adapter-dialect.js';
 import { migrations } from './migrations/index.js';
 import { openPostgres } from './postgres.js';
 import type { DatabaseSchema } from './schema.js';
@@ -27,7 +27,7 @@ export class DatabaseError extends Error {
 export function openDatabase(config: { database: DatabaseConfig }): Db {
   switch (config.database.kind) {
     case 'sqlite':
-      return openSqlite(config.database.path);
+      return openSqlite(config.database.path, config.database.groupCommit);
     case 'postgres':
       return openPostgres(config.database.url, config.database.poolSize);
   }

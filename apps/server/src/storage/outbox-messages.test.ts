@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { engine, freshDatabaseEnv } from '../../test/engine.js';
 import { migratedDatabase, tempDir, testConfig } from '../../test/helpers.js';
 import type { Db } from './database.js';
-import { dialectOf } from './dialect-of.js';
+import { dialectOf } from './adapter-dialect.js';
 import {
   claimDueMessages,
   insertOutboxMessages,

@@ -5,7 +5,7 @@
 // frees the message when the lease runs out and a late outcome of a lost lease changes nothing.
 import { sql, type Selectable } from 'kysely';
 import type { Db } from './database.js';
-import { dialectOf } from './dialect-of.js';
+import { dialectOf } from './adapter-dialect.js';
 import type { IsoDate, OutboxKind, OutboxMessagesTable } from './schema.js';
 
 export type OutboxMessageRow = Selectable<OutboxMessagesTable>;

@@ -1,6 +1,6 @@
 // The pals and pal_versions tables: deployment writes, look-ups and the P1/C1 search.
 import type { Db } from './database.js';
-import { dialectOf } from './dialect-of.js';
+import { dialectOf } from './adapter-dialect.js';
 import { insertPalDocuments, type PalDocumentWrite } from './pal-documents.js';
 import type { NewPal, PalRow } from './schema.js';
 import type { TextFilter } from './text-filters.js';

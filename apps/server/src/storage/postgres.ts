@@ -9,7 +9,7 @@ import {
   wherePalTextsLike,
   type StorageDialect,
   type TransactionTextColumn,
-} from './dialect.js';
+} from './storage-dialect.js';
 import type { DatabaseSchema } from './schema.js';
 import { RATE_COUNT_TABLE } from './rate-counts.js';
 

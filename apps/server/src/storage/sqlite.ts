@@ -13,8 +13,13 @@ import {
   type StorageDialect,
   type TransactionTextColumn,
   type TransactionsQuery,
-} from './dialect.js';
+} from './storage-dialect.js';
 import type { DatabaseSchema } from './schema.js';
+import {
+  batchCommitted,
+  GroupCommitSqliteDialect,
+  type GroupCommitCounts,
+} from './sqlite-group-commit.js';
 
 /** Milliseconds a writer waits for another process's write lock (e.g. the CLI beside the server). */
 const BUSY_TIMEOUT_MS = 5000;
@@ -38,26 +43,49 @@ const PAL_TEXTS_FTS = 'pal_texts_fts';
  * - WAL: readers never block the writer;
  * - synchronous=FULL: with WAL, a commit returns only after the log is synced to disk, so an
  *   acknowledged write survives a power cut (NORMAL may lose the last commits);
- * - foreign_keys=ON: SQLite leaves them off by default.
+ * - foreign_keys=ON: SQLite leaves them off by default;
+ * - group commit (unless turned off): concurrent transactions share one COMMIT, so one fsync.
  */
-export function openSqlite(path: string): Kysely<DatabaseSchema> {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSchema> {
+  const memory = path === ':memory:';
+  if (!memory) mkdirSync(dirname(path), { recursive: true });
+  const writer = openConnection(path);
+  // A second connection reads what is committed; an in-memory database has only the one.
+  const reader = groupCommit && !memory ? openConnection(path) : undefined;
+  const changes: ChangeTracking = {
+    dataVersionStatement: (reader ?? writer).prepare('pragma data_version').pluck(),
+    dataVersion: 0,
+    checkedAt: -Infinity,
+    ownWrites: 0,
+  };
+  const grouped = reader
+    ? new GroupCommitSqliteDialect(
+        withStatementCache(writer, changes),
+        withStatementCache(reader, changes),
+      )
+    : undefined;
+  const db = new Kysely<DatabaseSchema>({
+    dialect: grouped ?? new SqliteDialect({ database: withStatementCache(writer, changes) }),
+  });
+  changeTracking.set(db, changes);
+  if (grouped) commitCounts.set(db, grouped.counts);
+  return db;
+}
+
+function openConnection(path: string): Database.Database {
   const database = new Database(path);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  const changes: ChangeTracking = {
-    dataVersionStatement: database.prepare('pragma data_version').pluck(),
-    dataVersion: 0,
-    checkedAt: -Infinity,
-    ownWrites: 0,
-  };
-  const db = new Kysely<DatabaseSchema>({
-    dialect: new SqliteDialect({ database: withStatementCache(database, changes) }),
-  });
-  changeTracking.set(db, changes);
-  return db;
+  return database;
+}
+
+const commitCounts = new WeakMap<object, GroupCommitCounts>();
+
+/** How a SQLite database's group commit has gone so far; undefined when it is off. */
+export function groupCommitCounts(db: Kysely<DatabaseSchema>): GroupCommitCounts | undefined {
+  return commitCounts.get(db);
 }
 
 /**
@@ -330,9 +358,16 @@ export const sqliteDialect: StorageDialect = {
   },
 
   async announceOutbox(db) {
-    // Called inside the writing transaction. A listener's first query waits for the one
-    // connection, which the transaction holds until it ends: it sees the messages once committed.
-    for (const listener of outboxListeners.get(db.getExecutor().adapter) ?? []) listener();
+    // Called inside the writing transaction: the listeners are told once it is durable (with
+    // group commit, reads see committed data only). Without group commit a listener's first query
+    // waits for the one connection, which the transaction holds until it ends.
+    const adapter = db.getExecutor().adapter;
+    const announce = () => {
+      for (const listener of outboxListeners.get(adapter) ?? []) listener();
+    };
+    const committed = batchCommitted(adapter);
+    if (committed) committed.then(announce, () => {});
+    else announce();
   },
 
   async listenOutbox(db, listener) {

@@ -3,7 +3,7 @@
 // by enterprise, so that another enterprise's SSO reads as missing.
 import type { Selectable } from 'kysely';
 import type { Db } from './database.js';
-import { dialectOf } from './dialect-of.js';
+import { dialectOf } from './adapter-dialect.js';
 import type { AccountsTable, IsoDate, SsoStatus } from './schema.js';
 import { rowWasInserted } from './inserted.js';
 

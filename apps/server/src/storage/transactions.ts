@@ -1,9 +1,9 @@
 // The transactions table: inserts, look-ups, conditional updates and the T2 search. "Contains"
-// filters go through the dialect's text index (dialect.ts).
+// filters go through the dialect's text index (storage-dialect.ts).
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from './database.js';
-import { dialectOf } from './dialect-of.js';
-import type { CappedCount, TextContains } from './dialect.js';
+import { dialectOf } from './adapter-dialect.js';
+import type { CappedCount, TextContains } from './storage-dialect.js';
 import type { NewTransaction, TransactionRow, TransactionUpdate } from './schema.js';
 import { equals, fold, type TextFilter } from './text-filters.js';
 

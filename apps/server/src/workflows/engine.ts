@@ -3,7 +3,7 @@
 // run's effects in one database transaction. A failed run keeps nothing but its webServiceStatus
 // (transaction runs of T6/T9) and a log line.
 import { posix } from 'node:path';
-import type { Logger } from 'pino';
+import type { Config } from '../config.js';
 import type { WorkflowContext } from './context.js';
 import { ConflictError, isDomainError, NotFoundError, TooManyRunsError } from '../domain/errors.js';
 import { getPalDetails, getPalVersion } from '../domain/pals.js';
@@ -22,12 +22,12 @@ import {
 } from '../domain/transactions.js';
 import { listTransactionRoles } from '../storage/transaction-roles.js';
 import { palScope, readVariables, transactionScope, writeVariables } from '../storage/variables.js';
-import type { FailureType, RunEffects, SandboxJob, SandboxOutcome, StackFrame } from './job.js';
+import type { PalCode } from './engine-state.js';
+import type { RunEffects, RunFailure, RunOutcome, SandboxJob, SandboxOutcome } from './job.js';
 import { OutputError } from './output.js';
 import { queueWorkflowMails, checkMailRecipients, countWorkflowMails } from './mail.js';
 import { withTransactionEvents } from '../domain/transaction-events.js';
-import { KeyedQueue } from './keyed-queue.js';
-import { getPalDocuments, type PalDocument } from '../domain/pal-documents.js';
+import { getPalDocuments } from '../domain/pal-documents.js';
 import {
   base64Contents,
   getCompletedDocuments,
@@ -43,24 +43,26 @@ import {
   type DocumentSubmission,
 } from '../domain/transaction-documents.js';
 
-export type RunResult<T> =
-  { ok: true; value: T } | { ok: false; type: FailureType; message: string; frames: StackFrame[] };
-
-/** A run's result with the pal it ran (a transaction run learns it from the transaction). */
-export type PalRunResult<T> = RunResult<T> & { palId: string };
+/**
+ * How a run becomes the operation's answer (operations.ts holds one per operation): its value
+ * shaped (throwing OutputError when it does not fit, which fails the run), or its failure's
+ * answer (which may throw, e.g. WorkflowFailedError for a 422). Both learn the pal that ran.
+ */
+export interface RunAnswer<T> {
+  shape(value: unknown, palId: string): T;
+  failed(failure: RunFailure, palId: string): T;
+}
 
 export interface RunOptions<T> {
   exportName: string;
-  /** The export's input, in JSON wire form. */
-  input: Record<string, unknown>;
-  /** Makes the return value into the response; throws OutputError when it does not fit. */
-  shape: (value: unknown, palId: string) => T;
+  /** The export's input, in JSON wire form, for the pal that runs (a transaction names it). */
+  input: (palId: string) => object;
+  answer: RunAnswer<T>;
   requestId?: string;
 }
 
 /** How often a run is repeated when another run wrote the same variables first. */
 const MAX_ATTEMPTS = 5;
-const transactionQueue = new KeyedQueue();
 
 /** C2, C5, C7 (and C6 entries): the `console` module of a console-mode pal of the enterprise. */
 export function runConsoleModule<T>(
@@ -68,9 +70,9 @@ export function runConsoleModule<T>(
   enterpriseId: string,
   palId: string,
   options: RunOptions<T>,
-): Promise<RunResult<T>> {
-  return admitted(ctx, enterpriseId, () =>
-    runPalModule(ctx, enterpriseId, palId, 'console', options),
+): Promise<T> {
+  return admitted(ctx, enterpriseId, async () =>
+    answer(ctx, options, palId, await runPalModule(ctx, enterpriseId, palId, 'console', options)),
   );
 }
 
@@ -80,8 +82,10 @@ export function runUserModule<T>(
   enterpriseId: string,
   palId: string,
   options: RunOptions<T>,
-): Promise<RunResult<T>> {
-  return admitted(ctx, enterpriseId, () => runPalModule(ctx, enterpriseId, palId, 'user', options));
+): Promise<T> {
+  return admitted(ctx, enterpriseId, async () =>
+    answer(ctx, options, palId, await runPalModule(ctx, enterpriseId, palId, 'user', options)),
+  );
 }
 
 /**
@@ -94,10 +98,11 @@ async function admitted<T>(
   enterpriseId: string,
   work: () => Promise<T>,
 ): Promise<T> {
-  const release = ctx.workflows.admit(enterpriseId);
+  const { pool } = ctx.engine;
+  const release = pool.admit(enterpriseId);
   if (!release)
     throw new TooManyRunsError(
-      ctx.workflows.runsOf(enterpriseId).admitted,
+      pool.runsOf(enterpriseId).admitted,
       // By then every run in progress has reached its time limit at the latest.
       Math.max(1, Math.ceil(ctx.config.workflowTimeoutMs / 1000)),
     );
@@ -108,6 +113,51 @@ async function admitted<T>(
   }
 }
 
+/**
+ * The one place a run ends: a failure is logged (once, whatever kind of run it was), then the
+ * outcome becomes the operation's answer.
+ */
+function answer<T>(
+  ctx: WorkflowContext,
+  options: RunOptions<T>,
+  palId: string,
+  outcome: RunOutcome<T>,
+  transactionId?: string,
+): T {
+  if (outcome.ok) return outcome.value;
+  ctx.log.warn(
+    {
+      reqId: options.requestId,
+      palId,
+      transactionId,
+      export: options.exportName,
+      type: outcome.type,
+    },
+    `workflow run failed: ${outcome.message}`,
+  );
+  return options.answer.failed(outcome, palId);
+}
+
+/**
+ * Runs `attempt` until its effects are kept: an attempt answers 'conflict' when another run wrote
+ * the same variables first (the variables' version check), and is repeated, at most MAX_ATTEMPTS
+ * times in all.
+ */
+async function repeatOnConflict<T>(
+  attempt: () => Promise<RunOutcome<T> | 'conflict'>,
+): Promise<RunOutcome<T>> {
+  for (let attempts = 0; attempts < MAX_ATTEMPTS; attempts++) {
+    const outcome = await attempt();
+    if (outcome !== 'conflict') return outcome;
+  }
+  return {
+    ok: false,
+    type: 'WORKFLOW_ERROR',
+    message: 'other runs kept changing the same variables; the run was repeated and gave up',
+    frames: [],
+  };
+}
+
 /** A console or user run: the current version of a deployed pal (console runs: a console pal). */
 async function runPalModule<T>(
   ctx: WorkflowContext,
@@ -115,7 +165,7 @@ async function runPalModule<T>(
   palId: string,
   module: 'console' | 'user',
   options: RunOptions<T>,
-): Promise<RunResult<T>> {
+): Promise<RunOutcome<T>> {
   const pal = await getPalDetails(ctx, enterpriseId, palId);
   if (module === 'console' && !pal.modeConsole) throw NotFoundError.of('console pal', palId);
   if (!pal.deployed) throw new ConflictError(`pal "${palId}" is not deployed`);
@@ -125,7 +175,7 @@ async function runPalModule<T>(
     ...code
   } = await palCode(ctx, enterpriseId, palId, pal.version);
   const scope = palScope(enterpriseId, palId);
-  for (let attempt = 1; ; attempt++) {
+  return repeatOnConflict(async () => {
     const vars = await readVariables(ctx.db, scope);
     const outcome = await execute(
       ctx,
@@ -134,15 +184,14 @@ async function runPalModule<T>(
       options,
       palId,
     );
-    if (!outcome.ok) return outcome;
-    const { value, effects } = outcome;
-    if (Object.keys(effects.vars).length === 0) return { ok: true, value };
+    if (!outcome.ok || Object.keys(outcome.effects.vars).length === 0) return outcome;
     const written = await ctx.db
       .transaction()
-      .execute((trx) => writeVariables(trx, scope, enterpriseId, vars.version, effects.vars));
-    if (written) return { ok: true, value };
-    if (attempt === MAX_ATTEMPTS) return conflictFailure();
-  }
+      .execute((trx) =>
+        writeVariables(trx, scope, enterpriseId, vars.version, outcome.effects.vars),
+      );
+    return written ? outcome : 'conflict';
+  });
 }
 
 export interface TransactionRunOptions<T> extends RunOptions<T> {
@@ -159,17 +208,18 @@ export interface TransactionRunOptions<T> extends RunOptions<T> {
 
 /**
  * T6, T9 (and transaction entries): the `transaction` module of the pal version the transaction
- * was created from; ConflictError (409) when its systemStatus forbids runs. Runs on one transaction are serialized in this process; across processes the
- * variables' version check makes a second writer repeat its run.
+ * was created from; ConflictError (409) when its systemStatus forbids runs. Runs on one
+ * transaction are serialized in this process; across processes the variables' version check
+ * makes a second writer repeat its run.
  */
 export function runTransactionModule<T>(
   ctx: WorkflowContext,
   enterpriseId: string,
   transactionId: string,
   options: TransactionRunOptions<T>,
-): Promise<PalRunResult<T>> {
+): Promise<T> {
   return admitted(ctx, enterpriseId, () =>
-    transactionQueue.run(transactionId, async (): Promise<PalRunResult<T>> => {
+    ctx.engine.transactionRuns.run(transactionId, async () => {
       let transaction = options.webService
         ? await withTransactionEvents(ctx, enterpriseId, transactionId, (tx) =>
             moveWebServiceStatus(tx, enterpriseId, transactionId, 'start'),
@@ -183,10 +233,9 @@ export function runTransactionModule<T>(
         documents,
         uploads: asksUploads,
         ...code
-      } = await palCode(ctx, enterpriseId, transaction.palId, transaction.palVersion);
+      } = await palCode(ctx, enterpriseId, palId, transaction.palVersion);
       const scope = transactionScope(transactionId);
-      let result: Failure | undefined;
-      for (let attempt = 1; !result; attempt++) {
+      const outcome = await repeatOnConflict(async () => {
         const [vars, roles, states, uploads, completed] = await Promise.all([
           readVariables(ctx.db, scope),
           transactionRoles(ctx, transactionId),
@@ -196,7 +245,7 @@ export function runTransactionModule<T>(
             ? getCompletedDocuments(ctx, enterpriseId, transactionId)
             : undefined,
         ]);
-        const outcome = await execute(
+        const ran = await execute(
           ctx,
           enterpriseId,
           {
@@ -212,46 +261,42 @@ export function runTransactionModule<T>(
             ...(completed ? { completedDocuments: base64Contents(completed) } : {}),
             uploads: uploadsWithSubmission(uploads, options.submission),
           },
-          // Every run gets the pal's id (docs/workflows.md, "Input"); only the engine knows it here.
-          { ...options, input: { ...options.input, palId } },
+          options,
           palId,
         );
-        if (!outcome.ok) {
-          result = outcome;
-          break;
-        }
+        if (!ran.ok) return ran;
         try {
           const applied = await applyTransactionEffects(
             ctx,
             transaction,
             scope,
             vars.version,
-            outcome.effects,
+            ran.effects,
             {
               webService: options.webService,
               submission:
-                options.submission && (options.keepsSubmission?.(outcome.value) ?? true)
+                options.submission && (options.keepsSubmission?.(ran.value) ?? true)
                   ? options.submission
                   : undefined,
             },
           );
-          if (applied) return { ok: true, value: outcome.value, palId };
-          if (attempt === MAX_ATTEMPTS) result = conflictFailure();
-          else transaction = await getTransactionDetails(ctx, enterpriseId, transactionId);
+          if (applied) return ran;
         } catch (error) {
           // An effect the state no longer allows (an illegal move, an unknown SSO): the run fails.
           if (!isDomainError(error)) throw error;
-          result = { ok: false, type: 'WORKFLOW_ERROR', message: error.message, frames: [] };
+          return { ok: false, type: 'WORKFLOW_ERROR', message: error.message, frames: [] };
         }
-      }
-      if (options.webService)
+        // The next attempt sees what the other run made of the transaction.
+        transaction = await getTransactionDetails(ctx, enterpriseId, transactionId);
+        return 'conflict';
+      });
+      if (!outcome.ok && options.webService)
         await withTransactionEvents(ctx, enterpriseId, transactionId, (tx) =>
           moveWebServiceStatus(tx, enterpriseId, transactionId, 'fail'),
         ).catch((error) =>
           ctx.log.warn({ err: error, transactionId }, 'could not mark a failed run FAILED'),
         );
-      logFailure(ctx.log, result, palId, options, transactionId);
-      return { ...result, palId };
+      return answer(ctx, options, palId, outcome, transactionId);
     }),
   );
 }
@@ -303,34 +348,38 @@ async function applyTransactionEffects(
   });
 }
 
-type Failure = Extract<RunResult<never>, { ok: false }>;
-export type Execution<T> = { ok: true; value: T; effects: RunEffects } | Failure;
-
 /** The systemStatus moves a workflow may make (pal.transaction.complete and cancel). */
-export const WORKFLOW_MOVES = {
+const WORKFLOW_MOVES = {
   complete: TRANSACTION_EVENTS.complete,
   cancel: TRANSACTION_EVENTS.cancel,
 };
 
+/** What a job may do and use, from the settings (the service's, or `pal run`'s). */
+export function jobBounds(
+  config: Pick<Config, 'workflowTimeoutMs' | 'workflowMemoryMb' | 'workflowResultMaxChars'>,
+): Pick<SandboxJob, 'moves' | 'timeoutMs' | 'memoryBytes' | 'maxResultLength'> {
+  return {
+    moves: WORKFLOW_MOVES,
+    timeoutMs: config.workflowTimeoutMs,
+    memoryBytes: config.workflowMemoryMb * 1024 * 1024,
+    maxResultLength: config.workflowResultMaxChars,
+  };
+}
+
+/** One run in the sandbox pool, its value shaped into the answer (its effects not yet kept). */
 async function execute<T>(
   ctx: WorkflowContext,
   enterpriseId: string,
-  job: Omit<
-    SandboxJob,
-    'exportName' | 'inputJson' | 'moves' | 'timeoutMs' | 'memoryBytes' | 'maxResultLength'
-  >,
+  job: Omit<SandboxJob, 'exportName' | 'inputJson' | keyof ReturnType<typeof jobBounds>>,
   options: RunOptions<T>,
   palId: string,
-): Promise<Execution<T>> {
-  const outcome = await ctx.workflows.run(
+): Promise<RunOutcome<T>> {
+  const outcome = await ctx.engine.pool.run(
     {
       ...job,
+      ...jobBounds(ctx.config),
       exportName: options.exportName,
-      inputJson: JSON.stringify(options.input),
-      moves: WORKFLOW_MOVES,
-      timeoutMs: ctx.config.workflowTimeoutMs,
-      memoryBytes: ctx.config.workflowMemoryMb * 1024 * 1024,
-      maxResultLength: ctx.config.workflowResultMaxChars,
+      inputJson: JSON.stringify(options.input(palId)),
     },
     enterpriseId,
   );
@@ -339,22 +388,19 @@ async function execute<T>(
       { reqId: options.requestId, palId, module: job.module, logs: outcome.logs },
       'workflow log',
     );
-  const settled = settle(outcome, options.shape, palId);
-  if (!settled.ok && job.transaction === undefined) logFailure(ctx.log, settled, palId, options);
-  return settled;
+  return shaped(outcome, options.answer.shape, palId);
 }
 
-/** A sandbox outcome made into the operation's answer, or the failure it is. */
-export function settle<T>(
+/** The sandbox's outcome with its value shaped; a value that does not fit fails the run. */
+export function shaped<T>(
   outcome: SandboxOutcome,
   shape: (value: unknown, palId: string) => T,
   palId: string,
-): Execution<T> {
+): RunOutcome<T> {
   if (!outcome.ok)
     return { ok: false, type: outcome.type, message: outcome.message, frames: outcome.frames };
   try {
-    const value =
-      outcome.valueJson === undefined ? undefined : (JSON.parse(outcome.valueJson) as unknown);
+    const value = outcome.value === undefined ? undefined : (JSON.parse(outcome.value) as unknown);
     return { ok: true, value: shape(value, palId), effects: outcome.effects };
   } catch (error) {
     if (!(error instanceof OutputError)) throw error;
@@ -362,37 +408,15 @@ export function settle<T>(
   }
 }
 
-/** A deployed pal version never changes: its code is kept, the least recently used dropped first. */
-const PAL_CODE_CACHE_SIZE = 256;
-const palCodeCache = new Map<string, Promise<PalCode>>();
-
-interface PalCode {
-  modules: Record<string, string>;
-  files: Record<string, string>;
-  /** The version's documents (pal.documents, the session form's checks). */
-  documents: PalDocument[];
-  /** Whether the manifest asks for uploads (else a run need not look for any). */
-  uploads: boolean;
-}
-
-async function palCode(
+function palCode(
   ctx: WorkflowContext,
   enterpriseId: string,
   palId: string,
   version: number,
 ): Promise<PalCode> {
-  const key = `${enterpriseId}\u0000${palId}\u0000${version}`;
-  let code = palCodeCache.get(key);
-  if (code) {
-    palCodeCache.delete(key);
-  } else {
-    code = readPalCode(ctx, enterpriseId, palId, version);
-    code.catch(() => palCodeCache.delete(key));
-    if (palCodeCache.size >= PAL_CODE_CACHE_SIZE)
-      palCodeCache.delete(palCodeCache.keys().next().value!);
-  }
-  palCodeCache.set(key, code);
-  return code;
+  return ctx.engine.palCode(`${enterpriseId}\u0000${palId}\u0000${version}`, () =>
+    readPalCode(ctx, enterpriseId, palId, version),
+  );
 }
 
 async function readPalCode(
@@ -426,32 +450,4 @@ function view(transaction: TransactionDetails) {
     systemStatus: transaction.systemStatus,
     webServiceStatus: transaction.webServiceStatus,
   };
-}
-
-function conflictFailure(): Failure {
-  return {
-    ok: false,
-    type: 'WORKFLOW_ERROR',
-    message: 'other runs kept changing the same variables; the run was repeated and gave up',
-    frames: [],
-  };
-}
-
-function logFailure(
-  log: Logger,
-  failure: { type: FailureType; message: string },
-  palId: string,
-  options: { exportName: string; requestId?: string },
-  transactionId?: string,
-): void {
-  log.warn(
-    {
-      reqId: options.requestId,
-      palId,
-      transactionId,
-      export: options.exportName,
-      type: failure.type,
-    },
-    `workflow run failed: ${failure.message}`,
-  );
 }

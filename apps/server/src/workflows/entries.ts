@@ -25,7 +25,7 @@ import type { DocumentSubmission, UploadInfo } from '../domain/transaction-docum
 import { assignRole } from '../domain/transaction-roles.js';
 import { redeemToken, type RedeemedToken } from '../domain/tokens.js';
 import { createTransaction, getTransactionDetails } from '../domain/transactions.js';
-import { runConsoleModule, runTransactionModule, type RunResult } from './engine.js';
+import { runConsoleModule, runTransactionModule, type RunAnswer } from './engine.js';
 import { consoleResult, transactionResult } from './output.js';
 
 /** Consumes the token, does what it is for, and starts a session; returns the cookie's value. */
@@ -156,26 +156,43 @@ export async function runAction(
     action,
     ...(session.ssoId ? { sso: session.ssoId } : {}),
   };
-  let result: RunResult<{ success: boolean; messages?: ActionOutcome['messages'] }>;
+  // A missing module or export is no error: the action did not run.
+  const failed: RunAnswer<ActionOutcome>['failed'] = (failure) =>
+    failure.type === 'NO_WORKFLOW'
+      ? { action, ran: false, success: true, messages: [] }
+      : {
+          action,
+          ran: true,
+          success: false,
+          messages: [{ message: failure.message, type: failure.type }],
+        };
+  const shown = (result: { success: boolean; messages?: ActionOutcome['messages'] }) => ({
+    action,
+    ran: true,
+    success: result.success,
+    messages: result.messages ?? [],
+  });
   try {
-    result =
-      session.transactionId === null
-        ? await runConsoleModule(ctx, session.enterpriseId, session.palId, {
-            exportName: action,
-            input: { ...input, palId: session.palId },
-            shape: (value) => consoleResult(value, session.palId),
-            requestId,
-          })
-        : await runTransactionModule(ctx, session.enterpriseId, session.transactionId, {
-            exportName: action,
-            webService: false,
-            input: { ...input, transactionId: session.transactionId },
-            shape: (value, palId) => transactionResult(value, palId, session.transactionId!),
-            requestId,
-            ...(form
-              ? { submission: form.submission, keepsSubmission: (value) => value.success }
-              : {}),
-          });
+    return session.transactionId === null
+      ? await runConsoleModule(ctx, session.enterpriseId, session.palId, {
+          exportName: action,
+          input: (palId) => ({ ...input, palId }),
+          answer: { shape: (value, palId) => shown(consoleResult(value, palId)), failed },
+          requestId,
+        })
+      : await runTransactionModule(ctx, session.enterpriseId, session.transactionId, {
+          exportName: action,
+          webService: false,
+          input: (palId) => ({ ...input, transactionId: session.transactionId!, palId }),
+          answer: {
+            shape: (value, palId) => shown(transactionResult(value, palId, session.transactionId!)),
+            failed,
+          },
+          requestId,
+          ...(form
+            ? { submission: form.submission, keepsSubmission: (value) => value.success }
+            : {}),
+        });
   } catch (error) {
     // The enterprise has as many runs in progress as it may: the page says so (the session and
     // its entry are kept, so the person may simply run the action again), never a 429 page.
@@ -187,20 +204,6 @@ export async function runAction(
       messages: [{ message: error.message, type: error.code }],
     };
   }
-  if (result.ok)
-    return {
-      action,
-      ran: true,
-      success: result.value.success,
-      messages: result.value.messages ?? [],
-    };
-  if (result.type === 'NO_WORKFLOW') return { action, ran: false, success: true, messages: [] };
-  return {
-    action,
-    ran: true,
-    success: false,
-    messages: [{ message: result.message, type: result.type }],
-  };
 }
 
 /**

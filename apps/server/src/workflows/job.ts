@@ -80,22 +80,25 @@ export interface StackFrame {
   line: number;
 }
 
-export type SandboxOutcome =
-  | {
-      ok: true;
-      /** JSON text of the export's return value; undefined when it returned nothing. */
-      valueJson: string | undefined;
-      effects: RunEffects;
-      logs: string[];
-      durationMs: number;
-    }
-  | {
-      ok: false;
-      type: FailureType;
-      message: string;
-      frames: StackFrame[];
-      logs: string[];
-      durationMs: number;
-      /** The worker must not run anything else (its WASM memory may be damaged). */
-      retire?: boolean;
-    };
+/** A failed run: its type (docs/workflows.md, "When a run fails"), message and the pal's frames. */
+export interface RunFailure {
+  ok: false;
+  type: FailureType;
+  message: string;
+  frames: StackFrame[];
+}
+
+/**
+ * How a run ended: the one outcome type of a run, from the sandbox to the engine. The sandbox's
+ * value is the JSON text of the export's return value (undefined when it returned nothing); the
+ * engine makes it into the operation's answer (engine.ts, `RunAnswer`).
+ */
+export type RunOutcome<T> = { ok: true; value: T; effects: RunEffects } | RunFailure;
+
+/** What a worker answers for a job: the run's outcome, with what it logged and how long it took. */
+export type SandboxOutcome = RunOutcome<string | undefined> & {
+  logs: string[];
+  durationMs: number;
+  /** The worker must not run anything else (its WASM memory may be damaged). */
+  retire?: boolean;
+};

@@ -3,7 +3,7 @@
 // run hands over (variables, roles, mails, a thrown error, its result) is copied to the worker's
 // heap, then to the main thread, then into one database transaction, so each has a bound of its
 // own, checked as the effect is made. A broken bound fails the run with WORKFLOW_MEMORY.
-import type { SandboxJob } from './job.js';
+import type { FailureType, SandboxJob } from './job.js';
 
 export const RUN_BOUNDS = {
   /** Distinct variable names one run may set. */
@@ -32,14 +32,32 @@ export const RUN_BOUNDS = {
   stackLength: 16_384,
 } as const;
 
-/** The message of a run that passed its time limit (the sandbox's or the pool's backstop). */
-export function timeoutMessage(job: Pick<SandboxJob, 'timeoutMs'>): string {
-  return `the workflow ran longer than ${job.timeoutMs} ms`;
+/**
+ * The message of a run that broke its time limit (the sandbox's interrupt or the pool's backstop)
+ * or its memory limit (the sandbox's allocator, its capped WASM memory, or its worker's heap).
+ */
+export function limitMessage(
+  type: 'WORKFLOW_TIMEOUT' | 'WORKFLOW_MEMORY',
+  job: Pick<SandboxJob, 'timeoutMs' | 'memoryBytes'>,
+): string {
+  return type === 'WORKFLOW_TIMEOUT'
+    ? `the workflow ran longer than ${job.timeoutMs} ms`
+    : `the workflow used more than ${job.memoryBytes / 1048576} MB of memory`;
 }
 
-/** The message of a run that passed its memory limit. */
-export function memoryMessage(job: Pick<SandboxJob, 'memoryBytes'>): string {
-  return `the workflow used more than ${job.memoryBytes / 1048576} MB of memory`;
+/**
+ * A run whose sandbox broke down rather than failed: the WASM module trapped or aborted (sandbox.ts),
+ * or Node ended the worker (pool.ts; ERR_WORKER_OUT_OF_MEMORY for a worker that outgrew its heap).
+ * Running out of memory shows as "memory", an access "out of bounds" or an "abort": the run broke
+ * its memory limit. Anything else is the sandbox's own failure.
+ */
+export function breakdown(
+  job: Pick<SandboxJob, 'timeoutMs' | 'memoryBytes'>,
+  cause: string,
+): { type: FailureType; message: string } {
+  return /memory|out of bounds|abort/i.test(cause)
+    ? { type: 'WORKFLOW_MEMORY', message: limitMessage('WORKFLOW_MEMORY', job) }
+    : { type: 'WORKFLOW_ERROR', message: `the sandbox failed: ${cause}` };
 }
 
 /**

@@ -38,7 +38,7 @@ describe('the worker pool', () => {
     expect(big.ok).toBe(false);
     expect(!big.ok && big.type).toBe('WORKFLOW_MEMORY');
     const next = await pool.run(job('export const run = () => 2;'), 'acme');
-    expect(next.ok && next.valueJson).toBe('2');
+    expect(next.ok && next.value).toBe('2');
   });
 
   it('counts the backstop from when a worker is ready: a job that starts a worker keeps its whole time', async () => {
@@ -53,7 +53,7 @@ describe('the worker pool', () => {
         },
       ),
     );
-    expect(outcome.ok && outcome.valueJson).toBe('1');
+    expect(outcome.ok && outcome.value).toBe('1');
   });
 
   it("runs at most runsPerTenant of a tenant's jobs at once; other tenants' jobs take the rest", async () => {

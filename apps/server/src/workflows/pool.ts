@@ -12,7 +12,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { SandboxJob, SandboxOutcome } from './job.js';
-import { memoryMessage, timeoutMessage } from './limits.js';
+import { breakdown, limitMessage } from './limits.js';
 import type { JobMessage, OutcomeMessage, WorkerData } from './worker.js';
 
 export interface WorkerPoolOptions {
@@ -214,7 +214,7 @@ export class WorkerPool {
     this.settle(slot, {
       ok: false,
       type: 'WORKFLOW_TIMEOUT',
-      message: timeoutMessage(job),
+      message: limitMessage('WORKFLOW_TIMEOUT', job),
       frames: [],
       logs: [],
       durationMs: performance.now() - started,
@@ -226,14 +226,9 @@ export class WorkerPool {
   private fail(slot: Slot, error: Error): void {
     const current = slot.current;
     if (current) {
-      // Also a worker ended by Node for outgrowing its heap (ERR_WORKER_OUT_OF_MEMORY).
-      const memory = /memory/i.test(error.message);
       this.settle(slot, {
         ok: false,
-        type: memory ? 'WORKFLOW_MEMORY' : 'WORKFLOW_ERROR',
-        message: memory
-          ? memoryMessage(current.pending.job)
-          : `the sandbox failed: ${error.message}`,
+        ...breakdown(current.pending.job, error.message),
         frames: [],
         logs: [],
         durationMs: performance.now() - current.pending.started,

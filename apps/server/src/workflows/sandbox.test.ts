@@ -22,7 +22,7 @@ describe('the sandbox', () => {
     for (let i = 0; i < 10_000; i++) {
       const outcome = runJob(quickjs, { ...trivial, inputJson: `{"n":${i}}` });
       if (!outcome.ok) throw new Error(`run ${i}: ${outcome.message}`);
-      if (outcome.valueJson !== `{"n":${i}}`) throw new Error(`run ${i}: ${outcome.valueJson}`);
+      if (outcome.value !== `{"n":${i}}`) throw new Error(`run ${i}: ${outcome.value}`);
     }
   });
 
@@ -43,7 +43,7 @@ describe('the sandbox', () => {
     );
     expect(outcome.ok).toBe(true);
     if (!outcome.ok) return;
-    expect(JSON.parse(outcome.valueJson!)).toEqual({
+    expect(JSON.parse(outcome.value!)).toEqual({
       vars: { seen: 'before', count: '3', flag: 'true' },
       status: 'SUBMITTED',
       system: 'COMPLETED',
@@ -81,7 +81,7 @@ describe('the sandbox', () => {
       ),
     );
     expect(outcome.ok).toBe(true);
-    expect(outcome.ok && JSON.parse(outcome.valueJson!)).toMatch(message);
+    expect(outcome.ok && JSON.parse(outcome.value!)).toMatch(message);
   });
 
   it('console runs have no transaction, roles or mail', () => {
@@ -94,7 +94,7 @@ describe('the sandbox', () => {
         },
       ),
     );
-    expect(outcome.ok && JSON.parse(outcome.valueJson!)).toEqual([
+    expect(outcome.ok && JSON.parse(outcome.value!)).toEqual([
       'undefined',
       'pal.roles.list is only available in transaction runs',
     ]);
@@ -187,7 +187,7 @@ describe('the bounds on what a run hands to the host (docs/workflows.md)', () =>
     const outcome = run(
       'try { pal.vars.set("n", "x".repeat(5_000_000)); } catch (e) { return e.message; }',
     );
-    expect(outcome.ok && JSON.parse(outcome.valueJson!)).toBe(
+    expect(outcome.ok && JSON.parse(outcome.value!)).toBe(
       'pal.vars.set: value is longer than 65536 characters',
     );
   });

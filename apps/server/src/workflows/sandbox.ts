@@ -13,8 +13,8 @@ import {
 } from 'quickjs-emscripten';
 import type { FailureType, SandboxJob, SandboxOutcome, StackFrame } from './job.js';
 import { Oversized, RunState, Unwritable, type Operation } from './host-api.js';
-import { cut, memoryMessage, RUN_BOUNDS, timeoutMessage } from './limits.js';
-import { driverSource } from './prelude.js';
+import { breakdown, cut, limitMessage, RUN_BOUNDS } from './limits.js';
+import { driverSource } from './driver.js';
 
 const WASM_PAGE = 64 * 1024;
 /** Room for QuickJS's own structures beside the heap the guest may fill. */
@@ -99,17 +99,11 @@ export function runJob(quickjs: QuickJSWASMModule, job: SandboxJob): SandboxOutc
     outcome = evaluate(context, state, job, () => interrupted);
   } catch (error) {
     // The WASM module itself failed (it ran out of its capped memory, most likely).
-    const message = error instanceof Error ? error.message : String(error);
-    const memory = /memory|out of bounds|abort/i.test(message);
-    outcome = {
-      ...failure(
-        memory ? 'WORKFLOW_MEMORY' : 'WORKFLOW_ERROR',
-        memory ? memoryMessage(job) : `the sandbox failed: ${message}`,
-        [],
-        state,
-      ),
-      retire: true,
-    };
+    const { type, message } = breakdown(
+      job,
+      error instanceof Error ? error.message : String(error),
+    );
+    outcome = { ...failure(type, message, [], state), retire: true };
   }
   // A run that broke a limit retires its worker, whose memory goes with it: freeing the runtime
   // then can abort inside QuickJS (an assertion after an interrupt), so it is not tried.
@@ -211,7 +205,8 @@ function evaluateModule(
           [],
           state,
         );
-      let valueJson: string | undefined;
+      // The return value's JSON text (the driver stringified it), or undefined for nothing.
+      let value: string | undefined;
       if (type === 'string') {
         if (stringLength(context, result) > job.maxResultLength)
           return failure(
@@ -221,9 +216,9 @@ function evaluateModule(
             state,
             false,
           );
-        valueJson = context.getString(result);
+        value = context.getString(result);
       }
-      return { ok: true, valueJson, effects: state.effects, logs: state.logs, durationMs: 0 };
+      return { ok: true, value, effects: state.effects, logs: state.logs, durationMs: 0 };
     } finally {
       result.dispose();
     }
@@ -386,7 +381,9 @@ function guestFailure(
   const type = classify(error, interrupted);
   return failure(
     type,
-    limitMessage(type, job) ?? `${error.name}: ${error.message}`,
+    type === 'WORKFLOW_TIMEOUT' || type === 'WORKFLOW_MEMORY'
+      ? limitMessage(type, job)
+      : `${error.name}: ${error.message}`,
     stackFrames(error.stack, job.modules),
     state,
   );
@@ -449,12 +446,6 @@ function classify(error: GuestError, interrupted: boolean): FailureType {
   )
     return 'WORKFLOW_MEMORY';
   return 'WORKFLOW_ERROR';
-}
-
-function limitMessage(type: FailureType, job: SandboxJob): string | undefined {
-  if (type === 'WORKFLOW_TIMEOUT') return timeoutMessage(job);
-  if (type === 'WORKFLOW_MEMORY') return memoryMessage(job);
-  return undefined;
 }
 
 /**

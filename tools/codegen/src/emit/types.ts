@@ -1,12 +1,12 @@
 /**
- * Emits packages/types: TypeScript interfaces, enums and aliases for every XSD type.
+ * Emits packages/types: TypeScript interfaces, enums and aliases for every XSD type, built from
+ * the schema model with ts-morph.
  *
- * xsd2ts (the design card's tool) translates the XSDs first, in a scratch folder.
- * Its classes are tidied with ts-morph into plain interfaces (no `@class` member,
- * no constructors) and its enums are exported. Each of its properties is checked
- * against the schema model; where xsd2ts cannot express a construct correctly
- * (maps, arrays of arrays, list wrappers, nillable members, xs:unsignedShort),
- * that part is emitted from the model instead and reported as diagnostic TYPES1xx.
+ * xsd2ts (the design card's tool) is a cross-check, not the source: it translates the XSDs in a
+ * scratch folder, and every type and property it wrote is compared with the model's. Where it
+ * differs or has nothing (maps, arrays of arrays, list wrappers, nillable members,
+ * xs:unsignedShort, enums it did not export), an info diagnostic TYPES1xx says so; what is
+ * emitted is always the model's type.
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -51,7 +51,7 @@ export function emitTypes(
   ];
 }
 
-/** Runs xsd2ts on a copy of each XSD and parses what it wrote. */
+/** Runs xsd2ts on a copy of each XSD and parses what it wrote, for the cross-check. */
 function runXsd2ts(ctx: GenerateContext): SourceFile[] {
   const scratch = mkdtempSync(join(tmpdir(), 'xsd2ts-'));
   try {
@@ -158,8 +158,7 @@ function objectInterface(
     return {
       name: m.name,
       hasQuestionToken: m.optional,
-      // Where xsd2ts agrees with the model its text is used; otherwise the model's.
-      type: got === want ? got : want,
+      type: want,
       docs: m.doc ? [m.doc] : [],
     };
   });

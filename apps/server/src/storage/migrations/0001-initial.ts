@@ -2,7 +2,7 @@
 // Written with Kysely's schema builder in portable SQL; the few dialect-specific steps go through
 // StorageDialect. Never edit a released migration: add a new one.
 import type { Kysely, Migration } from 'kysely';
-import { dialectOf } from '../dialect-of.js';
+import { dialectOf } from '../adapter-dialect.js';
 
 export const initial: Migration = {
   async up(db: Kysely<any>) {

@@ -1,10 +1,10 @@
-// The change stamp (storage/dialect.ts `changeStamp`): one row whose value moves, in the same
+// The change stamp (storage/storage-dialect.ts `changeStamp`): one row whose value moves, in the same
 // transaction, with every write to a table that read caches hold (pals and what authenticates a
 // client), so each server node on a shared PostgreSQL knows when its caches are stale. SQLite
 // keeps the row too (one schema on both engines) but needs no triggers: `pragma data_version`
 // tells it of other connections' commits.
 import type { Kysely, Migration } from 'kysely';
-import { dialectOf } from '../dialect-of.js';
+import { dialectOf } from '../adapter-dialect.js';
 
 const CACHED_TABLES = ['enterprises', 'api_clients', 'pals', 'pal_versions'] as const;
 

@@ -3,7 +3,7 @@
 // is differs by engine and lives in the dialect: PostgreSQL, a pg_trgm GIN index per column;
 // SQLite, an FTS5 trigram index over a side table that gives each pal a stable integer key.
 import type { Kysely, Migration } from 'kysely';
-import { dialectOf } from '../dialect-of.js';
+import { dialectOf } from '../adapter-dialect.js';
 
 export const palTextIndex: Migration = {
   async up(db: Kysely<any>) {

@@ -3,7 +3,7 @@
 // document_contents the bytes, once per SHA-256 within an enterprise, so that redeploying a pal
 // does not copy its unchanged files.
 import type { Kysely, Migration } from 'kysely';
-import { dialectOf } from '../dialect-of.js';
+import { dialectOf } from '../adapter-dialect.js';
 
 export const palDocuments: Migration = {
   async up(db: Kysely<any>) {

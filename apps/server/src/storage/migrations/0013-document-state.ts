@@ -3,7 +3,7 @@
 // evidence the completed PDF's evidence page prints: the signer's name and e-mail as the SSO had
 // them when signing, the address and user agent of the request, and the time.
 import type { Kysely, Migration } from 'kysely';
-import { dialectOf } from '../dialect-of.js';
+import { dialectOf } from '../adapter-dialect.js';
 
 export const documentState: Migration = {
   async up(db: Kysely<any>) {

@@ -2,7 +2,7 @@
 // PDF document after the transaction became COMPLETED, by the completion job of the outbox; their
 // SHA-256 is the document's digest from then on.
 import type { Kysely, Migration } from 'kysely';
-import { dialectOf } from '../dialect-of.js';
+import { dialectOf } from '../adapter-dialect.js';
 
 export const completedDocuments: Migration = {
   async up(db: Kysely<any>) {

@@ -1,7 +1,7 @@
 // Files people uploaded on a transaction's session page (docs/pal-format.md, "uploads"): one per
 // upload name, the latest kept, written only by a run that succeeded, in the commit of its effects.
 import type { Kysely, Migration } from 'kysely';
-import { dialectOf } from '../dialect-of.js';
+import { dialectOf } from '../adapter-dialect.js';
 
 export const transactionUploads: Migration = {
   async up(db: Kysely<any>) {

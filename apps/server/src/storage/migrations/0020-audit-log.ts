@@ -2,7 +2,7 @@
 // Rows are never changed: a trigger refuses every UPDATE on both engines. They are deleted only
 // by the retention sweep (AUDIT_RETENTION_DAYS), which the index on `at` serves.
 import { sql, type Kysely, type Migration } from 'kysely';
-import { dialectOf } from '../dialect-of.js';
+import { dialectOf } from '../adapter-dialect.js';
 
 export const auditLog: Migration = {
   async up(db: Kysely<any>) {

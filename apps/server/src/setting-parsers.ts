@@ -13,7 +13,8 @@ const SECRET_KEY_FILE = 'secret.key';
 export type SecretKeySource = 'env' | 'file' | 'generated';
 
 export type DatabaseConfig =
-  | { kind: 'sqlite'; path: string }
+  /** `groupCommit`: concurrent transactions share one COMMIT (storage/sqlite-group-commit.ts). */
+  | { kind: 'sqlite'; path: string; groupCommit: boolean }
   /** `url` may carry a password: log it through describeConfig() only. */
   | { kind: 'postgres'; url: string; poolSize: number };
 
@@ -94,6 +95,7 @@ export function databaseSetting(
   rawPoolSize: string | undefined,
   defaultPoolSize: number,
   dataDir: string,
+  rawGroupCommit?: string,
 ): DatabaseConfig {
   if (raw !== undefined && /^postgres(ql)?:/i.test(raw)) {
     let url: URL;
@@ -112,12 +114,16 @@ export function databaseSetting(
       throw new ConfigError('DATABASE_URL', 'the PostgreSQL URL names no database (…/DATABASE)');
     }
     const poolSize = integerSetting('DATABASE_POOL_SIZE', rawPoolSize, defaultPoolSize, 1, 1000);
+    if (rawGroupCommit !== undefined)
+      throw new ConfigError('SQLITE_GROUP_COMMIT', 'applies to a SQLite database only');
     return { kind: 'postgres', url: raw, poolSize };
   }
   if (rawPoolSize !== undefined) {
     throw new ConfigError('DATABASE_POOL_SIZE', 'applies to a PostgreSQL DATABASE_URL only');
   }
-  if (raw === undefined) return { kind: 'sqlite', path: join(dataDir, 'pal.sqlite') };
+  const groupCommit =
+    enumSetting('SQLITE_GROUP_COMMIT', rawGroupCommit, ['true', 'false'], 'true') === 'true';
+  if (raw === undefined) return { kind: 'sqlite', path: join(dataDir, 'pal.sqlite'), groupCommit };
   const match = /^sqlite:(?:\/\/)?(.+)$/i.exec(raw);
   if (!match) {
     throw new ConfigError(
@@ -126,7 +132,7 @@ export function databaseSetting(
     );
   }
   const path = match[1];
-  return { kind: 'sqlite', path: path === ':memory:' ? path : resolve(path) };
+  return { kind: 'sqlite', path: path === ':memory:' ? path : resolve(path), groupCommit };
 }
 
 /** The database setting fit for a log line or a message: a PostgreSQL password masked. */

@@ -1,6 +1,6 @@
 // Which StorageDialect a Kysely handle speaks, told from its adapter.
 import { PostgresAdapter, type Kysely } from 'kysely';
-import type { StorageDialect } from './dialect.js';
+import type { StorageDialect } from './storage-dialect.js';
 import { postgresDialect } from './postgres.js';
 import { sqliteDialect } from './sqlite.js';
 

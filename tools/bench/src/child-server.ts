@@ -10,7 +10,7 @@
  * With --webhook URL, the enterprise has a webhook endpoint at URL that takes every event type
  * (set WEBHOOK_ALLOW_PRIVATE=true for a loopback receiver).
  *
- *   tsx --conditions=@pal-workflow/source bench-server.ts [--transactions N] [--workflows] [--hostile]
+ *   tsx --conditions=@pal-workflow/source child-server.ts [--transactions N] [--workflows] [--hostile]
  *     [--join] [--webhook URL]
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';

@@ -2,7 +2,7 @@
 // this interface (migrations, repositories, searches) is written with Kysely's query builder in
 // SQL that SQLite and PostgreSQL both run; each database's peculiarities (pragmas, the full-text
 // index behind "name contains") live in one module per database: ./sqlite.ts and ./postgres.ts,
-// chosen by ./dialect-of.ts.
+// chosen by ./adapter-dialect.ts.
 import type { CreateTableBuilder, Expression, Kysely, SelectQueryBuilder, SqlBool } from 'kysely';
 import { sql } from 'kysely';
 import type { DatabaseSchema } from './schema.js';

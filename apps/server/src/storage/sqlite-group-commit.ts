@@ -1,0 +1,310 @@
+// Group commit for SQLite (docs/performance.md): the database transactions of concurrent requests
+// share one COMMIT, and so one fsync, instead of paying one each.
+//
+// Two connections to the file. The writer is used by one caller at a time: a caller's
+// transaction becomes a SAVEPOINT inside a batch transaction that the first of them opens (BEGIN
+// IMMEDIATE); its commit RELEASEs the savepoint, lets the next caller in, and waits for the
+// batch's COMMIT, which runs once the event loop has run what was ready (setImmediate): callers
+// that came meanwhile joined the batch. The reader takes every statement outside a transaction
+// that only reads, at once and without waiting: in WAL mode it sees committed data only, so no
+// caller reads a write that may yet be lost. So:
+// - a transaction resolves only once the COMMIT that holds its writes is on disk
+//   (synchronous=FULL); when that COMMIT fails, every transaction of the batch rejects with its
+//   error and none of their writes stays;
+// - a transaction that rolls back undoes only its own savepoint;
+// - a write outside a transaction joins the open batch (or commits alone when there is none) and
+//   is answered once it is durable.
+import type Database from 'better-sqlite3';
+import {
+  CompiledQuery,
+  SelectQueryNode,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryCompiler,
+  type QueryResult,
+} from 'kysely';
+
+/** The savepoint of one caller's transaction inside the batch. */
+const UNIT = 'pal_group_unit';
+
+interface Batch {
+  committed: Promise<void>;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** How the batches went, for the bench and the tests. */
+export interface GroupCommitCounts {
+  /** COMMITs run (each one fsync). */
+  commits: number;
+  /** Transactions committed through them. */
+  transactions: number;
+  /** Batches whose COMMIT failed. */
+  failedCommits: number;
+}
+
+/** A database's driver by its adapter, which its transactions share (see batchCommitted). */
+const drivers = new WeakMap<object, GroupCommitDriver>();
+
+/**
+ * Resolves once the batch that the caller's open transaction joined is durable; undefined when
+ * `adapter` (`db.getExecutor().adapter`) is not of a group-committing database. Rejects when the
+ * batch fails to commit.
+ */
+export function batchCommitted(adapter: object): Promise<void> | undefined {
+  return drivers.get(adapter)?.openBatchCommitted();
+}
+
+export class GroupCommitSqliteDialect implements Dialect {
+  readonly counts: GroupCommitCounts = { commits: 0, transactions: 0, failedCommits: 0 };
+  readonly #driver: GroupCommitDriver;
+
+  constructor(writer: Database.Database, reader: Database.Database) {
+    this.#driver = new GroupCommitDriver(writer, reader, this.counts);
+  }
+
+  createDriver(): Driver {
+    return this.#driver;
+  }
+  createQueryCompiler(): QueryCompiler {
+    return new SqliteQueryCompiler();
+  }
+  createAdapter() {
+    const adapter = new SqliteAdapter();
+    drivers.set(adapter, this.#driver);
+    return adapter;
+  }
+  createIntrospector(db: Kysely<any>) {
+    return new SqliteIntrospector(db);
+  }
+}
+
+/** One use of the database, from acquire to release; it holds the writer only while it writes. */
+class Lease implements DatabaseConnection {
+  /** The batch this lease's transaction joined; undefined outside a transaction. */
+  batch: Batch | undefined;
+  /** It holds the writer now. */
+  holdsWriter = false;
+
+  constructor(private readonly driver: GroupCommitDriver) {}
+
+  executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    return this.driver.execute<R>(this, compiledQuery);
+  }
+
+  async *streamQuery<R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    if (!SelectQueryNode.is(compiledQuery.query))
+      throw new Error('SQLite streams only select queries');
+    const { rows } = await this.driver.execute<R>(this, compiledQuery);
+    for (const row of rows) yield { rows: [row] };
+  }
+}
+
+class GroupCommitDriver implements Driver {
+  readonly #writerMutex = new Mutex();
+  #open: Batch | undefined;
+  /** Transactions released into the open batch, waiting for its COMMIT. */
+  #waiting = 0;
+  /** A caller is inside its savepoint: the batch cannot commit now. */
+  #unitActive = false;
+  #commitScheduled = false;
+
+  constructor(
+    private readonly writer: Database.Database,
+    private readonly reader: Database.Database,
+    private readonly counts: GroupCommitCounts,
+  ) {}
+
+  async init(): Promise<void> {}
+
+  /** The open batch's COMMIT (resolved at once when none is open). */
+  openBatchCommitted(): Promise<void> {
+    return this.#open?.committed ?? Promise.resolve();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new Lease(this);
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    const lease = connection as Lease;
+    await this.#holdWriter(lease);
+    if (!this.#open) {
+      this.writer.exec('begin immediate');
+      this.#open = newBatch();
+    }
+    this.writer.exec(`savepoint ${UNIT}`);
+    this.#unitActive = true;
+    lease.batch = this.#open;
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const lease = connection as Lease;
+    const batch = lease.batch!;
+    this.writer.exec(`release ${UNIT}`);
+    this.#unitActive = false;
+    lease.batch = undefined;
+    this.#waiting += 1;
+    // Let the next caller join the batch while this one waits for the COMMIT.
+    this.#releaseWriter(lease);
+    this.#scheduleCommit();
+    await batch.committed;
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const lease = connection as Lease;
+    lease.batch = undefined;
+    // Its COMMIT failed: the batch has ended already, and the writer is another caller's now.
+    if (!lease.holdsWriter) return;
+    this.writer.exec(`rollback to ${UNIT}`);
+    this.writer.exec(`release ${UNIT}`);
+    this.#unitActive = false;
+    this.#releaseWriter(lease);
+    this.#scheduleCommit();
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await this.execute(connection as Lease, CompiledQuery.raw(`savepoint "${name}"`));
+  }
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await this.execute(connection as Lease, CompiledQuery.raw(`rollback to "${name}"`));
+  }
+  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await this.execute(connection as Lease, CompiledQuery.raw(`release "${name}"`));
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    this.#releaseWriter(connection as Lease);
+  }
+
+  async destroy(): Promise<void> {
+    await this.#writerMutex.lock();
+    this.#commitOpenBatch();
+    this.reader.close();
+    this.writer.close();
+  }
+
+  /**
+   * Inside a transaction: the statement runs in the caller's savepoint. Outside one: a read runs
+   * on the reader at once; a write waits for the writer, joins the open batch (if any) and is
+   * answered once that batch is durable.
+   */
+  async execute<R>(lease: Lease, compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    if (lease.batch) return run<R>(this.writer, compiledQuery);
+    if (isRead(this.reader, compiledQuery.sql)) return run<R>(this.reader, compiledQuery);
+    await this.#holdWriter(lease);
+    let result: QueryResult<R>;
+    try {
+      result = run<R>(this.writer, compiledQuery);
+    } finally {
+      this.#releaseWriter(lease);
+    }
+    const batch = this.#open;
+    if (batch) {
+      this.#scheduleCommit();
+      await batch.committed;
+    }
+    return result;
+  }
+
+  async #holdWriter(lease: Lease): Promise<void> {
+    if (lease.holdsWriter) return;
+    await this.#writerMutex.lock();
+    lease.holdsWriter = true;
+  }
+
+  #releaseWriter(lease: Lease): void {
+    if (!lease.holdsWriter) return;
+    lease.holdsWriter = false;
+    this.#writerMutex.unlock();
+  }
+
+  /** The open batch commits once the event loop has run what is ready now (they may join it). */
+  #scheduleCommit(): void {
+    if (this.#commitScheduled) return;
+    this.#commitScheduled = true;
+    setImmediate(() => {
+      this.#commitScheduled = false;
+      // A caller inside its savepoint schedules the commit again when it ends.
+      if (!this.#unitActive) this.#commitOpenBatch();
+    });
+  }
+
+  #commitOpenBatch(): void {
+    const batch = this.#open;
+    if (!batch) return;
+    const transactions = this.#waiting;
+    this.#open = undefined;
+    this.#waiting = 0;
+    try {
+      this.writer.exec('commit');
+    } catch (error) {
+      // A COMMIT that fails (a deferred constraint, a full disk, an I/O error) may leave the
+      // transaction open: end it, so that nothing of the batch stays.
+      if (this.writer.inTransaction) this.writer.exec('rollback');
+      this.counts.failedCommits += 1;
+      batch.reject(error);
+      return;
+    }
+    this.counts.commits += 1;
+    this.counts.transactions += transactions;
+    batch.resolve();
+  }
+}
+
+/**
+ * True when the statement only reads, as the reader connection prepares it. One that the reader
+ * cannot prepare (a table the writer has just created) goes to the writer.
+ */
+function isRead(reader: Database.Database, source: string): boolean {
+  try {
+    return reader.prepare(source).readonly;
+  } catch {
+    return false;
+  }
+}
+
+function run<R>(database: Database.Database, compiledQuery: CompiledQuery): QueryResult<R> {
+  const statement = database.prepare(compiledQuery.sql);
+  const parameters = compiledQuery.parameters as unknown[];
+  if (statement.reader) return { rows: statement.all(parameters) as R[] };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+}
+
+function newBatch(): Batch {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const committed = new Promise<void>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
+  });
+  // A batch whose callers all rolled back has nobody waiting on it.
+  committed.catch(() => {});
+  return { committed, resolve, reject };
+}
+
+/** One user of the connection at a time, in the order they asked. */
+class Mutex {
+  #tail: Promise<void> = Promise.resolve();
+  #unlockCurrent: (() => void) | undefined;
+
+  async lock(): Promise<void> {
+    const previous = this.#tail;
+    let unlock!: () => void;
+    this.#tail = new Promise<void>((done) => (unlock = done));
+    await previous;
+    this.#unlockCurrent = unlock;
+  }
+
+  unlock(): void {
+    const unlock = this.#unlockCurrent;
+    this.#unlockCurrent = undefined;
+    unlock?.();
+  }
+}
