@@ -12,3 +12,5 @@ export { startServer } from './server.js';
 export { addWebhookEndpoint } from './domain/webhooks.js';
 export { loadSandboxModule, runJob } from './workflows/sandbox.js';
 export { dialectOf } from './storage/adapter-dialect.js';
+export { writeCompletedPdf } from './documents/completion.js';
+export type { CompletionInput } from './documents/completed-pdf.js';

@@ -226,7 +226,7 @@ describe('pal CLI on a fresh DATA_DIR', () => {
         {
           id: 'expense-approval',
           name: 'Expense approval',
-          description: expect.stringContaining('expenses'),
+          description: expect.stringContaining('expense claim'),
           category: 'Finance',
           branchName: 'main',
           createDate: expect.any(String),
@@ -234,7 +234,7 @@ describe('pal CLI on a fresh DATA_DIR', () => {
           deployed: true,
           modeTransaction: true,
           modeConsole: false,
-          modeWeb: false,
+          modeWeb: true,
           shadow: false,
           shell: false,
         },

@@ -1,12 +1,19 @@
 // The example pals that `npm start` deploys, run over HTTP as the README and docs/workflows.md
 // show them: expense approval with an approver and a mail, the team directory in console mode and
 // through U1 with paging, and customer onboarding step by step.
-import { resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PEOPLE, ensureDemoPeople } from '../src/domain/demo.js';
 import { deployPal } from '../src/domain/pals.js';
 import { createSso } from '../src/domain/ssos.js';
+import { readVariables, transactionScope } from '../src/storage/variables.js';
+import { inkPng } from './documents.js';
 import { startHarness, type Harness } from './harness.js';
+import { csrfOf, SESSION_PATH, sessionBrowser, type SessionBrowser } from './session-pages.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../../examples/pals/', import.meta.url));
 const post = (values: Record<string, string>) => ({
@@ -14,8 +21,10 @@ const post = (values: Record<string, string>) => ({
 });
 
 let h: Harness;
+let pages: SessionBrowser;
 beforeAll(async () => {
   h = await startHarness({ smtp: true });
+  pages = sessionBrowser(h.url);
   for (const id of ['expense-approval', 'team-directory', 'customer-onboarding'])
     await deployPal(h.domain, h.b.enterpriseId, resolve(EXAMPLES, id));
 });
@@ -162,3 +171,184 @@ describe('the example pals', () => {
     expect((await client.transactions.getTransaction({ id })).status).toBe('READY');
   });
 });
+
+describe('expense approval in a browser (the session form, as a browser posts it)', () => {
+  it('the employee fills in and signs, the mailed manager approves and signs, the completed claim has both', async () => {
+    await ensureDemoPeople(h.domain, h.b.enterpriseId);
+    const { employee, manager } = DEMO_PEOPLE;
+    const url = await h.b.json.pals.createPalToken({
+      palId: 'expense-approval',
+      userSSO: employee.sso,
+    });
+    const { cookie, page } = await pages.enter(/\/services\/enter\/(\S+)$/.exec(url)![1]!);
+    const mailsBefore = h.mails.length;
+    const submitted = await pages.post(cookie, {
+      csrf: csrfOf(page),
+      action: 'submit',
+      employeeName: 'Erika Employee',
+      claimDate: '2025-11-20',
+      costCentre: 'CC-4711',
+      category: 'Travel',
+      amount: '184.60',
+      description: 'Train Zurich to Geneva and back, customer workshop',
+      receiptsAttached: 'true',
+      'signature.employee-signature': `data:image/png;base64,${inkPng(300, 100).toString('base64')}`,
+    });
+    expect(submitted.status, submitted.text).toBe(303);
+    const after = await pages.open(SESSION_PATH, cookie);
+    expect(after.text).toContain('Submitted 184.60 for approval');
+    const id = (await h.b.json.transactions.searchTransactions({ sso: employee.sso }))[0]!.id!;
+    expect((await h.b.json.transactions.getTransaction({ id })).status).toBe('SUBMITTED');
+
+    // The manager's mail: its link's POST enters the claim and runs `review`.
+    expect(h.mails.length).toBe(mailsBefore + 1);
+    expect(h.mails.at(-1)?.envelope.to).toEqual([manager.email]);
+    const link = /http:\/\/pal\.example\.test:8443(\/services\/mail\?\S+)/.exec(
+      h.mails.at(-1)!.mail.text!,
+    )![1]!;
+    const entered = await fetch(h.url + link, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
+    expect(entered.status).toBe(303);
+    const managerCookie = entered.headers.get('set-cookie')!.split(';')[0]!;
+    const managerPage = await pages.open(SESSION_PATH, managerCookie);
+    expect(managerPage.text).toContain('approve and sign, or return it');
+
+    // Approving without signing is refused by the workflow; signed (typed), it completes.
+    const unsigned = await pages.post(managerCookie, {
+      csrf: csrfOf(managerPage),
+      action: 'approve',
+      managerNote: 'Fine.',
+    });
+    expect(unsigned.status).toBe(303);
+    expect((await pages.open(SESSION_PATH, managerCookie)).text).toContain(
+      'Sign the claim to approve it',
+    );
+    const approved = await pages.post(managerCookie, {
+      csrf: csrfOf(managerPage),
+      action: 'approve',
+      managerNote: 'Approved, thank you.',
+      'signature.manager-signature': 'Morgan Manager',
+    });
+    expect(approved.status, approved.text).toBe(303);
+    expect((await h.b.json.transactions.getTransaction({ id })).status).toBe('APPROVED');
+    expect(
+      await h.b.json.transactions.searchTransactions({ systemStatus: 'COMPLETED' as never }),
+    ).toContainEqual(expect.objectContaining({ id }));
+
+    await h.server.outbox.drain();
+    const download = await fetch(`${h.url}/services/session/documents/0/completed`, {
+      headers: { Cookie: managerCookie },
+    });
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-disposition')).toBe(
+      'attachment; filename="claim-form-completed.pdf"',
+    );
+    const text = pdftotext(new Uint8Array(await download.arrayBuffer()));
+    for (const expected of [
+      'Erika Employee',
+      'CC-4711',
+      '184.60',
+      'customer workshop',
+      'Approved, thank you.',
+      'Evidence of signatures',
+      'erika.employee@demo.example',
+      'morgan.manager@demo.example',
+      'role owner',
+      'role manager',
+      id,
+    ])
+      expect(text).toContain(expected);
+  });
+});
+
+describe('customer onboarding in a browser', () => {
+  it('company details and signed terms complete it; the completed terms carry them', async () => {
+    await ensureDemoPeople(h.domain, h.b.enterpriseId);
+    const url = await h.b.json.pals.createPalToken({
+      palId: 'customer-onboarding',
+      userSSO: DEMO_PEOPLE.employee.sso,
+    });
+    const { cookie, page } = await pages.enter(/\/services\/enter\/(\S+)$/.exec(url)![1]!);
+    const form = {
+      csrf: csrfOf(page),
+      action: 'submit',
+      company: 'Initech AG',
+      vatId: 'CHE123456789',
+      address: 'Bahnhofstrasse 1\n8001 Zurich',
+      email: 'it@initech.example',
+      'signature.customer-signature': 'Peter Gibbons',
+    };
+    const passport = {
+      'upload.identity': { name: 'passport.pdf', type: 'application/pdf', bytes: PASSPORT },
+    };
+    // No identity document: the service stops the form before any run.
+    expect((await postMultipart(cookie, { ...form, acceptTerms: 'true' })).status).toBe(303);
+    expect((await pages.open(SESSION_PATH, cookie)).text).not.toContain('is onboarded');
+    // The terms not accepted: the workflow says so, and nothing is kept.
+    expect((await postMultipart(cookie, form, passport)).status).toBe(303);
+    expect((await pages.open(SESSION_PATH, cookie)).text).toContain(
+      'acceptTerms: tick the box to accept the terms',
+    );
+    expect((await postMultipart(cookie, { ...form, acceptTerms: 'true' }, passport)).status).toBe(
+      303,
+    );
+    expect((await pages.open(SESSION_PATH, cookie)).text).toContain('Initech AG is onboarded');
+    const tx = (
+      await h.b.json.transactions.searchTransactions({
+        palId: 'customer-onboarding',
+        status: 'READY',
+      })
+    )[0]!;
+    expect((await readVariables(h.domain.db, transactionScope(tx.id!))).values).toMatchObject({
+      documents: 'passport.pdf',
+      'done.documents': 'yes',
+    });
+    // The completion job of the outbox writes the completed PDF after the run's commit.
+    await h.server.outbox.drain();
+    const download = await fetch(`${h.url}/services/session/documents/0/completed`, {
+      headers: { Cookie: cookie },
+    });
+    expect(download.status).toBe(200);
+    const text = pdftotext(new Uint8Array(await download.arrayBuffer()));
+    for (const expected of ['Initech AG', 'CHE123456789', '8001 Zurich', 'Peter Gibbons'])
+      expect(text).toContain(expected);
+  });
+});
+
+/** A small PDF, as a scanned identity document would be. */
+const PASSPORT = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
+
+/** A multipart post, as a browser sends a form with files. */
+async function postMultipart(
+  cookie: string,
+  fields: Record<string, string>,
+  files: Record<string, { name: string; type: string; bytes: Uint8Array }> = {},
+): Promise<{ status: number; text: string }> {
+  const body = new FormData();
+  for (const [name, value] of Object.entries(fields)) body.append(name, value);
+  for (const [name, file] of Object.entries(files))
+    body.append(name, new Blob([file.bytes], { type: file.type }), file.name);
+  const response = await fetch(h.url + SESSION_PATH, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { Cookie: cookie },
+    body,
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+function pdftotext(pdf: Uint8Array): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pal-examples-'));
+  try {
+    writeFileSync(join(dir, 'claim.pdf'), pdf);
+    return execFileSync('pdftotext', [join(dir, 'claim.pdf'), '-'])
+      .toString('utf8')
+      .replace(/\s+/g, ' ');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -74,6 +74,26 @@ export function submit(input, pal) {
     );
   });
 
+  it('accept a run that hands the completed PDF on, and flag using it as a string unchecked', () => {
+    expect(
+      check(`
+/** @param {import(API).TransactionInput} input
+ *  @param {import(API).Pal} pal */
+export function fetch(input, pal) {
+  const pdf = pal.documents?.completed('documents/claim.pdf') ?? null;
+  return { success: true, recordsProcessed: 0, data: pdf === null ? [] : [{ name: 'claim.pdf', value: pdf }] };
+}`),
+    ).toEqual([]);
+    expect(
+      check(`
+/** @param {import(API).TransactionInput} input
+ *  @param {import(API).Pal} pal */
+export function fetch(input, pal) {
+  return pal.documents?.completed('documents/claim.pdf').length;
+}`).join('\n'),
+    ).toMatch(/possibly 'null'/);
+  });
+
   it('flag what the API does not have', () => {
     const problems = check(`
 /** @param {import(API).ConsoleInput} input

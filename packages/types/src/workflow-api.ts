@@ -79,6 +79,12 @@ export interface PalDocuments {
   setField(file: string, fieldId: string, value: string | number | boolean): void;
   /** The files uploaded on the session pages (the manifest's `uploads`), described. */
   uploads(): UploadInfo[];
+  /**
+   * The completed PDF of the document `file`, base64, once the transaction is COMPLETED and the
+   * PDF is written (shortly after the commit that completed it); null before. Hand it to an API
+   * client in the run's result.
+   */
+  completed(file: string): string | null;
 }
 
 /** A file a person uploaded on a session page; its content stays with the service. */

@@ -1,6 +1,7 @@
 /**
  * `npm run bench [section]`: prints figures side by side with their baselines,
- * from one run. Sections: generate, server, workflows, writes, webhooks, idempotency (default: all);
+ * from one run. Sections: generate, server, workflows, writes, webhooks, idempotency, documents
+ * (default: all);
  * `search` is the T2 part of server alone, `nodes` its two-nodes-on-one-PostgreSQL part alone.
  * `hostile` (only when named): the memory four hostile workflow runs cost the server.
  */
@@ -24,6 +25,10 @@ if (wants('writes')) {
 if (wants('idempotency')) {
   const { runIdempotencyBench } = await import('./idempotency.js');
   await runIdempotencyBench(ROOT);
+}
+if (wants('documents')) {
+  const { runDocumentsBench } = await import('./documents.js');
+  await runDocumentsBench(ROOT);
 }
 if (sections.includes('hostile')) {
   const { runHostileBench } = await import('./hostile.js');

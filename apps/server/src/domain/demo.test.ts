@@ -7,7 +7,14 @@ import type { Config } from '../config.js';
 import type { Db } from '../storage/database.js';
 import { verifyClient } from './clients.js';
 import { createWorkflowContext, type WorkflowContext } from '../workflows/context.js';
-import { DEMO_ENTERPRISE, EXAMPLE_PALS_DIR, demoPassword, ensureDemo } from './demo.js';
+import { findSso } from '../storage/ssos.js';
+import {
+  DEMO_ENTERPRISE,
+  DEMO_PEOPLE,
+  EXAMPLE_PALS_DIR,
+  demoPassword,
+  ensureDemo,
+} from './demo.js';
 
 describe('ensureDemo', () => {
   let dir: ReturnType<typeof tempDir>;
@@ -30,6 +37,21 @@ describe('ensureDemo', () => {
     contexts = [];
     await db.destroy();
     dir.remove();
+  });
+
+  it('creates the demo employee and manager once, ACTIVE, with their fixed SSO ids', async () => {
+    const ctx = contextFor(config);
+    const { enterprise } = await ensureDemo(ctx);
+    await ensureDemo(ctx);
+    for (const person of Object.values(DEMO_PEOPLE)) {
+      expect(await findSso(db, enterprise.id, person.sso)).toMatchObject({
+        status: 'ACTIVE',
+        email: person.email,
+        firstName: person.firstName,
+      });
+    }
+    const ssos = await db.selectFrom('ssos').select('id').execute();
+    expect(ssos).toHaveLength(2);
   });
 
   it('finds the repository examples from its own location', () => {

@@ -6,11 +6,13 @@ import { createHmac } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findSso, insertAccount, insertSso } from '../storage/ssos.js';
 import { upsertClientWithSecret } from './clients.js';
 import type { DomainContext } from './context.js';
 import { ensureEnterprise, type Enterprise } from './enterprises.js';
 import { PAL_MANIFEST_FILE } from './pal-manifest.js';
 import { deployPal, type DeployResult } from './pals.js';
+import { emailKey } from './validate.js';
 
 export const DEMO_ENTERPRISE = 'demo';
 export const DEMO_USERNAME = 'demo';
@@ -23,6 +25,44 @@ export const DEMO_CREDENTIALS_FILE = 'demo-client.txt';
 export const EXAMPLE_PALS_DIR = fileURLToPath(
   new URL('../../../../examples/pals/', import.meta.url),
 );
+
+/**
+ * The people of the demo enterprise, with fixed SSO ids: the employee a README entry URL is
+ * for, and the manager whom examples/pals/expense-approval mails a claim to approve (its workflow
+ * names this id, as nothing in a browser's claim names an approver).
+ */
+export const DEMO_PEOPLE = {
+  employee: {
+    sso: 'demo-employee-erika-sso',
+    firstName: 'Erika',
+    lastName: 'Employee',
+    email: 'erika.employee@demo.example',
+  },
+  manager: {
+    sso: 'demo-manager-morgan-sso',
+    firstName: 'Morgan',
+    lastName: 'Manager',
+    email: 'morgan.manager@demo.example',
+  },
+} as const;
+
+/**
+ * Creates the demo people in the enterprise, ACTIVE, unless their SSO exists already (or their
+ * address belongs to another account, which is then left alone).
+ */
+export async function ensureDemoPeople(ctx: DomainContext, enterpriseId: string): Promise<void> {
+  const now = ctx.now().toISOString();
+  for (const person of Object.values(DEMO_PEOPLE)) {
+    await ctx.db.transaction().execute(async (trx) => {
+      if (await findSso(trx, enterpriseId, person.sso)) return;
+      const accountId = `${person.sso}-account`;
+      const { firstName, lastName, email } = person;
+      const fields = { firstName, lastName, email, emailKey: emailKey(email) };
+      if (!(await insertAccount(trx, { ...fields, id: accountId, now }))) return;
+      await insertSso(trx, { id: person.sso, enterpriseId, accountId, status: 'ACTIVE', now });
+    });
+  }
+}
 
 /** The demo client's password: HMAC-SHA-256(PAL_SECRET_KEY, "demo-client"), base64url. */
 export function demoPassword(secretKey: Buffer): string {
@@ -64,6 +104,8 @@ export async function ensureDemo(
   for (const folder of folders) {
     pals.push(await deployPal(ctx, enterprise.id, folder, { skipIfUnchanged: true }));
   }
+
+  await ensureDemoPeople(ctx, enterprise.id);
 
   const password = demoPassword(config.secretKey);
   await upsertClientWithSecret(ctx, enterprise.id, DEMO_USERNAME, password);

@@ -165,7 +165,7 @@ export function registerEntryPages(app: FastifyInstance, domain: WorkflowContext
   );
 }
 
-function cookieOf(request: FastifyRequest): string | undefined {
+export function cookieOf(request: FastifyRequest): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const [name, ...rest] = part.trim().split('=');
     if (name === COOKIE) return rest.join('=');

@@ -29,6 +29,11 @@ import { queueWorkflowMails, checkMailRecipients, countWorkflowMails } from './m
 import { withTransactionEvents } from '../domain/transaction-events.js';
 import { getPalDocuments } from '../domain/pal-documents.js';
 import {
+  base64Contents,
+  getCompletedDocuments,
+  withCompletedDigests,
+} from '../domain/completed-documents.js';
+import {
   keepDocumentChanges,
   loadDocumentState,
   loadUploads,
@@ -231,11 +236,14 @@ export function runTransactionModule<T>(
       } = await palCode(ctx, enterpriseId, palId, transaction.palVersion);
       const scope = transactionScope(transactionId);
       const outcome = await repeatOnConflict(async () => {
-        const [vars, roles, states, uploads] = await Promise.all([
+        const [vars, roles, states, uploads, completed] = await Promise.all([
           readVariables(ctx.db, scope),
           transactionRoles(ctx, transactionId),
           documents.length > 0 ? loadDocumentState(ctx.db, transactionId, documents) : [],
           asksUploads ? loadUploads(ctx.db, transactionId) : [],
+          transaction.systemStatus === 'COMPLETED' && documents.length > 0
+            ? getCompletedDocuments(ctx, enterpriseId, transactionId)
+            : undefined,
         ]);
         const ran = await execute(
           ctx,
@@ -246,7 +254,11 @@ export function runTransactionModule<T>(
             vars: vars.values,
             transaction: view(transaction),
             roles,
-            documents: toStateDocuments(documents, withSubmission(states, options.submission)),
+            documents: withCompletedDigests(
+              toStateDocuments(documents, withSubmission(states, options.submission)),
+              completed,
+            ),
+            ...(completed ? { completedDocuments: base64Contents(completed) } : {}),
             uploads: uploadsWithSubmission(uploads, options.submission),
           },
           options,

@@ -43,6 +43,11 @@ export interface SandboxJob {
    * Document, no content), with the values and signatures of the form that started the run.
    */
   documents?: Wire.Document[];
+  /**
+   * A COMPLETED transaction's completed PDFs that are written (docs/web-mode.md), file → base64,
+   * for `pal.documents.completed(file)`; absent before the transaction completes.
+   */
+  completedDocuments?: Record<string, string>;
   /** Transaction runs: the files uploaded on its session pages, described (`pal.documents.uploads()`). */
   uploads?: Wire.UploadInfo[];
 

@@ -270,6 +270,7 @@ function buildPal(
       group({
         list: 'documents.list',
         setField: 'documents.setField',
+        completed: 'documents.completed',
         uploads: 'documents.uploads',
       }),
     );

@@ -1,5 +1,9 @@
 // Customer onboarding: company details, identity documents, then the signed terms. T6 takes the
 // step from postData "step"; the transaction completes when all three are in.
+//
+// In a browser (pal.json's `actions`), `submit` takes the terms PDF's fields (company, vatId,
+// address, email, acceptTerms), the uploaded identity document (pal.json's `uploads`) and the
+// customer's signature at once.
 import { company } from './checks.js';
 
 const STEPS = ['company', 'documents', 'terms'];
@@ -42,6 +46,34 @@ export function runWorkflow(input, pal) {
     pal.vars.set('done.terms', 'yes');
   } else if (step !== 'show') {
     throw new Error(`unknown step "${step}": expected one of ${STEPS.join(', ')}`);
+  }
+  return progress(pal);
+}
+
+/** The browser's one action: the details and the signed terms together. */
+export function submit(input, pal) {
+  const problems = company(input.values);
+  if (input.values.acceptTerms !== 'true')
+    problems.push('acceptTerms: tick the box to accept the terms');
+  if (problems.length > 0) {
+    return {
+      success: false,
+      messages: problems.map((message) => ({ message, type: 'INVALID_ARGUMENT' })),
+    };
+  }
+  pal.vars.set('company', input.values.company);
+  pal.vars.set('vatId', input.values.vatId);
+  pal.vars.set('email', input.values.email);
+  pal.vars.set('done.company', 'yes');
+  pal.vars.set('done.terms', 'yes');
+  // The upload is required in pal.json, so the service stops a form without it; kept from an
+  // earlier form, it is listed by pal.documents.uploads().
+  const identity = (input.uploads ?? [])
+    .concat(pal.documents.uploads())
+    .find((u) => u.name === 'identity');
+  if (identity) {
+    pal.vars.set('documents', identity.filename);
+    pal.vars.set('done.documents', 'yes');
   }
   return progress(pal);
 }

@@ -1,7 +1,19 @@
 // Expense approval: an employee submits a claim, the approver approves it or returns it.
 //
-// T6 (runWorkflow) takes the step from postData "step": submit, approve or return. A mail link
-// or an entry runs the exports approve and return directly. T9 (run) lists the claim.
+// In a browser (pal.json's `actions`): the employee fills in the claim form and signs it, then
+// "Submit the claim" runs `submit`, which gives the manager the role `manager` and mails them a
+// link; the link runs `review`, and the manager's page offers "Approve and sign" (`approve`: the
+// manager's signature is needed) and "Return to the employee" (`returnClaim`). Approval completes
+// the transaction, and the service writes the completed claim with both signatures.
+//
+// Through the API: T6 (runWorkflow) takes the step from postData "step": submit, approve or
+// return, with the approver's SSO in "approver". T9 (run) lists the claim.
+
+// The manager `npm start` creates in the demo enterprise (apps/server/src/domain/demo.ts): the
+// approver of a claim submitted from the browser, where nobody names one. A real deployment
+// would name the approver in the claim (T6's "approver") or look it up in its own directory.
+const DEMO_MANAGER = 'demo-manager-morgan-sso';
+const CLAIM = 'documents/claim-form.pdf';
 
 const money = /^\d{1,7}(\.\d{1,2})?$/;
 
@@ -19,7 +31,9 @@ export function runWorkflow(input, pal) {
 }
 
 export function submit(input, pal) {
-  const { amount, description, approver } = input.values;
+  const { amount, description } = input.values;
+  // The browser's form has no approver: the demo's manager approves it.
+  const approver = input.values.approver ?? (fromBrowser(input) ? DEMO_MANAGER : undefined);
   if (!money.test(amount ?? '')) {
     return {
       success: false,
@@ -38,12 +52,15 @@ export function submit(input, pal) {
   pal.transaction.setStatus('SUBMITTED');
   if (approver) {
     pal.vars.set('approver', approver);
-    pal.roles.assign(approver, 'approver');
+    // From the browser the manager approves on the claim's page (the role `manager` offers the
+    // buttons); through the API the mailed link approves at once.
+    const role = fromBrowser(input) ? 'manager' : 'approver';
+    pal.roles.assign(approver, role);
     pal.mail.send({
       to: approver,
       subject: `Expense claim of ${amount} to approve`,
       text: `A claim waits for your approval: ${description} (${amount}).`,
-      action: 'approve',
+      action: role === 'manager' ? 'review' : 'approve',
     });
   }
   pal.log('claim submitted', { amount, approver: approver ?? null });
@@ -55,6 +72,12 @@ export function submit(input, pal) {
 
 export function approve(input, pal) {
   requireStatus(pal, 'SUBMITTED');
+  if (fromBrowser(input) && !signed(input, pal, 'manager-signature')) {
+    return {
+      success: false,
+      messages: [{ message: 'Sign the claim to approve it', type: 'INVALID_ARGUMENT' }],
+    };
+  }
   pal.transaction.setStatus('APPROVED');
   pal.transaction.complete();
   return { messages: [{ message: `Approved ${pal.vars.get('amount')}`, type: 'INFO' }] };
@@ -67,6 +90,15 @@ export function returnClaim(input, pal) {
   return { messages: [{ message: `Returned: ${pal.vars.get('returnReason')}`, type: 'INFO' }] };
 }
 export { returnClaim as return };
+
+/** The mailed link's action: the manager lands on the claim, with its buttons. */
+export function review(input, pal) {
+  return {
+    messages: [
+      { message: `${describe(pal)}. Check it, then approve and sign, or return it.`, type: 'INFO' },
+    ],
+  };
+}
 
 /** Runs when a person enters the transaction (T5, P3 tokens). */
 export function enter(input, pal) {
@@ -81,6 +113,18 @@ export function run(input, pal) {
     description: vars.description ?? '',
     submissions: vars.submissions ?? '0',
   };
+}
+
+/** A session's form posts the claim's fields and signatures; T6 posts a "step". */
+function fromBrowser(input) {
+  return Array.isArray(input.signatures) && input.values.step === undefined;
+}
+
+/** The signature is given in this form, or was kept before. */
+function signed(input, pal, id) {
+  if (input.signatures.some((s) => s.id === id)) return true;
+  const claim = pal.documents.list().find((d) => d.filename === CLAIM);
+  return (claim?.signatures ?? []).some((s) => s.id === id && s.recordTime > 0);
 }
 
 function requireStatus(pal, status) {
