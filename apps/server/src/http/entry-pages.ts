@@ -1,6 +1,9 @@
 // The pages a person sees after entering with a token (docs/entry.md):
 //   GET  /{service_root}/enter/{token}  consumes the token, starts a session, 303 to the session page
-//   GET  /{service_root}/session        the console pal or the transaction, and the last outcome
+//   GET  /{service_root}/session        the console pal or the transaction: its documents with
+//                                        their fields and signatures, the actions offered, and the
+//                                        last outcome (http/session-page.ts)
+//   GET  /{service_root}/session/documents/{index}   a document's file, for the session's page
 //   POST /{service_root}/session        runs a further action with posted values (CSRF token, same origin)
 //   GET  /{service_root}/mail?encryptedToken=…&encryptedAction=…   a mailed link's confirm page:
 //                                        changes nothing (mail scanners open links first)
@@ -12,20 +15,22 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordRefusedToken } from '../domain/audit-attempts.js';
 import type { WorkflowContext } from '../workflows/context.js';
 import { ConflictError, isDomainError } from '../domain/errors.js';
-import { getPalDetails } from '../domain/pals.js';
 import {
   csrfMatches,
   readSession,
   saveOutcome,
   SESSION_IDLE_MS,
-  type BrowserSession,
   type SessionRead,
 } from '../domain/sessions.js';
 import { getTransactionDetails } from '../domain/transactions.js';
 import { escapeHtml } from '../html.js';
 import { readMailLink } from '../domain/mail-links.js';
 import { enter, enterFromMail, mailLinkSession, runAction } from '../workflows/entries.js';
-import { isGone, sendPage, type PageText } from './page.js';
+import { sessionDocumentFile } from '../domain/session-document-file.js';
+import { loadSessionView } from '../domain/session-view.js';
+import type { AssetUrls } from './assets.js';
+import { isGone, SESSION_PAGE_CSP, sendHtml, sendPage, type PageText } from './page.js';
+import { renderSessionPage, type SessionPagePaths } from './session-page.js';
 
 const COOKIE = 'pal_session';
 const GONE: PageText = {
@@ -50,9 +55,17 @@ const REFUSED: PageText = {
   body: '<h1>This form was refused</h1><p>It did not come from this page. Reload the page and send it again.</p>',
 };
 
-export function registerEntryPages(app: FastifyInstance, domain: WorkflowContext): void {
+export function registerEntryPages(
+  app: FastifyInstance,
+  domain: WorkflowContext,
+  assets: AssetUrls,
+): void {
   const root = domain.config.serviceRoot;
   const sessionPath = `/${root}/session`;
+  const paths: SessionPagePaths = {
+    session: sessionPath,
+    document: (index) => `${sessionPath}/documents/${index}`,
+  };
   const secure = domain.config.publicUrl.startsWith('https:');
   const cookie = (value: string, maxAge = SESSION_IDLE_MS / 1000) =>
     `${COOKIE}=${value}; Path=/${root}/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
@@ -149,8 +162,40 @@ export function registerEntryPages(app: FastifyInstance, domain: WorkflowContext
   app.get(sessionPath, async (request, reply) => {
     const read = await readSession(domain, cookieOf(request));
     if (read.state !== 'live') return noSession(reply, read);
-    return sendPage(reply, 200, ...(await sessionPage(domain, read.session, sessionPath)));
+    const view = await loadSessionView(domain, read.session);
+    return sendHtml(reply, 200, renderSessionPage(view, paths, assets), SESSION_PAGE_CSP);
   });
+
+  // The file a page draws (pdf.js fetches it) or shows (an image document): only the session's
+  // own pal version's, by its place in the manifest.
+  app.get<{ Params: { index: string } }>(
+    `${sessionPath}/documents/:index`,
+    async (request, reply) => {
+      const read = await readSession(domain, cookieOf(request));
+      if (read.state !== 'live') return noSession(reply, read);
+      const notFound = () => sendPage(reply, 404, 'No such document', '<h1>No such document</h1>');
+      if (!/^\d{1,4}$/.test(request.params.index)) return notFound();
+      let file;
+      try {
+        file = await sessionDocumentFile(domain, read.session, Number(request.params.index));
+      } catch (error) {
+        if (isDomainError(error) && error.statusCode === 404) return notFound();
+        throw error;
+      }
+      return reply
+        .header('Cache-Control', 'private, no-store')
+        .header('Referrer-Policy', 'no-referrer')
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Cross-Origin-Resource-Policy', 'same-origin')
+        .header('Content-Security-Policy', "default-src 'none'; sandbox")
+        .header(
+          'Content-Disposition',
+          `inline; filename="${file.document.file.replace(/^.*\//, '').replace(/[^\w.-]/g, '_')}"`,
+        )
+        .type(file.document.contentType)
+        .send(Buffer.from(file.content));
+    },
+  );
 
   app.post<{ Body: Record<string, string> | undefined }>(sessionPath, async (request, reply) => {
     const value = cookieOf(request);
@@ -225,58 +270,4 @@ function parseValues(text: string): Record<string, string> {
     if (at > 0) values[line.slice(0, at).trim()] = line.slice(at + 1).trim();
   }
   return values;
-}
-
-async function sessionPage(
-  domain: WorkflowContext,
-  session: BrowserSession,
-  sessionPath: string,
-): Promise<[string, string]> {
-  const pal = await getPalDetails(domain, session.enterpriseId, session.palId);
-  const transaction = session.transactionId
-    ? await getTransactionDetails(domain, session.enterpriseId, session.transactionId)
-    : undefined;
-  const name = transaction?.name ?? pal.name ?? pal.id;
-  const rows: [string, string | undefined][] = transaction
-    ? [
-        ['Description', transaction.description],
-        ['Status', transaction.status],
-        ['State', transaction.systemStatus],
-        ['Your role', session.role ?? undefined],
-      ]
-    : [
-        ['Description', pal.description],
-        ['Console', 'this pal in console mode'],
-      ];
-  const details = rows
-    .filter((row): row is [string, string] => row[1] !== undefined)
-    .map(
-      ([label, value]) =>
-        `<dt>${escapeHtml(label)}</dt><dd id="${label.toLowerCase().replace(/\W+/g, '-')}">${escapeHtml(value)}</dd>`,
-    )
-    .join('');
-  const outcome = session.outcome;
-  let result = '';
-  if (outcome && (outcome.ran || outcome.action !== 'enter')) {
-    const heading = !outcome.ran
-      ? `There is no action “${escapeHtml(outcome.action)}” here`
-      : outcome.success
-        ? `“${escapeHtml(outcome.action)}” done`
-        : `“${escapeHtml(outcome.action)}” failed`;
-    const messages = outcome.messages
-      .map(
-        (m) =>
-          `<li>${escapeHtml(m.message)}${m.type ? ` <small>(${escapeHtml(m.type)})</small>` : ''}</li>`,
-      )
-      .join('');
-    result = `<section id="outcome" aria-live="polite"><h2>${heading}</h2>${messages ? `<ul>${messages}</ul>` : ''}</section>`;
-  }
-  const form = `<section><h2>Run an action</h2>
-<form method="post" action="${escapeHtml(sessionPath)}">
-<input type="hidden" name="csrf" value="${escapeHtml(session.csrf)}">
-<p><label for="action">Action</label><br><input id="action" name="action" required autocomplete="off"></p>
-<p><label for="values">Values, one <code>name=value</code> per line</label><br><textarea id="values" name="values" rows="4" cols="40"></textarea></p>
-<p><button type="submit" id="run">Run</button></p>
-</form></section>`;
-  return [name, `<h1>${escapeHtml(name)}</h1><dl>${details}</dl>${result}${form}`];
 }
