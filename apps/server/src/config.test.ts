@@ -41,6 +41,8 @@ describe('loadConfig', () => {
       workflowMemoryMb: 64,
       workflowWorkers: availableParallelism(),
       documentMaxBytes: 25 * 1024 * 1024,
+      signatureMaxBytes: 100 * 1024,
+      uploadMaxBytes: 10 * 1024 * 1024,
       rateLimits: { clientRequests: 6000, addressRequests: 600, windowSeconds: 60 },
       workflowWorkerHeapMb: 256,
       workflowRunsPerEnterprise: Math.max(1, Math.floor(availableParallelism() / 2)),
@@ -117,6 +119,8 @@ describe('loadConfig', () => {
         TRUST_PROXY: ' 10.0.0.1, 192.168.0.0/16,loopback, fd00::/8 ',
         LOG_LEVEL: 'DEBUG',
         DOCUMENT_MAX_MB: '5',
+        SIGNATURE_MAX_KB: '20',
+        UPLOAD_MAX_MB: '2',
       }),
     );
     expect(config).toMatchObject({
@@ -133,6 +137,8 @@ describe('loadConfig', () => {
       trustProxy: ['10.0.0.1', '192.168.0.0/16', 'loopback', 'fd00::/8'],
       logLevel: 'debug',
       documentMaxBytes: 5 * 1024 * 1024,
+      signatureMaxBytes: 20 * 1024,
+      uploadMaxBytes: 2 * 1024 * 1024,
     });
     expect(JSON.stringify(describeConfig(config))).not.toContain('secret@');
     expect(JSON.stringify(describeConfig(config))).not.toContain(HEX_KEY);

@@ -71,6 +71,10 @@ export interface Config {
   auditRetentionDays: number;
   /** The largest document file (PDF, PNG, JPEG) a pal may carry; larger ones are refused at deploy. */
   documentMaxBytes: number;
+  /** The largest drawn signature (PNG) a session's form may post, in bytes (SIGNATURE_MAX_KB). */
+  signatureMaxBytes: number;
+  /** The largest file a session's form may upload, in bytes (UPLOAD_MAX_MB). */
+  uploadMaxBytes: number;
   /** Requests per window: per API client, and per address for requests without valid credentials. */
   rateLimits: RateLimitConfig;
   /** Proxies whose X-Forwarded-For is believed (addresses, CIDR ranges); undefined: none. */
@@ -113,6 +117,8 @@ export const CONFIG_DEFAULTS = {
   WORKFLOW_RESULT_MAX_CHARS: 4 * 1024 * 1024,
   DATABASE_POOL_SIZE: 10,
   DOCUMENT_MAX_MB: 25,
+  SIGNATURE_MAX_KB: 100,
+  UPLOAD_MAX_MB: 10,
   RATE_LIMIT_CLIENT_REQUESTS: 6000,
   RATE_LIMIT_ADDRESS_REQUESTS: 600,
   RATE_LIMIT_WINDOW_SECONDS: 60,
@@ -234,6 +240,20 @@ export function loadConfig(env: Env = process.env): Config {
     1,
     1024,
   );
+  const signatureMaxKb = integerSetting(
+    'SIGNATURE_MAX_KB',
+    get('SIGNATURE_MAX_KB'),
+    CONFIG_DEFAULTS.SIGNATURE_MAX_KB,
+    1,
+    512,
+  );
+  const uploadMaxMb = integerSetting(
+    'UPLOAD_MAX_MB',
+    get('UPLOAD_MAX_MB'),
+    CONFIG_DEFAULTS.UPLOAD_MAX_MB,
+    1,
+    100,
+  );
   const rateLimits: RateLimitConfig = {
     clientRequests: integerSetting(
       'RATE_LIMIT_CLIENT_REQUESTS',
@@ -330,6 +350,8 @@ export function loadConfig(env: Env = process.env): Config {
     workflowMemoryMb,
     workflowWorkers,
     documentMaxBytes: documentMaxMb * 1024 * 1024,
+    signatureMaxBytes: signatureMaxKb * 1024,
+    uploadMaxBytes: uploadMaxMb * 1024 * 1024,
     rateLimits,
     trustProxy,
     workflowWorkerHeapMb,
@@ -369,6 +391,8 @@ export function describeConfig(config: Config): Record<string, unknown> {
     workflowMemoryMb: config.workflowMemoryMb,
     workflowWorkers: config.workflowWorkers,
     documentMaxBytes: config.documentMaxBytes,
+    signatureMaxBytes: config.signatureMaxBytes,
+    uploadMaxBytes: config.uploadMaxBytes,
     rateLimits: config.rateLimits,
     trustProxy: config.trustProxy ?? '(none)',
     workflowWorkerHeapMb: config.workflowWorkerHeapMb,

@@ -40,8 +40,17 @@ export interface EventData {
   'sso.created': { sso: string; status: 'ACTIVE' | 'PENDING_ACTIVATION' };
   'sso.activated': { sso: string };
   'sso.deleted': { sso: string };
-  /** Emitted by web mode when a person signs a document of a transaction. */
-  'document.signed': { transactionId: string; palId: string; documentId: string; sso: string };
+  /**
+   * A person signed a document of a transaction (web mode): `documentId` is the document's file,
+   * `signatureId` the Signature's id, `sso` the signer (null for an anonymous session).
+   */
+  'document.signed': {
+    transactionId: string;
+    palId: string;
+    documentId: string;
+    signatureId: string;
+    sso: string | null;
+  };
 }
 
 export interface DomainEvent<T extends EventType = EventType> {

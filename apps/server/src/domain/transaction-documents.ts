@@ -3,10 +3,20 @@
 // by the session page, the host API (`pal.documents.list()`) and the completed PDF.
 import type * as Wire from '@pal-workflow/types';
 import { FieldType } from '@pal-workflow/types';
-import { findFieldValues, findSignatures, type SignatureRow } from '../storage/document-state.js';
+import {
+  findFieldValues,
+  findSignatures,
+  insertSignatures,
+  upsertFieldValues,
+  type SignatureRow,
+} from '../storage/document-state.js';
 import type { Db } from '../storage/database.js';
+import { recordAudits } from './audit.js';
+import type { DomainContext } from './context.js';
 import type { StoredSignature, TransactionDocumentState } from './document-state.js';
-import type { PalDocument } from './pal-documents.js';
+import { ConflictError } from './errors.js';
+import { emitEvents } from './events.js';
+import { toWireDocument, type PalDocument } from './pal-documents.js';
 
 /** A field's value before anyone set it: the manifest's, or what its control shows unset. */
 export function firstValue(field: Wire.Field): string {
@@ -71,4 +81,140 @@ export async function loadDocumentState(
   }
   for (const row of signatures) byFile.get(row.file)?.signatures.push(toStoredSignature(row));
   return states;
+}
+
+/** A field value to keep. */
+export interface FieldWrite {
+  file: string;
+  fieldId: string;
+  value: string;
+}
+
+/** What a session's form gives a run: kept with the run's other effects if it succeeds. */
+export interface DocumentSubmission {
+  values: FieldWrite[];
+  signatures: StoredSignature[];
+}
+
+/** The states with a submission laid over them: what they will be if the run succeeds. */
+export function withSubmission(
+  states: readonly TransactionDocumentState[],
+  submission: DocumentSubmission | undefined,
+): TransactionDocumentState[] {
+  if (!submission) return [...states];
+  return states.map((state) => ({
+    file: state.file,
+    values: {
+      ...state.values,
+      ...Object.fromEntries(
+        submission.values.filter((v) => v.file === state.file).map((v) => [v.fieldId, v.value]),
+      ),
+    },
+    signatures: [
+      ...state.signatures,
+      ...submission.signatures.filter((s) => s.file === state.file),
+    ],
+  }));
+}
+
+/**
+ * The documents in the spec's Document JSON form (no content) as they stand: each field with its
+ * current `value`, each signature given with its `recordTime` (0: not yet signed).
+ */
+export function toStateDocuments(
+  documents: readonly PalDocument[],
+  states: readonly TransactionDocumentState[],
+): Wire.Document[] {
+  return documents.map((document, i) => {
+    const state = states[i]!;
+    const { content: _content, ...wire } = toWireDocument(document);
+    return {
+      ...wire,
+      fields: document.fields.map((f) =>
+        f.id !== undefined && Object.hasOwn(state.values, f.id)
+          ? { ...f, value: state.values[f.id] }
+          : f,
+      ),
+      signatures: document.signatures.map((s) => {
+        const given = state.signatures.find((g) => g.id === s.id);
+        return given ? { ...s, recordTime: given.recordTime } : s;
+      }),
+    };
+  });
+}
+
+/**
+ * Keeps a successful run's document changes inside its commit (`tx`): the form's values, then the
+ * values the workflow set (so the workflow's word is the last), then the form's signatures, each
+ * recorded in the audit log and sent as `document.signed`. A signature that another run kept
+ * first fails the run (ConflictError): a signature is given once.
+ */
+export async function keepDocumentChanges(
+  tx: DomainContext,
+  transaction: { enterpriseId: string; id: string; palId: string },
+  submission: DocumentSubmission | undefined,
+  workflowValues: readonly FieldWrite[],
+): Promise<void> {
+  const values = [...(submission?.values ?? []), ...workflowValues];
+  const key = {
+    enterpriseId: transaction.enterpriseId,
+    transactionId: transaction.id,
+    now: tx.now().toISOString(),
+  };
+  if (values.length > 0) await upsertFieldValues(tx.db, key, lastOfEach(values));
+  const signatures = submission?.signatures ?? [];
+  if (signatures.length === 0) return;
+  const kept = await insertSignatures(
+    tx.db,
+    signatures.map((s) => ({
+      transaction_id: transaction.id,
+      file: s.file,
+      signature_id: s.id,
+      enterprise_id: transaction.enterpriseId,
+      role: s.role,
+      sso_id: s.sso,
+      kind: s.kind,
+      image: s.image !== undefined ? Buffer.from(s.image, 'base64') : null,
+      text: s.text ?? null,
+      record_time: s.recordTime,
+      signer_name: s.evidence.name,
+      signer_email: s.evidence.email,
+      ip_address: s.evidence.ipAddress,
+      user_agent: s.evidence.userAgent,
+    })),
+  );
+  if (!kept) throw new ConflictError('a signature of this form was given meanwhile by another run');
+  await recordAudits(
+    tx,
+    tx.db,
+    signatures.map((s) => ({
+      action: 'document.signed' as const,
+      enterpriseId: transaction.enterpriseId,
+      actor: s.sso ? { type: 'sso' as const, id: s.sso } : { type: 'anonymous' as const, id: null },
+      target: { type: 'transaction', id: transaction.id },
+      details: { file: s.file, signature: s.id, role: s.role, kind: s.kind },
+      ip: s.evidence.ipAddress,
+    })),
+  );
+  await emitEvents(
+    tx,
+    signatures.map((s) => ({
+      enterpriseId: transaction.enterpriseId,
+      type: 'document.signed' as const,
+      data: {
+        transactionId: transaction.id,
+        palId: transaction.palId,
+        documentId: s.file,
+        signatureId: s.id,
+        sso: s.sso,
+      },
+    })),
+  );
+}
+
+/** One write per field: the last one given. */
+function lastOfEach(values: readonly FieldWrite[]): FieldWrite[] {
+  const last = new Map<string, FieldWrite>();
+  for (const v of values) last.set(`${v.file}\u0000${v.fieldId}`, v);
+  return [...last.values()];
 }

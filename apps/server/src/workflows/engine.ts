@@ -27,6 +27,14 @@ import { OutputError } from './output.js';
 import { queueWorkflowMails, checkMailRecipients, countWorkflowMails } from './mail.js';
 import { withTransactionEvents } from '../domain/transaction-events.js';
 import { KeyedQueue } from './keyed-queue.js';
+import { getPalDocuments, type PalDocument } from '../domain/pal-documents.js';
+import {
+  keepDocumentChanges,
+  loadDocumentState,
+  toStateDocuments,
+  withSubmission,
+  type DocumentSubmission,
+} from '../domain/transaction-documents.js';
 
 export type RunResult<T> =
   { ok: true; value: T } | { ok: false; type: FailureType; message: string; frames: StackFrame[] };
@@ -129,6 +137,8 @@ async function runPalModule<T>(
 export interface TransactionRunOptions<T> extends RunOptions<T> {
   /** T6 and T9 move webServiceStatus RUNNING → SUCCEEDED or FAILED; entries will not. */
   webService: boolean;
+  /** A session's form: its values and signatures are kept with the run's effects if it succeeds. */
+  submission?: DocumentSubmission;
 }
 
 /**
@@ -154,12 +164,14 @@ export function runTransactionModule<T>(
       if (!options.webService) requireRunnable(transaction.systemStatus);
       const { palId } = transaction;
       const code = await palCode(ctx, enterpriseId, transaction.palId, transaction.palVersion);
+      const documents = await palDocuments(ctx, enterpriseId, palId, transaction.palVersion);
       const scope = transactionScope(transactionId);
       let result: Failure | undefined;
       for (let attempt = 1; !result; attempt++) {
-        const [vars, roles] = await Promise.all([
+        const [vars, roles, states] = await Promise.all([
           readVariables(ctx.db, scope),
           transactionRoles(ctx, transactionId),
+          documents.length > 0 ? loadDocumentState(ctx.db, transactionId, documents) : [],
         ]);
         const outcome = await execute(
           ctx,
@@ -170,6 +182,7 @@ export function runTransactionModule<T>(
             vars: vars.values,
             transaction: view(transaction),
             roles,
+            documents: toStateDocuments(documents, withSubmission(states, options.submission)),
           },
           // Every run gets the pal's id (docs/workflows.md, "Input"); only the engine knows it here.
           { ...options, input: { ...options.input, palId } },
@@ -186,7 +199,7 @@ export function runTransactionModule<T>(
             scope,
             vars.version,
             outcome.effects,
-            options.webService,
+            options,
           );
           if (applied) return { ok: true, value: outcome.value, palId };
           if (attempt === MAX_ATTEMPTS) result = conflictFailure();
@@ -225,7 +238,7 @@ async function applyTransactionEffects(
   scope: string,
   readVersion: number,
   effects: RunEffects,
-  webService: boolean,
+  options: Pick<TransactionRunOptions<unknown>, 'webService' | 'submission'>,
 ) {
   const { enterpriseId, id } = transaction;
   return withTransactionEvents(ctx, enterpriseId, id, async (tx) => {
@@ -250,7 +263,8 @@ async function applyTransactionEffects(
     const mails = await checkMailRecipients(tx, enterpriseId, effects.mails);
     await countWorkflowMails(tx, enterpriseId, mails.length);
     await queueWorkflowMails(tx, transaction, mails);
-    if (webService) await moveWebServiceStatus(tx, enterpriseId, id, 'succeed');
+    await keepDocumentChanges(tx, transaction, options.submission, effects.fields);
+    if (options.webService) await moveWebServiceStatus(tx, enterpriseId, id, 'succeed');
     return true;
   });
 }
@@ -312,6 +326,29 @@ export function settle<T>(
     if (!(error instanceof OutputError)) throw error;
     return { ok: false, type: 'WORKFLOW_ERROR', message: error.message, frames: [] };
   }
+}
+
+/** The documents of a pal version (never changing once deployed), kept like its code. */
+const palDocumentsCache = new Map<string, Promise<PalDocument[]>>();
+
+function palDocuments(
+  ctx: WorkflowContext,
+  enterpriseId: string,
+  palId: string,
+  version: number,
+): Promise<PalDocument[]> {
+  const key = `${enterpriseId}\u0000${palId}\u0000${version}`;
+  let documents = palDocumentsCache.get(key);
+  if (documents) {
+    palDocumentsCache.delete(key);
+  } else {
+    documents = getPalDocuments(ctx, enterpriseId, palId, version);
+    documents.catch(() => palDocumentsCache.delete(key));
+    if (palDocumentsCache.size >= PAL_CODE_CACHE_SIZE)
+      palDocumentsCache.delete(palDocumentsCache.keys().next().value!);
+  }
+  palDocumentsCache.set(key, documents);
+  return documents;
 }
 
 /** A deployed pal version never changes: its code is kept, the least recently used dropped first. */

@@ -6,6 +6,8 @@
 // and every later `pal` call throws it again, so a workflow cannot go on handing the host more.
 // Nothing here touches the database: the engine applies the collected effects when the run
 // succeeds, after checking each one again.
+import type * as Wire from '@pal-workflow/types';
+import { FieldType } from '@pal-workflow/types';
 import type { RoleView, RunEffects, SandboxJob } from './job.js';
 import { RUN_BOUNDS } from './limits.js';
 
@@ -23,6 +25,8 @@ export const OPERATIONS = [
   'roles.remove',
   'roles.list',
   'mail.send',
+  'documents.list',
+  'documents.setField',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -43,12 +47,13 @@ export class Unwritable {}
 
 export class RunState {
   readonly logs: string[] = [];
-  readonly effects: RunEffects = { vars: {}, moves: [], roles: [], mails: [] };
+  readonly effects: RunEffects = { vars: {}, moves: [], roles: [], mails: [], fields: [] };
   /** The first bound the run broke; once set, the run fails whatever the workflow does next. */
   broken?: string;
   private readonly vars: Map<string, string>;
   private roles: RoleView[];
   private readonly transaction: SandboxJob['transaction'];
+  private readonly documents: Wire.Document[] | undefined;
   /** What the scope's names and values take, in UTF-8 bytes. */
   private scopeBytes = 0;
   /** Distinct names this run has set. */
@@ -59,6 +64,8 @@ export class RunState {
     for (const [name, value] of this.vars) this.scopeBytes += bytes(name) + bytes(value);
     this.roles = (job.roles ?? []).map((r) => ({ ...r }));
     this.transaction = job.transaction && { ...job.transaction };
+    this.documents =
+      job.documents && (JSON.parse(JSON.stringify(job.documents)) as Wire.Document[]);
   }
 
   /** One call of a `pal` method; the value goes back to the guest. */
@@ -162,7 +169,44 @@ export class RunState {
         });
         return undefined;
       }
+      case 'documents.list':
+        return this.documentsOf('pal.documents.list');
+      case 'documents.setField': {
+        const documents = this.documentsOf('pal.documents.setField');
+        const file = text('pal.documents.setField: file', args[0], MAX_NAME * 5);
+        const fieldId = text('pal.documents.setField: fieldId', args[1], MAX_NAME);
+        let value = args[2];
+        if (typeof value === 'number' || typeof value === 'boolean') value = String(value);
+        if (typeof value !== 'string')
+          throw new TypeError(
+            `pal.documents.setField: value must be a string (numbers and booleans are converted), not ${kind(value)}`,
+          );
+        if (value.length > MAX_VALUE)
+          throw new TypeError(
+            `pal.documents.setField: value is longer than ${MAX_VALUE} characters`,
+          );
+        const document = documents.find((d) => d.filename === file);
+        if (!document)
+          throw new TypeError(`pal.documents.setField: the transaction has no document "${file}"`);
+        const field = document.fields?.find((f) => f.id === fieldId);
+        if (!field)
+          throw new TypeError(`pal.documents.setField: "${file}" has no field "${fieldId}"`);
+        const problem = fieldValueProblem(field, value);
+        if (problem) throw new TypeError(`pal.documents.setField: "${fieldId}": ${problem}`);
+        if (this.effects.fields.length >= RUN_BOUNDS.namesPerRun)
+          this.breakBound(
+            `pal.documents.setField: a run may set at most ${RUN_BOUNDS.namesPerRun} field values`,
+          );
+        field.value = value;
+        this.effects.fields.push({ file, fieldId, value });
+        return undefined;
+      }
     }
+  }
+
+  private documentsOf(what: string): Wire.Document[] {
+    this.tx(what);
+    return this.documents ?? [];
   }
 
   /** RUN_BOUNDS on variables, checked before `name` is set to `value`. */
@@ -233,4 +277,22 @@ function text(where: string, value: unknown, max: number): string {
   if (value.length === 0) throw new TypeError(`${where} must not be empty`);
   if (value.length > max) throw new TypeError(`${where} is longer than ${max} characters`);
   return value;
+}
+
+/**
+ * Why `value` cannot be the field's value, or undefined: a checkbox holds "true" or "false", a
+ * RADIO or SELECT one of its picklist's choices (or nothing).
+ */
+export function fieldValueProblem(field: Wire.Field, value: string): string | undefined {
+  if (field.type === FieldType.CHECKBOX || field.type === FieldType.CHECKBOXCHECKED)
+    return value === 'true' || value === 'false'
+      ? undefined
+      : `a ${field.type} field's value is "true" or "false"`;
+  if (field.type === FieldType.RADIO || field.type === FieldType.SELECT) {
+    const choices = (field.picklist ?? '').split('|');
+    return value === '' || choices.includes(value)
+      ? undefined
+      : `"${value}" is not one of the field's choices (${choices.join(', ')})`;
+  }
+  return undefined;
 }

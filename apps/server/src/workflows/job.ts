@@ -1,6 +1,7 @@
 // What crosses the thread boundary between the engine (main thread) and a sandbox worker: plain,
 // structured-clone-able data only. The worker never sees the database; the engine never sees
 // QuickJS.
+import type * as Wire from '@pal-workflow/types';
 
 /**
  * The failure types of docs/workflows.md ("When a run fails"), as they appear in `messages[].type`
@@ -37,6 +38,11 @@ export interface SandboxJob {
   vars: Record<string, string>;
   transaction?: TransactionView;
   roles?: RoleView[];
+  /**
+   * Transaction runs: the transaction's documents as `pal.documents.list()` shows them (the spec's
+   * Document, no content), with the values and signatures of the form that started the run.
+   */
+  documents?: Wire.Document[];
   /** systemStatus moves a workflow may make: event → the states it may start from, and its target. */
   moves: Record<string, { from: readonly string[]; to: string }>;
   timeoutMs: number;
@@ -54,6 +60,8 @@ export interface RunEffects {
   moves: string[];
   roles: ({ op: 'assign'; sso: string; role: string } | { op: 'remove'; sso: string })[];
   mails: { to: string; subject: string; text: string; action: string }[];
+  /** Field values set by `pal.documents.setField`, in order (a later one of a field wins). */
+  fields: { file: string; fieldId: string; value: string }[];
 }
 
 /** One stack frame of a failed run: `function (module:line)` in DebugInfo's words. */

@@ -15,7 +15,7 @@ pal.call = async (name, exportName, input) => {
   if (typeof fn !== 'function') throw new TypeError('pal.call: module "' + name + '" has no export "' + exportName + '"');
   return fn(input, pal);
 };
-for (const part of [pal.vars, pal.roles, pal.mail, pal.transaction]) if (part) freeze(part);
+for (const part of [pal.vars, pal.roles, pal.mail, pal.transaction, pal.documents]) if (part) freeze(part);
 freeze(pal);
 const fn = (await import(${JSON.stringify(modulePath)}))[${JSON.stringify(exportName)}];
 if (typeof fn !== 'function') return null;

@@ -58,6 +58,7 @@ describe('the sandbox', () => {
         { op: 'remove', sso: 's1' },
       ],
       mails: [{ to: 's2', subject: 'Hi', text: 'Body', action: 'approve' }],
+      fields: [],
     });
     expect(outcome.logs).toEqual(['a {"b":1} 2']);
   });

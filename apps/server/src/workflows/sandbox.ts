@@ -269,6 +269,7 @@ function buildPal(
         configurable: false,
       });
     set(pal, 'transaction', transaction);
+    set(pal, 'documents', group({ list: 'documents.list', setField: 'documents.setField' }));
   }
   return pal;
 }
