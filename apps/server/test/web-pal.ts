@@ -143,7 +143,7 @@ const LABELS: Record<string, string> = {
   amount: 'Amount (EUR)',
   paidBy: 'Paid by',
   receiptsAttached: 'Receipts attached',
-  policyRead: 'I have read the expense policy',
+  policyRead: 'Policy read',
   approvalNote: 'Manager’s note',
 };
 

@@ -289,7 +289,7 @@ function signatureBlock(
   // The drawn form is filled and enabled by the script only; the typed name is the no-script form.
   return `<fieldset class="signature mine" data-signature="${attr(sigId)}"${isRequired ? ' data-required' : ''}>
 <legend>${legend}</legend>
-<div class="pad" hidden><canvas class="pad-canvas" id="${id}-pad" aria-label="Draw your signature here with a mouse, a finger or a pen"></canvas><p class="pad-hint" aria-hidden="true">Sign above</p><button type="button" class="pad-clear">Clear</button></div>
+<div class="pad" hidden><canvas class="pad-canvas" id="${id}-pad" aria-label="Draw your signature here with a mouse, a finger or a pen"></canvas><p class="pad-hint" aria-hidden="true">Draw with a mouse, a finger or a pen.</p><button type="button" class="pad-clear">Clear</button></div>
 <input type="hidden" class="signature-drawn" name="${name}" value="${attr(drawn)}" disabled>
 <label for="${id}-typed" class="typed-label">Type your full name to sign</label>
 <input type="text" class="signature-typed" id="${id}-typed" name="${name}" value="${attr(typed)}" autocomplete="name"${isRequired ? ' aria-required="true"' : ''}>
