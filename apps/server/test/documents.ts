@@ -172,3 +172,23 @@ export function jpeg(width: number, height: number, orientation?: number): Buffe
   segments.push(jpegSegment(0xc0, frame), Buffer.from([0xff, 0xd9]));
   return Buffer.concat(segments);
 }
+
+/** A greyscale PNG of width × height pixels, white with a black band across its middle: ink. */
+export function inkPng(width: number, height: number): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 0, 0, 0, 0], 8);
+  const rows = Buffer.alloc((width + 1) * height, 0xff);
+  for (let y = 0; y < height; y++) {
+    rows[y * (width + 1)] = 0;
+    if (Math.abs(y - height / 2) < height / 6)
+      rows.fill(0, y * (width + 1) + 1, (y + 1) * (width + 1));
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', header),
+    pngChunk('IDAT', deflateSync(rows)),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
+}

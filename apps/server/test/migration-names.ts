@@ -14,6 +14,7 @@ export const MIGRATION_NAMES = [
   '0011_workflow_mail_counts',
   '0012_outbox',
   '0013_document_state',
+  '0014_completed_documents',
   '0020_audit_log',
   '0021_idempotency_keys',
 ];

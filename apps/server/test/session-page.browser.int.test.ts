@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // The session page in real Chromium (docs/web-mode.md), end to end over HTTP: a participant enters
 // a web-mode transaction with a T5 token, sees the claim form's pages drawn by pdf.js with the
 // fields where they sit, fills every kind of control, draws one signature with a mouse and one

@@ -7,6 +7,7 @@
 //   export function runWorkflow(input, pal) { pal.vars.set('seen', 'yes'); }
 import type {
   ConsoleContent,
+  Document,
   ConsoleResult,
   NameValue,
   ServiceRequest,
@@ -59,6 +60,20 @@ export interface PalMail {
   send(message: { to: string; subject: string; text: string; action: string }): void;
 }
 
+/** The transaction's documents (transaction runs only; docs/web-mode.md). */
+export interface PalDocuments {
+  /** The documents as they stand: each field's current value, the signatures given so far; no file content. */
+  list(): Document[];
+  /** Sets a field's value, kept when the run succeeds; a CHECKBOX takes "true" or "false", a RADIO or SELECT one of its choices. */
+  setField(file: string, fieldId: string, value: string | number | boolean): void;
+  /**
+   * The completed PDF of the document `file`, base64, once the transaction is COMPLETED and the
+   * PDF is written (shortly after the commit that completed it); null before. Hand it to an API
+   * client as a result's `payload`.
+   */
+  completed(file: string): string | null;
+}
+
 /** The second argument of every workflow export. */
 export interface Pal {
   /** To the service log, with the request id. */
@@ -68,6 +83,8 @@ export interface Pal {
   readonly transaction?: PalTransaction;
   readonly roles: PalRoles;
   readonly mail: PalMail;
+  /** Present in transaction runs only. */
+  readonly documents?: PalDocuments;
   /** Another module of the same pal, inside the same run. */
   call(module: string, exportName: string, input: unknown): Promise<unknown>;
 }

@@ -8,6 +8,7 @@ import type { PageSize } from '../documents/pdf-reader.js';
 import { findSso } from '../storage/ssos.js';
 import type { DomainContext } from './context.js';
 import type { SignatureKind, TransactionDocumentState } from './document-state.js';
+import { completedDigests } from './completed-documents.js';
 import { getPalDocuments, type DocumentContentType, type PalDocument } from './pal-documents.js';
 import type { PalManifest } from './pal-manifest.js';
 import { getPalDetails, getPalVersion } from './pals.js';
@@ -67,6 +68,13 @@ export interface SessionDocument {
   pages: PageSize[];
   fields: SessionField[];
   signatures: SessionSignature[];
+  /** SHA-256, base64: the file's as deployed, the completed PDF's once it is written. */
+  digest: string;
+  /**
+   * The completed PDF is written (docs/web-mode.md): the page offers it for download at
+   * `session/documents/{index}/completed`.
+   */
+  completed: boolean;
 }
 
 export interface SessionField {
@@ -181,7 +189,7 @@ export async function loadSessionView(
     },
     csrf: session.csrf,
     documentsOpen: documentsOpen(basis.place),
-    documents: sessionDocuments(basis),
+    documents: await withCompletedDigests(ctx, session, sessionDocuments(basis)),
     actions: offeredActions(basis.manifest.actions, basis.place).map(({ name, label }) => ({
       name,
       label,
@@ -189,6 +197,20 @@ export async function loadSessionView(
     outcome: session.outcome ? (outcome as Omit<ActionOutcome, 'draft'>) : null,
     draft: draft ?? null,
   };
+}
+
+/** The documents whose completed PDF is written carry its digest (domain/completed-documents.ts). */
+async function withCompletedDigests(
+  ctx: DomainContext,
+  session: BrowserSession,
+  documents: SessionDocument[],
+): Promise<SessionDocument[]> {
+  if (session.transactionId === null) return documents;
+  const digests = await completedDigests(ctx, session.enterpriseId, session.transactionId);
+  return documents.map((d) => {
+    const digest = digests.get(d.file);
+    return digest ? { ...d, digest, completed: true } : d;
+  });
 }
 
 /** The documents with their values and signatures, for the person's place. */
@@ -201,6 +223,8 @@ export function sessionDocuments(basis: SessionBasisView): SessionDocument[] {
       contentType: document.contentType,
       ...(document.description !== undefined ? { description: document.description } : {}),
       pages: document.pages,
+      digest: document.digest,
+      completed: false,
       fields: document.fields.map((field) => ({
         field,
         value: (field.id !== undefined ? state.values[field.id] : undefined) ?? '',

@@ -1,9 +1,11 @@
 // The events of a transaction's states (docs/events.md): transaction.status_changed when status,
 // systemStatus or webServiceStatus moved in one database transaction (old and new values), and
 // transaction.completed when systemStatus became COMPLETED. Written by comparing the row before
-// the work (locked, so no other writer moves it meanwhile) with the row after it.
+// the work (locked, so no other writer moves it meanwhile) with the row after it. Completing a
+// transaction also queues the job that writes its completed PDFs (domain/completed-documents.ts).
 import type { TransactionRow } from '../storage/schema.js';
 import { findTransactionRow } from '../storage/transactions.js';
+import { queueCompletion } from './completed-documents.js';
 import type { DomainContext } from './context.js';
 import { NotFoundError } from './errors.js';
 import { emitEvents, type DomainEvent, type TransactionStates } from './events.js';
@@ -68,7 +70,12 @@ export function withTransactionEvents<T>(
     const result = await work(tx);
     if (result === false) return result;
     const after = await findTransactionRow(tx.db, enterpriseId, id);
-    if (after) await emitEvents(tx, transactionChangeEvents(before, after));
+    if (!after) return result;
+    const events = transactionChangeEvents(before, after);
+    await emitEvents(tx, events);
+    // The completed PDFs are written after this commit, by a job of the outbox.
+    if (events.some((e) => e.type === 'transaction.completed'))
+      await queueCompletion(tx, enterpriseId, id);
     return result;
   });
 }

@@ -65,6 +65,7 @@ export function registerEntryPages(
   const paths: SessionPagePaths = {
     session: sessionPath,
     document: (index) => `${sessionPath}/documents/${index}`,
+    completed: (index) => `${sessionPath}/documents/${index}/completed`,
   };
   const secure = domain.config.publicUrl.startsWith('https:');
   const cookie = (value: string, maxAge = SESSION_IDLE_MS / 1000) =>
@@ -237,7 +238,7 @@ export function registerEntryPages(
   });
 }
 
-function cookieOf(request: FastifyRequest): string | undefined {
+export function cookieOf(request: FastifyRequest): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const [name, ...rest] = part.trim().split('=');
     if (name === COOKIE) return rest.join('=');

@@ -19,6 +19,8 @@ export interface SessionPagePaths {
   session: string;
   /** `…/session/documents/{index}`: a document's file. */
   document(index: number): string;
+  /** `…/session/documents/{index}/completed`: its completed PDF, once the view says it is written. */
+  completed(index: number): string;
 }
 
 /** The whole HTML of the session page. */
@@ -107,6 +109,11 @@ function documentSection(view: SessionView, doc: SessionDocument, paths: Session
   const heading = `doc-${doc.index}-title`;
   const links = [
     `<a href="${attr(paths.document(doc.index))}" target="_blank" rel="noopener">Open ${escapeHtml(fileName(doc.file))}</a>`,
+    ...(doc.completed
+      ? [
+          `<a href="${attr(paths.completed(doc.index))}" class="completed-download" download>Download the completed document (PDF)</a>`,
+        ]
+      : []),
   ];
   const pages = doc.pages.map((size, p) => pageBlock(view, doc, p + 1, size, paths)).join('\n');
   return `<section class="document" aria-labelledby="${heading}">

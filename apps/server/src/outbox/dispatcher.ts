@@ -6,6 +6,7 @@
 // (each message is held by one node at a time); a node killed mid-send frees its messages when
 // their lease runs out, and another node (or the same one, restarted) sends them again: at least
 // once, never lost.
+import { runCompletionJob } from '../domain/completed-documents.js';
 import type { DomainContext } from '../domain/context.js';
 import { randomId } from '../domain/ids.js';
 import { openQueuedMail } from '../domain/queued-mail.js';
@@ -49,6 +50,8 @@ export class OutboxDispatcher {
   private sweepTimer: NodeJS.Timeout | undefined;
   private stopListening: (() => Promise<void>) | undefined;
   private pumping = false;
+  /** The completion jobs of this node, one after another. */
+  private completions: Promise<void> = Promise.resolve();
   private again = false;
   private stopped = false;
 
@@ -172,7 +175,11 @@ export class OutboxDispatcher {
     let attempt: Attempt;
     try {
       attempt =
-        message.kind === 'mail' ? await this.sendMail(message) : await this.sendWebhook(message);
+        message.kind === 'mail'
+          ? await this.sendMail(message)
+          : message.kind === 'completion'
+            ? await this.complete(message)
+            : await this.sendWebhook(message);
     } catch (error) {
       attempt = { ok: false, error: (error as Error)?.message ?? String(error) };
     }
@@ -255,6 +262,23 @@ export class OutboxDispatcher {
       const permanent = typeof e.responseCode === 'number' && e.responseCode >= 500;
       return { ok: false, permanent, error: e.message ?? String(error) };
     }
+  }
+
+  /**
+   * A completion job (domain/completed-documents.ts), one at a time on this node: each writes PDFs
+   * in a worker thread of up to COMPLETION_LIMITS' memory. A fault (the database, the worker)
+   * is retried; a file that cannot be written fails for good.
+   */
+  private complete(message: OutboxMessageRow): Promise<Attempt> {
+    const run = this.completions.then(async (): Promise<Attempt> => {
+      const outcome = await runCompletionJob(this.ctx, message.payload);
+      return outcome.ok ? { ok: true } : { ok: false, permanent: true, error: outcome.error };
+    });
+    this.completions = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
   private async sendWebhook(message: OutboxMessageRow): Promise<Attempt> {

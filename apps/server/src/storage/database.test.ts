@@ -73,6 +73,7 @@ describe(`database (${engine})`, () => {
       'idempotency_keys',
       'transaction_field_values',
       'transaction_signatures',
+      'transaction_completed_documents',
     ]) {
       expect(tables).toContain(table);
     }

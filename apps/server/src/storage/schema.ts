@@ -312,6 +312,17 @@ export interface TransactionSignaturesTable {
   user_agent: string;
 }
 
+/** A transaction's completed PDF of one document (migration 0014). */
+export interface TransactionCompletedDocumentsTable {
+  transaction_id: string;
+  file: string;
+  enterprise_id: string;
+  /** SHA-256 of content, base64. */
+  digest: string;
+  content: Uint8Array;
+  created_at: IsoDate;
+}
+
 /** The workflow mails an enterprise sent in the clock hour that began at hour_start. */
 export interface WorkflowMailCountsTable {
   enterprise_id: string;
@@ -319,7 +330,8 @@ export interface WorkflowMailCountsTable {
   sent: number;
 }
 
-export type OutboxKind = 'mail' | 'webhook';
+/** `completion`: the job that writes a COMPLETED transaction's completed PDFs. */
+export type OutboxKind = 'mail' | 'webhook' | 'completion';
 export type OutboxStatus = 'pending' | 'delivered' | 'failed';
 
 /** An outgoing message (migration 0012; storage/outbox-messages.ts). */
@@ -427,6 +439,7 @@ export interface DatabaseSchema {
   idempotency_keys: IdempotencyKeysTable;
   transaction_field_values: TransactionFieldValuesTable;
   transaction_signatures: TransactionSignaturesTable;
+  transaction_completed_documents: TransactionCompletedDocumentsTable;
   transactions_name_fts: TransactionsNameFtsTable;
   transactions_description_fts: TransactionsDescriptionFtsTable;
   transactions_category_fts: TransactionsCategoryFtsTable;

@@ -29,6 +29,11 @@ import { withTransactionEvents } from '../domain/transaction-events.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { getPalDocuments, type PalDocument } from '../domain/pal-documents.js';
 import {
+  base64Contents,
+  getCompletedDocuments,
+  withCompletedDigests,
+} from '../domain/completed-documents.js';
+import {
   keepDocumentChanges,
   loadDocumentState,
   toStateDocuments,
@@ -168,10 +173,13 @@ export function runTransactionModule<T>(
       const scope = transactionScope(transactionId);
       let result: Failure | undefined;
       for (let attempt = 1; !result; attempt++) {
-        const [vars, roles, states] = await Promise.all([
+        const [vars, roles, states, completed] = await Promise.all([
           readVariables(ctx.db, scope),
           transactionRoles(ctx, transactionId),
           documents.length > 0 ? loadDocumentState(ctx.db, transactionId, documents) : [],
+          transaction.systemStatus === 'COMPLETED' && documents.length > 0
+            ? getCompletedDocuments(ctx, enterpriseId, transactionId)
+            : undefined,
         ]);
         const outcome = await execute(
           ctx,
@@ -182,7 +190,11 @@ export function runTransactionModule<T>(
             vars: vars.values,
             transaction: view(transaction),
             roles,
-            documents: toStateDocuments(documents, withSubmission(states, options.submission)),
+            documents: withCompletedDigests(
+              toStateDocuments(documents, withSubmission(states, options.submission)),
+              completed,
+            ),
+            ...(completed ? { completedDocuments: base64Contents(completed) } : {}),
           },
           // Every run gets the pal's id (docs/workflows.md, "Input"); only the engine knows it here.
           { ...options, input: { ...options.input, palId } },

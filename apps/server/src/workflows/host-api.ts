@@ -27,6 +27,7 @@ export const OPERATIONS = [
   'mail.send',
   'documents.list',
   'documents.setField',
+  'documents.completed',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -171,6 +172,14 @@ export class RunState {
       }
       case 'documents.list':
         return this.documentsOf('pal.documents.list');
+      case 'documents.completed': {
+        const documents = this.documentsOf('pal.documents.completed');
+        const file = text('pal.documents.completed: file', args[0], MAX_NAME * 5);
+        if (!documents.some((d) => d.filename === file))
+          throw new TypeError(`pal.documents.completed: the transaction has no document "${file}"`);
+        const completed = this.job.completedDocuments;
+        return completed && Object.hasOwn(completed, file) ? completed[file] : null;
+      }
       case 'documents.setField': {
         const documents = this.documentsOf('pal.documents.setField');
         const file = text('pal.documents.setField: file', args[0], MAX_NAME * 5);

@@ -43,6 +43,11 @@ export interface SandboxJob {
    * Document, no content), with the values and signatures of the form that started the run.
    */
   documents?: Wire.Document[];
+  /**
+   * A COMPLETED transaction's completed PDFs that are written (docs/web-mode.md), file → base64,
+   * for `pal.documents.completed(file)`; absent before the transaction completes.
+   */
+  completedDocuments?: Record<string, string>;
   /** systemStatus moves a workflow may make: event → the states it may start from, and its target. */
   moves: Record<string, { from: readonly string[]; to: string }>;
   timeoutMs: number;

@@ -269,7 +269,15 @@ function buildPal(
         configurable: false,
       });
     set(pal, 'transaction', transaction);
-    set(pal, 'documents', group({ list: 'documents.list', setField: 'documents.setField' }));
+    set(
+      pal,
+      'documents',
+      group({
+        list: 'documents.list',
+        setField: 'documents.setField',
+        completed: 'documents.completed',
+      }),
+    );
   }
   return pal;
 }
@@ -350,7 +358,11 @@ function readString(
 /** Plain data (strings, arrays, objects of them) into the guest. */
 function toHandle(context: QuickJSContext, value: unknown): QuickJSHandle {
   if (value === undefined) return context.undefined;
+  if (value === null) return context.null;
   if (typeof value === 'string') return context.newString(value);
+  // pal.documents answers hold numbers (positions, pages) and booleans (palDefined, required).
+  if (typeof value === 'number') return context.newNumber(value);
+  if (typeof value === 'boolean') return value ? context.true : context.false;
   const target = Array.isArray(value) ? context.newArray() : context.newObject();
   for (const [key, item] of Object.entries(value as object)) {
     const handle = toHandle(context, item);

@@ -14,6 +14,7 @@ import { rateLimits } from './0010-rate-limits.js';
 import { workflowMailCounts } from './0011-workflow-mail-counts.js';
 import { outbox } from './0012-outbox.js';
 import { documentState } from './0013-document-state.js';
+import { completedDocuments } from './0014-completed-documents.js';
 import { auditLog } from './0020-audit-log.js';
 import { idempotencyKeys } from './0021-idempotency-keys.js';
 
@@ -31,6 +32,7 @@ export const migrations: Record<string, Migration> = {
   '0011_workflow_mail_counts': workflowMailCounts,
   '0012_outbox': outbox,
   '0013_document_state': documentState,
+  '0014_completed_documents': completedDocuments,
   '0020_audit_log': auditLog,
   '0021_idempotency_keys': idempotencyKeys,
 };

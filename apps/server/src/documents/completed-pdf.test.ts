@@ -1,0 +1,354 @@
+// The completed PDF checked with readers nobody here wrote: poppler's pdftotext, pdfinfo and
+// pdftoppm (Debian's poppler-utils, which .ci/run installs). The values and the evidence must be
+// in the text, the form gone, and each signature box inked where a signature was given.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type * as Wire from '@pal-workflow/types';
+import { FieldType } from '@pal-workflow/types';
+import { PDFDocument, degrees } from 'pdf-lib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { inkPng } from '../../test/documents.js';
+import {
+  composeCompletedPdf,
+  type CompletionInput,
+  type SignatureToDraw,
+} from './completed-pdf.js';
+import { writeCompletedPdf } from './completion.js';
+import type { Rect } from './page-geometry.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'pal-completed-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let fileNo = 0;
+
+function save(pdf: Uint8Array): string {
+  const file = join(dir, `doc-${++fileNo}.pdf`);
+  writeFileSync(file, pdf);
+  return file;
+}
+
+function pdftotext(pdf: Uint8Array, page?: number): string {
+  const range = page ? ['-f', String(page), '-l', String(page)] : [];
+  return execFileSync('pdftotext', [...range, '-layout', save(pdf), '-']).toString('utf8');
+}
+
+/** pdfinfo's facts, and under `errors` what it complained of (a damaged cross-reference table). */
+function pdfinfo(pdf: Uint8Array): Record<string, string> {
+  const run = spawnSync('pdfinfo', [save(pdf)], { encoding: 'utf8' });
+  const out = run.stdout;
+  return Object.fromEntries([
+    ['errors', run.stderr.trim()],
+    ...out
+      .split('\n')
+      .filter((l) => l.includes(':'))
+      .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]),
+  ]);
+}
+
+/** How many dark pixels the box (displayed page, points from the top-left) holds at 72 dpi. */
+function darkPixels(pdf: Uint8Array, page: number, box: Rect): number {
+  const prefix = join(dir, `render-${++fileNo}`);
+  execFileSync('pdftoppm', [
+    '-r',
+    '72',
+    '-cropbox',
+    '-gray',
+    '-f',
+    String(page),
+    '-l',
+    String(page),
+    '-singlefile',
+    save(pdf),
+    prefix,
+  ]);
+  const pgm = readFileSync(`${prefix}.pgm`);
+  const [, w, h] = pgm.toString('latin1', 0, 32).split(/\s+/).map(Number);
+  const pixels = pgm.subarray(pgm.length - w * h);
+  let dark = 0;
+  for (let y = box.y; y < box.y + box.height && y < h; y++)
+    for (let x = box.x; x < box.x + box.width && x < w; x++) if (pixels[y * w + x] < 128) dark++;
+  return dark;
+}
+
+const digest = (pdf: Uint8Array) => createHash('sha256').update(pdf).digest('base64');
+
+/** One page, US Letter: an AcroForm text field `employee` and check box `receipts`. */
+async function onePageForm(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  const page = doc.addPage([612, 792]);
+  page.drawText('Expense claim', { x: 50, y: 740, size: 18 });
+  const form = doc.getForm();
+  form.createTextField('employee').addToPage(page, { x: 50, y: 680, width: 250, height: 20 });
+  form.createCheckBox('receipts').addToPage(page, { x: 50, y: 640, width: 14, height: 14 });
+  return doc.save();
+}
+
+/** Ten pages, page 3 turned a quarter clockwise, no form. */
+async function tenPages(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  for (let n = 1; n <= 10; n++) {
+    const page = doc.addPage([595.28, 841.89]);
+    if (n === 3) page.setRotation(degrees(90));
+    page.drawText(`Terms, page ${n}`, { x: 50, y: 800, size: 12 });
+  }
+  return doc.save();
+}
+
+function signature(
+  id: string,
+  role: string,
+  kind: 'DRAWN' | 'TYPED',
+  who: { name: string; email: string; ip: string },
+  recordTime: number,
+): SignatureToDraw {
+  return {
+    id,
+    role,
+    sso: `sso-${role}`,
+    kind,
+    ...(kind === 'DRAWN' ? { image: inkPng(300, 100).toString('base64') } : { text: who.name }),
+    recordTime,
+    evidence: {
+      name: who.name,
+      email: who.email,
+      ipAddress: who.ip,
+      userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Test/1.0',
+    },
+  };
+}
+
+const employeeBox = { page: 1, x: 50, y: 300, customWidth: 200, customHeight: 60 };
+const managerBox = { page: 1, x: 320, y: 300, customWidth: 200, customHeight: 60 };
+
+async function claimInput(): Promise<CompletionInput> {
+  const pdf = await onePageForm();
+  const fields: Wire.Field[] = [
+    {
+      id: 'employee',
+      type: FieldType.TEXT,
+      page: 1,
+      x: 50,
+      y: 92,
+      width: 250,
+      height: 20,
+      palDefined: false,
+    },
+    {
+      id: 'receipts',
+      type: FieldType.CHECKBOX,
+      page: 1,
+      x: 50,
+      y: 138,
+      width: 14,
+      height: 14,
+      palDefined: false,
+    },
+    {
+      id: 'amount',
+      type: FieldType.TEXT,
+      page: 1,
+      x: 50,
+      y: 200,
+      width: 150,
+      height: 20,
+      palDefined: true,
+    },
+    {
+      id: 'purpose',
+      type: FieldType.TEXTAREA,
+      page: 1,
+      x: 50,
+      y: 230,
+      width: 400,
+      height: 50,
+      palDefined: true,
+    },
+    {
+      id: 'approved',
+      type: FieldType.CHECKBOX,
+      page: 1,
+      x: 400,
+      y: 200,
+      width: 16,
+      height: 16,
+      palDefined: true,
+    },
+  ];
+  return {
+    pdf,
+    file: 'documents/claim.pdf',
+    digest: digest(pdf),
+    fields,
+    signatures: [
+      {
+        id: 'employee-signature',
+        role: 'participant',
+        required: true,
+        recordTime: 0,
+        ...employeeBox,
+      },
+      { id: 'manager-signature', role: 'manager', required: true, recordTime: 0, ...managerBox },
+    ],
+    values: {
+      employee: 'Zoë Ångström',
+      receipts: 'true',
+      amount: 'CHF 1234.50',
+      purpose: 'Conference travel to Basel, two nights',
+      approved: 'true',
+    },
+    given: [
+      signature(
+        'employee-signature',
+        'participant',
+        'DRAWN',
+        { name: 'Zoë Ångström', email: 'zoe@example.org', ip: '192.0.2.10' },
+        1_764_000_000,
+      ),
+      signature(
+        'manager-signature',
+        'manager',
+        'TYPED',
+        { name: 'Max Muster', email: 'max@example.org', ip: '2001:db8::7' },
+        1_764_003_600,
+      ),
+    ],
+    transactionId: 'cM9tW1Hq3sK0f7u2Yd4ZrA',
+    completedAt: '2025-11-24T17:00:00.000Z',
+  };
+}
+
+async function compose(input: CompletionInput): Promise<Uint8Array> {
+  const result = await composeCompletedPdf(input);
+  if (!result.ok) throw new Error(result.detail);
+  return result.pdf;
+}
+
+const boxOf = (s: { x: number; y: number; customWidth: number; customHeight: number }): Rect => ({
+  x: s.x,
+  y: s.y,
+  width: s.customWidth,
+  height: s.customHeight,
+});
+
+describe('the completed PDF', () => {
+  it('holds the values, the evidence and both signatures, with the form flattened', async () => {
+    const input = await claimInput();
+    const pdf = await compose(input);
+
+    const info = pdfinfo(pdf);
+    expect(info.errors).toBe('');
+    expect(info.Pages).toBe('2');
+    expect(info.Form).toBe('none');
+    expect((await PDFDocument.load(pdf)).getForm().getFields()).toEqual([]);
+
+    const first = pdftotext(pdf, 1);
+    expect(first).toContain('Zoë Ångström');
+    expect(first).toContain('CHF 1234.50');
+    expect(first).toContain('Conference travel to Basel, two nights');
+    expect(first).toContain('Max Muster'); // the typed signature
+
+    const evidence = pdftotext(pdf, 2).replace(/\s+/g, ' ');
+    for (const text of [
+      'Evidence of signatures',
+      'Zoë Ångström',
+      'zoe@example.org',
+      '192.0.2.10',
+      '2025-11-24T16:00:00.000Z',
+      'Max Muster',
+      'max@example.org',
+      '2001:db8::7',
+      '2025-11-24T17:00:00.000Z',
+      'Mozilla/5.0 (X11; Linux x86_64) Test/1.0',
+      'role participant',
+      'role manager',
+      input.digest,
+      Buffer.from(input.digest, 'base64').toString('hex'),
+      input.transactionId,
+    ]) {
+      expect(evidence).toContain(text);
+    }
+
+    for (const box of [employeeBox, managerBox]) {
+      expect(darkPixels(input.pdf, 1, boxOf(box))).toBe(0);
+      expect(darkPixels(pdf, 1, boxOf(box))).toBeGreaterThan(100);
+    }
+    // Both check boxes ticked: the PDF's own (flattened) and the manifest's (drawn).
+    const receipts = { x: 50, y: 138, width: 14, height: 14 };
+    const approved = { x: 400, y: 200, width: 16, height: 16 };
+    expect(darkPixels(pdf, 1, approved)).toBeGreaterThan(darkPixels(input.pdf, 1, approved) + 5);
+    expect(darkPixels(pdf, 1, receipts)).toBeGreaterThan(darkPixels(input.pdf, 1, receipts) + 5);
+  });
+
+  it('leaves a box blank when its signature was not given, and an unchecked box unticked', async () => {
+    const input = await claimInput();
+    input.given = input.given.filter((g) => g.id !== 'manager-signature');
+    input.values.approved = 'false';
+    const pdf = await compose(input);
+    expect(darkPixels(pdf, 1, boxOf(managerBox))).toBe(0);
+    expect(darkPixels(pdf, 1, boxOf(employeeBox))).toBeGreaterThan(100);
+    expect(darkPixels(pdf, 1, { x: 400, y: 200, width: 16, height: 16 })).toBe(0);
+    expect(pdftotext(pdf, 2)).not.toContain('max@example.org');
+  });
+
+  it('draws on the right page of ten, upright on a turned page, in a worker', async () => {
+    const pdf = await tenPages();
+    const onSeven = { page: 7, x: 300, y: 600, customWidth: 220, customHeight: 70 };
+    // Page 3 is shown 841.89 wide and 595.28 high.
+    const onThree = { page: 3, x: 500, y: 400, customWidth: 250, customHeight: 80 };
+    const who = { name: 'Erika Mustermann', email: 'erika@example.org', ip: '198.51.100.3' };
+    const result = await writeCompletedPdf({
+      pdf,
+      file: 'documents/terms.pdf',
+      digest: digest(pdf),
+      fields: [
+        {
+          id: 'company',
+          type: FieldType.TEXT,
+          page: 3,
+          x: 100,
+          y: 100,
+          width: 300,
+          height: 24,
+          palDefined: true,
+        },
+      ],
+      signatures: [
+        { id: 'drawn', role: 'owner', required: true, recordTime: 0, ...onSeven },
+        { id: 'typed', role: 'owner', required: true, recordTime: 0, ...onThree },
+      ],
+      values: { company: 'Muster Holding AG' },
+      given: [
+        signature('drawn', 'owner', 'DRAWN', who, 1_764_000_000),
+        signature('typed', 'owner', 'TYPED', who, 1_764_000_060),
+      ],
+      transactionId: 'tx-ten-pages',
+      completedAt: '2025-11-24T17:00:00.000Z',
+    });
+    if (!result.ok) throw new Error(result.detail);
+    const out = result.pdf;
+    expect(pdfinfo(out).Pages).toBe('11');
+    for (const page of [3, 7]) {
+      const box = page === 3 ? onThree : onSeven;
+      expect(darkPixels(pdf, page, boxOf(box))).toBe(0);
+      expect(darkPixels(out, page, boxOf(box))).toBeGreaterThan(100);
+      // Nothing lands on the other signature's page at this place.
+      expect(darkPixels(out, page === 3 ? 7 : 3, boxOf(box))).toBe(0);
+    }
+    // Upright: pdftotext reads the typed name and the value as lines of page 3.
+    const third = pdftotext(out, 3);
+    expect(third).toContain('Erika Mustermann');
+    expect(third).toContain('Muster Holding AG');
+    expect(pdftotext(out, 11)).toContain('tx-ten-pages');
+  });
+
+  it('answers a file it cannot read, instead of throwing', async () => {
+    const input = await claimInput();
+    const result = await composeCompletedPdf({
+      ...input,
+      pdf: new TextEncoder().encode('%PDF-1.7 nonsense'),
+    });
+    expect(result.ok).toBe(false);
+  });
+});

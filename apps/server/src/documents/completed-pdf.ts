@@ -1,0 +1,412 @@
+// The completed PDF of a transaction's document (docs/web-mode.md, "Completed documents"): the
+// document as deployed with its fields' values written in (the PDF's own form fields set and
+// flattened, the manifest's fields drawn where they sit), each signature drawn in its box, and an
+// evidence page appended that says who signed, when, from where, and what was signed. Runs in a
+// worker thread (./completion-worker.ts), never on the event loop.
+import type * as Wire from '@pal-workflow/types';
+import {
+  PDFCheckBox,
+  PDFDocument,
+  PDFDropdown,
+  PDFName,
+  PDFNull,
+  PDFOptionList,
+  PDFRadioGroup,
+  PDFRef,
+  PDFTextField,
+  StandardFonts,
+  degrees,
+  rgb,
+  type PDFFont,
+  type PDFPage,
+} from 'pdf-lib';
+import { displayRectToPdf, normalRotation, type PageBox, type Rect } from './page-geometry.js';
+
+/**
+ * A signature as given, with its evidence: the members of domain/document-state.ts's
+ * StoredSignature that the completed PDF prints (this folder ranks below domain/).
+ */
+export interface SignatureToDraw {
+  id: string;
+  role: string;
+  sso: string | null;
+  kind: 'DRAWN' | 'TYPED';
+  /** DRAWN: the PNG, base64. */
+  image?: string;
+  /** TYPED: the name as typed. */
+  text?: string;
+  /** Unix seconds. */
+  recordTime: number;
+  evidence: { name: string | null; email: string | null; ipAddress: string; userAgent: string };
+}
+
+/** What the completed PDF is made of; plain data, so that it crosses into the worker. */
+export interface CompletionInput {
+  /** The document's file as deployed. */
+  pdf: Uint8Array;
+  /** Its path in the pal folder (`documents/claim.pdf`). */
+  file: string;
+  /** SHA-256 of the file as deployed, base64. */
+  digest: string;
+  /** The pal version's fields and signatures (places, types). */
+  fields: Wire.Field[];
+  signatures: Wire.Signature[];
+  /** Field id → value, as kept with the transaction. */
+  values: Record<string, string>;
+  given: SignatureToDraw[];
+  transactionId: string;
+  /** When the transaction completed, ISO 8601 UTC. */
+  completedAt: string;
+}
+
+export type CompletionResult = { ok: true; pdf: Uint8Array } | { ok: false; detail: string };
+
+interface Fonts {
+  regular: PDFFont;
+  bold: PDFFont;
+  mono: PDFFont;
+  /** A typed signature: the closest the standard fonts come to a hand. */
+  script: PDFFont;
+}
+
+const INK = rgb(0.05, 0.1, 0.3);
+const TEXT = rgb(0, 0, 0);
+const MUTED = rgb(0.35, 0.35, 0.35);
+
+/** Writes the completed PDF. Never throws: a file it cannot write is an answer. */
+export async function composeCompletedPdf(input: CompletionInput): Promise<CompletionResult> {
+  try {
+    return { ok: true, pdf: await compose(input, 'form') };
+  } catch (formError) {
+    // The PDF's own form would not flatten (a widget without an appearance, a page it cannot
+    // find): its fields are removed instead and every value is drawn at the field's place, as a
+    // manifest field's is.
+    try {
+      return { ok: true, pdf: await compose(input, 'drawn') };
+    } catch (error) {
+      return { ok: false, detail: describe(error ?? formError) };
+    }
+  }
+}
+
+async function compose(input: CompletionInput, formFields: 'form' | 'drawn'): Promise<Uint8Array> {
+  const doc = await PDFDocument.load(input.pdf, { updateMetadata: false });
+  const fonts: Fonts = {
+    regular: await doc.embedFont(StandardFonts.Helvetica),
+    bold: await doc.embedFont(StandardFonts.HelveticaBold),
+    mono: await doc.embedFont(StandardFonts.Courier),
+    script: await doc.embedFont(StandardFonts.TimesRomanItalic),
+  };
+  const form = doc.getForm();
+  const formIds = new Set(form.getFields().map((f) => f.getName()));
+  const filledInForm = new Set<string>();
+  if (formFields === 'form') {
+    for (const field of input.fields) {
+      if (!formIds.has(field.id!)) continue;
+      const value = input.values[field.id!] ?? field.value;
+      if (value !== undefined) setFormField(form, field.id!, value, fonts.regular);
+      filledInForm.add(field.id!);
+    }
+    form.flatten({ updateFieldAppearances: true });
+    // pdf-lib leaves an empty form behind; a reader would still offer to fill it.
+    doc.catalog.delete(PDFName.of('AcroForm'));
+    fillObjectGaps(doc);
+  } else {
+    stripForm(doc);
+  }
+  const pages = doc.getPages();
+  for (const field of input.fields) {
+    if (filledInForm.has(field.id!)) continue;
+    const value = input.values[field.id!] ?? field.value;
+    const page = pages[(field.page ?? 1) - 1];
+    if (value === undefined || value === '' || !page) continue;
+    drawFieldValue(page, field, value, fonts);
+  }
+  for (const signature of input.signatures) {
+    const given = input.given.find((g) => g.id === signature.id);
+    const page = pages[(signature.page ?? 1) - 1];
+    if (!given || !page) continue;
+    const box = {
+      x: signature.x ?? 0,
+      y: signature.y ?? 0,
+      width: signature.customWidth ?? 0,
+      height: signature.customHeight ?? 0,
+    };
+    await drawSignature(doc, page, box, given, fonts);
+  }
+  addEvidencePages(doc, input, fonts);
+  doc.setProducer('Pal Workflow Services');
+  doc.setModificationDate(new Date(input.completedAt));
+  return doc.save();
+}
+
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const line = message.split('\n')[0].trim();
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+
+/** Sets one of the PDF's own fields; a value its field cannot take leaves the field as it was. */
+function setFormField(
+  form: ReturnType<PDFDocument['getForm']>,
+  id: string,
+  value: string,
+  font: PDFFont,
+): void {
+  const field = form.getField(id);
+  if (field instanceof PDFTextField) {
+    const text = encodable(value, font);
+    const max = field.getMaxLength();
+    field.setText(max !== undefined ? text.slice(0, max) : text);
+  } else if (field instanceof PDFCheckBox) {
+    if (value === 'true') field.check();
+    else field.uncheck();
+  } else if (field instanceof PDFRadioGroup) {
+    if (field.getOptions().includes(value)) field.select(value);
+  } else if (field instanceof PDFDropdown || field instanceof PDFOptionList) {
+    if (field.getOptions().includes(value)) field.select(value);
+    else if (field instanceof PDFDropdown && field.isEditable())
+      field.select(encodable(value, font));
+  }
+}
+
+/**
+ * Flattening deletes the fields' objects, and pdf-lib then writes a cross-reference table with
+ * holes that readers report as damaged ("Invalid XRef entry"): each hole becomes a null object.
+ */
+function fillObjectGaps(doc: PDFDocument): void {
+  const context = doc.context;
+  for (let n = 1; n <= context.largestObjectNumber; n++) {
+    const ref = PDFRef.of(n);
+    if (!context.lookup(ref)) context.assign(ref, PDFNull);
+  }
+}
+
+/** Removes the PDF's form: its widget annotations from every page, and the AcroForm. */
+function stripForm(doc: PDFDocument): void {
+  for (const page of doc.getPages()) {
+    const annots = page.node.Annots();
+    if (!annots) continue;
+    for (let i = annots.size() - 1; i >= 0; i--) {
+      const annot = doc.context.lookup(annots.get(i));
+      const subtype =
+        annot && 'get' in annot
+          ? (annot as { get(k: PDFName): unknown }).get(PDFName.of('Subtype'))
+          : undefined;
+      if (subtype === PDFName.of('Widget')) annots.remove(i);
+    }
+  }
+  doc.catalog.delete(PDFName.of('AcroForm'));
+}
+
+// The standard fonts write Windows-1252 only; anything else would make pdf-lib throw.
+const charSets = new WeakMap<PDFFont, Set<number>>();
+/** The text with each character the font cannot write replaced by "?". */
+export function encodable(text: string, font: PDFFont): string {
+  let set = charSets.get(font);
+  if (!set) {
+    set = new Set(font.getCharacterSet());
+    charSets.set(font, set);
+  }
+  let out = '';
+  for (const char of text.normalize('NFC')) {
+    if (char === '\n' || char === '\r' || char === '\t') out += char;
+    else out += set.has(char.codePointAt(0)!) ? char : '?';
+  }
+  return out;
+}
+
+function pageBox(page: PDFPage): PageBox {
+  return { box: page.getCropBox(), rotation: normalRotation(page.getRotation().angle) };
+}
+
+/**
+ * Where to draw something that is upright to the reader: the PDF point of the displayed point
+ * (x, y from the top-left), and the turn that keeps text and images upright on a turned page.
+ */
+function placeOnPage(
+  page: PDFPage,
+  x: number,
+  y: number,
+): { x: number; y: number; rotate: ReturnType<typeof degrees> } {
+  const box = pageBox(page);
+  const at = displayRectToPdf({ x, y, width: 0, height: 0 }, box);
+  return { x: at.x, y: at.y, rotate: degrees(box.rotation) };
+}
+
+/** The longest start of `text` that fits `width` at `size`, with "…" when it was cut. */
+function fitLine(text: string, font: PDFFont, size: number, width: number): string {
+  if (font.widthOfTextAtSize(text, size) <= width) return text;
+  let end = text.length;
+  while (end > 0 && font.widthOfTextAtSize(`${text.slice(0, end)}...`, size) > width) end--;
+  return `${text.slice(0, end)}...`;
+}
+
+/** Lines of `text` no wider than `width`, broken at spaces (a word too long is cut). */
+function wrap(text: string, font: PDFFont, size: number, width: number): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.split(/\r?\n/)) {
+    let line = '';
+    for (const word of paragraph.split(/\s+/)) {
+      const next = line ? `${line} ${word}` : word;
+      if (font.widthOfTextAtSize(next, size) <= width || !line) line = next;
+      else {
+        lines.push(line);
+        line = word;
+      }
+    }
+    lines.push(line);
+  }
+  return lines.map((l) => fitLine(l, font, size, width));
+}
+
+function drawFieldValue(page: PDFPage, field: Wire.Field, value: string, fonts: Fonts): void {
+  const box: Rect = {
+    x: field.x ?? 0,
+    y: field.y ?? 0,
+    width: field.width ?? 0,
+    height: field.height ?? 0,
+  };
+  const type = field.type ?? 'TEXT';
+  if (type === 'CHECKBOX' || type === 'CHECKBOXCHECKED') {
+    if (value !== 'true') return;
+    // A check mark: two strokes inside the box.
+    const s = Math.min(box.width, box.height);
+    const left = box.x + (box.width - s) / 2;
+    const top = box.y + (box.height - s) / 2;
+    const point = (fx: number, fy: number) => {
+      const p = placeOnPage(page, left + fx * s, top + fy * s);
+      return { x: p.x, y: p.y };
+    };
+    const thickness = Math.max(1, s / 8);
+    page.drawLine({ start: point(0.15, 0.55), end: point(0.4, 0.8), thickness, color: TEXT });
+    page.drawLine({ start: point(0.4, 0.8), end: point(0.85, 0.2), thickness, color: TEXT });
+    return;
+  }
+  const font = fonts.regular;
+  const text = encodable(value, font);
+  const pad = 2;
+  const width = Math.max(1, box.width - 2 * pad);
+  if (type === 'TEXTAREA') {
+    const size = Math.min(10, Math.max(6, box.height - 2 * pad));
+    const leading = size * 1.2;
+    const lines = wrap(text, font, size, width).slice(
+      0,
+      Math.max(1, Math.floor((box.height - pad) / leading)),
+    );
+    lines.forEach((line, i) => {
+      page.drawText(line, {
+        ...placeOnPage(page, box.x + pad, box.y + pad + size + i * leading),
+        size,
+        font,
+        color: TEXT,
+      });
+    });
+    return;
+  }
+  const size = Math.min(11, Math.max(5, (box.height - 2 * pad) * 0.8));
+  const line = fitLine(text.replace(/\s+/g, ' '), font, size, width);
+  // The baseline sits so that the line is centred in the box's height.
+  const baseline = box.y + box.height / 2 + size * 0.35;
+  page.drawText(line, { ...placeOnPage(page, box.x + pad, baseline), size, font, color: TEXT });
+}
+
+async function drawSignature(
+  doc: PDFDocument,
+  page: PDFPage,
+  box: Rect,
+  given: SignatureToDraw,
+  fonts: Fonts,
+): Promise<void> {
+  if (given.kind === 'DRAWN' && given.image) {
+    let image;
+    try {
+      image = await doc.embedPng(Buffer.from(given.image, 'base64'));
+    } catch {
+      image = undefined;
+    }
+    if (image) {
+      // Scaled into the box keeping its aspect, centred.
+      const scale = Math.min(box.width / image.width, box.height / image.height);
+      const width = image.width * scale;
+      const height = image.height * scale;
+      const left = box.x + (box.width - width) / 2;
+      const bottom = box.y + (box.height + height) / 2;
+      page.drawImage(image, { ...placeOnPage(page, left, bottom), width, height });
+      return;
+    }
+  }
+  const name = encodable(given.text ?? given.evidence.name ?? '', fonts.script)
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (!name) return;
+  const font = fonts.script;
+  let size = Math.min(36, box.height * 0.7);
+  const widthAt = (s: number) => font.widthOfTextAtSize(name, s);
+  if (widthAt(size) > box.width * 0.95)
+    size = Math.max(4, (size * box.width * 0.95) / widthAt(size));
+  const left = box.x + (box.width - widthAt(size)) / 2;
+  const baseline = box.y + box.height / 2 + size * 0.3;
+  page.drawText(name, { ...placeOnPage(page, left, baseline), size, font, color: INK });
+}
+
+/** A4, upright. */
+const EVIDENCE_PAGE: [number, number] = [595.28, 841.89];
+const MARGIN = 50;
+
+/** The evidence pages: the document and transaction, then each signature's record. */
+function addEvidencePages(doc: PDFDocument, input: CompletionInput, fonts: Fonts): void {
+  const [pageWidth, pageHeight] = EVIDENCE_PAGE;
+  const width = pageWidth - 2 * MARGIN;
+  let page = doc.addPage(EVIDENCE_PAGE);
+  let y = pageHeight - MARGIN;
+  const line = (text: string, font: PDFFont, size: number, color = TEXT, indent = 0) => {
+    for (const part of wrap(encodable(text, font), font, size, width - indent)) {
+      if (y - size < MARGIN) {
+        page = doc.addPage(EVIDENCE_PAGE);
+        y = pageHeight - MARGIN;
+      }
+      y -= size * 1.3;
+      page.drawText(part, { x: MARGIN + indent, y, size, font, color });
+    }
+  };
+  const gap = (points: number) => (y -= points);
+  const hex = Buffer.from(input.digest, 'base64').toString('hex');
+
+  line('Evidence of signatures', fonts.bold, 18);
+  gap(6);
+  line(`Document: ${input.file}`, fonts.regular, 10);
+  line(`Transaction: ${input.transactionId}`, fonts.regular, 10);
+  line(`Completed: ${input.completedAt}`, fonts.regular, 10);
+  line('SHA-256 of the document as deployed (base64):', fonts.regular, 10);
+  line(input.digest, fonts.mono, 9, TEXT, 12);
+  line('The same, hexadecimal:', fonts.regular, 10);
+  line(hex, fonts.mono, 9, TEXT, 12);
+  gap(10);
+  const signatures = [...input.given].sort((a, b) => a.recordTime - b.recordTime);
+  if (signatures.length === 0)
+    line('No signatures were given on this document.', fonts.regular, 10);
+  for (const s of signatures) {
+    gap(8);
+    line(`Signature "${s.id}" (role ${s.role})`, fonts.bold, 12);
+    line(`Signer: ${s.evidence.name ?? '(no name)'}`, fonts.regular, 10, TEXT, 12);
+    line(`E-mail: ${s.evidence.email ?? '(none)'}`, fonts.regular, 10, TEXT, 12);
+    line(
+      `Signed at (UTC): ${new Date(s.recordTime * 1000).toISOString()}`,
+      fonts.regular,
+      10,
+      TEXT,
+      12,
+    );
+    line(
+      `How: ${s.kind === 'DRAWN' ? 'drawn' : `typed as "${s.text ?? ''}"`}`,
+      fonts.regular,
+      10,
+      TEXT,
+      12,
+    );
+    line(`IP address: ${s.evidence.ipAddress}`, fonts.regular, 10, TEXT, 12);
+    line(`User agent: ${s.evidence.userAgent}`, fonts.regular, 9, MUTED, 12);
+    if (s.sso) line(`SSO: ${s.sso}`, fonts.regular, 9, MUTED, 12);
+  }
+}
