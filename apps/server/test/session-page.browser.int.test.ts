@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 // The session page in real Chromium (docs/web-mode.md), end to end over HTTP: a participant enters
 // a web-mode transaction with a T5 token, sees the claim form's pages drawn by pdf.js with the
 // fields where they sit, fills every kind of control, draws one signature with a mouse and one
@@ -17,6 +16,15 @@ import { launchChromium, SCREENSHOTS } from './browser.js';
 import { tempDir } from './helpers.js';
 import { startHarness, type Harness } from './harness.js';
 import { WEB_PAL_ID, writeWebPal } from './web-pal.js';
+
+// The functions passed to page.evaluate run in Chromium; the test project has no DOM types.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+declare const document: any;
+declare const window: any;
+declare const Image: any;
+type HTMLCanvasElement = any;
+type HTMLInputElement = any;
+/* eslint-enable @typescript-eslint/no-explicit-any */
 
 let h: Harness;
 let browser: Browser;
@@ -246,7 +254,11 @@ describe('the session page in Chromium, with JavaScript', () => {
       await page.evaluate(() => {
         const seen: string[] = [];
         (window as unknown as { pointerTypes: string[] }).pointerTypes = seen;
-        document.addEventListener('pointerdown', (e) => seen.push(e.pointerType), true);
+        document.addEventListener(
+          'pointerdown',
+          (e: { pointerType: string }) => seen.push(e.pointerType),
+          true,
+        );
       });
       await drawWithMouse(page, 'employee');
       await drawWithFinger(page, 'witness');
