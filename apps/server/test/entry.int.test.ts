@@ -75,14 +75,12 @@ describe('tokens and entry', () => {
     expect(again.text).toContain('This link is no longer valid');
   });
 
-  it("the session page's form runs an action with the posted values; the output is escaped", async () => {
+  it("the session page's form runs an offered action with the posted values; the output is escaped", async () => {
     const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
     const { cookie, page } = await enter(
       await h.a.json.transactions.createTransactionToken({ transactionId: tx, userSSO: sso }),
     );
-    expect(await post(cookie, { csrf: csrfOf(page), action: 'note', values: 'text=hello' })).toBe(
-      303,
-    );
+    expect(await post(cookie, { csrf: csrfOf(page), action: 'note', text: 'hello' })).toBe(303);
     const after = await open('/services/session', cookie);
     expect(after.text).toContain('noted hello &#60;b&#62;escaped&#60;/b&#62;');
     expect(after.text).not.toContain('<b>escaped</b>');
@@ -104,7 +102,7 @@ describe('tokens and entry', () => {
     );
     expect(await post(undefined, { action: 'note', csrf })).toBe(401);
     // And the right form still works.
-    expect(await post(cookie, { action: 'note', csrf, values: 'text=ok' })).toBe(303);
+    expect(await post(cookie, { action: 'note', csrf, text: 'ok' })).toBe(303);
     expect((await open('/services/session', `pal_session=${'A'.repeat(43)}`)).status).toBe(401);
     expect((await open('/services/session', 'pal_session=forged')).status).toBe(401);
     expect((await open('/services/session')).status).toBe(401);
@@ -388,9 +386,8 @@ describe('entering in Chromium', () => {
       'Workflow transaction test pal',
     );
     await page.screenshot({ path: join(SCREENSHOTS, 'session-entered.png'), fullPage: true });
-    await page.getByLabel('Action').fill('note');
-    await page.getByLabel(/Values/).fill('text=from Chromium');
-    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByLabel('text', { exact: true }).fill('from Chromium');
+    await page.getByRole('button', { name: 'Keep the note' }).click();
     await page.waitForSelector('#outcome');
     expect(await page.locator('#outcome').textContent()).toContain('noted from Chromium');
     await page.screenshot({ path: join(SCREENSHOTS, 'session-action.png'), fullPage: true });

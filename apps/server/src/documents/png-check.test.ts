@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tinyPng } from '../../test/png.js';
+import { png as tinyPng } from '../../test/documents.js';
 import { checkPng } from './png-check.js';
 
 describe('checkPng', () => {
@@ -8,7 +8,7 @@ describe('checkPng', () => {
   });
 
   it('refuses bytes that only begin like a PNG', () => {
-    const prefix = tinyPng().subarray(0, 8);
+    const prefix = tinyPng(1, 1).subarray(0, 8);
     expect(checkPng(Buffer.concat([prefix, Buffer.from('<svg onload=alert(1)>')]), 4000)).toEqual({
       ok: false,
       problem: 'is a PNG image cut short',
@@ -17,7 +17,7 @@ describe('checkPng', () => {
   });
 
   it('refuses a damaged chunk, bytes after the end, no pixels and a size past the cap', () => {
-    const png = tinyPng();
+    const png = tinyPng(1, 1);
     const damaged = Buffer.from(png);
     damaged[20] ^= 0xff;
     expect(checkPng(damaged, 4000)).toMatchObject({ ok: false });

@@ -4,6 +4,7 @@
 // shared by the session page (what it shows) and the posted form (what it accepts), so the two
 // cannot disagree.
 import type * as Wire from '@pal-workflow/types';
+import { FieldType } from '@pal-workflow/types';
 import { RUNNABLE_SYSTEM_STATUSES } from './transaction-lifecycle.js';
 
 /** One of the manifest's `actions`: an export a browser session may run, shown as a button. */
@@ -86,4 +87,22 @@ export function signatureIsMine(
   place: Pick<PersonPlace, 'role'>,
 ): boolean {
   return place.role !== null && signature.role === place.role;
+}
+
+/**
+ * Why `value` cannot be the field's value, or undefined: a checkbox holds "true" or "false", a
+ * RADIO or SELECT one of its picklist's choices (or nothing).
+ */
+export function fieldValueProblem(field: Wire.Field, value: string): string | undefined {
+  if (field.type === FieldType.CHECKBOX || field.type === FieldType.CHECKBOXCHECKED)
+    return value === 'true' || value === 'false'
+      ? undefined
+      : `a ${field.type} field's value is "true" or "false"`;
+  if (field.type === FieldType.RADIO || field.type === FieldType.SELECT) {
+    const choices = (field.picklist ?? '').split('|');
+    return value === '' || choices.includes(value)
+      ? undefined
+      : `"${value}" is not one of the field's choices (${choices.join(', ')})`;
+  }
+  return undefined;
 }

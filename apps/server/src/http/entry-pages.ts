@@ -4,7 +4,8 @@
 //                                        their fields and signatures, the actions offered, and the
 //                                        last outcome (http/session-page.ts)
 //   GET  /{service_root}/session/documents/{index}   a document's file, for the session's page
-//   POST /{service_root}/session        runs a further action with posted values (CSRF token, same origin)
+//   POST /{service_root}/session        the page's form: an offered action with the person's values and
+//                                        signatures (CSRF token, same origin; http/session-form.ts)
 //   GET  /{service_root}/mail?encryptedToken=…&encryptedAction=…   a mailed link's confirm page:
 //                                        changes nothing (mail scanners open links first)
 //   POST /{service_root}/mail?…          enters the transaction as the recipient and runs the action
@@ -14,20 +15,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordRefusedToken } from '../domain/audit-attempts.js';
 import type { WorkflowContext } from '../workflows/context.js';
-import { ConflictError, isDomainError } from '../domain/errors.js';
-import {
-  csrfMatches,
-  readSession,
-  saveOutcome,
-  SESSION_IDLE_MS,
-  type SessionRead,
-} from '../domain/sessions.js';
+import { isDomainError } from '../domain/errors.js';
+import { readSession, SESSION_IDLE_MS, type SessionRead } from '../domain/sessions.js';
 import { getTransactionDetails } from '../domain/transactions.js';
 import { escapeHtml } from '../html.js';
-import { readMailLink } from '../domain/mail-links.js';
-import { enter, enterFromMail, mailLinkSession, runAction } from '../workflows/entries.js';
-import { sessionDocumentFile } from '../domain/session-document-file.js';
 import { loadSessionView } from '../domain/session-view.js';
+import { registerSessionForm } from './session-form.js';
+import { readMailLink } from '../domain/mail-links.js';
+import { enter, enterFromMail, mailLinkSession } from '../workflows/entries.js';
+import { sessionDocumentFile } from '../domain/session-document-file.js';
 import type { AssetUrls } from './assets.js';
 import { isGone, SESSION_PAGE_CSP, sendHtml, sendPage, type PageText } from './page.js';
 import { renderSessionPage, type SessionPagePaths } from './session-page.js';
@@ -198,44 +194,16 @@ export function registerEntryPages(
     },
   );
 
-  app.post<{ Body: Record<string, string> | undefined }>(sessionPath, async (request, reply) => {
-    const value = cookieOf(request);
-    const read = await readSession(domain, value);
-    if (read.state !== 'live') return noSession(reply, read);
-    const { session } = read;
-    const form = request.body ?? {};
-    if (!sameOrigin(request, domain) || !csrfMatches(session, form.csrf))
-      return sendPage(reply, 403, REFUSED.title, REFUSED.body);
-    const action = (form.action ?? '').trim();
-    if (!/^[\w$.-]{1,200}$/.test(action))
-      return sendPage(
-        reply,
-        400,
-        'Name an action',
-        '<h1>Name an action</h1><p>The action is the name of a workflow export, e.g. <code>approve</code>. Go back and fill it in.</p>',
-      );
-    let outcome;
-    try {
-      outcome = await runAction(
-        domain,
-        session,
-        action,
-        parseValues(form.values ?? ''),
-        request.id,
-      );
-    } catch (error) {
-      // The transaction's systemStatus forbids runs (the rule of T6 and T9): nothing ran.
-      if (!(error instanceof ConflictError)) throw error;
-      return sendPage(
-        reply,
-        409,
-        `“${action}” cannot run now`,
-        `<h1>“${escapeHtml(action)}” cannot run now</h1><p>${escapeHtml(error.message)}.</p><p><a href="${escapeHtml(sessionPath)}">Back to the transaction</a></p>`,
-      );
-    }
-    await saveOutcome(domain, value!, outcome);
-    return reply.code(303).header('Location', sessionPath).send();
-  });
+  // The session form has a scope of its own: its parsers take a drawn signature and multipart.
+  void app.register((scope) =>
+    registerSessionForm(scope, domain, {
+      sessionPath,
+      noSession,
+      cookieOf,
+      sameOrigin: (request) => sameOrigin(request, domain),
+      refused: REFUSED,
+    }),
+  );
 }
 
 export function cookieOf(request: FastifyRequest): string | undefined {
@@ -261,14 +229,4 @@ function sameOrigin(request: FastifyRequest, domain: WorkflowContext): boolean {
     `${request.protocol}://${request.headers.host}`,
   ];
   return own.includes(origin);
-}
-
-/** The values textarea: one `name=value` per line. */
-function parseValues(text: string): Record<string, string> {
-  const values: Record<string, string> = {};
-  for (const line of text.split(/\r?\n/)) {
-    const at = line.indexOf('=');
-    if (at > 0) values[line.slice(0, at).trim()] = line.slice(at + 1).trim();
-  }
-  return values;
 }

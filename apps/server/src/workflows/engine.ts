@@ -144,6 +144,11 @@ export interface TransactionRunOptions<T> extends RunOptions<T> {
   webService: boolean;
   /** A session's form: its values and signatures are kept with the run's effects if it succeeds. */
   submission?: DocumentSubmission;
+  /**
+   * Whether the run's answer lets the submission be kept (a form's run that returns
+   * `success: false` keeps the person's draft, not their values); default: yes.
+   */
+  keepsSubmission?: (value: T) => boolean;
 }
 
 /**
@@ -211,7 +216,13 @@ export function runTransactionModule<T>(
             scope,
             vars.version,
             outcome.effects,
-            options,
+            {
+              webService: options.webService,
+              submission:
+                options.submission && (options.keepsSubmission?.(outcome.value) ?? true)
+                  ? options.submission
+                  : undefined,
+            },
           );
           if (applied) return { ok: true, value: outcome.value, palId };
           if (attempt === MAX_ATTEMPTS) result = conflictFailure();

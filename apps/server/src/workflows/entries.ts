@@ -19,7 +19,9 @@ import {
   type BrowserSession,
   type SessionStart,
 } from '../domain/sessions.js';
+import type { GivenSignature } from '../domain/document-state.js';
 import { createSso } from '../domain/ssos.js';
+import type { DocumentSubmission } from '../domain/transaction-documents.js';
 import { assignRole } from '../domain/transaction-roles.js';
 import { redeemToken, type RedeemedToken } from '../domain/tokens.js';
 import { createTransaction, getTransactionDetails } from '../domain/transactions.js';
@@ -129,6 +131,14 @@ async function guestSso(ctx: WorkflowContext, enterpriseId: string): Promise<str
   });
 }
 
+/** What a session page's form gives a run beside its values (domain/form-submission.ts). */
+export interface FormRun {
+  /** `input.signatures`. */
+  signatures: GivenSignature[];
+  /** Kept with the run's effects when it succeeds and answers `success` true. */
+  submission: DocumentSubmission;
+}
+
 /** Runs an export of the session's pal (console) or transaction, for the session page. */
 export async function runAction(
   ctx: WorkflowContext,
@@ -136,8 +146,14 @@ export async function runAction(
   action: string,
   values: Record<string, string>,
   requestId?: string,
+  form?: FormRun,
 ): Promise<ActionOutcome> {
-  const input = { values, action, ...(session.ssoId ? { sso: session.ssoId } : {}) };
+  const input = {
+    values,
+    ...(form ? { signatures: form.signatures } : {}),
+    action,
+    ...(session.ssoId ? { sso: session.ssoId } : {}),
+  };
   let result: RunResult<{ success: boolean; messages?: ActionOutcome['messages'] }>;
   try {
     result =
@@ -154,6 +170,9 @@ export async function runAction(
             input: { ...input, transactionId: session.transactionId },
             shape: (value, palId) => transactionResult(value, palId, session.transactionId!),
             requestId,
+            ...(form
+              ? { submission: form.submission, keepsSubmission: (value) => value.success }
+              : {}),
           });
   } catch (error) {
     // The enterprise has as many runs in progress as it may: the page says so (the session and

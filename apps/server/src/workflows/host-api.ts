@@ -7,7 +7,7 @@
 // Nothing here touches the database: the engine applies the collected effects when the run
 // succeeds, after checking each one again.
 import type * as Wire from '@pal-workflow/types';
-import { FieldType } from '@pal-workflow/types';
+import { fieldValueProblem } from '../domain/web-permissions.js';
 import type { RoleView, RunEffects, SandboxJob } from './job.js';
 import { RUN_BOUNDS } from './limits.js';
 
@@ -286,22 +286,4 @@ function text(where: string, value: unknown, max: number): string {
   if (value.length === 0) throw new TypeError(`${where} must not be empty`);
   if (value.length > max) throw new TypeError(`${where} is longer than ${max} characters`);
   return value;
-}
-
-/**
- * Why `value` cannot be the field's value, or undefined: a checkbox holds "true" or "false", a
- * RADIO or SELECT one of its picklist's choices (or nothing).
- */
-export function fieldValueProblem(field: Wire.Field, value: string): string | undefined {
-  if (field.type === FieldType.CHECKBOX || field.type === FieldType.CHECKBOXCHECKED)
-    return value === 'true' || value === 'false'
-      ? undefined
-      : `a ${field.type} field's value is "true" or "false"`;
-  if (field.type === FieldType.RADIO || field.type === FieldType.SELECT) {
-    const choices = (field.picklist ?? '').split('|');
-    return value === '' || choices.includes(value)
-      ? undefined
-      : `"${value}" is not one of the field's choices (${choices.join(', ')})`;
-  }
-  return undefined;
 }

@@ -360,7 +360,7 @@ function toHandle(context: QuickJSContext, value: unknown): QuickJSHandle {
   if (value === undefined) return context.undefined;
   if (value === null) return context.null;
   if (typeof value === 'string') return context.newString(value);
-  // pal.documents answers hold numbers (positions, pages) and booleans (palDefined, required).
+  // pal.documents.list() hands back numbers (positions, recordTime) and booleans (required).
   if (typeof value === 'number') return context.newNumber(value);
   if (typeof value === 'boolean') return value ? context.true : context.false;
   const target = Array.isArray(value) ? context.newArray() : context.newObject();

@@ -1,0 +1,236 @@
+// A session page's posted form judged against what the person may do now (docs/entry.md, "The
+// session form"): the action must be offered to them (else 403, nothing runs); a signature must be
+// theirs, not given yet, and a typed name or a real PNG within SIGNATURE_MAX_KB (else 400,
+// nothing runs); a required signature of their role that is missing stops the form before the
+// run, with what they typed kept as a draft. Values for fields they may not edit are left out
+// (the caller logs their ids, never the values). Pure: the caller reads the session's basis and
+// the signer, and does what the verdict says.
+import { checkPng } from '../documents/png-check.js';
+import type { GivenSignature, StoredSignature } from './document-state.js';
+import type { SessionBasisView } from './session-view.js';
+import type { DraftSignature, FormDraft } from './sessions.js';
+import { FieldType } from '@pal-workflow/types';
+import { SIGNATURE_CONTROL_PREFIX } from './pal-document-manifest.js';
+import type { DocumentSubmission, FieldWrite } from './transaction-documents.js';
+import {
+  documentsOpen,
+  fieldEditable,
+  fieldValueProblem,
+  offeredAction,
+  signatureIsMine,
+} from './web-permissions.js';
+
+/** The largest drawn signature's sides, in pixels: far past any signature pad. */
+export const SIGNATURE_MAX_SIDE = 4000;
+/** The longest typed signature, in characters. */
+export const TYPED_SIGNATURE_MAX = 200;
+/** The longest value of one field, in characters (as `pal.documents.setField` allows). */
+export const FIELD_VALUE_MAX = 65_536;
+const DATA_URL = /^data:image\/png;base64,([A-Za-z0-9+/]*={0,2})$/;
+const CONTROL_CHARACTERS = /\p{Cc}/u;
+
+/** Who signs, as the evidence page will say: from the SSO and the request, when signing. */
+export interface Signer {
+  sso: string | null;
+  name: string | null;
+  email: string | null;
+  ipAddress: string;
+  userAgent: string;
+}
+
+export type FormVerdict =
+  | {
+      kind: 'run';
+      action: string;
+      /** `input.values`: every field the person may edit, as submitted. */
+      values: Record<string, string>;
+      /** `input.signatures`. */
+      signatures: GivenSignature[];
+      submission: DocumentSubmission;
+      draft: FormDraft;
+    }
+  /** Nothing runs: the page says why. */
+  | { kind: 'refused'; status: 400 | 403; message: string }
+  /** Nothing runs: the session page shows the messages and refills the form from the draft. */
+  | {
+      kind: 'incomplete';
+      action: string;
+      messages: { message: string; type: string }[];
+      draft: FormDraft;
+    };
+
+export interface FormJudgement {
+  verdict: FormVerdict;
+  /** Ids of posted fields the person may not edit: left out, to be logged (never their values). */
+  ignored: string[];
+}
+
+/**
+ * Judges the posted fields (name → last value) for the person of `basis`. `now` dates the
+ * signatures (Unix seconds).
+ */
+export function judgeForm(
+  basis: SessionBasisView,
+  posted: Readonly<Record<string, string>>,
+  signer: Signer,
+  limits: { signatureMaxBytes: number },
+  now: Date,
+): FormJudgement {
+  const ignored: string[] = [];
+  const action = posted.action ?? '';
+  const refuse = (status: 400 | 403, message: string): FormJudgement => ({
+    verdict: { kind: 'refused', status, message },
+    ignored,
+  });
+  if (!offeredAction(basis.manifest.actions, basis.place, action))
+    return refuse(
+      403,
+      'This action is not offered to you now. Reload the page to see what you can do.',
+    );
+
+  const open = documentsOpen(basis.place);
+  const draft: FormDraft = { values: {}, signatures: {} };
+  const values: Record<string, string> = {};
+  const writes: FieldWrite[] = [];
+  for (const [d, document] of basis.documents.entries()) {
+    for (const field of document.fields) {
+      const id = field.id;
+      if (id === undefined) continue;
+      const given = Object.hasOwn(posted, id) ? posted[id] : undefined;
+      if (!fieldEditable(field, basis.place)) {
+        if (given !== undefined) ignored.push(id);
+        continue;
+      }
+      const checkbox =
+        field.type === FieldType.CHECKBOX || field.type === FieldType.CHECKBOXCHECKED;
+      // A browser posts a checked box's value ("true", or "on" when the control has none) and
+      // nothing for an unchecked one.
+      const value = checkbox
+        ? given !== undefined && given !== 'false'
+          ? 'true'
+          : 'false'
+        : (given ?? basis.states[d]!.values[id] ?? '');
+      if (value.length > FIELD_VALUE_MAX)
+        return refuse(400, `The field “${id}” holds more than ${FIELD_VALUE_MAX} characters.`);
+      const problem = fieldValueProblem(field, value);
+      if (problem) return refuse(400, `The field “${id}”: ${problem}.`);
+      values[id] = value;
+      draft.values[id] = value;
+      writes.push({ file: document.file, fieldId: id, value });
+    }
+  }
+
+  const recordTime = Math.floor(now.getTime() / 1000);
+  const signatures: StoredSignature[] = [];
+  const missing: string[] = [];
+  const evidence = {
+    name: signer.name,
+    email: signer.email,
+    ipAddress: signer.ipAddress,
+    userAgent: signer.userAgent,
+  };
+  const known = new Set<string>();
+  for (const [d, document] of basis.documents.entries()) {
+    for (const signature of document.signatures) {
+      const id = signature.id;
+      if (id === undefined) continue;
+      known.add(id);
+      const control = `${SIGNATURE_CONTROL_PREFIX}${id}`;
+      const posting = Object.hasOwn(posted, control) ? posted[control]!.trim() : '';
+      const mine = signatureIsMine(signature, basis.place);
+      const given = basis.states[d]!.signatures.some((s) => s.id === id);
+      if (posting === '') {
+        if (mine && open && signature.required && !given) missing.push(id);
+        continue;
+      }
+      if (!mine)
+        return refuse(400, `The signature “${id}” is for the role ${signature.role}, not yours.`);
+      if (!open) return refuse(400, 'The documents of this transaction can no longer be signed.');
+      if (given) return refuse(400, `The signature “${id}” was already given.`);
+      const made = readSignature(posting, limits.signatureMaxBytes);
+      if (!made.ok) return refuse(400, `The signature “${id}” ${made.problem}.`);
+      draft.signatures[id] = made.draft;
+      signatures.push({
+        id,
+        file: document.file,
+        role: signature.role!,
+        sso: signer.sso,
+        ...made.signature,
+        recordTime,
+        evidence,
+      });
+    }
+  }
+  for (const name of Object.keys(posted))
+    if (name.startsWith(SIGNATURE_CONTROL_PREFIX) && posted[name]!.trim() !== '')
+      if (!known.has(name.slice(SIGNATURE_CONTROL_PREFIX.length)))
+        return refuse(
+          400,
+          `There is no signature “${name.slice(SIGNATURE_CONTROL_PREFIX.length)}” here.`,
+        );
+
+  if (missing.length > 0)
+    return {
+      verdict: {
+        kind: 'incomplete',
+        action,
+        messages: missing.map((id) => ({
+          message: `Sign “${id}” before you go on: it is required.`,
+          type: 'SIGNATURE_REQUIRED',
+        })),
+        draft,
+      },
+      ignored,
+    };
+  return {
+    verdict: {
+      kind: 'run',
+      action,
+      values,
+      signatures: signatures.map(({ evidence: _evidence, ...given }) => given),
+      submission: { values: writes, signatures },
+      draft,
+    },
+    ignored,
+  };
+}
+
+type SignatureReading =
+  | {
+      ok: true;
+      signature: Pick<GivenSignature, 'kind' | 'image' | 'text'>;
+      draft: DraftSignature;
+    }
+  | { ok: false; problem: string };
+
+/** A posted signature: a `data:image/png;base64,…` URL of a real PNG, or a typed name. */
+function readSignature(posted: string, maxBytes: number): SignatureReading {
+  if (posted.startsWith('data:')) {
+    const match = DATA_URL.exec(posted);
+    if (!match)
+      return { ok: false, problem: 'is not a PNG image (expected data:image/png;base64,…)' };
+    const base64 = match[1]!;
+    // The decoded size, known before decoding: refuse an oversized one without building it.
+    if (Math.floor((base64.length * 3) / 4) > maxBytes + 2)
+      return { ok: false, problem: `is larger than ${maxBytes / 1024} KiB (SIGNATURE_MAX_KB)` };
+    const bytes = Buffer.from(base64, 'base64');
+    if (bytes.length > maxBytes)
+      return { ok: false, problem: `is larger than ${maxBytes / 1024} KiB (SIGNATURE_MAX_KB)` };
+    const png = checkPng(bytes, SIGNATURE_MAX_SIDE);
+    if (!png.ok) return { ok: false, problem: png.problem };
+    return {
+      ok: true,
+      signature: { kind: 'DRAWN', image: bytes.toString('base64') },
+      draft: { kind: 'DRAWN', image: posted },
+    };
+  }
+  if (posted.length > TYPED_SIGNATURE_MAX)
+    return { ok: false, problem: `is longer than ${TYPED_SIGNATURE_MAX} characters` };
+  if (CONTROL_CHARACTERS.test(posted))
+    return { ok: false, problem: 'holds characters that are not part of a name' };
+  return {
+    ok: true,
+    signature: { kind: 'TYPED', text: posted },
+    draft: { kind: 'TYPED', text: posted },
+  };
+}

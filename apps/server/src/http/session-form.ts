@@ -1,0 +1,233 @@
+// POST /{service_root}/session: the session page's form (docs/entry.md, "The session form"). Each
+// field's control is named by its field id, a signature by `signature.{id}`, the button by
+// `action`, beside `csrf`; posted as `application/x-www-form-urlencoded` or `multipart/form-data`,
+// within the caps below. The form is judged by domain/form-submission.ts: an action not offered
+// to the person now is a 403 page and a wrong signature a 400 page, and nothing runs; a missing
+// required signature, or a run that failed, brings the person back to the page with the messages
+// and what they typed. Never a 500 for a posted form: a malformed or oversized body is a page too.
+import multipart from '@fastify/multipart';
+import { parseUrlEncoded } from '@pal-workflow/server-skeleton';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ConflictError } from '../domain/errors.js';
+import { judgeForm, FIELD_VALUE_MAX } from '../domain/form-submission.js';
+import { loadSessionBasis } from '../domain/session-view.js';
+import { readSession, saveOutcome, csrfMatches, type SessionRead } from '../domain/sessions.js';
+import { escapeHtml } from '../html.js';
+import { findSso } from '../storage/ssos.js';
+import type { WorkflowContext } from '../workflows/context.js';
+import { runAction } from '../workflows/entries.js';
+import { sendPage } from './page.js';
+
+/**
+ * The largest urlencoded session form, and the most its text parts may hold as multipart: room
+ * for every field of a large form and a few drawn signatures (a 100 KiB PNG is about 140 KiB
+ * as an urlencoded data URL).
+ */
+export const SESSION_FORM_LIMIT_BYTES = 1024 * 1024;
+/** Controls one session form may post: fields and signatures of every document, action, csrf. */
+export const SESSION_FORM_MAX_FIELDS = 2000;
+/** Files one session form may upload (multipart only). */
+export const SESSION_FORM_MAX_FILES = 10;
+/** The longest control name: a field id (200) with a prefix. */
+const MAX_NAME_BYTES = 256;
+
+/** What a posted form holds: each control's last value. */
+export interface PostedForm {
+  fields: Record<string, string>;
+}
+
+/** A posted form the page refuses before judging it: why, as a page. */
+class FormRefused extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The longest data URL of a drawn signature of `maxBytes`, in characters. */
+function dataUrlLength(maxBytes: number): number {
+  return 'data:image/png;base64,'.length + Math.ceil(maxBytes / 3) * 4;
+}
+
+export interface SessionFormHelpers {
+  sessionPath: string;
+  /** The page for a request without a live session (entry-pages.ts). */
+  noSession: (reply: FastifyReply, read: Exclude<SessionRead, { state: 'live' }>) => unknown;
+  cookieOf: (request: FastifyRequest) => string | undefined;
+  sameOrigin: (request: FastifyRequest) => boolean;
+  refused: { title: string; body: string };
+}
+
+/** The session form's route, in a scope of its own with the parsers its bodies need. */
+export async function registerSessionForm(
+  scope: FastifyInstance,
+  domain: WorkflowContext,
+  helpers: SessionFormHelpers,
+): Promise<void> {
+  const { sessionPath } = helpers;
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: SESSION_FORM_LIMIT_BYTES },
+    (_request, body, done) => {
+      try {
+        const raw = parseUrlEncoded(String(body), {
+          maxFields: SESSION_FORM_MAX_FIELDS,
+          maxFiles: 0,
+        });
+        const fields = Object.create(null) as Record<string, string>;
+        for (const [name, value] of Object.entries(raw))
+          if (value !== undefined)
+            fields[name] = Array.isArray(value) ? value[value.length - 1]! : value;
+        done(null, { fields } satisfies PostedForm);
+      } catch (error) {
+        done(error as Error);
+      }
+    },
+  );
+  await scope.register(multipart, {
+    limits: {
+      fieldNameSize: MAX_NAME_BYTES,
+      // One control's value: a field's longest value in UTF-8, or a drawn signature's data URL.
+      fieldSize: Math.max(FIELD_VALUE_MAX * 4, dataUrlLength(domain.config.signatureMaxBytes)),
+      fields: SESSION_FORM_MAX_FIELDS,
+      files: SESSION_FORM_MAX_FILES,
+      fileSize: domain.config.uploadMaxBytes,
+      parts: SESSION_FORM_MAX_FIELDS + SESSION_FORM_MAX_FILES,
+      headerPairs: 100,
+    },
+  });
+  // A body the parsers refuse (too large, too many fields, malformed) is a page, as any answer
+  // to a person in a browser; anything else goes on to the service's error handler.
+  scope.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
+    const status = error.statusCode;
+    if (status === undefined || status < 400 || status >= 500) throw error;
+    return sendFormRefused(reply, status, error.message, sessionPath);
+  });
+
+  scope.post(sessionPath, async (request, reply) => {
+    const cookie = helpers.cookieOf(request);
+    const read = await readSession(domain, cookie);
+    if (read.state !== 'live') return helpers.noSession(reply, read);
+    const { session } = read;
+    let form: PostedForm;
+    try {
+      form = request.isMultipart()
+        ? await readMultipart(request)
+        : ((request.body as PostedForm | undefined) ?? { fields: {} });
+    } catch (error) {
+      // Whatever reading the parts throws is the body's fault: a part over its cap (413), or a
+      // malformed body that busboy gave up on (400).
+      const status = error instanceof FormRefused ? error.status : httpStatusOf(error);
+      const message =
+        status === 400
+          ? 'the form is not a readable multipart/form-data body'
+          : (error as Error).message;
+      request.log.info({ err: error }, 'a session form could not be read');
+      return sendFormRefused(reply, status, message, sessionPath);
+    }
+    if (!helpers.sameOrigin(request) || !csrfMatches(session, form.fields.csrf))
+      return sendPage(reply, 403, helpers.refused.title, helpers.refused.body);
+
+    const basis = await loadSessionBasis(domain, session);
+    const sso = session.ssoId
+      ? await findSso(domain.db, session.enterpriseId, session.ssoId)
+      : null;
+    const { verdict, ignored } = judgeForm(
+      basis,
+      form.fields,
+      {
+        sso: session.ssoId,
+        name: sso ? `${sso.firstName} ${sso.lastName}`.trim() : null,
+        email: sso?.email ?? null,
+        ipAddress: request.ip,
+        userAgent: (request.headers['user-agent'] ?? '').slice(0, 512),
+      },
+      { signatureMaxBytes: domain.config.signatureMaxBytes },
+      domain.now(),
+    );
+    if (ignored.length > 0)
+      request.log.warn(
+        { fields: ignored, transactionId: session.transactionId },
+        'posted values for fields the person may not edit were ignored',
+      );
+    if (verdict.kind === 'refused')
+      return sendFormRefused(reply, verdict.status, verdict.message, sessionPath);
+    if (verdict.kind === 'incomplete') {
+      await saveOutcome(domain, cookie!, {
+        action: verdict.action,
+        ran: false,
+        success: false,
+        messages: verdict.messages,
+        draft: verdict.draft,
+      });
+      return reply.code(303).header('Location', sessionPath).send();
+    }
+    let outcome;
+    try {
+      outcome = await runAction(domain, session, verdict.action, verdict.values, request.id, {
+        signatures: verdict.signatures,
+        submission: verdict.submission,
+      });
+    } catch (error) {
+      // The transaction's systemStatus forbids runs (the rule of T6 and T9): nothing ran.
+      if (!(error instanceof ConflictError)) throw error;
+      return sendPage(
+        reply,
+        409,
+        'This action cannot run now',
+        `<h1>This action cannot run now</h1><p>${escapeHtml(error.message)}.</p><p><a href="${escapeHtml(sessionPath)}">Back to the transaction</a></p>`,
+      );
+    }
+    await saveOutcome(
+      domain,
+      cookie!,
+      outcome.ran && outcome.success ? outcome : { ...outcome, draft: verdict.draft },
+    );
+    return reply.code(303).header('Location', sessionPath).send();
+  });
+}
+
+/** The 4xx status a multipart error carries (a cap: 413), or 400 for any other. */
+function httpStatusOf(error: unknown): number {
+  const status = (error as { statusCode?: unknown }).statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : 400;
+}
+
+function sendFormRefused(reply: FastifyReply, status: number, message: string, back: string) {
+  return sendPage(
+    reply,
+    status,
+    'This form was refused',
+    `<h1>This form was refused</h1><p>${escapeHtml(message)}</p><p><a href="${escapeHtml(back)}">Back to the page</a></p>`,
+  );
+}
+
+/**
+ * Reads a multipart form within the scope's caps; its text parts together within
+ * SESSION_FORM_LIMIT_BYTES. A truncated value is refused, never taken cut short.
+ */
+async function readMultipart(request: FastifyRequest): Promise<PostedForm> {
+  const fields = Object.create(null) as Record<string, string>;
+  let textBytes = 0;
+  for await (const part of request.parts()) {
+    if (part.type === 'file') {
+      // Uploads are not taken yet: a file part is read to its end (within its cap) and dropped.
+      await part.toBuffer();
+      continue;
+    }
+    if (part.valueTruncated || part.fieldnameTruncated)
+      throw new FormRefused(413, `the form's control “${part.fieldname}” is too long`);
+    const value = typeof part.value === 'string' ? part.value : String(part.value ?? '');
+    textBytes += Buffer.byteLength(value) + Buffer.byteLength(part.fieldname);
+    if (textBytes > SESSION_FORM_LIMIT_BYTES)
+      throw new FormRefused(
+        413,
+        `the form holds more than ${SESSION_FORM_LIMIT_BYTES} bytes of text`,
+      );
+    fields[part.fieldname] = value;
+  }
+  return { fields };
+}

@@ -1,0 +1,519 @@
+// The session page's form (docs/entry.md, "The session form") over real HTTP, posted exactly as a
+// browser posts it (urlencoded and multipart): only the actions the manifest offers to the person
+// now run; another role's action, signature or field is refused or ignored; a drawn signature must
+// be a real PNG within SIGNATURE_MAX_KB; a missing required signature runs nothing and keeps the
+// draft; values and signatures are kept only when the run succeeds, with an audit record and a
+// document.signed event per signature; pal.documents.list() and setField from a workflow.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMailLink } from '../src/domain/mail-links.js';
+import { ManifestError } from '../src/domain/pal-manifest.js';
+import { deployPal } from '../src/domain/pals.js';
+import { createSso } from '../src/domain/ssos.js';
+import { addWebhookEndpoint } from '../src/domain/webhooks.js';
+import { readVariables, transactionScope } from '../src/storage/variables.js';
+import { png } from './documents.js';
+import { startHarness, type Answer, type Harness } from './harness.js';
+import { tempDir } from './helpers.js';
+import { csrfOf, SESSION_PATH, sessionBrowser, type SessionBrowser } from './session-pages.js';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures', 'workflow-pals');
+const FILE = 'documents/note.png';
+
+let h: Harness;
+let pages: SessionBrowser;
+beforeAll(async () => {
+  h = await startHarness({ settleOutbox: false, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+  pages = sessionBrowser(h.url);
+  await deployPal(h.domain, h.a.enterpriseId, join(FIXTURES, 'wf-tx'));
+  await addWebhookEndpoint(h.domain, h.a.enterpriseId, {
+    url: 'http://127.0.0.1:9/hook',
+    events: ['document.signed'],
+  });
+});
+afterAll(() => h?.close());
+
+let people = 0;
+async function person(): Promise<{ sso: string; email: string }> {
+  const email = `fay-${++people}@forms.test`;
+  const sso = await createSso(h.domain, h.a.enterpriseId, {
+    firstName: 'Fay',
+    lastName: `Form-${people}`,
+    email,
+  });
+  return { sso, email };
+}
+
+/** A new wf-tx transaction and a T5 (participant) session on it. */
+async function participant() {
+  const who = await person();
+  const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+  const token = await h.a.json.transactions.createTransactionToken({
+    transactionId: tx,
+    userSSO: who.sso,
+  });
+  const { cookie, page } = await pages.enter(token);
+  return { ...who, tx, cookie, csrf: csrfOf(page), page };
+}
+
+/**
+ * An approver's session: the workflow's submit step makes the transaction SUBMITTED and gives the
+ * SSO the role `approver`; the SSO enters with a mailed link whose action does nothing.
+ */
+async function approver() {
+  const who = await person();
+  const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+  await h.a.json.transactions.runTransactionWorkflow({
+    transactionId: tx,
+    transactionContent: {
+      postData: [
+        { name: 'step', value: 'submit' },
+        { name: 'approver', value: who.sso },
+        { name: 'amount', value: '7' },
+      ],
+    },
+  });
+
+  const link = new URL(
+    createMailLink(
+      h.domain.config,
+      {
+        enterpriseId: h.a.enterpriseId,
+        transactionId: tx,
+        recipientSso: who.sso,
+        action: 'nothing',
+      },
+      new Date(),
+    ),
+  );
+  const entered = await pages.post(undefined, {}, {}, link.pathname + link.search);
+  expect(entered.status, entered.text).toBe(303);
+  const cookie = entered.headers.get('set-cookie')!.split(';')[0]!;
+  const page = await pages.open(SESSION_PATH, cookie);
+  expect(page.text).toContain('<dd id="your-role">approver</dd>');
+  return { ...who, tx, cookie, csrf: csrfOf(page), page };
+}
+
+/** A multipart post, as a browser sends a form with enctype="multipart/form-data". */
+async function postMultipart(cookie: string, fields: Record<string, string>): Promise<Answer> {
+  const body = new FormData();
+  for (const [name, value] of Object.entries(fields)) body.append(name, value);
+  const response = await fetch(h.url + SESSION_PATH, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { Cookie: cookie },
+    body,
+  });
+  return {
+    status: response.status,
+    type: response.headers.get('Content-Type') ?? '',
+    headers: response.headers,
+    text: await response.text(),
+  };
+}
+
+const varsOf = async (tx: string) =>
+  (await readVariables(h.domain.db, transactionScope(tx))).values;
+const valuesOf = async (tx: string) =>
+  Object.fromEntries(
+    (
+      await h.domain.db
+        .selectFrom('transaction_field_values')
+        .select(['field_id', 'value'])
+        .where('transaction_id', '=', tx)
+        .execute()
+    ).map((r) => [r.field_id, r.value]),
+  );
+const signaturesOf = (tx: string) =>
+  h.domain.db
+    .selectFrom('transaction_signatures')
+    .selectAll()
+    .where('transaction_id', '=', tx)
+    .orderBy('signature_id')
+    .execute();
+const statusOf = async (tx: string) =>
+  (await h.a.json.transactions.getTransaction({ id: tx })).status;
+const dataUrl = (bytes: Uint8Array) =>
+  `data:image/png;base64,${Buffer.from(bytes).toString('base64')}`;
+
+function expectRefused(answer: Answer, status: number, text: string): void {
+  expect(answer.status, answer.text).toBe(status);
+  expect(answer.type).toBe('text/html; charset=utf-8');
+  expect(answer.text).toContain(text);
+}
+
+/** A PNG of random grey pixels: it does not compress, so its size is about width × height. */
+function noisePng(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 0, 0, 0, 0], 8);
+  const rows = Buffer.alloc((width + 1) * height);
+  for (let i = 0; i < rows.length; i++) rows[i] = i % (width + 1) === 0 ? 0 : (i * 7919) % 251;
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(rows, { level: 0 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+describe('the actions offered', () => {
+  it('shows one button per action offered to the person now, and nothing else', async () => {
+    const p = await participant();
+    for (const name of ['note', 'runWorkflow', 'refuse', 'decline', 'fill'])
+      expect(p.page.text).toContain(`name="action" value="${name}"`);
+    expect(p.page.text).not.toContain('value="approve"');
+    const a = await approver();
+    expect(a.page.text).toContain('value="approve"');
+    expect(a.page.text).toContain('value="note"');
+    expect(a.page.text).not.toContain('value="runWorkflow"');
+  });
+
+  it('a posted action not offered to the person now is a 403 page, and nothing runs', async () => {
+    const p = await participant();
+    const count = (await varsOf(p.tx)).count;
+    // Another role's action, exports that exist but are no action, and no action at all.
+    for (const action of ['approve', 'run', 'enter', 'runWorkflow ', '', 'constructor'])
+      expectRefused(
+        await pages.post(p.cookie, { csrf: p.csrf, action, text: 'x' }),
+        403,
+        'This action is not offered to you now',
+      );
+    expectRefused(
+      await postMultipart(p.cookie, { csrf: p.csrf, action: 'approve' }),
+      403,
+      'not offered',
+    );
+    expect(await statusOf(p.tx)).toBe('NEW');
+    expect((await varsOf(p.tx)).count).toBe(count);
+    expect(await valuesOf(p.tx)).toEqual({});
+  });
+
+  it("a forged post of another role's action runs nothing (the approver posts the participant's)", async () => {
+    const a = await approver();
+    const before = await varsOf(a.tx);
+    for (const action of ['refuse', 'runWorkflow'])
+      expectRefused(await postMultipart(a.cookie, { csrf: a.csrf, action }), 403, 'not offered');
+    expect(await varsOf(a.tx)).toEqual(before);
+    expect(await statusOf(a.tx)).toBe('SUBMITTED');
+  });
+});
+
+describe('values and signatures', () => {
+  it('keeps the values the person may edit and their signature when the run succeeds; ignores the others', async () => {
+    const p = await participant();
+    expect(
+      (
+        await pages.post(
+          p.cookie,
+          {
+            csrf: p.csrf,
+            action: 'note',
+            text: 'hello',
+            reviewed: 'on',
+            decision: 'yes', // the approver's field
+            office: 'Paris', // the owner's field
+            'signature.participant-sign': 'Fay Typed',
+          },
+          { 'User-Agent': 'FormTest/1.0' },
+        )
+      ).status,
+    ).toBe(303);
+    expect((await varsOf(p.tx)).note).toBe('hello');
+    expect(await valuesOf(p.tx)).toEqual({ text: 'hello', reviewed: 'true' });
+    const [signature, ...more] = await signaturesOf(p.tx);
+    expect(more).toEqual([]);
+    expect(signature).toMatchObject({
+      file: FILE,
+      signature_id: 'participant-sign',
+      role: 'participant',
+      sso_id: p.sso,
+      kind: 'TYPED',
+      text: 'Fay Typed',
+      image: null,
+      signer_name: expect.stringMatching(/^Fay Form-\d+$/),
+      signer_email: p.email,
+      ip_address: '127.0.0.1',
+      user_agent: 'FormTest/1.0',
+    });
+    expect(Math.abs(Number(signature!.record_time) - Date.now() / 1000)).toBeLessThan(60);
+
+    // The audit log and the outbox hold the signature, in the run's commit.
+    const audit = await h.domain.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'document.signed')
+      .where('target', '=', p.tx)
+      .execute();
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ actor_type: 'sso', actor: p.sso, outcome: 'success' });
+    expect(JSON.parse(audit[0]!.details!)).toEqual({
+      file: FILE,
+      signature: 'participant-sign',
+      role: 'participant',
+      kind: 'TYPED',
+    });
+    const events = await h.domain.db
+      .selectFrom('outbox_messages')
+      .select('payload')
+      .where('event_type', '=', 'document.signed')
+      .execute();
+    const event = events
+      .map((e) => JSON.parse(e.payload))
+      .find((e) => e.data.transactionId === p.tx);
+    expect(event).toMatchObject({
+      type: 'document.signed',
+      data: {
+        transactionId: p.tx,
+        palId: 'wf-tx',
+        documentId: FILE,
+        signatureId: 'participant-sign',
+        sso: p.sso,
+      },
+    });
+
+    // The page shows the value kept; the signature is given and offered no more.
+    const page = await pages.open(SESSION_PATH, p.cookie);
+    expect(page.text).toContain('value="hello"');
+    expect(page.text).not.toContain('name="signature.participant-sign"');
+    // A second signature of the same box is refused, and nothing runs.
+    expectRefused(
+      await pages.post(p.cookie, {
+        csrf: p.csrf,
+        action: 'note',
+        text: 'again',
+        'signature.participant-sign': 'Fay Again',
+      }),
+      400,
+      'was already given',
+    );
+    expect((await varsOf(p.tx)).note).toBe('hello');
+  });
+
+  it('keeps a drawn signature posted as multipart: the PNG as drawn; an unchecked checkbox is "false"', async () => {
+    const p = await participant();
+    const drawn = png(300, 100);
+    const answer = await postMultipart(p.cookie, {
+      csrf: p.csrf,
+      action: 'note',
+      text: 'multi',
+      'signature.participant-sign': dataUrl(drawn),
+    });
+    expect(answer.status, answer.text).toBe(303);
+    expect(await valuesOf(p.tx)).toEqual({ text: 'multi', reviewed: 'false' });
+    const [signature] = await signaturesOf(p.tx);
+    expect(signature).toMatchObject({ kind: 'DRAWN', text: null });
+    expect(Buffer.from(signature!.image!).equals(drawn)).toBe(true);
+  });
+
+  it('a failed run keeps nothing, shows its messages and the draft', async () => {
+    for (const action of ['refuse', 'decline']) {
+      const p = await participant();
+      const answer = await pages.post(p.cookie, {
+        csrf: p.csrf,
+        action,
+        text: 'draft <text>',
+        'signature.participant-sign': 'Fay Draft',
+      });
+      expect(answer.status, answer.text).toBe(303);
+      expect(await valuesOf(p.tx)).toEqual({});
+      expect(await signaturesOf(p.tx)).toEqual([]);
+      expect((await varsOf(p.tx)).refused).toBeUndefined();
+      const page = await pages.open(SESSION_PATH, p.cookie);
+      expect(page.text).toContain(
+        action === 'refuse' ? 'refused with draft &#60;text&#62;' : 'declined draft &#60;text&#62;',
+      );
+      // The draft refills the form (h18's page also refills the signature).
+      expect(page.text).toContain('value="draft &#60;text&#62;"');
+      expect(page.text).toContain('name="signature.participant-sign"');
+    }
+  });
+
+  it("refuses another role's signature, a false PNG and an oversized one with a 400 page; nothing runs", async () => {
+    const p = await participant();
+    const notPng = Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1');
+    const prefixOnly = Buffer.concat([png(1, 1).subarray(0, 8), Buffer.from('<svg/>')]);
+    const cases: [Record<string, string>, string][] = [
+      [{ 'signature.approver-sign': 'Fay Forged' }, 'is for the role approver, not yours'],
+      [{ 'signature.participant-sign': dataUrl(notPng) }, 'is not a PNG image'],
+      [{ 'signature.participant-sign': dataUrl(prefixOnly) }, 'is a PNG image cut short'],
+      [
+        { 'signature.participant-sign': 'data:image/svg+xml;base64,PHN2Zy8+' },
+        'is not a PNG image',
+      ],
+      [{ 'signature.participant-sign': dataUrl(noisePng(400, 300)) }, 'larger than 100 KiB'],
+      [{ 'signature.nobody': 'Fay' }, 'There is no signature “nobody” here'],
+      [{ 'signature.participant-sign': 'Fay\u0000Null' }, 'not part of a name'],
+      [{ decision: 'maybe', text: 'x' }, ''], // not the participant's field: ignored, so this runs
+    ];
+    for (const [fields, message] of cases.slice(0, -1)) {
+      expectRefused(
+        await pages.post(p.cookie, { csrf: p.csrf, action: 'note', text: 'bad', ...fields }),
+        400,
+        message,
+      );
+      expectRefused(
+        await postMultipart(p.cookie, { csrf: p.csrf, action: 'note', text: 'bad', ...fields }),
+        400,
+        message,
+      );
+    }
+    expect((await varsOf(p.tx)).note).toBeUndefined();
+    expect(await valuesOf(p.tx)).toEqual({});
+    expect(await signaturesOf(p.tx)).toEqual([]);
+  });
+
+  it('a missing required signature runs nothing, says which, and keeps what was typed', async () => {
+    const a = await approver();
+    const before = await varsOf(a.tx);
+    const answer = await pages.post(a.cookie, { csrf: a.csrf, action: 'approve', decision: 'yes' });
+    expect(answer.status, answer.text).toBe(303);
+    expect(await statusOf(a.tx)).toBe('SUBMITTED');
+    expect(await varsOf(a.tx)).toEqual(before);
+    expect(await valuesOf(a.tx)).toEqual({});
+    const page = await pages.open(SESSION_PATH, a.cookie);
+    expect(page.text).toContain('Sign “approver-sign” before you go on: it is required.');
+    expect(page.text).toContain('value="yes"');
+    // Signed, it runs.
+    expect(
+      (
+        await pages.post(a.cookie, {
+          csrf: a.csrf,
+          action: 'approve',
+          decision: 'yes',
+          'signature.approver-sign': 'Ann Approver',
+        })
+      ).status,
+    ).toBe(303);
+    expect(await statusOf(a.tx)).toBe('APPROVED');
+    expect(await valuesOf(a.tx)).toMatchObject({ decision: 'yes' });
+    expect((await signaturesOf(a.tx)).map((s) => s.signature_id)).toEqual(['approver-sign']);
+  });
+
+  it("a value outside a choice field's picklist is a 400 page", async () => {
+    const a = await approver();
+    expectRefused(
+      await pages.post(a.cookie, {
+        csrf: a.csrf,
+        action: 'note',
+        decision: 'maybe',
+      }),
+      400,
+      '&#34;maybe&#34; is not one of',
+    );
+    expect(await valuesOf(a.tx)).toEqual({});
+  });
+});
+
+describe('the host API: pal.documents', () => {
+  it('list() shows the documents with the form laid over them; setField is kept with the run', async () => {
+    const p = await participant();
+    expect(
+      (
+        await pages.post(p.cookie, {
+          csrf: p.csrf,
+          action: 'fill',
+          text: 'typed',
+          'signature.participant-sign': 'Fay Fill',
+        })
+      ).status,
+    ).toBe(303);
+    const seen = JSON.parse((await varsOf(p.tx)).documents!);
+    const [before] = seen.before;
+    expect(before).toMatchObject({ filename: FILE, contentType: 'image/png' });
+    expect(before.content).toBeUndefined();
+    const field = (doc: { fields: { id: string; value?: string }[] }, id: string) =>
+      doc.fields.find((f) => f.id === id)?.value;
+    expect(field(before, 'text')).toBe('typed');
+    expect(field(before, 'office')).toBe('Zurich');
+    expect(
+      before.signatures.find((s: { id: string }) => s.id === 'participant-sign').recordTime,
+    ).toBeGreaterThan(0);
+    expect(field(seen.after[0], 'text')).toBe(`filled by ${p.sso}`);
+    expect(seen.unknown).toBe(
+      'pal.documents.setField: the transaction has no document "documents/none.pdf"',
+    );
+    expect(seen.badChoice).toBe(
+      'pal.documents.setField: "reviewed": a CHECKBOX field\'s value is "true" or "false"',
+    );
+    expect(seen.signatures).toEqual([
+      {
+        id: 'participant-sign',
+        file: FILE,
+        role: 'participant',
+        sso: p.sso,
+        kind: 'TYPED',
+        text: 'Fay Fill',
+        recordTime: expect.any(Number),
+      },
+    ]);
+    // The workflow's value is the last word.
+    expect((await valuesOf(p.tx)).text).toBe(`filled by ${p.sso}`);
+  });
+});
+
+describe('bodies a page never sends', () => {
+  it('answers an oversized, over-long or malformed form with a page, never a 500', async () => {
+    const p = await participant();
+    const big = await pages.post(p.cookie, {
+      csrf: p.csrf,
+      action: 'note',
+      text: 'x'.repeat(1100 * 1024),
+    });
+    expect(big.status).toBe(413);
+    expect(big.type).toBe('text/html; charset=utf-8');
+    const many: Record<string, string> = { csrf: p.csrf, action: 'note' };
+    for (let i = 0; i < 2100; i++) many[`f${i}`] = '1';
+    expect((await pages.post(p.cookie, many)).status).toBe(413);
+    expect((await postMultipart(p.cookie, many)).status).toBe(413);
+    const broken = await fetch(h.url + SESSION_PATH, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { Cookie: p.cookie, 'Content-Type': 'multipart/form-data; boundary=xyz' },
+      body: '--xyz\r\nContent-Disposition: form-data; name="csrf"\r\n\r\nabc',
+    });
+    expect(broken.status).toBeGreaterThanOrEqual(400);
+    expect(broken.status).toBeLessThan(500);
+    expect((await varsOf(p.tx)).note).toBeUndefined();
+  });
+});
+
+describe('the manifest actions at deploy', () => {
+  it('refuses a pal whose actions are wrong, naming the file and the key', async () => {
+    const folder = join(tempDir().path, 'bad-actions');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(
+      join(folder, 'pal.json'),
+      JSON.stringify({
+        id: 'bad-actions',
+        modes: { transaction: true },
+        actions: {
+          transaction: [
+            { name: 'submit', label: 'Submit' },
+            { name: 'submit', label: 'Again' },
+            { name: 'two words', label: 'X' },
+          ],
+        },
+      }),
+    );
+    const error = await deployPal(h.domain, h.a.enterpriseId, folder).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ManifestError);
+    expect((error as Error).message).toBe(
+      [
+        `${folder}/pal.json: actions.transaction[2].name: expected the name of an export of the module (a JavaScript identifier)`,
+        `${folder}/pal.json: actions.transaction[1].name: "submit" is already the name of actions.transaction[0]`,
+      ].join('\n'),
+    );
+  });
+});
