@@ -90,9 +90,13 @@ async function newContext(options: Parameters<Browser['newContext']>[0]): Promis
   const problems: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error' || /Content Security Policy|Refused to/i.test(m.text()))
-      problems.push(m.text());
+      problems.push(`${m.text()} ${m.location().url}`);
   });
   page.on('pageerror', (e) => problems.push(String(e)));
+  page.on('response', (r) => {
+    if (r.status() >= 400 && !r.url().endsWith('/services/session'))
+      problems.push(`${r.status()} ${r.url()}`);
+  });
   return { context, page, problems };
 }
 
@@ -183,7 +187,8 @@ async function fillEveryControl(page: Page): Promise<void> {
 
 const EXPECTED_VALUES = {
   employeeName: 'Ada Lovelace',
-  purpose: 'Train to the Zurich meeting\nand back',
+  // A browser posts a multi-line text's line breaks as CR LF.
+  purpose: 'Train to the Zurich meeting\r\nand back',
   category: 'Travel',
   amount: '123.40',
   paidBy: 'Cash',

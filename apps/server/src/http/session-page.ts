@@ -38,6 +38,7 @@ ${actionBar(view)}
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${attr(assets.stylesheet)}">
 <script type="module" src="${attr(assets.script)}"></script>
 </head><body>
