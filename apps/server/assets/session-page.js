@@ -104,20 +104,21 @@ async function setUpSignatures() {
     typed.previousElementSibling.textContent = 'Or type your full name instead';
     const pad = new SignaturePad(canvas, { penColor: '#0b2a6f', minWidth: 0.8, maxWidth: 2.6 });
     const fit = () => {
-      // The canvas's drawing size follows its shown size and the screen's density; a resize
-      // clears it, so what was drawn is put back.
-      const data = pad.toData();
+      // The canvas's drawing size follows its shown size and the screen's density. Changing it
+      // clears the canvas, so what was drawn (strokes, and a restored drawing) is put back.
       const ratio = Math.max(window.devicePixelRatio || 1, 1);
-      canvas.width = canvas.offsetWidth * ratio;
-      canvas.height = canvas.offsetHeight * ratio;
+      const width = Math.round(canvas.offsetWidth * ratio);
+      const height = Math.round(canvas.offsetHeight * ratio);
+      if (canvas.width === width && canvas.height === height) return;
+      canvas.width = width;
+      canvas.height = height;
       canvas.getContext('2d').scale(ratio, ratio);
-      pad.clear();
-      pad.fromData(data);
+      pad.redraw();
     };
     const show = () => {
       if (!marker) return;
       marker.replaceChildren();
-      if (!pad.isEmpty()) {
+      if (block.dataset.drawn === 'true') {
         const img = document.createElement('img');
         img.alt = '';
         img.src = pad.toDataURL('image/png');
@@ -134,12 +135,16 @@ async function setUpSignatures() {
       }
     };
     fit();
-    if (drawn.value.startsWith('data:image/png;base64,'))
+    // The drawing of a form that did not go through, back on its pad (the pad does not count an
+    // image it was given as drawn, so the page keeps that state itself: data-drawn).
+    if (drawn.value.startsWith('data:image/png;base64,')) {
       await pad.fromDataURL(drawn.value, {
         ratio: 1,
         width: canvas.offsetWidth,
         height: canvas.offsetHeight,
       });
+      block.dataset.drawn = 'true';
+    }
     pad.addEventListener('endStroke', () => {
       typed.value = '';
       block.dataset.drawn = 'true';
@@ -158,13 +163,13 @@ async function setUpSignatures() {
       show();
     });
     window.addEventListener('resize', fit);
-    pads.push({ pad, drawn, typed });
+    pads.push({ block, pad, drawn, typed });
     show();
   }
   // Only one of a signature's two controls posts: the drawing when there is one, else the name.
   form.addEventListener('submit', () => {
-    for (const { pad, drawn, typed } of pads) {
-      const hasDrawing = !pad.isEmpty();
+    for (const { block, pad, drawn, typed } of pads) {
+      const hasDrawing = block.dataset.drawn === 'true';
       drawn.disabled = !hasDrawing;
       drawn.value = hasDrawing ? pad.toDataURL('image/png') : '';
       typed.disabled = hasDrawing;

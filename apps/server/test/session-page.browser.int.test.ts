@@ -101,6 +101,8 @@ async function newContext(options: Parameters<Browser['newContext']>[0]): Promis
 }
 
 async function shot(page: Page, name: string): Promise<void> {
+  // At the bottom, so that the bar of buttons (sticky on a wide screen) is drawn where it rests.
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
   await page.screenshot({ path: join(SCREENSHOTS, `session-${name}.png`), fullPage: true });
 }
 
@@ -302,6 +304,56 @@ describe('the session page in Chromium, with JavaScript', () => {
       await context.close();
     },
   );
+});
+
+describe('a form that does not go through', () => {
+  it('a missing required signature and a failed run keep what was typed and drawn', async () => {
+    const tx = await newTransaction();
+    const { context, page, problems } = await newContext({ viewport: DESKTOP });
+    await page.goto(`${h.url}/services/enter/${await participantToken(tx)}`);
+    await page.waitForSelector('main[data-pads-ready="true"]');
+    await fillEveryControl(page);
+    const submit = () =>
+      Promise.all([
+        page.waitForURL(`${h.url}/services/session`, { waitUntil: 'load' }),
+        page.getByRole('button', { name: 'Submit the claim' }).click(),
+      ]);
+
+    // Not signed: nothing runs, the page says so, and the values are back in their controls.
+    await submit();
+    const outcome = page.locator('#outcome');
+    expect(await outcome.textContent()).toMatch(/employee/i);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('outcome');
+    expect(await received(tx)).toBeUndefined();
+    expect(await page.getByLabel('Employee name').inputValue()).toBe('Ada Lovelace');
+    expect(await page.getByLabel('Policy read').isChecked()).toBe(false);
+    expect(await page.getByRole('radio', { name: 'Cash' }).isChecked()).toBe(true);
+    await shot(page, 'missing-signature');
+    await expectAccessible(page, 'a missing signature');
+
+    // A run that fails: its message, and the drawing is back on the pad.
+    await page.waitForSelector('main[data-pads-ready="true"]');
+    await drawWithMouse(page, 'employee');
+    await Promise.all([
+      page.waitForURL(`${h.url}/services/session`, { waitUntil: 'load' }),
+      page.getByRole('button', { name: 'Try a failing run' }).click(),
+    ]);
+    expect(await outcome.textContent()).toContain('The claim system is down');
+    await page.waitForSelector('main[data-pads-ready="true"]');
+    expect(await page.locator('[data-marker="employee"] img').count()).toBe(1);
+    expect(await page.getByLabel('Category').inputValue()).toBe('Travel');
+    await shot(page, 'failed-run');
+
+    // Submitted as it stands: the drawing kept from the failed run is what the workflow gets.
+    await submit();
+    expect(await outcome.textContent()).toContain('received with 1 signature(s).');
+    const input = await received(tx);
+    expect(input?.values).toEqual(EXPECTED_VALUES);
+    expect(input?.signatures.map((s) => [s.id, s.kind])).toEqual([['employee', 'DRAWN']]);
+    expect((await inkedPixels(input!.signatures[0]!.image!)).ink).toBeGreaterThan(50);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
 });
 
 describe('the session page without JavaScript', () => {
