@@ -178,7 +178,7 @@ describe('the session page', () => {
     expect(page).toContain('name="name" value="Typed again"');
     expect(page).toMatch(/name="agree" value="true" checked>/);
     expect(page).toMatch(/name="signature.mine" value="Ada L."/);
-    expect(page).toContain('Submit &#60;now&#62;: not done');
+    expect(page).toContain('“Submit &#60;now&#62;” failed');
     expect(page).toContain('Amount &#60;missing&#62;');
   });
 

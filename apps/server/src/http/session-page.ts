@@ -93,8 +93,8 @@ function outcomeRegion(view: SessionView): string {
     : outcome.action === 'enter'
       ? 'Messages'
       : outcome.success
-        ? `${escapeHtml(label)}: done`
-        : `${escapeHtml(label)}: not done`;
+        ? `“${escapeHtml(label)}” done`
+        : `“${escapeHtml(label)}” failed`;
   const messages = outcome.messages
     .map(
       (m) =>
