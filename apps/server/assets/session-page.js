@@ -75,6 +75,7 @@ async function drawPdfPages() {
     sheet.prepend(canvas);
     await pdfPage.render({ canvas, canvasContext: canvas.getContext('2d'), viewport }).promise;
     page.classList.add('drawn');
+    main.dataset.firstPageDrawn = 'true';
   }
   main.dataset.pagesDrawn = 'true';
 }
