@@ -164,6 +164,11 @@ async function setUpSignatures() {
       show();
     });
     window.addEventListener('resize', fit);
+    // The box on the page leads to its pad (the pad itself is under the page).
+    marker?.addEventListener('click', () =>
+      block.scrollIntoView({ block: 'center', behavior: 'smooth' }),
+    );
+    marker?.classList.add('to-pad');
     pads.push({ block, pad, drawn, typed });
     show();
   }

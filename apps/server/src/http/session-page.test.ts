@@ -189,6 +189,16 @@ describe('the session page', () => {
     expect(html(done)).toContain('href="/services/session/documents/0/completed"');
   });
 
+  it('shows an image document as an <img> of its file; a PDF page is left to the script', () => {
+    expect(html()).not.toContain('class="page-image"');
+    const image = view();
+    image.documents[0]!.contentType = 'image/png';
+    expect(html(image)).toContain(
+      '<img class="page-image" src="/services/session/documents/0" alt="" width="200" height="400">',
+    );
+    expect(html(image)).toContain('data-kind="image"');
+  });
+
   it('has no inline script or style', () => {
     const page = html();
     expect(page).not.toMatch(/<script(?![^>]*\bsrc=)/);
