@@ -199,6 +199,46 @@ describe('the session page', () => {
     expect(html(image)).toContain('data-kind="image"');
   });
 
+  it("asks for the files of the manifest's uploads in a multipart form", () => {
+    expect(html()).not.toContain('enctype=');
+    const page = renderSessionPage(
+      {
+        ...view(),
+        uploads: [
+          {
+            name: 'passport',
+            label: 'Passport <scan>',
+            accept: ['image/png', 'application/pdf'],
+            required: true,
+            editable: true,
+          },
+          {
+            name: 'contract',
+            label: 'Contract',
+            accept: [],
+            required: false,
+            editable: false,
+            given: {
+              filename: 'c<1>.pdf',
+              contentType: 'application/pdf',
+              size: 2048,
+              uploadedAt: 'x',
+            },
+          },
+        ],
+      },
+      PATHS,
+      ASSETS,
+    );
+    expect(page).toContain('enctype="multipart/form-data"');
+    expect(page).toMatch(
+      /<input type="file" id="upload-0" name="upload.passport" accept="image\/png,application\/pdf" aria-required="true">/,
+    );
+    expect(page).toContain('Passport &#60;scan&#62;');
+    expect(page).not.toContain('name="upload.contract"');
+    expect(page).toContain('Uploaded: c&#60;1&#62;.pdf (2 KB)');
+  });
+
   it('has no inline script or style', () => {
     const page = html();
     expect(page).not.toMatch(/<script(?![^>]*\bsrc=)/);

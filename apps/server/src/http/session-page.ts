@@ -13,6 +13,23 @@ import type {
   SessionView,
 } from '../domain/session-view.js';
 
+/**
+ * A file the pal asks for (the manifest's `uploads`), as the session's data describes it. Written
+ * out here so that the page renders it whether or not the data carries uploads yet.
+ */
+export interface PageUpload {
+  /** `upload.{name}` names its file control. */
+  name: string;
+  label: string;
+  accept: string[];
+  required: boolean;
+  editable: boolean;
+  given?: { filename: string; contentType: string; size: number; uploadedAt: string };
+}
+
+/** The page's data: the session's view, with the files it asks for. */
+export type SessionPageView = SessionView & { uploads?: readonly PageUpload[] };
+
 /** Where the page's links and form point. */
 export interface SessionPagePaths {
   /** The session page: the form posts here. */
@@ -25,14 +42,18 @@ export interface SessionPagePaths {
 
 /** The whole HTML of the session page. */
 export function renderSessionPage(
-  view: SessionView,
+  view: SessionPageView,
   paths: SessionPagePaths,
   assets: AssetUrls,
 ): string {
   const title = titleOf(view);
-  const form = `<form method="post" action="${attr(paths.session)}" id="session-form" novalidate>
+  const uploads = view.uploads ?? [];
+  // A file is only sent by a multipart form; without one the form stays urlencoded.
+  const enctype = uploads.some((u) => u.editable) ? ' enctype="multipart/form-data"' : '';
+  const form = `<form method="post" action="${attr(paths.session)}" id="session-form"${enctype} novalidate>
 <input type="hidden" name="csrf" value="${attr(view.csrf)}">
 ${view.documents.map((d) => documentSection(view, d, paths)).join('\n')}
+${uploadSection(uploads)}
 ${actionBar(view)}
 </form>`;
   return `<!doctype html>
@@ -302,6 +323,28 @@ function signatureBlock(
 <label for="${id}-typed" class="typed-label">Type your full name to sign</label>
 <input type="text" class="signature-typed" id="${id}-typed" name="${name}" value="${attr(typed)}" autocomplete="name"${isRequired ? ' aria-required="true"' : ''}>
 </fieldset>`;
+}
+
+function uploadSection(uploads: readonly PageUpload[]): string {
+  if (uploads.length === 0) return '';
+  const items = uploads.map((u, n) => {
+    const id = `upload-${n}`;
+    const required = u.required ? ' <span class="required">(required)</span>' : '';
+    const given = u.given
+      ? `<p class="upload-given">Uploaded: ${escapeHtml(u.given.filename)} (${kilobytes(u.given.size)})</p>`
+      : '';
+    if (!u.editable)
+      return `<div class="upload readonly"><p class="field-label">${escapeHtml(u.label)}${required}</p>${given || '<p class="empty">Not uploaded yet.</p>'}</div>`;
+    const accept = u.accept.length > 0 ? ` accept="${attr(u.accept.join(','))}"` : '';
+    return `<div class="upload field"><label for="${id}">${escapeHtml(u.label)}${required}</label>${given}<input type="file" id="${id}" name="${attr(`upload.${u.name}`)}"${accept}${u.required && !u.given ? ' aria-required="true"' : ''}></div>`;
+  });
+  return `<section class="uploads document" aria-labelledby="uploads-title"><h2 id="uploads-title">Files to upload</h2>${items.join('\n')}</section>`;
+}
+
+function kilobytes(size: number): string {
+  return size < 1024 * 1024
+    ? `${Math.max(1, Math.round(size / 1024))} KB`
+    : `${(size / (1024 * 1024)).toFixed(1)} MB`;
 }
 
 function actionBar(view: SessionView): string {
