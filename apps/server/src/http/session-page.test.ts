@@ -128,7 +128,7 @@ describe('the session page', () => {
     expect(page).toMatch(/name="kind" value="Meals" checked>/);
     expect(page).toMatch(/name="kind" value="Travel">/);
     expect(page).toContain(
-      '<option value="">Choose…</option><option>CH</option><option>DE</option>',
+      '<option value="">Choose…</option><option value="CH">CH</option><option value="DE">DE</option>',
     );
     expect(page).toContain('name="csrf" value="tok&#34;en"');
   });

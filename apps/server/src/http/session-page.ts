@@ -273,7 +273,7 @@ function fieldBlock(
       const options = list
         .map(
           (choice) =>
-            `<option${choice === value ? ' selected' : ''}>${escapeHtml(choice)}</option>`,
+            `<option value="${attr(choice)}"${choice === value ? ' selected' : ''}>${escapeHtml(choice)}</option>`,
         )
         .join('');
       return `<div class="${cls}"${where}>${labelled}<select id="${id}" name="${name}">${blank}${options}</select></div>`;
