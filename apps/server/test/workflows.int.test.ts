@@ -500,6 +500,7 @@ describe('runs and their surroundings', () => {
     const folder = join(h.dataDir, 'broken-pal');
     mkdirSync(join(folder, 'workflows'), { recursive: true });
     cpSync(join(FIXTURES, 'wf-tx', 'pal.json'), join(folder, 'pal.json'));
+    cpSync(join(FIXTURES, 'wf-tx', 'documents'), join(folder, 'documents'), { recursive: true });
     writeFileSync(
       join(folder, 'workflows', 'transaction.js'),
       'export function runWorkflow() {\n  return 1 +;\n}\n',
