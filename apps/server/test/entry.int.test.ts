@@ -386,7 +386,7 @@ describe('entering in Chromium', () => {
       'Workflow transaction test pal',
     );
     await page.screenshot({ path: join(SCREENSHOTS, 'session-entered.png'), fullPage: true });
-    await page.getByLabel('text', { exact: true }).fill('from Chromium');
+    await page.getByLabel('Text', { exact: true }).fill('from Chromium');
     await page.getByRole('button', { name: 'Keep the note' }).click();
     await page.waitForSelector('#outcome');
     expect(await page.locator('#outcome').textContent()).toContain('noted from Chromium');

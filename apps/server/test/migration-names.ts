@@ -13,9 +13,9 @@ export const MIGRATION_NAMES = [
   '0010_rate_limits',
   '0011_workflow_mail_counts',
   '0012_outbox',
-  '0013_document_state',
-  '0014_completed_documents',
-  '0014_transaction_uploads',
   '0020_audit_log',
   '0021_idempotency_keys',
+  '0022_document_state',
+  '0023_transaction_uploads',
+  '0024_completed_documents',
 ];

@@ -19,6 +19,7 @@ import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import {
   addWebhookEndpoint,
   createClient,
@@ -94,6 +95,8 @@ const config = loadConfig({
 let auth = joining ? process.env.BENCH_AUTH! : '';
 const workflowTransactions: string[] = [];
 let sso = '';
+/** The web-mode pal's transaction and the SSO that enters it (the session page's figures). */
+let web = { transactionId: '', sso: '' };
 const server = await startServer(config, {
   logger: false,
   prepare: async (domain) => {
@@ -105,6 +108,15 @@ const server = await startServer(config, {
     const pals = join(ROOT, 'examples/pals');
     for (const folder of readdirSync(pals))
       await deployPal(domain, enterprise.id, join(pals, folder));
+    await deployPal(domain, enterprise.id, await writeWebPal(dataDir));
+    web = {
+      transactionId: (await createTransaction(domain, enterprise.id, 'bench-web')).id,
+      sso: await createSso(domain, enterprise.id, {
+        firstName: 'Web',
+        lastName: 'Person',
+        email: 'web@example.test',
+      }),
+    };
     if (withWorkflows) {
       const folder = writeBenchPal(dataDir);
       await deployPal(domain, enterprise.id, folder);
@@ -205,8 +217,76 @@ console.log(
     nouns: NOUNS,
     workflowTransactions,
     sso,
+    web,
   }),
 );
+
+/**
+ * The session page's bench pal: a 3-page A4 PDF with 20 fields of every type (7, 7 and 6 a page)
+ * and two signatures, as an author would lay out a claim form.
+ */
+async function writeWebPal(dir: string): Promise<string> {
+  const folder = join(dir, 'bench-web');
+  mkdirSync(join(folder, 'documents'), { recursive: true });
+  mkdirSync(join(folder, 'workflows'), { recursive: true });
+  const pdf = await PDFDocument.create();
+  const font = await pdf.embedFont(StandardFonts.Helvetica);
+  const types = ['TEXT', 'TEXTAREA', 'CHECKBOX', 'RADIO', 'SELECT', 'CHECKBOXCHECKED', 'TEXT'];
+  const fields = [];
+  for (let p = 1; p <= 3; p++) {
+    const page = pdf.addPage([595, 842]);
+    page.drawText(`Bench form, page ${p}`, { x: 60, y: 780, size: 18, font });
+    for (let i = 0; i < (p === 3 ? 6 : 7); i++) {
+      const type = types[i]!;
+      const top = 120 + i * 90;
+      page.drawText(`Field ${fields.length + 1}`, { x: 60, y: 842 - top - 14, size: 11, font });
+      fields.push({
+        id: `field${fields.length + 1}`,
+        type,
+        page: p,
+        x: 200,
+        y: top,
+        width: type.startsWith('CHECKBOX') ? 16 : 300,
+        height:
+          type === 'TEXTAREA' || type === 'RADIO' ? 60 : type.startsWith('CHECKBOX') ? 16 : 22,
+        ...(type === 'RADIO' || type === 'SELECT' ? { picklist: 'One|Two|Three' } : {}),
+      });
+    }
+  }
+  writeFileSync(join(folder, 'documents', 'form.pdf'), await pdf.save());
+  writeFileSync(
+    join(folder, 'workflows', 'transaction.js'),
+    "export function submit() { return { messages: [{ message: 'ok' }] }; }\n",
+  );
+  const signature = (id: string, x: number) => ({
+    id,
+    role: 'participant',
+    required: false,
+    page: 3,
+    x,
+    y: 700,
+    customWidth: 200,
+    customHeight: 60,
+  });
+  writeFileSync(
+    join(folder, 'pal.json'),
+    JSON.stringify({
+      id: 'bench-web',
+      name: 'Bench web form',
+      modes: { transaction: true, web: true },
+      workflows: { transaction: 'workflows/transaction.js' },
+      documents: [
+        {
+          file: 'documents/form.pdf',
+          fields,
+          signatures: [signature('first', 60), signature('second', 320)],
+        },
+      ],
+      actions: { transaction: [{ name: 'submit', label: 'Submit' }] },
+    }),
+  );
+  return folder;
+}
 
 /** A pal with the smallest workflows there are: T6 returns a message, C7 loops until its limit. */
 function writeBenchPal(dir: string): string {

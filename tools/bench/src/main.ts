@@ -1,8 +1,8 @@
 /**
  * `npm run bench [section]`: prints figures side by side with their baselines,
  * from one run. Sections: generate, server, workflows, writes, webhooks, idempotency, documents
- * (default: all);
- * `search` is the T2 part of server alone, `nodes` its two-nodes-on-one-PostgreSQL part alone.
+ * (default: all); `search` is the T2 part of server alone, `nodes` its two-nodes-on-one-PostgreSQL
+ * part alone, `web` its session-page part alone.
  * `hostile` (only when named): the memory four hostile workflow runs cost the server.
  */
 import { resolve, dirname } from 'node:path';
@@ -42,7 +42,7 @@ if (wants('server')) {
   const { runServerBench } = await import('./server.js');
   await runServerBench(ROOT);
 } else {
-  for (const part of ['nodes', 'search'] as const) {
+  for (const part of ['nodes', 'search', 'web'] as const) {
     if (!sections.includes(part)) continue;
     const { runServerBench } = await import('./server.js');
     await runServerBench(ROOT, part);

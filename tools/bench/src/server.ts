@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { startPostgresCluster, type PostgresCluster } from '@pal-workflow/test-support';
 import autocannon from 'autocannon';
 import { printTable, type Row } from './report.js';
+import { webPageRows } from './web-page.js';
 
 export interface Started {
   url: string;
@@ -22,6 +23,8 @@ export interface Started {
   nouns: string[];
   workflowTransactions: string[];
   sso: string;
+  /** The web-mode pal's transaction and the SSO that enters it. */
+  web: { transactionId: string; sso: string };
 }
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
@@ -89,7 +92,11 @@ async function engineEnv(
   return engine === 'SQLite' ? {} : { DATABASE_URL: await cluster.createDatabase('pal_bench') };
 }
 
-export async function runServerBench(root: string, only?: 'search' | 'nodes'): Promise<void> {
+export async function runServerBench(
+  root: string,
+  only?: 'search' | 'nodes' | 'web',
+): Promise<void> {
+  if (only === 'web') return webBench(root);
   // Durable, as a deployment runs it (the tests' clusters turn fsync off).
   const cluster = await startPostgresCluster({
     settings: { fsync: 'on', full_page_writes: 'on', shared_buffers: '256MB' },
@@ -100,6 +107,16 @@ export async function runServerBench(root: string, only?: 'search' | 'nodes'): P
     if (only !== 'nodes') await searchBench(root, cluster);
   } finally {
     await cluster.stop();
+  }
+}
+
+/** `npm run bench -- web`: the session page's figures alone. */
+async function webBench(root: string): Promise<void> {
+  const { child, info } = await startChild(root, 0);
+  try {
+    printTable('Session page (web mode), loopback', await webPageRows(info));
+  } finally {
+    child.kill('SIGTERM');
   }
 }
 
@@ -132,6 +149,8 @@ async function throughputBench(root: string, cluster: PostgresCluster): Promise<
         met: real >= base * targetShare,
       });
     }
+    // The session page, beside P2 on the same server.
+    rows.push(...(await webPageRows(info)));
   } finally {
     child.kill('SIGTERM');
   }

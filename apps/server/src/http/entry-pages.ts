@@ -1,6 +1,9 @@
 // The pages a person sees after entering with a token (docs/entry.md):
 //   GET  /{service_root}/enter/{token}  consumes the token, starts a session, 303 to the session page
-//   GET  /{service_root}/session        the console pal or the transaction, and the last outcome
+//   GET  /{service_root}/session        the console pal or the transaction: its documents with
+//                                        their fields and signatures, the actions offered, and the
+//                                        last outcome (http/session-page.ts)
+//   GET  /{service_root}/session/documents/{index}   a document's file, for the session's page
 //   POST /{service_root}/session        the page's form: an offered action with the person's values and
 //                                        signatures (CSRF token, same origin; http/session-form.ts)
 //   GET  /{service_root}/mail?encryptedToken=…&encryptedAction=…   a mailed link's confirm page:
@@ -13,20 +16,17 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordRefusedToken } from '../domain/audit-attempts.js';
 import type { WorkflowContext } from '../workflows/context.js';
 import { isDomainError } from '../domain/errors.js';
-import { getPalDetails } from '../domain/pals.js';
-import {
-  readSession,
-  SESSION_IDLE_MS,
-  type BrowserSession,
-  type SessionRead,
-} from '../domain/sessions.js';
+import { readSession, SESSION_IDLE_MS, type SessionRead } from '../domain/sessions.js';
 import { getTransactionDetails } from '../domain/transactions.js';
 import { escapeHtml } from '../html.js';
 import { loadSessionView } from '../domain/session-view.js';
 import { registerSessionForm } from './session-form.js';
 import { readMailLink } from '../domain/mail-links.js';
 import { enter, enterFromMail, mailLinkSession } from '../workflows/entries.js';
-import { isGone, sendPage, type PageText } from './page.js';
+import { sessionDocumentFile } from '../domain/session-document-file.js';
+import type { AssetUrls } from './assets.js';
+import { isGone, SESSION_PAGE_CSP, sendHtml, sendPage, type PageText } from './page.js';
+import { renderSessionPage, type SessionPagePaths } from './session-page.js';
 
 const COOKIE = 'pal_session';
 const GONE: PageText = {
@@ -51,9 +51,18 @@ const REFUSED: PageText = {
   body: '<h1>This form was refused</h1><p>It did not come from this page. Reload the page and send it again.</p>',
 };
 
-export function registerEntryPages(app: FastifyInstance, domain: WorkflowContext): void {
+export function registerEntryPages(
+  app: FastifyInstance,
+  domain: WorkflowContext,
+  assets: AssetUrls,
+): void {
   const root = domain.config.serviceRoot;
   const sessionPath = `/${root}/session`;
+  const paths: SessionPagePaths = {
+    session: sessionPath,
+    document: (index) => `${sessionPath}/documents/${index}`,
+    completed: (index) => `${sessionPath}/documents/${index}/completed`,
+  };
   const secure = domain.config.publicUrl.startsWith('https:');
   const cookie = (value: string, maxAge = SESSION_IDLE_MS / 1000) =>
     `${COOKIE}=${value}; Path=/${root}/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
@@ -150,8 +159,40 @@ export function registerEntryPages(app: FastifyInstance, domain: WorkflowContext
   app.get(sessionPath, async (request, reply) => {
     const read = await readSession(domain, cookieOf(request));
     if (read.state !== 'live') return noSession(reply, read);
-    return sendPage(reply, 200, ...(await sessionPage(domain, read.session, sessionPath)));
+    const view = await loadSessionView(domain, read.session);
+    return sendHtml(reply, 200, renderSessionPage(view, paths, assets), SESSION_PAGE_CSP);
   });
+
+  // The file a page draws (pdf.js fetches it) or shows (an image document): only the session's
+  // own pal version's, by its place in the manifest.
+  app.get<{ Params: { index: string } }>(
+    `${sessionPath}/documents/:index`,
+    async (request, reply) => {
+      const read = await readSession(domain, cookieOf(request));
+      if (read.state !== 'live') return noSession(reply, read);
+      const notFound = () => sendPage(reply, 404, 'No such document', '<h1>No such document</h1>');
+      if (!/^\d{1,4}$/.test(request.params.index)) return notFound();
+      let file;
+      try {
+        file = await sessionDocumentFile(domain, read.session, Number(request.params.index));
+      } catch (error) {
+        if (isDomainError(error) && error.statusCode === 404) return notFound();
+        throw error;
+      }
+      return reply
+        .header('Cache-Control', 'private, no-store')
+        .header('Referrer-Policy', 'no-referrer')
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Cross-Origin-Resource-Policy', 'same-origin')
+        .header('Content-Security-Policy', "default-src 'none'; sandbox")
+        .header(
+          'Content-Disposition',
+          `inline; filename="${file.document.file.replace(/^.*\//, '').replace(/[^\w.-]/g, '_')}"`,
+        )
+        .type(file.document.contentType)
+        .send(Buffer.from(file.content));
+    },
+  );
 
   // The session form has a scope of its own: its parsers take a drawn signature and multipart.
   void app.register((scope) =>
@@ -188,83 +229,4 @@ function sameOrigin(request: FastifyRequest, domain: WorkflowContext): boolean {
     `${request.protocol}://${request.headers.host}`,
   ];
   return own.includes(origin);
-}
-
-async function sessionPage(
-  domain: WorkflowContext,
-  session: BrowserSession,
-  sessionPath: string,
-): Promise<[string, string]> {
-  const pal = await getPalDetails(domain, session.enterpriseId, session.palId);
-  const transaction = session.transactionId
-    ? await getTransactionDetails(domain, session.enterpriseId, session.transactionId)
-    : undefined;
-  const name = transaction?.name ?? pal.name ?? pal.id;
-  const rows: [string, string | undefined][] = transaction
-    ? [
-        ['Description', transaction.description],
-        ['Status', transaction.status],
-        ['State', transaction.systemStatus],
-        ['Your role', session.role ?? undefined],
-      ]
-    : [
-        ['Description', pal.description],
-        ['Console', 'this pal in console mode'],
-      ];
-  const details = rows
-    .filter((row): row is [string, string] => row[1] !== undefined)
-    .map(
-      ([label, value]) =>
-        `<dt>${escapeHtml(label)}</dt><dd id="${label.toLowerCase().replace(/\W+/g, '-')}">${escapeHtml(value)}</dd>`,
-    )
-    .join('');
-  const outcome = session.outcome;
-  let result = '';
-  if (outcome && (outcome.ran || outcome.action !== 'enter')) {
-    const heading = !outcome.ran
-      ? outcome.success
-        ? `There is no action “${escapeHtml(outcome.action)}” here`
-        : `“${escapeHtml(outcome.action)}” was not run`
-      : outcome.success
-        ? `“${escapeHtml(outcome.action)}” done`
-        : `“${escapeHtml(outcome.action)}” failed`;
-    const messages = outcome.messages
-      .map(
-        (m) =>
-          `<li>${escapeHtml(m.message)}${m.type ? ` <small>(${escapeHtml(m.type)})</small>` : ''}</li>`,
-      )
-      .join('');
-    result = `<section id="outcome" aria-live="polite"><h2>${heading}</h2>${messages ? `<ul>${messages}</ul>` : ''}</section>`;
-  }
-  // Until the page renders the documents (http/session-page.ts), the offered actions as buttons:
-  // a session runs nothing else (docs/entry.md, "The session form").
-  const view = await loadSessionView(domain, session);
-  const buttons = view.actions
-    .map(
-      (a) =>
-        `<button type="submit" name="action" value="${escapeHtml(a.name)}">${escapeHtml(a.label)}</button>`,
-    )
-    .join(' ');
-  const controls = view.documents
-    .flatMap((d) => d.fields)
-    .filter((f) => f.editable)
-    .map(
-      (f) =>
-        `<p><label for="field-${escapeHtml(f.field.id!)}">${escapeHtml(f.field.id!)}</label><br><input id="field-${escapeHtml(f.field.id!)}" name="${escapeHtml(f.field.id!)}" value="${escapeHtml(view.draft?.values[f.field.id!] ?? f.value)}"></p>`,
-    )
-    .join('');
-  const signatures = view.documents
-    .flatMap((d) => d.signatures)
-    .filter((s) => s.mine && !s.given && view.documentsOpen)
-    .map(
-      (s) =>
-        `<p><label for="signature-${escapeHtml(s.signature.id!)}">Signature ${escapeHtml(s.signature.id!)}${s.required ? ' (required)' : ''}: type your name</label><br><input id="signature-${escapeHtml(s.signature.id!)}" name="signature.${escapeHtml(s.signature.id!)}"></p>`,
-    )
-    .join('');
-  const form = `<section><h2>Your part</h2>
-<form method="post" action="${escapeHtml(sessionPath)}">
-<input type="hidden" name="csrf" value="${escapeHtml(session.csrf)}">
-${controls}${signatures}<p>${buttons || 'There is nothing for you to do here now.'}</p>
-</form></section>`;
-  return [name, `<h1>${escapeHtml(name)}</h1><dl>${details}</dl>${result}${form}`];
 }

@@ -25,16 +25,46 @@ export function sendPage(
   title: string,
   body: string,
 ): FastifyReply {
+  return sendHtml(
+    reply,
+    status,
+    page(title, body),
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+  );
+}
+
+/**
+ * The session page's policy: its script, stylesheet, pdf.js and its worker from this origin only,
+ * nothing inline, no eval. The document files are fetched (connect-src); an image document and a
+ * drawn signature are images (a signature as a `data:` URL, a preview as one the pad makes).
+ */
+export const SESSION_PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "worker-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+/** An HTML answer with the headers every page has, under the given Content-Security-Policy. */
+export function sendHtml(
+  reply: FastifyReply,
+  status: number,
+  html: string,
+  csp: string,
+): FastifyReply {
   return reply
     .code(status)
     .header('Cache-Control', 'no-store')
     .header('Referrer-Policy', 'no-referrer')
-    .header(
-      'Content-Security-Policy',
-      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-    )
+    .header('Content-Security-Policy', csp)
     .type('text/html; charset=utf-8')
-    .send(page(title, body));
+    .send(html);
 }
 
 /** True when the domain refused because a link or token was used or has expired (410). */

@@ -3,6 +3,7 @@
 import { parseUrlEncoded } from '@pal-workflow/server-skeleton';
 import type { FastifyInstance } from 'fastify';
 import type { WorkflowContext } from '../workflows/context.js';
+import { loadAssets, registerAssets } from './assets.js';
 import { registerCompletedDocumentRoute } from './completed-document-route.js';
 import { registerEntryPages } from './entry-pages.js';
 import { registerInvitationPages } from './invitation-pages.js';
@@ -34,8 +35,10 @@ export async function registerPages(app: FastifyInstance, domain: WorkflowContex
       },
     );
     // Web mode's pages will take `multipart/form-data` (files) here, with a limit of their own.
+    const assets = loadAssets(domain.config.serviceRoot);
+    registerAssets(scope, domain.config.serviceRoot, assets);
     registerInvitationPages(scope, domain);
-    registerEntryPages(scope, domain);
+    registerEntryPages(scope, domain, assets.urls);
     registerCompletedDocumentRoute(scope, domain);
   });
 }

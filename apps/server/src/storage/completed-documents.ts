@@ -1,4 +1,4 @@
-// The transaction_completed_documents table (migration 0014): a transaction's completed PDFs,
+// The transaction_completed_documents table (migration 0024): a transaction's completed PDFs,
 // written once each by the completion job (domain/completed-documents.ts).
 import type { Db } from './database.js';
 import { rowWasInserted } from './inserted.js';

@@ -1,4 +1,4 @@
-// The transaction_field_values and transaction_signatures tables (migration 0013): what people and
+// The transaction_field_values and transaction_signatures tables (migration 0022): what people and
 // workflows gave a transaction's documents. Written only inside a successful run's commit.
 import type { Db } from './database.js';
 import { rowWasInserted } from './inserted.js';

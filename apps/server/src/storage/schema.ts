@@ -280,7 +280,7 @@ export interface DocumentContentsTable {
   created_at: IsoDate;
 }
 
-/** A field value a person or a workflow gave a transaction's document (migration 0013). */
+/** A field value a person or a workflow gave a transaction's document (migration 0022). */
 export interface TransactionFieldValuesTable {
   transaction_id: string;
   /** The document's file in the pal folder. */
@@ -291,7 +291,7 @@ export interface TransactionFieldValuesTable {
   updated_at: IsoDate;
 }
 
-/** A signature given on a transaction's document, with its evidence (migration 0013). */
+/** A signature given on a transaction's document, with its evidence (migration 0022). */
 export interface TransactionSignaturesTable {
   transaction_id: string;
   file: string;
@@ -312,7 +312,7 @@ export interface TransactionSignaturesTable {
   user_agent: string;
 }
 
-/** A transaction's completed PDF of one document (migration 0014). */
+/** A transaction's completed PDF of one document (migration 0024). */
 export interface TransactionCompletedDocumentsTable {
   transaction_id: string;
   file: string;
@@ -323,7 +323,7 @@ export interface TransactionCompletedDocumentsTable {
   created_at: IsoDate;
 }
 
-/** A file uploaded on a transaction's session page (migration 0014); the latest of each name. */
+/** A file uploaded on a transaction's session page (migration 0023); the latest of each name. */
 export interface TransactionUploadsTable {
   transaction_id: string;
   /** The manifest's upload name. */

@@ -13,11 +13,11 @@ import { clientSecretRotation } from './0009-client-secret-rotation.js';
 import { rateLimits } from './0010-rate-limits.js';
 import { workflowMailCounts } from './0011-workflow-mail-counts.js';
 import { outbox } from './0012-outbox.js';
-import { documentState } from './0013-document-state.js';
-import { completedDocuments } from './0014-completed-documents.js';
-import { transactionUploads } from './0014-transaction-uploads.js';
 import { auditLog } from './0020-audit-log.js';
 import { idempotencyKeys } from './0021-idempotency-keys.js';
+import { documentState } from './0022-document-state.js';
+import { transactionUploads } from './0023-transaction-uploads.js';
+import { completedDocuments } from './0024-completed-documents.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -32,9 +32,10 @@ export const migrations: Record<string, Migration> = {
   '0010_rate_limits': rateLimits,
   '0011_workflow_mail_counts': workflowMailCounts,
   '0012_outbox': outbox,
-  '0013_document_state': documentState,
-  '0014_completed_documents': completedDocuments,
-  '0014_transaction_uploads': transactionUploads,
   '0020_audit_log': auditLog,
   '0021_idempotency_keys': idempotencyKeys,
+  // Added after 0020 and 0021 were released: a database has them, and Kysely applies in name order.
+  '0022_document_state': documentState,
+  '0023_transaction_uploads': transactionUploads,
+  '0024_completed_documents': completedDocuments,
 };

@@ -1,0 +1,185 @@
+// The session page's script (docs/web-mode.md). The page works without it as a plain form; this
+// adds what a browser with JavaScript can do: each page of a document drawn with pdf.js (an image
+// document's page is already an <img>), the fields placed where they sit on the page (on a wide
+// screen; a phone keeps them in a list under the page, with markers on the page), and a drawing
+// pad for each of the person's signatures. Everything it loads comes from the service's own
+// origin, named on <main> by the server.
+const main = document.getElementById('session');
+const form = document.getElementById('session-form');
+
+if (main && form) {
+  document.documentElement.classList.add('js');
+  placeBoxes();
+  preventEnterSubmit();
+  setUpSignatures().catch((error) => console.error('signature pads', error));
+  drawPdfPages().catch((error) => pageFailure(error));
+  const outcome = document.getElementById('outcome');
+  if (outcome && outcome.classList.contains('failure')) outcome.focus();
+}
+
+/** Every box with a position gets it as CSS variables; the stylesheet decides where to use them. */
+function placeBoxes() {
+  for (const page of document.querySelectorAll('.page')) {
+    page.style.setProperty('--aspect', `${page.dataset.width} / ${page.dataset.height}`);
+    page.classList.add('placed');
+  }
+  for (const el of document.querySelectorAll('[data-x]')) {
+    el.style.setProperty('--x', `${el.dataset.x}%`);
+    el.style.setProperty('--y', `${el.dataset.y}%`);
+    el.style.setProperty('--w', `${el.dataset.w}%`);
+    el.style.setProperty('--h', `${el.dataset.h}%`);
+  }
+}
+
+/** Enter in a one-line field would press the first action's button: a person rarely means that. */
+function preventEnterSubmit() {
+  form.addEventListener('keydown', (event) => {
+    const target = event.target;
+    if (event.key === 'Enter' && target instanceof HTMLInputElement && target.type !== 'submit')
+      event.preventDefault();
+  });
+}
+
+async function drawPdfPages() {
+  const pages = [...document.querySelectorAll('.page[data-kind="pdf"]')];
+  if (pages.length === 0) return;
+  const pdfjs = await import(main.dataset.pdfjs);
+  pdfjs.GlobalWorkerOptions.workerSrc = main.dataset.pdfjsWorker;
+  const documents = new Map();
+  for (const page of pages) {
+    const src = page.dataset.src;
+    if (!documents.has(src))
+      documents.set(
+        src,
+        pdfjs.getDocument({
+          url: src,
+          isEvalSupported: false,
+          standardFontDataUrl: main.dataset.standardFonts,
+          withCredentials: true,
+        }).promise,
+      );
+  }
+  for (const page of pages) {
+    const pdf = await documents.get(page.dataset.src);
+    const pdfPage = await pdf.getPage(Number(page.dataset.page));
+    const sheet = page.querySelector('.sheet');
+    const canvas = document.createElement('canvas');
+    canvas.className = 'page-canvas';
+    // Drawn for the widest the sheet may get on this screen, sharp on a high-density one.
+    const base = pdfPage.getViewport({ scale: 1 });
+    const cssWidth = Math.max(sheet.clientWidth, 360);
+    const scale = Math.min(4, (cssWidth * (window.devicePixelRatio || 1)) / base.width);
+    const viewport = pdfPage.getViewport({ scale });
+    canvas.width = Math.floor(viewport.width);
+    canvas.height = Math.floor(viewport.height);
+    sheet.prepend(canvas);
+    await pdfPage.render({ canvas, canvasContext: canvas.getContext('2d'), viewport }).promise;
+    page.classList.add('drawn');
+    main.dataset.firstPageDrawn = 'true';
+  }
+  main.dataset.pagesDrawn = 'true';
+}
+
+function pageFailure(error) {
+  console.error('pdf pages', error);
+  main.dataset.pagesDrawn = 'failed';
+  for (const page of document.querySelectorAll('.page[data-kind="pdf"]'))
+    page.classList.remove('placed');
+}
+
+async function setUpSignatures() {
+  const blocks = [...document.querySelectorAll('.signature.mine')];
+  if (blocks.length === 0) return;
+  const { default: SignaturePad } = await import(main.dataset.signaturePad);
+  const pads = [];
+  for (const block of blocks) {
+    const padBox = block.querySelector('.pad');
+    const canvas = block.querySelector('.pad-canvas');
+    const drawn = block.querySelector('.signature-drawn');
+    const typed = block.querySelector('.signature-typed');
+    const marker = document.querySelector(
+      `.marker[data-marker="${CSS.escape(block.dataset.signature)}"]`,
+    );
+    padBox.hidden = false;
+    block.classList.add('has-pad');
+    typed.previousElementSibling.textContent = 'Or type your full name instead';
+    const pad = new SignaturePad(canvas, { penColor: '#0b2a6f', minWidth: 0.8, maxWidth: 2.6 });
+    const fit = () => {
+      // The canvas's drawing size follows its shown size and the screen's density. Changing it
+      // clears the canvas, so what was drawn (strokes, and a restored drawing) is put back.
+      const ratio = Math.max(window.devicePixelRatio || 1, 1);
+      const width = Math.round(canvas.offsetWidth * ratio);
+      const height = Math.round(canvas.offsetHeight * ratio);
+      if (canvas.width === width && canvas.height === height) return;
+      canvas.width = width;
+      canvas.height = height;
+      canvas.getContext('2d').scale(ratio, ratio);
+      pad.redraw();
+    };
+    const show = () => {
+      if (!marker) return;
+      marker.replaceChildren();
+      if (block.dataset.drawn === 'true') {
+        const img = document.createElement('img');
+        img.alt = '';
+        img.src = pad.toDataURL('image/png');
+        marker.append(img);
+      } else if (typed.value.trim() !== '') {
+        const span = document.createElement('span');
+        span.className = 'typed-preview';
+        span.textContent = typed.value;
+        marker.append(span);
+      } else {
+        const span = document.createElement('span');
+        span.textContent = 'Sign here';
+        marker.append(span);
+      }
+    };
+    fit();
+    // The drawing of a form that did not go through, back on its pad (the pad does not count an
+    // image it was given as drawn, so the page keeps that state itself: data-drawn).
+    if (drawn.value.startsWith('data:image/png;base64,')) {
+      await pad.fromDataURL(drawn.value, {
+        ratio: 1,
+        width: canvas.offsetWidth,
+        height: canvas.offsetHeight,
+      });
+      block.dataset.drawn = 'true';
+    }
+    pad.addEventListener('endStroke', () => {
+      typed.value = '';
+      block.dataset.drawn = 'true';
+      show();
+    });
+    typed.addEventListener('input', () => {
+      if (typed.value !== '') {
+        pad.clear();
+        delete block.dataset.drawn;
+      }
+      show();
+    });
+    block.querySelector('.pad-clear').addEventListener('click', () => {
+      pad.clear();
+      delete block.dataset.drawn;
+      show();
+    });
+    window.addEventListener('resize', fit);
+    // The box on the page leads to its pad (the pad itself is under the page).
+    marker?.addEventListener('click', () =>
+      block.scrollIntoView({ block: 'center', behavior: 'smooth' }),
+    );
+    marker?.classList.add('to-pad');
+    pads.push({ block, pad, drawn, typed });
+    show();
+  }
+  // Only one of a signature's two controls posts: the drawing when there is one, else the name.
+  form.addEventListener('submit', () => {
+    for (const { block, pad, drawn, typed } of pads) {
+      const hasDrawing = block.dataset.drawn === 'true';
+      drawn.disabled = !hasDrawing;
+      drawn.value = hasDrawing ? pad.toDataURL('image/png') : '';
+      typed.disabled = hasDrawing;
+    }
+  });
+  main.dataset.padsReady = 'true';
+}

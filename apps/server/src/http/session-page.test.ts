@@ -1,0 +1,258 @@
+// The session page's HTML from a SessionView: controls by field type with the names the form
+// posts, read-only fields that post nothing, signatures, buttons, the draft of a failed run, and
+// escaping of everything a pal, a workflow or a person wrote.
+import { FieldType } from '@pal-workflow/types';
+import { describe, expect, it } from 'vitest';
+import type { SessionField, SessionView } from '../domain/session-view.js';
+import type { AssetUrls } from './assets.js';
+import { fieldLabel, renderSessionPage, type SessionPagePaths } from './session-page.js';
+
+const PATHS: SessionPagePaths = {
+  session: '/services/session',
+  document: (i) => `/services/session/documents/${i}`,
+  completed: (i) => `/services/session/documents/${i}/completed`,
+};
+const ASSETS: AssetUrls = {
+  pdfjs: '/services/assets/pdfjs-1/pdf.min.mjs',
+  pdfjsWorker: '/services/assets/pdfjs-1/pdf.worker.min.mjs',
+  standardFonts: '/services/assets/pdfjs-1/standard_fonts/',
+  signaturePad: '/services/assets/signature_pad-1/signature_pad.min.js',
+  script: '/services/assets/page-x/session-page.js',
+  stylesheet: '/services/assets/page-x/session-page.css',
+};
+
+function field(
+  id: string,
+  type: FieldType,
+  value: string,
+  editable = true,
+  more: Partial<SessionField['field']> = {},
+): SessionField {
+  return {
+    field: { id, type, x: 10, y: 20, width: 100, height: 20, page: 1, palDefined: true, ...more },
+    value,
+    editable,
+  };
+}
+
+function view(over: Partial<SessionView> = {}): SessionView {
+  return {
+    pal: { id: 'claim', name: 'Claim <b>pal</b>' },
+    transaction: {
+      id: 't1',
+      name: 'Claim <script>',
+      status: 'NEW',
+      systemStatus: 'OPEN',
+    },
+    console: false,
+    person: { sso: 's1', name: 'Ada "A" Lovelace', role: 'participant' },
+    csrf: 'tok"en',
+    documentsOpen: true,
+    documents: [
+      {
+        index: 0,
+        file: 'documents/claim.pdf',
+        contentType: 'application/pdf',
+        pages: [{ width: 200, height: 400 }],
+        digest: 'd',
+        completed: false,
+        fields: [
+          field('name', FieldType.TEXT, 'x"><script>alert(1)</script>'),
+          field('notes', FieldType.TEXTAREA, '</textarea><b>'),
+          field('agree', FieldType.CHECKBOX, 'false'),
+          field('policy', FieldType.CHECKBOXCHECKED, 'true'),
+          field('kind', FieldType.RADIO, 'Meals', true, { picklist: 'Travel|Meals' }),
+          field('country', FieldType.SELECT, '', true, { picklist: 'CH|DE' }),
+          field('office', FieldType.TEXT, 'Zurich <HQ>', false),
+        ],
+        signatures: [
+          {
+            signature: {
+              id: 'mine',
+              role: 'participant',
+              required: true,
+              recordTime: 0,
+              page: 1,
+              x: 0,
+              y: 300,
+              customWidth: 100,
+              customHeight: 50,
+            },
+            mine: true,
+            required: true,
+          },
+          {
+            signature: {
+              id: 'boss',
+              role: 'owner',
+              required: false,
+              recordTime: 0,
+              page: 1,
+              x: 100,
+              y: 300,
+              customWidth: 100,
+              customHeight: 50,
+            },
+            mine: false,
+            required: false,
+          },
+        ],
+      },
+    ],
+    actions: [
+      { name: 'submit', label: 'Submit <now>' },
+      { name: 'save', label: 'Save' },
+    ],
+    uploads: [],
+    outcome: null,
+    draft: null,
+    ...over,
+  };
+}
+
+const html = (v: SessionView = view()) => renderSessionPage(v, PATHS, ASSETS);
+
+describe('the session page', () => {
+  it('names each control by its field id, by type', () => {
+    const page = html();
+    expect(page).toContain(
+      'name="name" value="x&#34;&#62;&#60;script&#62;alert(1)&#60;/script&#62;"',
+    );
+    expect(page).toMatch(
+      /<textarea id="[^"]+" name="notes" rows="3">&#60;\/textarea&#62;&#60;b&#62;<\/textarea>/,
+    );
+    // A check box: a hidden "false" first, so that an unchecked box posts "false".
+    expect(page).toMatch(
+      /<input type="hidden" name="agree" value="false"><input type="checkbox" id="[^"]+" name="agree" value="true">/,
+    );
+    expect(page).toMatch(/name="policy" value="true" checked>/);
+    expect(page).toMatch(/name="kind" value="Meals" checked>/);
+    expect(page).toMatch(/name="kind" value="Travel">/);
+    expect(page).toContain(
+      '<option value="">Choose…</option><option value="CH">CH</option><option value="DE">DE</option>',
+    );
+    expect(page).toContain('name="csrf" value="tok&#34;en"');
+  });
+
+  it('shows a read-only field as its value, with no control that posts', () => {
+    const page = html();
+    expect(page).not.toContain('name="office"');
+    expect(page).toContain('Zurich &#60;HQ&#62;');
+  });
+
+  it('gives the person a pad and a typed name for their signature, and not for another role', () => {
+    const page = html();
+    expect(page).toContain(
+      '<input type="hidden" class="signature-drawn" name="signature.mine" value="" disabled>',
+    );
+    expect(page).toMatch(
+      /<input type="text" class="signature-typed" id="[^"]+" name="signature.mine"/,
+    );
+    expect(page).not.toContain('name="signature.boss"');
+    expect(page).toContain('Signature of the owner');
+  });
+
+  it('one button per action offered, none when none is', () => {
+    expect(html()).toContain(
+      '<button type="submit" name="action" value="submit" class="primary">Submit &#60;now&#62;</button>',
+    );
+    const none = html(view({ actions: [] }));
+    expect(none).not.toContain('<button type="submit"');
+    expect(none).toContain('There is nothing for you to do here now.');
+  });
+
+  it('refills the form with the draft of a failed run, and says what failed', () => {
+    const page = html(
+      view({
+        outcome: {
+          action: 'submit',
+          ran: true,
+          success: false,
+          messages: [{ message: 'Amount <missing>', type: 'ERROR' }],
+        },
+        draft: {
+          values: { name: 'Typed again', agree: 'true' },
+          signatures: { mine: { kind: 'TYPED', text: 'Ada L.' } },
+        },
+      }),
+    );
+    expect(page).toContain('name="name" value="Typed again"');
+    expect(page).toMatch(/name="agree" value="true" checked>/);
+    expect(page).toMatch(/name="signature.mine" value="Ada L."/);
+    expect(page).toContain('“Submit &#60;now&#62;” failed');
+    expect(page).toContain('Amount &#60;missing&#62;');
+  });
+
+  it('links the completed PDF once it is written', () => {
+    expect(html()).not.toContain('/completed');
+    const done = view();
+    done.documents[0]!.completed = true;
+    expect(html(done)).toContain('href="/services/session/documents/0/completed"');
+  });
+
+  it('shows an image document as an <img> of its file; a PDF page is left to the script', () => {
+    expect(html()).not.toContain('class="page-image"');
+    const image = view();
+    image.documents[0]!.contentType = 'image/png';
+    expect(html(image)).toContain(
+      '<img class="page-image" src="/services/session/documents/0" alt="" width="200" height="400">',
+    );
+    expect(html(image)).toContain('data-kind="image"');
+  });
+
+  it("asks for the files of the manifest's uploads in a multipart form", () => {
+    expect(html()).not.toContain('enctype=');
+    const page = renderSessionPage(
+      {
+        ...view(),
+        uploads: [
+          {
+            name: 'passport',
+            label: 'Passport <scan>',
+            accept: ['image/png', 'application/pdf'],
+            required: true,
+            editable: true,
+          },
+          {
+            name: 'contract',
+            label: 'Contract',
+            accept: [],
+            required: false,
+            editable: false,
+            given: {
+              filename: 'c<1>.pdf',
+              contentType: 'application/pdf',
+              size: 2048,
+              uploadedAt: 'x',
+            },
+          },
+        ],
+      },
+      PATHS,
+      ASSETS,
+    );
+    expect(page).toContain('enctype="multipart/form-data"');
+    expect(page).toMatch(
+      /<input type="file" id="upload-0" name="upload.passport" accept="image\/png,application\/pdf" aria-required="true">/,
+    );
+    expect(page).toContain('Passport &#60;scan&#62;');
+    expect(page).not.toContain('name="upload.contract"');
+    expect(page).toContain('Uploaded: c&#60;1&#62;.pdf (2 KB)');
+  });
+
+  it('has no inline script or style', () => {
+    const page = html();
+    expect(page).not.toMatch(/<script(?![^>]*\bsrc=)/);
+    expect(page).not.toMatch(/<style|\sstyle=/);
+  });
+});
+
+describe('field labels', () => {
+  it.each([
+    ['employeeName', 'Employee name'],
+    ['employee_name', 'Employee name'],
+    ['claim.total', 'Claim total'],
+    ['companyVAT', 'Company VAT'],
+    ['IBAN', 'IBAN'],
+  ])('%s reads "%s"', (id, label) => expect(fieldLabel(id)).toBe(label));
+});

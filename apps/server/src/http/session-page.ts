@@ -1,0 +1,347 @@
+// The session page (docs/web-mode.md): what a person fills in and signs, rendered on the server
+// from the page's data, escaped, and complete without JavaScript. Each document's pages come in
+// order; on each page its fields (a labelled control, or the value when the person may not edit
+// it) and its signatures. The page's script (assets/session-page.js) draws the pages with pdf.js,
+// places the fields where they sit on a wide screen, and turns each signature of the person into
+// a drawing pad; without it the same form posts the same names, with a typed signature.
+import { escapeHtml } from '../html.js';
+import type { AssetUrls } from './assets.js';
+import type {
+  SessionDocument,
+  SessionField,
+  SessionSignature,
+  SessionUpload,
+  SessionView,
+} from '../domain/session-view.js';
+
+/** Where the page's links and form point. */
+export interface SessionPagePaths {
+  /** The session page: the form posts here. */
+  session: string;
+  /** `…/session/documents/{index}`: a document's file. */
+  document(index: number): string;
+  /** `…/session/documents/{index}/completed`: its completed PDF, once the view says it is written. */
+  completed(index: number): string;
+}
+
+/** The whole HTML of the session page. */
+export function renderSessionPage(
+  view: SessionView,
+  paths: SessionPagePaths,
+  assets: AssetUrls,
+): string {
+  const title = titleOf(view);
+  const uploads = view.uploads;
+  // A file is only sent by a multipart form; without one the form stays urlencoded.
+  const enctype = uploads.some((u) => u.editable) ? ' enctype="multipart/form-data"' : '';
+  const form = `<form method="post" action="${attr(paths.session)}" id="session-form"${enctype} novalidate>
+<input type="hidden" name="csrf" value="${attr(view.csrf)}">
+${view.documents.map((d) => documentSection(view, d, paths)).join('\n')}
+${uploadSection(uploads)}
+${actionBar(view)}
+</form>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${attr(assets.stylesheet)}">
+<script type="module" src="${attr(assets.script)}"></script>
+</head><body>
+<main id="session" data-pdfjs="${attr(assets.pdfjs)}" data-pdfjs-worker="${attr(assets.pdfjsWorker)}" data-standard-fonts="${attr(assets.standardFonts)}" data-signature-pad="${attr(assets.signaturePad)}">
+<header class="heading">
+<h1>${escapeHtml(title)}</h1>
+${summary(view)}
+</header>
+${outcomeRegion(view)}
+${form}
+</main></body></html>`;
+}
+
+function attr(text: string): string {
+  return escapeHtml(text);
+}
+
+/** The transaction's name, else the pal's. */
+export function titleOf(view: SessionView): string {
+  return view.transaction?.name ?? view.pal.name ?? view.pal.id;
+}
+
+function summary(view: SessionView): string {
+  const t = view.transaction;
+  const rows: [string, string, string | null | undefined][] = [
+    ['description', 'Description', t ? t.description : view.pal.description],
+    ['status', 'Status', t?.status],
+    ['state', 'State', t?.systemStatus],
+    ['console', 'Console', view.console ? 'this pal in console mode' : undefined],
+    ['your-role', 'Your role', view.person.role],
+    ['signed-in-as', 'You are', view.person.name],
+  ];
+  const items = rows
+    .filter((r): r is [string, string, string] => typeof r[2] === 'string' && r[2] !== '')
+    .map(([id, label, value]) => `<dt>${label}</dt><dd id="${id}">${escapeHtml(value)}</dd>`)
+    .join('');
+  return items ? `<dl class="summary">${items}</dl>` : '';
+}
+
+/** The workflow's answer to the last action; an empty live region when there is none yet. */
+function outcomeRegion(view: SessionView): string {
+  const outcome = view.outcome;
+  if (
+    !outcome ||
+    (!outcome.ran && outcome.action === 'enter') ||
+    (outcome.action === 'enter' && outcome.messages.length === 0)
+  )
+    return '<section id="outcome" class="outcome" aria-live="polite"></section>';
+  const label = view.actions.find((a) => a.name === outcome.action)?.label ?? outcome.action;
+  const heading = !outcome.ran
+    ? outcome.success
+      ? `There is no action “${escapeHtml(label)}” here`
+      : // Stopped before its run: a missing required signature or upload (the messages say which).
+        `“${escapeHtml(label)}” was not run`
+    : outcome.action === 'enter'
+      ? 'Messages'
+      : outcome.success
+        ? `“${escapeHtml(label)}” done`
+        : `“${escapeHtml(label)}” failed`;
+  const messages = outcome.messages
+    .map(
+      (m) =>
+        `<li>${escapeHtml(m.message)}${m.type ? ` <small>(${escapeHtml(m.type)})</small>` : ''}</li>`,
+    )
+    .join('');
+  const kind = outcome.ran && outcome.success ? 'success' : 'failure';
+  return `<section id="outcome" class="outcome ${kind}" aria-live="polite" tabindex="-1"><h2>${heading}</h2>${messages ? `<ul>${messages}</ul>` : ''}</section>`;
+}
+
+function documentSection(view: SessionView, doc: SessionDocument, paths: SessionPagePaths): string {
+  const name = doc.description ?? doc.file;
+  const heading = `doc-${doc.index}-title`;
+  const links = [
+    `<a href="${attr(paths.document(doc.index))}" target="_blank" rel="noopener">Open ${escapeHtml(fileName(doc.file))}</a>`,
+    ...(doc.completed
+      ? [
+          `<a href="${attr(paths.completed(doc.index))}" class="completed-download" download>Download the completed document (PDF)</a>`,
+        ]
+      : []),
+  ];
+  const pages = doc.pages.map((size, p) => pageBlock(view, doc, p + 1, size, paths)).join('\n');
+  return `<section class="document" aria-labelledby="${heading}">
+<h2 id="${heading}">${escapeHtml(name)}</h2>
+<p class="document-links">${links.join(' ')}</p>
+${pages}
+</section>`;
+}
+
+function fileName(file: string): string {
+  return file.slice(file.lastIndexOf('/') + 1);
+}
+
+function pageBlock(
+  view: SessionView,
+  doc: SessionDocument,
+  page: number,
+  size: { width: number; height: number },
+  paths: SessionPagePaths,
+): string {
+  const fields = doc.fields
+    .filter((f) => f.field.page === page && f.field.id !== undefined)
+    .sort((a, b) => readingOrder(a.field, b.field));
+  const signatures = doc.signatures
+    .filter((s) => s.signature.page === page && s.signature.id !== undefined)
+    .sort((a, b) => readingOrder(a.signature, b.signature));
+  const label = `Page ${page} of ${doc.pages.length}`;
+  const isImage = doc.contentType !== 'application/pdf';
+  // The picture of the page: an image document's own file; a PDF's page is drawn by the script
+  // into a canvas it adds here.
+  const picture = isImage
+    ? `<img class="page-image" src="${attr(paths.document(doc.index))}" alt="" width="${size.width}" height="${size.height}">`
+    : '';
+  // What the page shows of its boxes once it is drawn: where each field sits (on a phone, whose
+  // controls are listed under the page) and each signature, with a drawn one's image.
+  const fieldMarkers = fields
+    .map(
+      ({ field: f }) =>
+        `<div class="marker field-marker"${box(size, f.x, f.y, f.width, f.height)}></div>`,
+    )
+    .join('');
+  const signatureMarkers = signatures
+    .map(({ signature: s, given, mine }) => {
+      const mark = given
+        ? given.kind === 'DRAWN' && given.image
+          ? `<img src="data:image/png;base64,${attr(given.image)}" alt="">`
+          : `<span class="typed-preview">${escapeHtml(given.text ?? '')}</span>`
+        : `<span>${mine && view.documentsOpen ? 'Sign here' : escapeHtml(`For ${roleName(s.role)}`)}</span>`;
+      return `<div class="marker signature-marker"${box(size, s.x, s.y, s.customWidth, s.customHeight)} data-marker="${attr(s.id!)}">${mark}</div>`;
+    })
+    .join('');
+  const id = `doc-${doc.index}-page-${page}`;
+  return `<section class="page" id="${id}" aria-labelledby="${id}-title" data-document="${doc.index}" data-page="${page}" data-kind="${isImage ? 'image' : 'pdf'}" data-src="${attr(paths.document(doc.index))}" data-width="${size.width}" data-height="${size.height}">
+<h3 id="${id}-title" class="page-title">${label}</h3>
+<div class="page-body"><div class="sheet" aria-hidden="true">${picture}<div class="markers">${fieldMarkers}${signatureMarkers}</div></div>
+<div class="fields">${fields.map((f, n) => fieldBlock(view, f, `${id}-f${n}`, size)).join('\n')}</div></div>
+${signatures.length > 0 ? `<div class="signatures">${signatures.map((s, n) => signatureBlock(view, s, `${id}-s${n}`)).join('\n')}</div>` : ''}
+</section>`;
+}
+
+/** Top to bottom, then left to right: the order a person reads a page, and the tab order. */
+function readingOrder(a: { y: number; x: number }, b: { y: number; x: number }): number {
+  return a.y - b.y || a.x - b.x;
+}
+
+/** Where a box sits on its page, as fractions the script turns into CSS percentages. */
+function box(
+  size: { width: number; height: number },
+  x: number,
+  y: number,
+  width: number,
+  height: number,
+): string {
+  const pct = (part: number, whole: number) => ((part / whole) * 100).toFixed(3);
+  return ` data-x="${pct(x, size.width)}" data-y="${pct(y, size.height)}" data-w="${pct(width, size.width)}" data-h="${pct(height, size.height)}"`;
+}
+
+/**
+ * A field's label: its id made readable (`employee_name` and `employeeName` read "Employee
+ * name"; `claim.total` reads "Claim total"). Authors name fields as they would label them.
+ */
+export function fieldLabel(id: string): string {
+  const words = id
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[\s._-]+/)
+    .filter((w) => w !== '')
+    .map((w) => (/^[A-Z0-9]{2,}$/.test(w) ? w : w.toLowerCase()));
+  const text = words.join(' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function roleName(role: string | undefined): string {
+  return role ? `the ${role}` : 'anyone';
+}
+
+function fieldBlock(
+  view: SessionView,
+  { field, value: current, editable }: SessionField,
+  id: string,
+  size: { width: number; height: number },
+): string {
+  const type = field.type ?? 'TEXT';
+  const fieldId = field.id!;
+  const label = escapeHtml(fieldLabel(fieldId));
+  const where = box(size, field.x, field.y, field.width, field.height);
+  const cls = `field field-${type.toLowerCase()}${editable ? '' : ' readonly'}`;
+  if (!editable) {
+    const shown = isCheckbox(type) ? (current === 'true' ? 'Yes' : 'No') : current;
+    return `<div class="${cls}"${where}><span class="field-label">${label}:</span> <span class="field-value">${shown === '' ? '<span class="empty">(empty)</span>' : escapeHtml(shown)}</span></div>`;
+  }
+  const name = attr(fieldId);
+  const value = view.draft?.values[fieldId] ?? current;
+  const labelled = `<label for="${id}">${label}</label>`;
+  switch (type) {
+    case 'TEXTAREA':
+      return `<div class="${cls}"${where}>${labelled}<textarea id="${id}" name="${name}" rows="3">${escapeHtml(value)}</textarea></div>`;
+    case 'CHECKBOX':
+    case 'CHECKBOXCHECKED': {
+      // An unchecked box posts nothing: the hidden "false" before it is what the form then sends.
+      const checked = value === 'true' ? ' checked' : '';
+      return `<div class="${cls}"${where}><input type="hidden" name="${name}" value="false"><input type="checkbox" id="${id}" name="${name}" value="true"${checked}>${labelled}</div>`;
+    }
+    case 'RADIO': {
+      const options = choices(field)
+        .map(
+          (choice, n) =>
+            `<span class="choice"><input type="radio" id="${id}-${n}" name="${name}" value="${attr(choice)}"${choice === value ? ' checked' : ''}><label for="${id}-${n}">${escapeHtml(choice)}</label></span>`,
+        )
+        .join('');
+      return `<fieldset class="${cls}"${where}><legend>${label}</legend><input type="hidden" name="${name}" value="">${options}</fieldset>`;
+    }
+    case 'SELECT': {
+      const list = choices(field);
+      const blank = list.includes(value) ? '' : '<option value="">Choose…</option>';
+      const options = list
+        .map(
+          (choice) =>
+            `<option value="${attr(choice)}"${choice === value ? ' selected' : ''}>${escapeHtml(choice)}</option>`,
+        )
+        .join('');
+      return `<div class="${cls}"${where}>${labelled}<select id="${id}" name="${name}">${blank}${options}</select></div>`;
+    }
+    default:
+      return `<div class="${cls}"${where}>${labelled}<input type="text" id="${id}" name="${name}" value="${attr(value)}"></div>`;
+  }
+}
+
+function isCheckbox(type: string): boolean {
+  return type === 'CHECKBOX' || type === 'CHECKBOXCHECKED';
+}
+
+function choices(field: SessionField['field']): string[] {
+  return (field.picklist ?? '').split('|').filter((c) => c !== '');
+}
+
+function signatureBlock(
+  view: SessionView,
+  { signature, mine, required: isRequired, given }: SessionSignature,
+  id: string,
+): string {
+  const sigId = signature.id!;
+  const required = isRequired ? ' <span class="required">(required)</span>' : '';
+  const whose = mine ? 'Your signature' : `Signature of ${roleName(signature.role)}`;
+  const legend = `${whose}${required}`;
+  if (given) {
+    const when = new Date(given.recordTime * 1000).toISOString().replace('T', ' ').slice(0, 16);
+    const mark =
+      given.kind === 'DRAWN' && given.image
+        ? `<img class="signature-image" src="data:image/png;base64,${attr(given.image)}" alt="${attr(`Signature of ${given.signerName ?? roleName(signature.role)}`)}">`
+        : `<span class="typed-signature">${escapeHtml(given.text ?? '')}</span>`;
+    const by = given.signerName ? ` by ${escapeHtml(given.signerName)}` : '';
+    return `<div class="signature given" data-signature="${attr(sigId)}"><p class="signature-title">${whose}</p>${mark}<p class="signed-at">Signed${by}, ${when} UTC</p></div>`;
+  }
+  if (!mine || !view.documentsOpen)
+    return `<div class="signature awaiting" data-signature="${attr(sigId)}"><p class="signature-title">${legend}</p><p>Not signed yet.</p></div>`;
+  const name = attr(`signature.${sigId}`);
+  const draft = view.draft?.signatures[sigId];
+  const drawn = draft?.kind === 'DRAWN' ? draft.image : '';
+  const typed = draft?.kind === 'TYPED' ? draft.text : '';
+  // The drawn form is filled and enabled by the script only; the typed name is the no-script form.
+  return `<fieldset class="signature mine" data-signature="${attr(sigId)}"${isRequired ? ' data-required' : ''}>
+<legend>${legend}</legend>
+<div class="pad" hidden><canvas class="pad-canvas" id="${id}-pad" aria-label="Draw your signature here with a mouse, a finger or a pen"></canvas><p class="pad-hint" aria-hidden="true">Draw with a mouse, a finger or a pen.</p><button type="button" class="pad-clear">Clear</button></div>
+<input type="hidden" class="signature-drawn" name="${name}" value="${attr(drawn)}" disabled>
+<label for="${id}-typed" class="typed-label">Type your full name to sign</label>
+<input type="text" class="signature-typed" id="${id}-typed" name="${name}" value="${attr(typed)}" autocomplete="name"${isRequired ? ' aria-required="true"' : ''}>
+</fieldset>`;
+}
+
+function uploadSection(uploads: readonly SessionUpload[]): string {
+  if (uploads.length === 0) return '';
+  const items = uploads.map((u, n) => {
+    const id = `upload-${n}`;
+    const required = u.required ? ' <span class="required">(required)</span>' : '';
+    const given = u.given
+      ? `<p class="upload-given">Uploaded: ${escapeHtml(u.given.filename)} (${kilobytes(u.given.size)})</p>`
+      : '';
+    if (!u.editable)
+      return `<div class="upload readonly"><p class="field-label">${escapeHtml(u.label)}${required}</p>${given || '<p class="empty">Not uploaded yet.</p>'}</div>`;
+    const accept = u.accept.length > 0 ? ` accept="${attr(u.accept.join(','))}"` : '';
+    return `<div class="upload field"><label for="${id}">${escapeHtml(u.label)}${required}</label>${given}<input type="file" id="${id}" name="${attr(`upload.${u.name}`)}"${accept}${u.required && !u.given ? ' aria-required="true"' : ''}></div>`;
+  });
+  return `<section class="uploads document" aria-labelledby="uploads-title"><h2 id="uploads-title">Files to upload</h2>${items.join('\n')}</section>`;
+}
+
+function kilobytes(size: number): string {
+  return size < 1024 * 1024
+    ? `${Math.max(1, Math.round(size / 1024))} KB`
+    : `${(size / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+function actionBar(view: SessionView): string {
+  if (view.actions.length === 0)
+    return '<p class="no-actions">There is nothing for you to do here now.</p>';
+  const buttons = view.actions
+    .map(
+      (a, n) =>
+        `<button type="submit" name="action" value="${attr(a.name)}"${n === 0 ? ' class="primary"' : ''}>${escapeHtml(a.label)}</button>`,
+    )
+    .join('');
+  return `<div class="actions">${buttons}</div>`;
+}

@@ -1,0 +1,486 @@
+// The session page in real Chromium (docs/web-mode.md), end to end over HTTP: a participant enters
+// a web-mode transaction with a T5 token, sees the claim form's pages drawn by pdf.js with the
+// fields where they sit, fills every kind of control, draws one signature with a mouse and one
+// with a finger (touch input), submits, and sees the workflow's answer; the workflow got the
+// values and the drawn PNGs. On a 360 px phone and on a desktop; again with JavaScript off (a
+// typed signature); a person without the role sees values and no buttons. axe-core finds no
+// serious or critical violation on any page, and the page breaks no rule of its CSP.
+import { AxeBuilder } from '@axe-core/playwright';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deployPal } from '../src/domain/pals.js';
+import { createSso } from '../src/domain/ssos.js';
+import { readVariables, transactionScope } from '../src/storage/variables.js';
+import { launchChromium, SCREENSHOTS } from './browser.js';
+import { tempDir } from './helpers.js';
+import { startHarness, type Harness } from './harness.js';
+import { WEB_PAL_ID, writeWebPal } from './web-pal.js';
+
+// The functions passed to page.evaluate run in Chromium; the test project has no DOM types.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+declare const document: any;
+declare const window: any;
+declare const Image: any;
+type HTMLCanvasElement = any;
+type HTMLInputElement = any;
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+let h: Harness;
+let browser: Browser;
+let closeBrowser: () => Promise<void>;
+let sso: string;
+const folder = tempDir('web-pal-');
+
+beforeAll(async () => {
+  h = await startHarness();
+  ({ browser, close: closeBrowser } = await launchChromium());
+  await deployPal(h.domain, h.a.enterpriseId, await writeWebPal(folder.path));
+  sso = await createSso(h.domain, h.a.enterpriseId, {
+    firstName: 'Ada',
+    lastName: 'Claimant',
+    email: 'ada.claimant@example.test',
+  });
+});
+afterAll(async () => {
+  await closeBrowser?.();
+  await h?.close();
+  folder.remove();
+});
+
+const PHONE = { width: 360, height: 740 };
+const DESKTOP = { width: 1280, height: 900 };
+
+interface Received {
+  values: Record<string, string>;
+  signatures: {
+    id: string;
+    role: string;
+    sso: string | null;
+    kind: 'DRAWN' | 'TYPED';
+    image?: string;
+    text?: string;
+    recordTime: number;
+  }[];
+}
+
+async function newTransaction(): Promise<string> {
+  return h.a.json.transactions.createTransaction({ palId: WEB_PAL_ID });
+}
+
+async function participantToken(transactionId: string): Promise<string> {
+  return h.a.json.transactions.createTransactionToken({ transactionId, userSSO: sso });
+}
+
+/** What the workflow's `submit` kept: the input it was given. */
+async function received(transactionId: string): Promise<Received | undefined> {
+  const vars = await readVariables(h.domain.db, transactionScope(transactionId));
+  return vars.values.input ? (JSON.parse(vars.values.input) as Received) : undefined;
+}
+
+/** A context whose pages record what the browser refused under the page's CSP, and errors. */
+async function newContext(options: Parameters<Browser['newContext']>[0]): Promise<{
+  context: BrowserContext;
+  page: Page;
+  problems: string[];
+}> {
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || /Content Security Policy|Refused to/i.test(m.text()))
+      problems.push(`${m.text()} ${m.location().url}`);
+  });
+  page.on('pageerror', (e) => problems.push(String(e)));
+  page.on('response', (r) => {
+    if (r.status() >= 400 && !r.url().endsWith('/services/session'))
+      problems.push(`${r.status()} ${r.url()}`);
+  });
+  return { context, page, problems };
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  // At the bottom, so that the bar of buttons (sticky on a wide screen) is drawn where it rests.
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  await page.screenshot({ path: join(SCREENSHOTS, `session-${name}.png`), fullPage: true });
+}
+
+/** axe-core's serious and critical findings on the page as it is now (none expected). */
+async function expectAccessible(page: Page, where: string): Promise<void> {
+  const result = await new AxeBuilder({ page }).analyze();
+  const bad = result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  expect(bad, where).toEqual([]);
+}
+
+/** How many pixels of a PNG are drawn on (not transparent and not white), decoded by Chromium. */
+async function inkedPixels(
+  base64: string,
+): Promise<{ width: number; height: number; ink: number }> {
+  const page = await browser.newPage();
+  try {
+    return await page.evaluate(async (data) => {
+      const img = new Image();
+      img.src = `data:image/png;base64,${data}`;
+      await img.decode();
+      const canvas = document.createElement('canvas');
+      canvas.width = img.naturalWidth;
+      canvas.height = img.naturalHeight;
+      const ctx = canvas.getContext('2d')!;
+      ctx.drawImage(img, 0, 0);
+      const pixels = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+      let ink = 0;
+      for (let i = 0; i < pixels.length; i += 4)
+        if (pixels[i + 3]! > 0 && pixels[i]! + pixels[i + 1]! + pixels[i + 2]! < 600) ink++;
+      return { width: canvas.width, height: canvas.height, ink };
+    }, base64);
+  } finally {
+    await page.close();
+  }
+}
+
+/** A stroke across a signature pad with the mouse. */
+async function drawWithMouse(page: Page, signatureId: string): Promise<void> {
+  const pad = page.locator(`[data-signature="${signatureId}"] canvas`);
+  // In the middle of the screen: the sticky bar of buttons covers the bottom of it.
+  await pad.evaluate((el) => el.scrollIntoView({ block: 'center' }));
+  const box = (await pad.boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.1, box.y + box.height * 0.6);
+  await page.mouse.down();
+  for (let i = 1; i <= 20; i++)
+    await page.mouse.move(
+      box.x + box.width * (0.1 + 0.04 * i),
+      box.y + box.height * (0.6 - 0.3 * Math.sin(i / 3)),
+    );
+  await page.mouse.up();
+}
+
+/** A stroke with a finger: real touch input, which Chromium turns into pointerType "touch". */
+async function drawWithFinger(page: Page, signatureId: string): Promise<void> {
+  const pad = page.locator(`[data-signature="${signatureId}"] canvas`);
+  await pad.evaluate((el) => el.scrollIntoView({ block: 'center' }));
+  const box = (await pad.boundingBox())!;
+  const cdp = await page.context().newCDPSession(page);
+  const at = (i: number) => ({
+    x: box.x + box.width * (0.15 + 0.035 * i),
+    y: box.y + box.height * (0.5 + 0.25 * Math.cos(i / 2)),
+  });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [at(0)] });
+  for (let i = 1; i <= 20; i++)
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [at(i)] });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}
+
+/** Fills every kind of control, as a person would (by their labels). */
+async function fillEveryControl(page: Page): Promise<void> {
+  await page.getByLabel('Employee name').fill('Ada Lovelace');
+  await page.getByLabel('Purpose').fill('Train to the Zurich meeting\nand back');
+  await page.getByLabel('Category').selectOption('Travel');
+  await page.getByLabel('Amount').fill('123.40');
+  await page.getByRole('radio', { name: 'Cash' }).check();
+  await page.getByLabel('Receipts attached').check();
+  // CHECKBOXCHECKED starts checked; unchecked, it must still post "false".
+  expect(await page.getByLabel('Policy read').isChecked()).toBe(true);
+  await page.getByLabel('Policy read').uncheck();
+}
+
+const EXPECTED_VALUES = {
+  employeeName: 'Ada Lovelace',
+  // A browser posts a multi-line text's line breaks as CR LF.
+  purpose: 'Train to the Zurich meeting\r\nand back',
+  category: 'Travel',
+  amount: '123.40',
+  paidBy: 'Cash',
+  receiptsAttached: 'true',
+  policyRead: 'false',
+};
+
+describe('the session page in Chromium, with JavaScript', () => {
+  it.each([
+    ['phone', PHONE],
+    ['desktop', DESKTOP],
+  ] as const)(
+    '%s: enter, see the pages, fill every control, sign with mouse and finger, submit',
+    async (name, viewport) => {
+      const tx = await newTransaction();
+      const { context, page, problems } = await newContext({ viewport, hasTouch: true });
+      const entered = await page.goto(`${h.url}/services/enter/${await participantToken(tx)}`);
+      expect(entered?.status()).toBe(200);
+      expect(page.url()).toBe(`${h.url}/services/session`);
+      expect(entered?.headers()['content-security-policy']).toContain("script-src 'self'");
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Expense claim');
+
+      // Both pages drawn by pdf.js into canvases, and the pads ready.
+      await page.waitForSelector('main[data-pages-drawn="true"]');
+      await page.waitForSelector('main[data-pads-ready="true"]');
+      expect(await page.locator('.page-canvas').count()).toBe(2);
+      const inked = await page
+        .locator('.page-canvas')
+        .first()
+        .evaluate((c: HTMLCanvasElement) => {
+          const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+          let n = 0;
+          for (let i = 0; i < d.length; i += 4) if (d[i]! < 128) n++;
+          return n;
+        });
+      expect(inked, 'the page shows its printed text').toBeGreaterThan(500);
+      await shot(page, `${name}-entered`);
+      await expectAccessible(page, `${name}: entered`);
+
+      // Where the name field sits: on a desktop in its box on the page (x 200/595 of the page's
+      // width); on a phone the control is listed under the page, at full width.
+      const sheet = (await page.locator('.sheet').first().boundingBox())!;
+      const nameBox = (await page.getByLabel('Employee name').boundingBox())!;
+      if (name === 'desktop') {
+        expect(Math.abs(nameBox.x - (sheet.x + (sheet.width * 200) / 595))).toBeLessThan(3);
+        expect(Math.abs(nameBox.y - (sheet.y + (sheet.height * 120) / 842))).toBeLessThan(3);
+      } else {
+        expect(nameBox.y).toBeGreaterThan(sheet.y + sheet.height);
+        expect(nameBox.height).toBeGreaterThanOrEqual(44);
+        // Nothing is wider than the phone.
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+          360,
+        );
+      }
+
+      // Read-only for a participant: the manager's note is a value, not a control.
+      expect(await page.locator('[name="approvalNote"]').count()).toBe(0);
+      expect(await page.locator('.readonly').first().textContent()).toContain(
+        'Waiting for the manager',
+      );
+      // The owner's signature is not theirs to give.
+      expect(await page.locator('[data-signature="manager"] canvas').count()).toBe(0);
+      expect(await page.locator('[data-signature="manager"]').textContent()).toContain(
+        'Not signed yet',
+      );
+
+      await fillEveryControl(page);
+      await page.evaluate(() => {
+        const seen: string[] = [];
+        (window as unknown as { pointerTypes: string[] }).pointerTypes = seen;
+        document.addEventListener(
+          'pointerdown',
+          (e: { pointerType: string }) => seen.push(e.pointerType),
+          true,
+        );
+      });
+      await drawWithMouse(page, 'employee');
+      await drawWithFinger(page, 'witness');
+      expect(
+        await page.evaluate(() => (window as unknown as { pointerTypes: string[] }).pointerTypes),
+      ).toEqual(['mouse', 'touch']);
+      // The drawing shows in its box on the page.
+      expect(await page.locator('[data-marker="employee"] img').count()).toBe(1);
+      await shot(page, `${name}-filled`);
+
+      await Promise.all([
+        page.waitForURL(`${h.url}/services/session`, { waitUntil: 'load' }),
+        page.getByRole('button', { name: 'Submit the claim' }).click(),
+      ]);
+      const outcome = page.locator('#outcome');
+      expect(await outcome.textContent()).toContain(
+        'Claim of Ada Lovelace received with 2 signature(s).',
+      );
+      await shot(page, `${name}-submitted`);
+      await expectAccessible(page, `${name}: outcome`);
+
+      const input = await received(tx);
+      expect(input?.values).toEqual(EXPECTED_VALUES);
+      const byId = new Map(input!.signatures.map((s) => [s.id, s]));
+      expect([...byId.keys()].sort()).toEqual(['employee', 'witness']);
+      for (const id of ['employee', 'witness']) {
+        const s = byId.get(id)!;
+        expect(s).toMatchObject({ role: 'participant', sso, kind: 'DRAWN' });
+        const png = await inkedPixels(s.image!);
+        expect(png.width).toBeGreaterThan(100);
+        expect(png.ink, `${id}: the drawn stroke is in the PNG`).toBeGreaterThan(50);
+      }
+      // Submitted: the transaction moved on, and "Submit" is no longer offered.
+      expect(await page.getByRole('button', { name: 'Submit the claim' }).count()).toBe(0);
+      expect(problems).toEqual([]);
+      await context.close();
+    },
+  );
+});
+
+describe('a form that does not go through', () => {
+  it('a missing required signature and a failed run keep what was typed and drawn', async () => {
+    const tx = await newTransaction();
+    const { context, page, problems } = await newContext({ viewport: DESKTOP });
+    await page.goto(`${h.url}/services/enter/${await participantToken(tx)}`);
+    await page.waitForSelector('main[data-pads-ready="true"]');
+    await fillEveryControl(page);
+    const submit = () =>
+      Promise.all([
+        page.waitForURL(`${h.url}/services/session`, { waitUntil: 'load' }),
+        page.getByRole('button', { name: 'Submit the claim' }).click(),
+      ]);
+
+    // Not signed: nothing runs, the page says so, and the values are back in their controls.
+    await submit();
+    const outcome = page.locator('#outcome');
+    expect(await outcome.textContent()).toMatch(/employee/i);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('outcome');
+    expect(await received(tx)).toBeUndefined();
+    expect(await page.getByLabel('Employee name').inputValue()).toBe('Ada Lovelace');
+    expect(await page.getByLabel('Policy read').isChecked()).toBe(false);
+    expect(await page.getByRole('radio', { name: 'Cash' }).isChecked()).toBe(true);
+    await shot(page, 'missing-signature');
+    await expectAccessible(page, 'a missing signature');
+
+    // A run that fails: its message, and the drawing is back on the pad.
+    await page.waitForSelector('main[data-pads-ready="true"]');
+    await drawWithMouse(page, 'employee');
+    await Promise.all([
+      page.waitForURL(`${h.url}/services/session`, { waitUntil: 'load' }),
+      page.getByRole('button', { name: 'Try a failing run' }).click(),
+    ]);
+    expect(await outcome.textContent()).toContain('The claim system is down');
+    await page.waitForSelector('main[data-pads-ready="true"]');
+    expect(await page.locator('[data-marker="employee"] img').count()).toBe(1);
+    expect(await page.getByLabel('Category').inputValue()).toBe('Travel');
+    await shot(page, 'failed-run');
+
+    // Submitted as it stands: the drawing kept from the failed run is what the workflow gets.
+    await submit();
+    expect(await outcome.textContent()).toContain('received with 1 signature(s).');
+    const input = await received(tx);
+    expect(input?.values).toEqual(EXPECTED_VALUES);
+    expect(input?.signatures.map((s) => [s.id, s.kind])).toEqual([['employee', 'DRAWN']]);
+    expect((await inkedPixels(input!.signatures[0]!.image!)).ink).toBeGreaterThan(50);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('the session page without JavaScript', () => {
+  it('fills the plain form in page order, signs by typing, and submits', async () => {
+    const tx = await newTransaction();
+    const { context, page } = await newContext({ viewport: PHONE, javaScriptEnabled: false });
+    expect(
+      (await page.goto(`${h.url}/services/enter/${await participantToken(tx)}`))?.status(),
+    ).toBe(200);
+    // No pictures, no pads: the fields in the order of the document, each with its label.
+    expect(await page.locator('.page-canvas').count()).toBe(0);
+    expect(await page.locator('.pad-canvas').first().isVisible()).toBe(false);
+    const order = await page
+      .locator('input[type="text"], textarea, select, input[type="radio"], input[type="checkbox"]')
+      .evaluateAll((els) => [...new Set(els.map((e) => (e as HTMLInputElement).name))]);
+    expect(order).toEqual([
+      'employeeName',
+      'purpose',
+      'category',
+      'amount',
+      'paidBy',
+      'receiptsAttached',
+      'policyRead',
+      'signature.employee',
+      'signature.witness',
+    ]);
+    await shot(page, 'nojs-entered');
+    // axe-core needs JavaScript: it checks the same layout in a browser where the page's scripts
+    // never load.
+    const noScripts = await newContext({ viewport: PHONE });
+    await noScripts.context.route(/\.m?js$/, (route) => route.abort());
+    await noScripts.page.goto(`${h.url}/services/enter/${await participantToken(tx)}`);
+    expect(await noScripts.page.locator('.pad-canvas').first().isVisible()).toBe(false);
+    await expectAccessible(noScripts.page, 'no JavaScript: entered');
+    await noScripts.context.close();
+
+    await fillEveryControl(page);
+    await page
+      .locator('[data-signature="employee"]')
+      .getByLabel('Type your full name')
+      .fill('Ada Lovelace');
+    await shot(page, 'nojs-filled');
+    await Promise.all([
+      page.waitForURL(`${h.url}/services/session`, { waitUntil: 'load' }),
+      page.getByRole('button', { name: 'Submit the claim' }).click(),
+    ]);
+    expect(await page.locator('#outcome').textContent()).toContain(
+      'Claim of Ada Lovelace received with 1 signature(s).',
+    );
+    await shot(page, 'nojs-submitted');
+    const input = await received(tx);
+    expect(input?.values).toEqual(EXPECTED_VALUES);
+    expect(input?.signatures).toEqual([
+      expect.objectContaining({ id: 'employee', kind: 'TYPED', text: 'Ada Lovelace', sso }),
+    ]);
+    await context.close();
+  });
+});
+
+describe('a person without the role', () => {
+  it('sees the values read-only, no pads and no buttons', async () => {
+    const tx = await newTransaction();
+    const token = await h.a.json.transactions.createAnonymousToken({
+      transactionId: tx,
+      userSSO: sso,
+      action: 'look',
+    });
+    const { context, page, problems } = await newContext({ viewport: DESKTOP });
+    expect((await page.goto(`${h.url}/services/enter/${token}`))?.status()).toBe(200);
+    await page.waitForSelector('main[data-pages-drawn="true"]');
+    expect(await page.locator('#your-role').textContent()).toBe('anonymous');
+    expect(await page.locator('input:not([type="hidden"]), textarea, select').count()).toBe(0);
+    expect(await page.locator('canvas.pad-canvas').count()).toBe(0);
+    expect(await page.getByRole('button').count()).toBe(0);
+    expect(await page.locator('.readonly').count()).toBe(8);
+    expect(await page.locator('.no-actions').textContent()).toBe(
+      'There is nothing for you to do here now.',
+    );
+    await shot(page, 'readonly');
+    await expectAccessible(page, 'read-only');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('the other pages a person may meet', () => {
+  it('the used link, the ended session and a refused form pass axe-core too', async () => {
+    const { context, page } = await newContext({ viewport: PHONE });
+    const token = await participantToken(await newTransaction());
+    await page.goto(`${h.url}/services/enter/${token}`);
+    const used = await page.goto(`${h.url}/services/enter/${token}`);
+    expect(used?.status()).toBe(410);
+    await expectAccessible(page, 'the 410 page');
+    await context.clearCookies();
+    const ended = await page.goto(`${h.url}/services/session`);
+    expect(ended?.status()).toBe(401);
+    await expectAccessible(page, 'the 401 page');
+    await shot(page, 'ended');
+    await context.close();
+  });
+});
+
+describe('the assets and the document file', () => {
+  it('serves the listed assets with long caching, and a document only to its session', async () => {
+    const tx = await newTransaction();
+    const { context, page } = await newContext({ viewport: DESKTOP });
+    await page.goto(`${h.url}/services/enter/${await participantToken(tx)}`);
+    const html = await page.content();
+    const script = /src="([^"]+session-page\.js)"/.exec(html)![1]!;
+    const asset = await page.request.get(h.url + script);
+    expect(asset.status()).toBe(200);
+    expect(asset.headers()['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(asset.headers()['content-type']).toBe('text/javascript; charset=utf-8');
+    expect((await page.request.get(`${h.url}/services/assets/../package.json`)).status()).toBe(404);
+    expect((await page.request.get(`${h.url}/services/assets/pdfjs-0/pdf.min.mjs`)).status()).toBe(
+      404,
+    );
+
+    const doc = await page.request.get(`${h.url}/services/session/documents/0`);
+    expect(doc.status()).toBe(200);
+    expect(doc.headers()['content-type']).toBe('application/pdf');
+    expect((await doc.body()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect((await page.request.get(`${h.url}/services/session/documents/1`)).status()).toBe(404);
+    expect((await page.request.get(`${h.url}/services/session/documents/x`)).status()).toBe(404);
+    // Without the session's cookie: no document.
+    const stranger = await fetch(`${h.url}/services/session/documents/0`);
+    expect(stranger.status).toBe(401);
+    await context.close();
+  });
+});
