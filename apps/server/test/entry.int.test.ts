@@ -24,7 +24,7 @@ let sso: string;
 beforeAll(async () => {
   h = await startHarness({ smtp: true });
   pages = sessionBrowser(h.url);
-  for (const id of ['wf-console', 'wf-tx'])
+  for (const id of ['wf-console', 'wf-tx', 'wf-no-enter'])
     await deployPal(h.domain, h.a.enterpriseId, join(FIXTURES, id));
   sso = await createSso(h.domain, h.a.enterpriseId, {
     firstName: 'Eno',
@@ -73,6 +73,34 @@ describe('tokens and entry', () => {
     const again = await open(`/services/enter/${token}`);
     expect(again.status).toBe(410);
     expect(again.text).toContain('This link is no longer valid');
+  });
+
+  it('T5 into a module without `enter` runs no sandbox job; one with `enter` runs one', async () => {
+    const pool = h.domain.engine.pool;
+    const run = pool.run.bind(pool);
+    let jobs = 0;
+    // Counts the jobs the real pool is given (it still runs them).
+    pool.run = (...args) => {
+      jobs += 1;
+      return run(...args);
+    };
+    try {
+      const entries = async (palId: string) => {
+        const transactionId = await h.a.json.transactions.createTransaction({ palId });
+        const token = await h.a.xml.transactions.createTransactionToken({
+          transactionId,
+          userSSO: sso,
+        });
+        const before = jobs;
+        const { page } = await enter(token);
+        expect(page.status).toBe(200);
+        return jobs - before;
+      };
+      expect(await entries('wf-no-enter')).toBe(0);
+      expect(await entries('wf-tx')).toBe(1);
+    } finally {
+      pool.run = run;
+    }
   });
 
   it("the session page's form runs an offered action with the posted values; the output is escaped", async () => {

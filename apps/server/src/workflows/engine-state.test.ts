@@ -16,6 +16,7 @@ const code = (name: string): PalCode => ({
   files: {},
   documents: [],
   uploads: false,
+  exports: {},
 });
 
 describe('EngineState: what the engine keeps, per instance', () => {

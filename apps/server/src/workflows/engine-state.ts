@@ -13,6 +13,11 @@ export interface PalCode {
   documents: PalDocument[];
   /** Whether the manifest asks for uploads (else a run need not look for any). */
   uploads: boolean;
+  /**
+   * Module name → its export names, read from the text (workflows/module-exports.ts); undefined
+   * for a module whose exports only its run can tell.
+   */
+  exports: Record<string, ReadonlySet<string> | undefined>;
 }
 
 /** A deployed pal version never changes: its code is kept, the least recently used dropped first. */

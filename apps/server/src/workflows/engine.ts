@@ -23,6 +23,7 @@ import {
 import { listTransactionRoles } from '../storage/transaction-roles.js';
 import { palScope, readVariables, transactionScope, writeVariables } from '../storage/variables.js';
 import type { PalCode } from './engine-state.js';
+import { exportNames } from './module-exports.js';
 import type { RunEffects, RunFailure, RunOutcome, SandboxJob, SandboxOutcome } from './job.js';
 import { OutputError } from './output.js';
 import { queueWorkflowMails, checkMailRecipients, countWorkflowMails } from './mail.js';
@@ -172,6 +173,7 @@ async function runPalModule<T>(
   const {
     documents: _documents,
     uploads: _uploads,
+    exports: _exports,
     ...code
   } = await palCode(ctx, enterpriseId, palId, pal.version);
   const scope = palScope(enterpriseId, palId);
@@ -212,12 +214,26 @@ export interface TransactionRunOptions<T> extends RunOptions<T> {
  * transaction are serialized in this process; across processes the variables' version check
  * makes a second writer repeat its run.
  */
-export function runTransactionModule<T>(
+export async function runTransactionModule<T>(
   ctx: WorkflowContext,
   enterpriseId: string,
   transactionId: string,
   options: TransactionRunOptions<T>,
 ): Promise<T> {
+  // A page's action or an entry's `enter` that the module does not have is answered at once, as
+  // the sandbox would answer it, without taking a run of the enterprise's cap or the
+  // transaction's line. (T6 and T9 go the whole way: they move webServiceStatus either way.)
+  if (!options.webService) {
+    const transaction = await getTransactionDetails(ctx, enterpriseId, transactionId);
+    requireRunnable(transaction.systemStatus);
+    const code = await palCode(ctx, enterpriseId, transaction.palId, transaction.palVersion);
+    const missing = missingExport(code, 'transaction', options.exportName);
+    if (missing)
+      return options.answer.failed(
+        { ok: false, type: 'NO_WORKFLOW', message: missing, frames: [] },
+        transaction.palId,
+      );
+  }
   return admitted(ctx, enterpriseId, () =>
     ctx.engine.transactionRuns.run(transactionId, async () => {
       let transaction = options.webService
@@ -232,6 +248,7 @@ export function runTransactionModule<T>(
       const {
         documents,
         uploads: asksUploads,
+        exports: _exports,
         ...code
       } = await palCode(ctx, enterpriseId, palId, transaction.palVersion);
       const scope = transactionScope(transactionId);
@@ -430,16 +447,35 @@ async function readPalCode(
     getPalDocuments(ctx, enterpriseId, palId, version),
   ]);
   // Module names resolve to normalized paths (`./a/../b.js` is `b.js`): key the files alike.
+  const modules = Object.fromEntries(
+    Object.entries(manifest.workflows ?? {}).map(([name, path]) => [name, posix.normalize(path)]),
+  );
+  const sources = Object.fromEntries(
+    Object.entries(files).map(([path, source]) => [posix.normalize(path), source]),
+  );
   return {
-    modules: Object.fromEntries(
-      Object.entries(manifest.workflows ?? {}).map(([name, path]) => [name, posix.normalize(path)]),
-    ),
-    files: Object.fromEntries(
-      Object.entries(files).map(([path, source]) => [posix.normalize(path), source]),
-    ),
+    modules,
+    files: sources,
     documents,
     uploads: (manifest.uploads ?? []).length > 0,
+    exports: Object.fromEntries(
+      Object.entries(modules).map(([name, path]) => {
+        const source = sources[path];
+        return [name, source === undefined ? undefined : exportNames(source)];
+      }),
+    ),
   };
+}
+
+/**
+ * Why `exportName` of the module cannot run, when its text says so: no such module, or no such
+ * export (the sandbox would answer NO_WORKFLOW in the same words); undefined when it may run.
+ */
+function missingExport(code: PalCode, module: string, exportName: string): string | undefined {
+  if (code.modules[module] === undefined) return `the pal has no workflow module "${module}"`;
+  const names = code.exports[module];
+  if (names === undefined || names.has(exportName)) return undefined;
+  return `the workflow module "${module}" has no export "${exportName}"`;
 }
 
 function view(transaction: TransactionDetails) {

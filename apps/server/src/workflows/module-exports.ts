@@ -1,0 +1,25 @@
+// The export names of a pal's workflow modules, read from their text without running them, so that
+// a run of an export the module does not have (T5's `enter`, most often) is answered at once,
+// without a sandbox, a worker or the transaction's line of runs (docs/performance.md).
+import { init, parse } from 'es-module-lexer';
+
+await init;
+
+/**
+ * The module's export names; undefined when they cannot be known from its text alone (an
+ * `export * from …` re-exports what another file has, or the text does not parse), and the
+ * sandbox must be asked.
+ */
+export function exportNames(source: string): ReadonlySet<string> | undefined {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(source);
+  } catch {
+    return undefined;
+  }
+  const [imports, exports] = parsed;
+  const reexportsAll = imports.some(
+    (i) => i.d === -1 && /^export\s*\*/.test(source.slice(i.ss, i.se)),
+  );
+  return reexportsAll ? undefined : new Set(exports.map((e) => e.n));
+}
