@@ -4,7 +4,7 @@ import { Kysely, sql } from 'kysely';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/helpers.js';
-import { groupCommitCounts, openSqlite } from './sqlite.js';
+import { groupCommitCounts, openSqlite, sqliteDialect } from './sqlite.js';
 
 interface Schema {
   items: { id: string };
@@ -109,6 +109,35 @@ describe.runIf(process.env.PAL_TEST_ENGINE !== 'postgres')('SQLite group commit'
     finish();
     await writing;
     expect(await db.selectFrom('items').select('id').execute()).toEqual([{ id: 'w' }]);
+  });
+
+  it('moves the change stamp when a batch commits, not only when its statements run', async () => {
+    const stamp = () => sqliteDialect.changeStamp(db as never);
+    let finish!: () => void;
+    const gate = new Promise<void>((done) => (finish = done));
+    const writing = db.transaction().execute(async (trx) => {
+      await trx.insertInto('items').values({ id: 's' }).execute();
+      await gate;
+    });
+    await new Promise((done) => setTimeout(done, 5));
+    // A reader caching now sees no row: what it cached must not outlive the COMMIT.
+    const beforeCommit = stamp();
+    finish();
+    await writing;
+    expect(stamp()).not.toBe(beforeCommit);
+  });
+
+  it("keeps the shared stamp (other processes' commits) still for this node's own commits", async () => {
+    const shared = () => sqliteDialect.sharedChangeStamp(db as never);
+    const before = shared();
+    await insert('own');
+    await new Promise((done) => setTimeout(done, 5));
+    expect(shared()).toBe(before);
+    const other = new Database(join(dir.path, 'g.sqlite'));
+    other.prepare("insert into items (id) values ('theirs')").run();
+    other.close();
+    await new Promise((done) => setTimeout(done, 5));
+    expect(shared()).not.toBe(before);
   });
 
   it('answers a write outside a transaction once it is durable', async () => {

@@ -64,8 +64,13 @@ export class GroupCommitSqliteDialect implements Dialect {
   readonly counts: GroupCommitCounts = { commits: 0, transactions: 0, failedCommits: 0 };
   readonly #driver: GroupCommitDriver;
 
-  constructor(writer: Database.Database, reader: Database.Database) {
-    this.#driver = new GroupCommitDriver(writer, reader, this.counts);
+  constructor(
+    writer: Database.Database,
+    reader: Database.Database,
+    /** Called after each COMMIT that succeeded, before its callers go on. */
+    onCommit: () => void = () => {},
+  ) {
+    this.#driver = new GroupCommitDriver(writer, reader, this.counts, onCommit);
   }
 
   createDriver(): Driver {
@@ -118,6 +123,7 @@ class GroupCommitDriver implements Driver {
     private readonly writer: Database.Database,
     private readonly reader: Database.Database,
     private readonly counts: GroupCommitCounts,
+    private readonly onCommit: () => void,
   ) {}
 
   async init(): Promise<void> {}
@@ -253,6 +259,7 @@ class GroupCommitDriver implements Driver {
     }
     this.counts.commits += 1;
     this.counts.transactions += transactions;
+    this.onCommit();
     batch.resolve();
   }
 }

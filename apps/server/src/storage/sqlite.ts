@@ -53,7 +53,9 @@ export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSch
   // A second connection reads what is committed; an in-memory database has only the one.
   const reader = groupCommit && !memory ? openConnection(path) : undefined;
   const changes: ChangeTracking = {
-    dataVersionStatement: (reader ?? writer).prepare('pragma data_version').pluck(),
+    // Asked of the writer: its data_version moves with other processes' commits, never with its
+    // own (which are counted at COMMIT, below), so the client cache survives this node's writes.
+    dataVersionStatement: writer.prepare('pragma data_version').pluck(),
     dataVersion: 0,
     checkedAt: -Infinity,
     ownWrites: 0,
@@ -62,6 +64,8 @@ export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSch
     ? new GroupCommitSqliteDialect(
         withStatementCache(writer, changes),
         withStatementCache(reader, changes),
+        // Reads see a write once it is committed: a value cached in between must go then too.
+        () => (changes.ownWrites += 1),
       )
     : undefined;
   const db = new Kysely<DatabaseSchema>({
