@@ -79,7 +79,7 @@ export async function inviteSso(
   const created = ctx.now();
   const expiresAt = new Date(created.getTime() + INVITATION_TTL_DAYS * 86_400_000).toISOString();
   return ctx.db.transaction().execute(async (trx) => {
-    const tx: DomainContext = { ...ctx, db: trx };
+    const dbTx: DomainContext = { ...ctx, db: trx };
     // Undefined when E6 moved the account to another address since it was found.
     const account = await lockAccount(trx, found.id, key);
     if (!account) throw unknown();
@@ -101,7 +101,7 @@ export async function inviteSso(
         status: 'PENDING_ACTIVATION',
         now: created.toISOString(),
       });
-      await emitEvent(tx, enterpriseId, 'sso.created', {
+      await emitEvent(dbTx, enterpriseId, 'sso.created', {
         sso: ssoId,
         status: 'PENDING_ACTIVATION',
       });
@@ -116,7 +116,7 @@ export async function inviteSso(
       expiresAt,
     });
     await queueMail(
-      tx,
+      dbTx,
       enterpriseId,
       invitationMail({
         to: account.email,

@@ -108,10 +108,10 @@ export async function deleteSso(
   ssoId: string,
 ): Promise<boolean> {
   await getSso(ctx, enterpriseId, ssoId);
-  await inTransaction(ctx, async (tx) => {
-    if (await markSsoDeleted(tx.db, enterpriseId, ssoId, ctx.now().toISOString())) {
-      await emitEvent(tx, enterpriseId, 'sso.deleted', { sso: ssoId });
-      await recordAudit(ctx, tx.db, {
+  await inTransaction(ctx, async (dbTx) => {
+    if (await markSsoDeleted(dbTx.db, enterpriseId, ssoId, ctx.now().toISOString())) {
+      await emitEvent(dbTx, enterpriseId, 'sso.deleted', { sso: ssoId });
+      await recordAudit(ctx, dbTx.db, {
         action: 'sso.deleted',
         enterpriseId,
         target: { type: 'sso', id: ssoId },

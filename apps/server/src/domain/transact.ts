@@ -5,7 +5,7 @@ import type { DomainContext } from './context.js';
 /** Runs `work` in the caller's transaction when there is one, else in a new one. */
 export function inTransaction<T>(
   ctx: DomainContext,
-  work: (tx: DomainContext) => Promise<T>,
+  work: (dbTx: DomainContext) => Promise<T>,
 ): Promise<T> {
   if (ctx.db.isTransaction) return work(ctx);
   return ctx.db.transaction().execute((trx) => work({ ...ctx, db: trx }));

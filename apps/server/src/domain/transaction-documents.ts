@@ -177,13 +177,13 @@ export function toStateDocuments(
 }
 
 /**
- * Keeps a successful run's document changes inside its commit (`tx`): the form's values, then the
+ * Keeps a successful run's document changes inside its commit (`dbTx`): the form's values, then the
  * values the workflow set (so the workflow's word is the last), then the form's signatures, each
  * recorded in the audit log and sent as `document.signed`. A signature that another run kept
  * first fails the run (ConflictError): a signature is given once.
  */
 export async function keepDocumentChanges(
-  tx: DomainContext,
+  dbTx: DomainContext,
   transaction: { enterpriseId: string; id: string; palId: string },
   submission: DocumentSubmission | undefined,
   workflowValues: readonly FieldWrite[],
@@ -192,13 +192,13 @@ export async function keepDocumentChanges(
   const key = {
     enterpriseId: transaction.enterpriseId,
     transactionId: transaction.id,
-    now: tx.now().toISOString(),
+    now: dbTx.now().toISOString(),
   };
-  if (values.length > 0) await upsertFieldValues(tx.db, key, lastOfEach(values));
+  if (values.length > 0) await upsertFieldValues(dbTx.db, key, lastOfEach(values));
   const uploads = submission?.uploads ?? [];
   if (uploads.length > 0)
     await upsertUploads(
-      tx.db,
+      dbTx.db,
       uploads.map((u) => ({
         transaction_id: transaction.id,
         name: u.name,
@@ -215,7 +215,7 @@ export async function keepDocumentChanges(
   const signatures = submission?.signatures ?? [];
   if (signatures.length === 0) return;
   const kept = await insertSignatures(
-    tx.db,
+    dbTx.db,
     signatures.map((s) => ({
       transaction_id: transaction.id,
       file: s.file,
@@ -235,8 +235,8 @@ export async function keepDocumentChanges(
   );
   if (!kept) throw new ConflictError('a signature of this form was given meanwhile by another run');
   await recordAudits(
-    tx,
-    tx.db,
+    dbTx,
+    dbTx.db,
     signatures.map((s) => ({
       action: 'document.signed' as const,
       enterpriseId: transaction.enterpriseId,
@@ -247,7 +247,7 @@ export async function keepDocumentChanges(
     })),
   );
   await emitEvents(
-    tx,
+    dbTx,
     signatures.map((s) => ({
       enterpriseId: transaction.enterpriseId,
       type: 'document.signed' as const,

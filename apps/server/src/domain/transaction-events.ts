@@ -61,21 +61,21 @@ export function withTransactionEvents<T>(
   ctx: DomainContext,
   enterpriseId: string,
   transactionId: string,
-  work: (tx: DomainContext) => Promise<T>,
+  work: (dbTx: DomainContext) => Promise<T>,
 ): Promise<T> {
-  return inTransaction(ctx, async (tx) => {
+  return inTransaction(ctx, async (dbTx) => {
     const id = requireId('id', transactionId);
-    const before = await findTransactionRow(tx.db, enterpriseId, id, { lock: true });
+    const before = await findTransactionRow(dbTx.db, enterpriseId, id, { lock: true });
     if (!before) throw NotFoundError.of('transaction', transactionId);
-    const result = await work(tx);
+    const result = await work(dbTx);
     if (result === false) return result;
-    const after = await findTransactionRow(tx.db, enterpriseId, id);
+    const after = await findTransactionRow(dbTx.db, enterpriseId, id);
     if (!after) return result;
     const events = transactionChangeEvents(before, after);
-    await emitEvents(tx, events);
+    await emitEvents(dbTx, events);
     // The completed PDFs are written after this commit, by a job of the outbox.
     if (events.some((e) => e.type === 'transaction.completed'))
-      await queueCompletion(tx, enterpriseId, id);
+      await queueCompletion(dbTx, enterpriseId, id);
     return result;
   });
 }

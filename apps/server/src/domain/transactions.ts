@@ -129,9 +129,9 @@ export async function createTransaction(
     access_end_date: endDate(created, lifetimes.accessDays),
     archive_end_date: endDate(created, lifetimes.archiveDays),
   };
-  return inTransaction(ctx, async (tx) => {
-    const inserted = toDetails(await insertTransaction(tx.db, row));
-    await emitEvent(tx, enterpriseId, 'transaction.created', {
+  return inTransaction(ctx, async (dbTx) => {
+    const inserted = toDetails(await insertTransaction(dbTx.db, row));
+    await emitEvent(dbTx, enterpriseId, 'transaction.created', {
       transactionId: inserted.id,
       palId: inserted.palId,
       status: inserted.status,
@@ -340,9 +340,9 @@ export async function expireDueTransactions(
   ) => {
     let moved = 0;
     for (const state of from) {
-      moved += await inTransaction(ctx, async (tx) => {
-        const rows = await moveDueTransactions(tx.db, state, dateColumn, to, now);
-        await emitEvents(tx, bulkMoveEvents(rows, state, to));
+      moved += await inTransaction(ctx, async (dbTx) => {
+        const rows = await moveDueTransactions(dbTx.db, state, dateColumn, to, now);
+        await emitEvents(dbTx, bulkMoveEvents(rows, state, to));
         return rows.length;
       });
     }

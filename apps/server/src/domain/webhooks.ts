@@ -124,9 +124,9 @@ export async function addWebhookEndpoint(
     previous_secret_until: null,
     created_at: now,
   };
-  await inTransaction(ctx, async (tx) => {
-    await insertWebhookEndpoint(tx.db, row);
-    await recordAudit(ctx, tx.db, {
+  await inTransaction(ctx, async (dbTx) => {
+    await insertWebhookEndpoint(dbTx.db, row);
+    await recordAudit(ctx, dbTx.db, {
       action: 'webhook.added',
       enterpriseId,
       target: { type: 'webhook', id },
@@ -156,9 +156,9 @@ async function endpointRow(ctx: DomainContext, id: string): Promise<WebhookEndpo
 export async function removeEndpoint(ctx: DomainContext, id: string): Promise<void> {
   const { enterprise_id: enterpriseId, url } = await endpointRow(ctx, id);
   const host = new URL(url).host;
-  await inTransaction(ctx, async (tx) => {
-    if (!(await deleteWebhookEndpoint(tx.db, id))) throw NotFoundError.of('webhook endpoint', id);
-    await recordAudit(ctx, tx.db, {
+  await inTransaction(ctx, async (dbTx) => {
+    if (!(await deleteWebhookEndpoint(dbTx.db, id))) throw NotFoundError.of('webhook endpoint', id);
+    await recordAudit(ctx, dbTx.db, {
       action: 'webhook.removed',
       enterpriseId,
       target: { type: 'webhook', id },
@@ -181,13 +181,13 @@ export async function rotateEndpointSecret(
   const previousUntil = new Date(
     ctx.now().getTime() + ctx.config.outbox.webhookSecretOverlapMs,
   ).toISOString();
-  await inTransaction(ctx, async (tx) => {
-    await rotateWebhookSecret(tx.db, id, {
+  await inTransaction(ctx, async (dbTx) => {
+    await rotateWebhookSecret(dbTx.db, id, {
       secret: sealSecret(ctx, id, secret),
       previousSecret: row.secret,
       previousUntil,
     });
-    await recordAudit(ctx, tx.db, {
+    await recordAudit(ctx, dbTx.db, {
       action: 'webhook.secret_rotated',
       enterpriseId: row.enterprise_id,
       target: { type: 'webhook', id },

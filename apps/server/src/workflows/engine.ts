@@ -237,8 +237,8 @@ export async function runTransactionModule<T>(
   return admitted(ctx, enterpriseId, () =>
     ctx.engine.transactionRuns.run(transactionId, async () => {
       let transaction = options.webService
-        ? await withTransactionEvents(ctx, enterpriseId, transactionId, (tx) =>
-            moveWebServiceStatus(tx, enterpriseId, transactionId, 'start'),
+        ? await withTransactionEvents(ctx, enterpriseId, transactionId, (dbTx) =>
+            moveWebServiceStatus(dbTx, enterpriseId, transactionId, 'start'),
           )
         : await getTransactionDetails(ctx, enterpriseId, transactionId);
       // Pages obey the rule of T6 and T9 (which moveWebServiceStatus checks): 409 when the
@@ -308,8 +308,8 @@ export async function runTransactionModule<T>(
         return 'conflict';
       });
       if (!outcome.ok && options.webService)
-        await withTransactionEvents(ctx, enterpriseId, transactionId, (tx) =>
-          moveWebServiceStatus(tx, enterpriseId, transactionId, 'fail'),
+        await withTransactionEvents(ctx, enterpriseId, transactionId, (dbTx) =>
+          moveWebServiceStatus(dbTx, enterpriseId, transactionId, 'fail'),
         ).catch((error) =>
           ctx.log.warn({ err: error, transactionId }, 'could not mark a failed run FAILED'),
         );
@@ -337,30 +337,30 @@ async function applyTransactionEffects(
   options: Pick<TransactionRunOptions<unknown>, 'webService' | 'submission'>,
 ) {
   const { enterpriseId, id } = transaction;
-  return withTransactionEvents(ctx, enterpriseId, id, async (tx) => {
-    const trx = tx.db;
+  return withTransactionEvents(ctx, enterpriseId, id, async (dbTx) => {
+    const trx = dbTx.db;
     if (Object.keys(effects.vars).length > 0) {
       const written = await writeVariables(trx, scope, enterpriseId, readVersion, effects.vars);
       if (!written) return false;
     }
     if (effects.status !== undefined)
-      await setTransactionStatus(tx, enterpriseId, id, effects.status);
+      await setTransactionStatus(dbTx, enterpriseId, id, effects.status);
     for (const event of effects.moves) {
       // The moves come back from the worker thread as strings; host-api.ts records only events of
       // WORKFLOW_MOVES, so another one is a defect of the engine, not of the pal.
       if (!isTransactionEvent(event))
         throw new Error(`the worker reported an unknown move "${event}"`);
-      await transitionTransaction(tx, enterpriseId, id, event);
+      await transitionTransaction(dbTx, enterpriseId, id, event);
     }
     for (const change of effects.roles) {
-      if (change.op === 'assign') await assignRole(tx, enterpriseId, id, change.sso, change.role);
-      else await removeRole(tx, enterpriseId, id, change.sso);
+      if (change.op === 'assign') await assignRole(dbTx, enterpriseId, id, change.sso, change.role);
+      else await removeRole(dbTx, enterpriseId, id, change.sso);
     }
-    const mails = await checkMailRecipients(tx, enterpriseId, effects.mails);
-    await countWorkflowMails(tx, enterpriseId, mails.length);
-    await queueWorkflowMails(tx, transaction, mails);
-    await keepDocumentChanges(tx, transaction, options.submission, effects.fields);
-    if (options.webService) await moveWebServiceStatus(tx, enterpriseId, id, 'succeed');
+    const mails = await checkMailRecipients(dbTx, enterpriseId, effects.mails);
+    await countWorkflowMails(dbTx, enterpriseId, mails.length);
+    await queueWorkflowMails(dbTx, transaction, mails);
+    await keepDocumentChanges(dbTx, transaction, options.submission, effects.fields);
+    if (options.webService) await moveWebServiceStatus(dbTx, enterpriseId, id, 'succeed');
     return true;
   });
 }

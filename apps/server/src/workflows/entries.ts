@@ -38,8 +38,8 @@ export async function enter(
   // the role cannot be given or the person may not act, the token is not used up). P3 makes an
   // SSO and a transaction, each with a transaction of its own, so it goes on after the redemption.
   const started = await ctx.db.transaction().execute(async (trx) => {
-    const tx: WorkflowContext = { ...ctx, db: trx };
-    const entry = await redeemToken(tx, token);
+    const dbTx: WorkflowContext = { ...ctx, db: trx };
+    const entry = await redeemToken(dbTx, token);
     if (entry.kind === 'new-transaction') return { entry, cookie: undefined };
     const start: SessionStart = {
       kind: entry.kind,
@@ -54,10 +54,16 @@ export async function enter(
       outcome: null,
     };
     if (start.transactionId)
-      await assignRole(tx, entry.enterpriseId, start.transactionId, start.standingSso, start.role!);
-    const standing = await sessionStanding(tx, basisOf(start));
+      await assignRole(
+        dbTx,
+        entry.enterpriseId,
+        start.transactionId,
+        start.standingSso,
+        start.role!,
+      );
+    const standing = await sessionStanding(dbTx, basisOf(start));
     if (!standing.ok) throw new ForbiddenError(standing.reason);
-    return { entry, start, cookie: await createSession(tx, start) };
+    return { entry, start, cookie: await createSession(dbTx, start) };
   });
   const { entry } = started;
   if (started.cookie === undefined) return enterNewTransaction(ctx, entry, requestId);
