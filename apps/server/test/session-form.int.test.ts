@@ -211,6 +211,15 @@ describe('the actions offered', () => {
     expect(await valuesOf(p.tx)).toEqual({});
   });
 
+  it('a CSRF token of as many characters but other bytes is refused, never a 500', async () => {
+    const p = await participant();
+    expectRefused(
+      await pages.post(p.cookie, { csrf: 'é'.repeat(p.csrf.length), action: 'note', text: 'x' }),
+      403,
+      'This form was refused',
+    );
+  });
+
   it("a forged post of another role's action runs nothing (the approver posts the participant's)", async () => {
     const a = await approver();
     const before = await varsOf(a.tx);

@@ -195,8 +195,11 @@ export async function saveOutcome(
 
 /** The form's CSRF token is the session's, compared in constant time. */
 export function csrfMatches(session: BrowserSession, given: unknown): boolean {
-  if (typeof given !== 'string' || given.length !== session.csrf.length) return false;
-  return timingSafeEqual(Buffer.from(given), Buffer.from(session.csrf));
+  if (typeof given !== 'string') return false;
+  // Bytes, not characters: `timingSafeEqual` throws on buffers of different lengths.
+  const a = Buffer.from(given);
+  const b = Buffer.from(session.csrf);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** Removes ended sessions (idle, or past their lifetime); how many. */

@@ -45,6 +45,8 @@ export function registerCompletedDocumentRoute(
           `attachment; filename="${completedFileName(completed.file)}"`,
         )
         .header('Cache-Control', 'no-store')
+        .header('Referrer-Policy', 'no-referrer')
+        .header('Cross-Origin-Resource-Policy', 'same-origin')
         .header('X-Content-Type-Options', 'nosniff')
         .header('Content-Security-Policy', "default-src 'none'; sandbox")
         .send(Buffer.from(completed.content));

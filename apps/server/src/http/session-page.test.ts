@@ -240,6 +240,25 @@ describe('the session page', () => {
     expect(page).toContain('Uploaded: c&#60;1&#62;.pdf (2 KB)');
   });
 
+  it("escapes another role's name on its signature box", () => {
+    const base = view();
+    const doc = base.documents[0]!;
+    const page = html({
+      ...base,
+      documents: [
+        {
+          ...doc,
+          signatures: doc.signatures.map((s) =>
+            s.mine
+              ? s
+              : { ...s, signature: { ...s.signature, role: '<meta http-equiv="refresh">' } },
+          ),
+        },
+      ],
+    });
+    expect(page).not.toContain('<meta http-equiv');
+  });
+
   it('has no inline script or style', () => {
     const page = html();
     expect(page).not.toMatch(/<script(?![^>]*\bsrc=)/);

@@ -285,7 +285,7 @@ function signatureBlock(
 ): string {
   const sigId = signature.id!;
   const required = isRequired ? ' <span class="required">(required)</span>' : '';
-  const whose = mine ? 'Your signature' : `Signature of ${roleName(signature.role)}`;
+  const whose = mine ? 'Your signature' : `Signature of ${escapeHtml(roleName(signature.role))}`;
   const legend = `${whose}${required}`;
   if (given) {
     const when = new Date(given.recordTime * 1000).toISOString().replace('T', ' ').slice(0, 16);

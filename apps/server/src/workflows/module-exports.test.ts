@@ -22,6 +22,8 @@ describe('exportNames', () => {
 
   it('knows nothing of a module that re-exports all of another, or does not parse', () => {
     expect(exportNames(`export * from './other.js';\nexport function a() {}`)).toBeUndefined();
+    expect(exportNames(`export /* all */ * from './other.js';`)).toBeUndefined();
+    expect(exportNames(`export // all\n* from './other.js';`)).toBeUndefined();
     expect(exportNames('export function (')).toBeUndefined();
   });
 

@@ -18,8 +18,11 @@ export function exportNames(source: string): ReadonlySet<string> | undefined {
     return undefined;
   }
   const [imports, exports] = parsed;
-  const reexportsAll = imports.some(
-    (i) => i.d === -1 && /^export\s*\*/.test(source.slice(i.ss, i.se)),
-  );
-  return reexportsAll ? undefined : new Set(exports.map((e) => e.n));
+  // A re-export other than `export { a, b } from …` (`export * from`, however commented) may
+  // carry names only the other file knows.
+  const reexportsUnknown = imports.some((i) => {
+    const statement = source.slice(i.ss, i.se);
+    return i.d === -1 && statement.startsWith('export') && !/^export\s*\{/.test(statement);
+  });
+  return reexportsUnknown ? undefined : new Set(exports.map((e) => e.n));
 }
