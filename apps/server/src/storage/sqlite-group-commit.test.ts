@@ -97,6 +97,20 @@ describe.runIf(process.env.PAL_TEST_ENGINE !== 'postgres')('SQLite group commit'
     expect(committedIds()).toEqual(['y']);
   });
 
+  it('fails the whole batch when SQLite rolls it back by itself, and goes on with the next', async () => {
+    await sql`create trigger boom before insert on items when new.id = 'boom' begin select raise(rollback, 'boom'); end`.execute(
+      db,
+    );
+    const results = await Promise.allSettled([insert('a'), insert('boom')]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/rolled back the batch/);
+    expect(committedIds()).toEqual([]);
+    // Nothing hangs, and the next batch and a write outside a transaction commit.
+    await insert('c');
+    await db.insertInto('items').values({ id: 'd' }).execute();
+    expect(committedIds()).toEqual(['c', 'd']);
+  });
+
   it('reads outside a transaction see committed data only, without waiting for the writer', async () => {
     let finish!: () => void;
     const gate = new Promise<void>((done) => (finish = done));

@@ -140,6 +140,7 @@ class GroupCommitDriver implements Driver {
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const lease = connection as Lease;
     await this.#holdWriter(lease);
+    this.#endIfRolledBack();
     if (!this.#open) {
       this.writer.exec('begin immediate');
       this.#open = newBatch();
@@ -152,7 +153,12 @@ class GroupCommitDriver implements Driver {
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const lease = connection as Lease;
     const batch = lease.batch!;
-    this.writer.exec(`release ${UNIT}`);
+    try {
+      this.writer.exec(`release ${UNIT}`);
+    } catch (error) {
+      this.#endIfRolledBack(error);
+      throw error;
+    }
     this.#unitActive = false;
     lease.batch = undefined;
     this.#waiting += 1;
@@ -167,11 +173,18 @@ class GroupCommitDriver implements Driver {
     lease.batch = undefined;
     // Its COMMIT failed: the batch has ended already, and the writer is another caller's now.
     if (!lease.holdsWriter) return;
-    this.writer.exec(`rollback to ${UNIT}`);
-    this.writer.exec(`release ${UNIT}`);
-    this.#unitActive = false;
-    this.#releaseWriter(lease);
-    this.#scheduleCommit();
+    try {
+      // SQLite may have rolled back the whole batch already (a RAISE(ROLLBACK), a full disk).
+      if (this.writer.inTransaction) {
+        this.writer.exec(`rollback to ${UNIT}`);
+        this.writer.exec(`release ${UNIT}`);
+      }
+    } finally {
+      this.#unitActive = false;
+      this.#endIfRolledBack();
+      this.#releaseWriter(lease);
+      this.#scheduleCommit();
+    }
   }
 
   async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
@@ -207,6 +220,9 @@ class GroupCommitDriver implements Driver {
     let result: QueryResult<R>;
     try {
       result = run<R>(this.writer, compiledQuery);
+    } catch (error) {
+      this.#endIfRolledBack(error);
+      throw error;
     } finally {
       this.#releaseWriter(lease);
     }
@@ -241,6 +257,22 @@ class GroupCommitDriver implements Driver {
     });
   }
 
+  /**
+   * When SQLite has rolled back the open batch by itself (a trigger's RAISE(ROLLBACK), a full disk,
+   * an I/O error), every caller waiting for it is told, and the next caller opens a new one.
+   */
+  #endIfRolledBack(cause?: unknown): void {
+    const batch = this.#open;
+    if (!batch || this.writer.inTransaction) return;
+    this.#open = undefined;
+    this.#waiting = 0;
+    this.#unitActive = false;
+    this.counts.failedCommits += 1;
+    batch.reject(
+      new Error('the database rolled back the batch of transactions this one was in', { cause }),
+    );
+  }
+
   #commitOpenBatch(): void {
     const batch = this.#open;
     if (!batch) return;
@@ -252,7 +284,11 @@ class GroupCommitDriver implements Driver {
     } catch (error) {
       // A COMMIT that fails (a deferred constraint, a full disk, an I/O error) may leave the
       // transaction open: end it, so that nothing of the batch stays.
-      if (this.writer.inTransaction) this.writer.exec('rollback');
+      try {
+        if (this.writer.inTransaction) this.writer.exec('rollback');
+      } catch {
+        // The connection ended the transaction itself.
+      }
       this.counts.failedCommits += 1;
       batch.reject(error);
       return;
