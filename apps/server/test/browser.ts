@@ -26,3 +26,52 @@ export async function launchChromium(): Promise<{ browser: Browser; close(): Pro
   });
   return { browser, close: () => browser.close() };
 }
+
+// The functions passed to page.evaluate run in Chromium; the test project has no DOM types.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+declare const document: any;
+declare const Image: any;
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+/** A part of an image, in its pixels. */
+export interface PixelBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * How many pixels of a PNG (base64) are drawn on: not transparent and not near white. Decoded by
+ * Chromium; within `box` when given, else the whole image.
+ */
+export async function inkedPixels(
+  browser: Browser,
+  base64: string,
+  box?: PixelBox,
+): Promise<{ width: number; height: number; ink: number }> {
+  const page = await browser.newPage();
+  try {
+    return await page.evaluate(
+      async ({ data, box }) => {
+        const img = new Image();
+        img.src = `data:image/png;base64,${data}`;
+        await img.decode();
+        const canvas = document.createElement('canvas');
+        canvas.width = img.naturalWidth;
+        canvas.height = img.naturalHeight;
+        const ctx = canvas.getContext('2d');
+        ctx.drawImage(img, 0, 0);
+        const area = box ?? { x: 0, y: 0, width: canvas.width, height: canvas.height };
+        const pixels: number[] = ctx.getImageData(area.x, area.y, area.width, area.height).data;
+        let ink = 0;
+        for (let i = 0; i < pixels.length; i += 4)
+          if (pixels[i + 3]! > 0 && pixels[i]! + pixels[i + 1]! + pixels[i + 2]! < 600) ink++;
+        return { width: canvas.width, height: canvas.height, ink };
+      },
+      { data: base64, box },
+    );
+  } finally {
+    await page.close();
+  }
+}

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deployPal } from '../src/domain/pals.js';
 import { createSso } from '../src/domain/ssos.js';
 import { readVariables, transactionScope } from '../src/storage/variables.js';
-import { launchChromium, SCREENSHOTS } from './browser.js';
+import { inkedPixels as inkedPngPixels, launchChromium, SCREENSHOTS } from './browser.js';
 import { tempDir } from './helpers.js';
 import { startHarness, type Harness } from './harness.js';
 import { WEB_PAL_ID, writeWebPal } from './web-pal.js';
@@ -21,7 +21,6 @@ import { WEB_PAL_ID, writeWebPal } from './web-pal.js';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 declare const document: any;
 declare const window: any;
-declare const Image: any;
 type HTMLCanvasElement = any;
 type HTMLInputElement = any;
 /* eslint-enable @typescript-eslint/no-explicit-any */
@@ -116,30 +115,7 @@ async function expectAccessible(page: Page, where: string): Promise<void> {
 }
 
 /** How many pixels of a PNG are drawn on (not transparent and not white), decoded by Chromium. */
-async function inkedPixels(
-  base64: string,
-): Promise<{ width: number; height: number; ink: number }> {
-  const page = await browser.newPage();
-  try {
-    return await page.evaluate(async (data) => {
-      const img = new Image();
-      img.src = `data:image/png;base64,${data}`;
-      await img.decode();
-      const canvas = document.createElement('canvas');
-      canvas.width = img.naturalWidth;
-      canvas.height = img.naturalHeight;
-      const ctx = canvas.getContext('2d')!;
-      ctx.drawImage(img, 0, 0);
-      const pixels = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
-      let ink = 0;
-      for (let i = 0; i < pixels.length; i += 4)
-        if (pixels[i + 3]! > 0 && pixels[i]! + pixels[i + 1]! + pixels[i + 2]! < 600) ink++;
-      return { width: canvas.width, height: canvas.height, ink };
-    }, base64);
-  } finally {
-    await page.close();
-  }
-}
+const inkedPixels = (base64: string) => inkedPngPixels(browser, base64);
 
 /** A stroke across a signature pad with the mouse. */
 async function drawWithMouse(page: Page, signatureId: string): Promise<void> {

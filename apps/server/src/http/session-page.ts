@@ -228,9 +228,11 @@ function fieldBlock(
   const fieldId = field.id!;
   const label = escapeHtml(fieldLabel(fieldId));
   const where = box(size, field.x, field.y, field.width, field.height);
-  const cls = `field field-${type.toLowerCase()}${editable ? '' : ' readonly'}`;
+  const ticked = !editable && isCheckbox(type) && current === 'true';
+  // A ticked read-only box shows a tick where it sits on the page: its "Yes" does not fit there.
+  const cls = `field field-${type.toLowerCase()}${editable ? '' : ' readonly'}${ticked ? ' ticked' : ''}`;
   if (!editable) {
-    const shown = isCheckbox(type) ? (current === 'true' ? 'Yes' : 'No') : current;
+    const shown = isCheckbox(type) ? (ticked ? 'Yes' : 'No') : current;
     return `<div class="${cls}"${where}><span class="field-label">${label}:</span> <span class="field-value">${shown === '' ? '<span class="empty">(empty)</span>' : escapeHtml(shown)}</span></div>`;
   }
   const name = attr(fieldId);

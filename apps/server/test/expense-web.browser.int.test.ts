@@ -1,0 +1,380 @@
+// The demo pal expense-approval in real Chromium, end to end over HTTP with the real SMTP listener
+// (README "In a browser", docs/web-mode.md): the employee enters with the pal's P3 link, fills in
+// the claim through its controls, signs with the mouse and submits; the manager opens the mailed
+// link in a fresh browser, confirms, signs with a finger and approves; the completed claim, written
+// by the outbox after the commit, is downloaded through Chromium and read with poppler: the values,
+// both signers and the evidence page's times in its text, and ink in both signature boxes where
+// the blank form has none. axe-core finds no serious or critical violation on the mailed link's
+// confirm page and on the completed transaction's page.
+import { AxeBuilder } from '@axe-core/playwright';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PEOPLE, ensureDemoPeople } from '../src/domain/demo.js';
+import { deployPal } from '../src/domain/pals.js';
+import { inkedPixels, launchChromium, SCREENSHOTS } from './browser.js';
+import { tempDir } from './helpers.js';
+import { PUBLIC_URL, startHarness, type Harness } from './harness.js';
+
+// The functions passed to page.evaluate run in Chromium; the test project has no DOM types.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+declare const document: any;
+declare const window: any;
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+const PAL = fileURLToPath(new URL('../../../examples/pals/expense-approval', import.meta.url));
+const BLANK_CLAIM = join(PAL, 'documents', 'claim-form.pdf');
+const { employee, manager } = DEMO_PEOPLE;
+const VIEWPORT = { width: 1280, height: 900 };
+/** Poppler draws the pages at this resolution for the ink checks. */
+const RENDER_DPI = 50;
+
+let h: Harness;
+let browser: Browser;
+let closeBrowser: () => Promise<void>;
+const work = tempDir('expense-web-');
+
+beforeAll(async () => {
+  h = await startHarness({ smtp: true });
+  ({ browser, close: closeBrowser } = await launchChromium());
+  await deployPal(h.domain, h.b.enterpriseId, resolve(PAL));
+  await ensureDemoPeople(h.domain, h.b.enterpriseId);
+});
+afterAll(async () => {
+  await closeBrowser?.();
+  await h?.close();
+  work.remove();
+});
+
+/** A fresh cookie jar whose page records script errors, CSP refusals and failed requests. */
+async function freshContext(): Promise<{
+  context: BrowserContext;
+  page: Page;
+  problems: string[];
+}> {
+  const context = await browser.newContext({ viewport: VIEWPORT, hasTouch: true });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`${m.text()} ${m.location().url}`);
+  });
+  page.on('pageerror', (e) => problems.push(String(e)));
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
+  });
+  return { context, page, problems };
+}
+
+async function screenshot(page: Page, step: string): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOTS, `expense-web-${step}.png`), fullPage: true });
+}
+
+/** Serious and critical axe-core findings (none expected). */
+async function seriousViolations(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/**
+ * A zigzag across a signature pad: with the mouse, or with a finger (CDP touch events, which
+ * Chromium delivers to the page as pointer events of pointerType "touch").
+ */
+async function sign(page: Page, signatureId: string, by: 'mouse' | 'touch'): Promise<void> {
+  const pad = page.locator(`[data-signature="${signatureId}"] canvas`);
+  // Kept clear of the sticky bar of buttons at the bottom of the window.
+  await pad.evaluate((el) => el.scrollIntoView({ block: 'center' }));
+  const box = (await pad.boundingBox())!;
+  const points = Array.from({ length: 16 }, (_, i) => ({
+    x: box.x + box.width * (0.12 + 0.05 * i),
+    y: box.y + box.height * (i % 2 === 0 ? 0.3 : 0.7),
+  }));
+  const [first, ...rest] = points;
+  if (by === 'mouse') {
+    await page.mouse.move(first!.x, first!.y);
+    await page.mouse.down();
+    for (const p of rest) await page.mouse.move(p.x, p.y, { steps: 3 });
+    await page.mouse.up();
+    return;
+  }
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [first!] });
+  for (const p of rest)
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [p] });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}
+
+/** Records the pointerType of each pointerdown on the page, for pointerTypes() to read. */
+async function watchPointers(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    window.pointerTypesSeen = [];
+    document.addEventListener(
+      'pointerdown',
+      (e: { pointerType: string }) => window.pointerTypesSeen.push(e.pointerType),
+      true,
+    );
+  });
+}
+const pointerTypes = (page: Page): Promise<string[]> =>
+  page.evaluate(() => window.pointerTypesSeen as string[]);
+
+/** The read-only fields on the drawn pages whose shown value is wider or taller than its box. */
+async function overflowingValues(page: Page): Promise<string[]> {
+  return page
+    .locator('.placed .readonly')
+    .evaluateAll((fields) =>
+      fields
+        .filter((f) => f.scrollWidth > f.clientWidth + 1 || f.scrollHeight > f.clientHeight + 1)
+        .map(
+          (f) =>
+            `${f.textContent} (${f.scrollWidth}x${f.scrollHeight} in ${f.clientWidth}x${f.clientHeight})`,
+        ),
+    );
+}
+
+/** Presses a button of the session form and waits for the page it redirects back to. */
+async function press(page: Page, button: string): Promise<void> {
+  await Promise.all([
+    page.waitForURL(`${h.url}/services/session`, { waitUntil: 'load' }),
+    page.getByRole('button', { name: button }).click(),
+  ]);
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Page 1 of a PDF as poppler draws it at 50 dpi, as a PNG file. */
+function renderFirstPage(pdf: string, name: string): string {
+  const prefix = join(work.path, name);
+  execFileSync('pdftoppm', [
+    '-png',
+    '-r',
+    String(RENDER_DPI),
+    '-f',
+    '1',
+    '-l',
+    '1',
+    '-singlefile',
+    pdf,
+    prefix,
+  ]);
+  return `${prefix}.png`;
+}
+
+/** Inked pixels of a rendered page inside a box given in PDF points from its top left. */
+async function inkInBox(
+  png: string,
+  box: { x: number; y: number; width: number; height: number },
+): Promise<number> {
+  const scale = RENDER_DPI / 72;
+  // One pixel inside the box's edges: its printed frame is not ink.
+  const inside = {
+    x: Math.ceil(box.x * scale) + 1,
+    y: Math.ceil(box.y * scale) + 1,
+    width: Math.floor(box.width * scale) - 2,
+    height: Math.floor(box.height * scale) - 2,
+  };
+  return (await inkedPixels(browser, readFileSync(png).toString('base64'), inside)).ink;
+}
+
+const CLAIM = {
+  employeeName: 'Erika Employee',
+  claimDate: '2026-11-20',
+  costCentre: 'CC-4711',
+  amount: '184.60',
+  description: 'Train Zurich to Geneva and back, customer workshop',
+};
+const MANAGER_NOTE = 'Approved in the browser, thank you.';
+// The signature boxes of pal.json, in points from the top left of page 1.
+const EMPLOYEE_BOX = { x: 48, y: 632, width: 230, height: 70 };
+const MANAGER_BOX = { x: 317, y: 632, width: 230, height: 70 };
+
+/** Whole seconds, as the evidence page records a signature's time. */
+const second = (ms: number) => Math.floor(ms / 1000) * 1000;
+
+describe('expense approval in Chromium', () => {
+  it('the employee signs with the mouse, the mailed manager signs with a finger and approves, the completed PDF has both', async () => {
+    // 1. The employee: the pal's entry link (P3) starts a new claim.
+    const entry = await h.b.json.pals.createPalToken({
+      palId: 'expense-approval',
+      userSSO: employee.sso,
+    });
+    expect(entry.startsWith(`${PUBLIC_URL}/services/enter/`)).toBe(true);
+    const erika = await freshContext();
+    const page = erika.page;
+    expect((await page.goto(entry.replace(PUBLIC_URL, h.url)))?.status()).toBe(200);
+    expect(page.url()).toBe(`${h.url}/services/session`);
+    await page.waitForSelector('main[data-pages-drawn="true"]');
+    await page.waitForSelector('main[data-pads-ready="true"]');
+    // The manager's note and signature are not the employee's to give.
+    expect(await page.locator('[name="managerNote"]').count()).toBe(0);
+    expect(await page.locator('[data-signature="manager-signature"] canvas').count()).toBe(0);
+
+    await page.getByLabel('Employee name').fill(CLAIM.employeeName);
+    await page.getByLabel('Claim date').fill(CLAIM.claimDate);
+    await page.getByLabel('Cost centre').fill(CLAIM.costCentre);
+    expect(await page.getByLabel('Category').inputValue()).toBe('Travel');
+    await page.getByLabel('Category').selectOption('Meals');
+    await page.getByLabel('Category').selectOption('Travel');
+    await page.getByLabel('Amount').fill(CLAIM.amount);
+    await page.getByLabel('Description').fill(CLAIM.description);
+    await page.getByLabel('Receipts attached').check();
+    await watchPointers(page);
+    await sign(page, 'employee-signature', 'mouse');
+    expect(await pointerTypes(page)).toEqual(['mouse']);
+    expect(await page.locator('[data-marker="employee-signature"] img').count()).toBe(1);
+    await screenshot(page, '1-employee-filled');
+
+    const mailsBefore = h.mails.length;
+    const beforeSubmit = second(Date.now());
+    await press(page, 'Submit the claim');
+    const afterSubmit = Date.now();
+    expect(await page.locator('#outcome').textContent()).toContain(
+      `Submitted ${CLAIM.amount} for approval`,
+    );
+    expect(await page.locator('#status').textContent()).toBe('SUBMITTED');
+    expect(await page.getByRole('button', { name: 'Submit the claim' }).count()).toBe(0);
+    await screenshot(page, '2-employee-submitted');
+    const transactionId = (
+      await h.b.json.transactions.searchTransactions({ sso: employee.sso })
+    )[0]!.id!;
+
+    // 2. The manager's mail, at the SMTP listener.
+    const mail = await until('the manager’s mail', async () =>
+      h.mails.length > mailsBefore ? h.mails.at(-1) : undefined,
+    );
+    expect(mail.envelope.to).toEqual([manager.email]);
+    expect(mail.mail.subject).toBe(`Expense claim of ${CLAIM.amount} to approve`);
+    const link = new RegExp(`${PUBLIC_URL.replace(/[.:/]/g, '\\$&')}(/services/mail\\?\\S+)`).exec(
+      mail.mail.text!,
+    )![1]!;
+
+    // In a browser of its own: nothing of the employee's session.
+    const morgan = await freshContext();
+    const managerPage = morgan.page;
+    expect((await managerPage.goto(h.url + link))?.status()).toBe(200);
+    expect(await managerPage.locator('#confirm').textContent()).toBe('Open and run review');
+    await screenshot(managerPage, '3-manager-confirm');
+    expect(await seriousViolations(managerPage), 'the confirm page').toEqual([]);
+    await Promise.all([
+      managerPage.waitForURL(`${h.url}/services/session`, { waitUntil: 'load' }),
+      managerPage.locator('#confirm').click(),
+    ]);
+    expect(await managerPage.locator('#outcome').textContent()).toContain(
+      'approve and sign, or return it',
+    );
+    expect(await managerPage.locator('#your-role').textContent()).toBe('manager');
+    await managerPage.waitForSelector('main[data-pads-ready="true"]');
+    // The employee's claim is shown to the manager as values, not as controls.
+    expect(await managerPage.locator('[name="employeeName"]').count()).toBe(0);
+    expect(await managerPage.locator('.readonly').allTextContents()).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining(CLAIM.employeeName),
+        expect.stringContaining(CLAIM.costCentre),
+      ]),
+    );
+    // Each read-only value fits the box it sits in on the page (a ticked box shows a tick).
+    expect(await overflowingValues(managerPage)).toEqual([]);
+    expect(
+      await managerPage
+        .locator('.placed .readonly')
+        .filter({ hasText: 'Receipts attached' })
+        .evaluate((f) => window.getComputedStyle(f, '::after').content as string),
+    ).toContain('✓');
+    await managerPage.getByLabel('Manager note').fill(MANAGER_NOTE);
+    await watchPointers(managerPage);
+    await sign(managerPage, 'manager-signature', 'touch');
+    expect(await pointerTypes(managerPage)).toEqual(['touch']);
+    expect(await managerPage.locator('[data-marker="manager-signature"] img').count()).toBe(1);
+    await screenshot(managerPage, '4-manager-signed');
+
+    const beforeApprove = second(Date.now());
+    await press(managerPage, 'Approve and sign');
+    const afterApprove = Date.now();
+    expect(await managerPage.locator('#outcome').textContent()).toContain(
+      `Approved ${CLAIM.amount}`,
+    );
+    expect(await managerPage.locator('#status').textContent()).toBe('APPROVED');
+    expect(await managerPage.locator('#state').textContent()).toBe('COMPLETED');
+    expect(await managerPage.getByRole('button', { name: 'Approve and sign' }).count()).toBe(0);
+    await screenshot(managerPage, '5-manager-approved');
+
+    // 3. The completed claim: written by the outbox after the commit; the page offers it then.
+    const download = managerPage.locator('a.completed-download');
+    await until('the completed document’s link', async () => {
+      if ((await download.count()) > 0) return true;
+      await managerPage.reload({ waitUntil: 'load' });
+      return undefined;
+    });
+    expect(await download.textContent()).toBe('Download the completed document (PDF)');
+    await managerPage.waitForSelector('main[data-pages-drawn="true"]');
+    await screenshot(managerPage, '6-completed');
+    expect(await seriousViolations(managerPage), 'the completed transaction').toEqual([]);
+    const [file] = await Promise.all([managerPage.waitForEvent('download'), download.click()]);
+    expect(file.suggestedFilename()).toBe('claim-form-completed.pdf');
+    const completedPdf = join(work.path, 'completed.pdf');
+    await file.saveAs(completedPdf);
+    expect(readFileSync(completedPdf).subarray(0, 5).toString()).toBe('%PDF-');
+
+    const text = execFileSync('pdftotext', [completedPdf, '-'])
+      .toString('utf8')
+      .replace(/\s+/g, ' ');
+    for (const expected of [
+      ...Object.values(CLAIM),
+      MANAGER_NOTE,
+      'Evidence of signatures',
+      `Transaction: ${transactionId}`,
+      `Signer: ${employee.firstName} ${employee.lastName}`,
+      `E-mail: ${employee.email}`,
+      `Signer: ${manager.firstName} ${manager.lastName}`,
+      `E-mail: ${manager.email}`,
+      'Signature "employee-signature" (role owner)',
+      'Signature "manager-signature" (role manager)',
+    ])
+      expect(text).toContain(expected);
+    // The times on the evidence page: each signature while its button was pressed, the employee's
+    // first; the completion with the manager's.
+    const signedAt = [...text.matchAll(/Signed at \(UTC\): (\S+)/g)].map((m) => Date.parse(m[1]!));
+    expect(signedAt).toHaveLength(2);
+    expect(signedAt[0]).toBeGreaterThanOrEqual(beforeSubmit);
+    expect(signedAt[0]).toBeLessThanOrEqual(afterSubmit);
+    expect(signedAt[1]).toBeGreaterThanOrEqual(beforeApprove);
+    expect(signedAt[1]).toBeLessThanOrEqual(afterApprove);
+    const completedAt = Date.parse(/Completed: (\S+)/.exec(text)![1]!);
+    expect(completedAt).toBeGreaterThanOrEqual(beforeApprove);
+    expect(completedAt).toBeLessThanOrEqual(afterApprove);
+    expect(text).toContain('How: drawn');
+
+    // Both signatures drawn in their boxes: ink where the blank deployed form, drawn the same
+    // way, has next to none.
+    const blank = renderFirstPage(BLANK_CLAIM, 'blank');
+    const completed = renderFirstPage(completedPdf, 'completed');
+    for (const [who, box] of [
+      ['employee', EMPLOYEE_BOX],
+      ['manager', MANAGER_BOX],
+    ] as const) {
+      const before = await inkInBox(blank, box);
+      const after = await inkInBox(completed, box);
+      expect(after - before, `${who}: ink in the signature box`).toBeGreaterThan(150);
+    }
+    writeFileSync(join(SCREENSHOTS, 'expense-web-7-completed-page1.png'), readFileSync(completed));
+
+    expect(erika.problems).toEqual([]);
+    expect(morgan.problems).toEqual([]);
+    await erika.context.close();
+    await morgan.context.close();
+  });
+});
