@@ -220,6 +220,29 @@ describe('the actions offered', () => {
     );
   });
 
+  it('a form whose turn comes after the transaction completed keeps nothing of it', async () => {
+    const p = await participant();
+    let release!: () => void;
+    const gate = new Promise<void>((done) => (release = done));
+    // A run ahead of the form holds the transaction's line of runs ...
+    const ahead = h.domain.engine.transactionRuns.run(p.tx, () => gate);
+    const posting = pages.post(p.cookie, { csrf: p.csrf, action: 'note', text: 'too late' });
+    await new Promise((done) => setTimeout(done, 500));
+    // ... and completes the transaction while the form, judged while it was OPEN, waits.
+    await h.domain.db
+      .updateTable('transactions')
+      .set({ system_status: 'COMPLETED' })
+      .where('id', '=', p.tx)
+      .execute();
+    release();
+    await ahead;
+    const answer = await posting;
+    expect(answer.status).toBe(303);
+    expect(await valuesOf(p.tx)).toEqual({});
+    const page = await pages.open(SESSION_PATH, p.cookie);
+    expect(page.text).toContain('nothing of it was kept');
+  });
+
   it("a forged post of another role's action runs nothing (the approver posts the participant's)", async () => {
     const a = await approver();
     const before = await varsOf(a.tx);

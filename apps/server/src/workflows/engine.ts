@@ -245,6 +245,17 @@ export async function runTransactionModule<T>(
       // transaction's systemStatus forbids runs.
       if (!options.webService) requireRunnable(transaction.systemStatus);
       const { palId } = transaction;
+      // A form judged while the documents were open, whose turn came after a run before it closed
+      // them (completed the transaction, or took the signer's role): nothing of it is kept.
+      const closed = await submissionClosed(ctx, transaction, options.submission);
+      if (closed)
+        return answer(
+          ctx,
+          options,
+          palId,
+          { ok: false, type: 'WORKFLOW_ERROR', message: closed, frames: [] },
+          transactionId,
+        );
       const {
         documents,
         uploads: asksUploads,
@@ -316,6 +327,32 @@ export async function runTransactionModule<T>(
       return answer(ctx, options, palId, outcome, transactionId);
     }),
   );
+}
+
+/**
+ * Why a form's values and signatures may no longer be kept, as things stand now: the documents
+ * are closed (the transaction is no longer OPEN), or a signer no longer holds the role they sign
+ * for; undefined when they may.
+ */
+async function submissionClosed(
+  ctx: WorkflowContext,
+  transaction: TransactionDetails,
+  submission: DocumentSubmission | undefined,
+): Promise<string | undefined> {
+  if (!submission) return undefined;
+  const { values, signatures, uploads } = submission;
+  if (values.length + signatures.length + uploads.length === 0) return undefined;
+  if (transaction.systemStatus !== 'OPEN')
+    return `the documents closed before this form's turn (the transaction is ${transaction.systemStatus}): nothing of it was kept`;
+  const signers = signatures.filter((s) => s.sso !== null);
+  if (signers.length === 0) return undefined;
+  const held = new Set(
+    (await transactionRoles(ctx, transaction.id)).map((r) => `${r.sso}\u0000${r.role}`),
+  );
+  const lost = signers.find((s) => !held.has(`${s.sso}\u0000${s.role}`));
+  return lost
+    ? `the role "${lost.role}" was taken from the signer before this form's turn: nothing of it was kept`
+    : undefined;
 }
 
 /** The roles held on the transaction, as the sandbox shows them (pal.roles.list). */
