@@ -1,7 +1,7 @@
 // Real document files for tests: PDFs written by pdf-lib (the 3-page claim form with every kind of
 // AcroForm field), and PNG and JPEG images built byte by byte to the formats' specifications.
 import { readFileSync } from 'node:fs';
-import { crc32, deflateSync } from 'node:zlib';
+import { greyPng } from '@pal-workflow/test-support';
 import { PDFDocument, degrees } from 'pdf-lib';
 
 /** The committed encrypted PDFs (test/fixtures/documents/README.md says how they were made). */
@@ -88,29 +88,9 @@ export async function pdfWithField(
   return doc.save();
 }
 
-function pngChunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([length, body, crc]);
-}
-
 /** A white 8-bit greyscale PNG of width × height pixels. */
 export function png(width: number, height: number): Buffer {
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 0, 0, 0, 0], 8); // bit depth 8, greyscale, deflate, no filter method, no interlace
-  const rows = Buffer.alloc((width + 1) * height, 0xff);
-  for (let y = 0; y < height; y++) rows[y * (width + 1)] = 0; // filter type None
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk('IHDR', header),
-    pngChunk('IDAT', deflateSync(rows)),
-    pngChunk('IEND', Buffer.alloc(0)),
-  ]);
+  return greyPng(width, height);
 }
 
 function jpegSegment(marker: number, data: Buffer): Buffer {
@@ -175,20 +155,5 @@ export function jpeg(width: number, height: number, orientation?: number): Buffe
 
 /** A greyscale PNG of width × height pixels, white with a black band across its middle: ink. */
 export function inkPng(width: number, height: number): Buffer {
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 0, 0, 0, 0], 8);
-  const rows = Buffer.alloc((width + 1) * height, 0xff);
-  for (let y = 0; y < height; y++) {
-    rows[y * (width + 1)] = 0;
-    if (Math.abs(y - height / 2) < height / 6)
-      rows.fill(0, y * (width + 1) + 1, (y + 1) * (width + 1));
-  }
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk('IHDR', header),
-    pngChunk('IDAT', deflateSync(rows)),
-    pngChunk('IEND', Buffer.alloc(0)),
-  ]);
+  return greyPng(width, height, (_x, y) => (Math.abs(y - height / 2) < height / 6 ? 0 : 0xff));
 }

@@ -286,16 +286,16 @@ describe('customer onboarding in a browser', () => {
       'upload.identity': { name: 'passport.pdf', type: 'application/pdf', bytes: PASSPORT },
     };
     // No identity document: the service stops the form before any run.
-    expect((await postMultipart(cookie, { ...form, acceptTerms: 'true' })).status).toBe(303);
+    expect((await pages.postMultipart(cookie, { ...form, acceptTerms: 'true' })).status).toBe(303);
     expect((await pages.open(SESSION_PATH, cookie)).text).not.toContain('is onboarded');
     // The terms not accepted: the workflow says so, and nothing is kept.
-    expect((await postMultipart(cookie, form, passport)).status).toBe(303);
+    expect((await pages.postMultipart(cookie, form, passport)).status).toBe(303);
     expect((await pages.open(SESSION_PATH, cookie)).text).toContain(
       'acceptTerms: tick the box to accept the terms',
     );
-    expect((await postMultipart(cookie, { ...form, acceptTerms: 'true' }, passport)).status).toBe(
-      303,
-    );
+    expect(
+      (await pages.postMultipart(cookie, { ...form, acceptTerms: 'true' }, passport)).status,
+    ).toBe(303);
     expect((await pages.open(SESSION_PATH, cookie)).text).toContain('Initech AG is onboarded');
     const tx = (
       await h.b.json.transactions.searchTransactions({
@@ -321,25 +321,6 @@ describe('customer onboarding in a browser', () => {
 
 /** A small PDF, as a scanned identity document would be. */
 const PASSPORT = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
-
-/** A multipart post, as a browser sends a form with files. */
-async function postMultipart(
-  cookie: string,
-  fields: Record<string, string>,
-  files: Record<string, { name: string; type: string; bytes: Uint8Array }> = {},
-): Promise<{ status: number; text: string }> {
-  const body = new FormData();
-  for (const [name, value] of Object.entries(fields)) body.append(name, value);
-  for (const [name, file] of Object.entries(files))
-    body.append(name, new Blob([file.bytes], { type: file.type }), file.name);
-  const response = await fetch(h.url + SESSION_PATH, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { Cookie: cookie },
-    body,
-  });
-  return { status: response.status, text: await response.text() };
-}
 
 function pdftotext(pdf: Uint8Array): string {
   const dir = mkdtempSync(join(tmpdir(), 'pal-examples-'));

@@ -6,7 +6,7 @@
 // document.signed event per signature; pal.documents.list() and setField from a workflow.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
+import { greyPng } from '@pal-workflow/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailLink } from '../src/domain/mail-links.js';
 import { ManifestError } from '../src/domain/pal-manifest.js';
@@ -101,30 +101,6 @@ async function approver() {
   return { ...who, tx, cookie, csrf: csrfOf(page), page };
 }
 
-/** A multipart post, as a browser sends a form with enctype="multipart/form-data". */
-async function postMultipart(
-  cookie: string,
-  fields: Record<string, string>,
-  files: Record<string, { name: string; type: string; bytes: Uint8Array }> = {},
-): Promise<Answer> {
-  const body = new FormData();
-  for (const [name, value] of Object.entries(fields)) body.append(name, value);
-  for (const [name, file] of Object.entries(files))
-    body.append(name, new Blob([file.bytes], { type: file.type }), file.name);
-  const response = await fetch(h.url + SESSION_PATH, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { Cookie: cookie },
-    body,
-  });
-  return {
-    status: response.status,
-    type: response.headers.get('Content-Type') ?? '',
-    headers: response.headers,
-    text: await response.text(),
-  };
-}
-
 const varsOf = async (tx: string) =>
   (await readVariables(h.domain.db, transactionScope(tx))).values;
 const valuesOf = async (tx: string) =>
@@ -157,26 +133,7 @@ function expectRefused(answer: Answer, status: number, text: string): void {
 
 /** A PNG of random grey pixels: it does not compress, so its size is about width × height. */
 function noisePng(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 0, 0, 0, 0], 8);
-  const rows = Buffer.alloc((width + 1) * height);
-  for (let i = 0; i < rows.length; i++) rows[i] = i % (width + 1) === 0 ? 0 : (i * 7919) % 251;
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(rows, { level: 0 })),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
+  return greyPng(width, height, (x, y) => ((y * (width + 1) + 1 + x) * 7919) % 251, 0);
 }
 
 describe('the actions offered', () => {
@@ -202,7 +159,7 @@ describe('the actions offered', () => {
         'This action is not offered to you now',
       );
     expectRefused(
-      await postMultipart(p.cookie, { csrf: p.csrf, action: 'approve' }),
+      await pages.postMultipart(p.cookie, { csrf: p.csrf, action: 'approve' }),
       403,
       'not offered',
     );
@@ -247,7 +204,11 @@ describe('the actions offered', () => {
     const a = await approver();
     const before = await varsOf(a.tx);
     for (const action of ['refuse', 'runWorkflow'])
-      expectRefused(await postMultipart(a.cookie, { csrf: a.csrf, action }), 403, 'not offered');
+      expectRefused(
+        await pages.postMultipart(a.cookie, { csrf: a.csrf, action }),
+        403,
+        'not offered',
+      );
     expect(await varsOf(a.tx)).toEqual(before);
     expect(await statusOf(a.tx)).toBe('SUBMITTED');
   });
@@ -347,7 +308,7 @@ describe('values and signatures', () => {
   it('keeps a drawn signature posted as multipart: the PNG as drawn; an unchecked checkbox is "false"', async () => {
     const p = await participant();
     const drawn = png(300, 100);
-    const answer = await postMultipart(p.cookie, {
+    const answer = await pages.postMultipart(p.cookie, {
       csrf: p.csrf,
       action: 'note',
       text: 'multi',
@@ -407,7 +368,12 @@ describe('values and signatures', () => {
         message,
       );
       expectRefused(
-        await postMultipart(p.cookie, { csrf: p.csrf, action: 'note', text: 'bad', ...fields }),
+        await pages.postMultipart(p.cookie, {
+          csrf: p.csrf,
+          action: 'note',
+          text: 'bad',
+          ...fields,
+        }),
         400,
         message,
       );
@@ -607,7 +573,7 @@ describe('uploads', () => {
   it('keeps a file checked by its bytes with the run; the workflow sees it described', async () => {
     const p = await participant();
     const picture = png(40, 30);
-    const answer = await postMultipart(
+    const answer = await pages.postMultipart(
       p.cookie,
       { csrf: p.csrf, action: 'fill', text: 'with a file' },
       { 'upload.identity': { name: '../../passport.png', type: 'text/plain', bytes: picture } },
@@ -660,7 +626,7 @@ describe('uploads', () => {
     ];
     for (const [files, message] of cases)
       expectRefused(
-        await postMultipart(p.cookie, { csrf: p.csrf, action: 'note', text: 'x' }, files),
+        await pages.postMultipart(p.cookie, { csrf: p.csrf, action: 'note', text: 'x' }, files),
         400,
         message,
       );
@@ -672,7 +638,7 @@ describe('uploads', () => {
     const p = await participant();
     expect(
       (
-        await postMultipart(
+        await pages.postMultipart(
           p.cookie,
           { csrf: p.csrf, action: 'refuse' },
           { 'upload.identity': { name: 'id.pdf', type: 'application/pdf', bytes: PDF } },
@@ -692,7 +658,7 @@ describe('uploads', () => {
     const after = await pages.open(SESSION_PATH, cookie);
     expect(after.text).toContain('Upload “Proof of address” before you go on: it is required.');
     expectRefused(
-      await postMultipart(
+      await pages.postMultipart(
         cookie,
         { csrf, action: 'note' },
         { 'upload.proof': { name: 'p.png', type: 'image/png', bytes: png(2, 2) } },
@@ -702,7 +668,7 @@ describe('uploads', () => {
     );
     expect(
       (
-        await postMultipart(
+        await pages.postMultipart(
           cookie,
           { csrf, action: 'note', text: 'with proof' },
           { 'upload.proof': { name: 'proof.pdf', type: 'application/pdf', bytes: PDF } },
@@ -726,7 +692,7 @@ describe('bodies a page never sends', () => {
     const many: Record<string, string> = { csrf: p.csrf, action: 'note' };
     for (let i = 0; i < 2100; i++) many[`f${i}`] = '1';
     expect((await pages.post(p.cookie, many)).status).toBe(413);
-    expect((await postMultipart(p.cookie, many)).status).toBe(413);
+    expect((await pages.postMultipart(p.cookie, many)).status).toBe(413);
     const broken = await fetch(h.url + SESSION_PATH, {
       method: 'POST',
       redirect: 'manual',
@@ -736,7 +702,7 @@ describe('bodies a page never sends', () => {
     const mib = (n: number) => Buffer.concat([PDF, Buffer.alloc(Math.round(n * 1024 * 1024))]);
     const fileOf = (bytes: Buffer) => ({ name: 'f.pdf', type: 'application/pdf', bytes });
     expectRefused(
-      await postMultipart(
+      await pages.postMultipart(
         p.cookie,
         { csrf: p.csrf, action: 'note' },
         { 'upload.identity': fileOf(mib(1.1)) },
@@ -745,7 +711,7 @@ describe('bodies a page never sends', () => {
       'This form was refused',
     );
     expectRefused(
-      await postMultipart(
+      await pages.postMultipart(
         p.cookie,
         { csrf: p.csrf, action: 'note' },
         { 'upload.identity': fileOf(mib(0.6)), 'upload.proof': fileOf(mib(0.6)) },

@@ -14,6 +14,12 @@ export interface SessionBrowser {
     headers?: Record<string, string>,
     path?: string,
   ): Promise<Answer>;
+  /** A multipart post to the session page, as a browser sends a form with enctype="multipart/form-data". */
+  postMultipart(
+    cookie: string,
+    fields: Record<string, string>,
+    files?: Record<string, { name: string; type: string; bytes: Uint8Array }>,
+  ): Promise<Answer>;
   /** Redeems an entry token: 303 to the session page, whose 200 answer comes back with the cookie. */
   enter(token: string): Promise<{ cookie: string; page: Answer }>;
 }
@@ -58,6 +64,20 @@ export function sessionBrowser(url: string): SessionBrowser {
             ...headers,
           },
           body: new URLSearchParams(fields).toString(),
+        }),
+      );
+    },
+    async postMultipart(cookie, fields, files = {}) {
+      const body = new FormData();
+      for (const [name, value] of Object.entries(fields)) body.append(name, value);
+      for (const [name, file] of Object.entries(files))
+        body.append(name, new Blob([file.bytes], { type: file.type }), file.name);
+      return answer(
+        await fetch(url + SESSION_PATH, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { Cookie: cookie },
+          body,
         }),
       );
     },

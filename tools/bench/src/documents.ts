@@ -8,10 +8,10 @@
  */
 import { createHash } from 'node:crypto';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { deflateSync, crc32 } from 'node:zlib';
 import autocannon from 'autocannon';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { writeCompletedPdf, type CompletionInput } from '@pal-workflow/server/bench';
+import { greyPng } from '@pal-workflow/test-support';
 import { printTable } from './report.js';
 import { startChild } from './server.js';
 
@@ -25,31 +25,7 @@ function percentile(values: number[], p: number): number {
 
 /** A signature as a pen draws it: a 600 × 200 greyscale PNG with a dark band. */
 function signaturePng(): Buffer {
-  const [width, height] = [600, 200];
-  const chunk = (type: string, data: Buffer) => {
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 0, 0, 0, 0], 8);
-  const rows = Buffer.alloc((width + 1) * height, 0xff);
-  for (let y = 0; y < height; y++) {
-    rows[y * (width + 1)] = 0;
-    for (let x = 0; x < width; x++)
-      if (Math.abs(y - 100 - 60 * Math.sin(x / 40)) < 4) rows[y * (width + 1) + 1 + x] = 0;
-  }
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(rows)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
+  return greyPng(600, 200, (x, y) => (Math.abs(y - 100 - 60 * Math.sin(x / 40)) < 4 ? 0 : 0xff));
 }
 
 async function tenPageInput(): Promise<CompletionInput> {

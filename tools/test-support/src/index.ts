@@ -8,3 +8,4 @@ export {
   type ClusterOptions,
   type PostgresCluster,
 } from './postgres-cluster.js';
+export { greyPng } from './grey-png.js';
