@@ -9,7 +9,7 @@
 // company's details as form fields, the terms of business, and the customer's signature box.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFForm, type PDFPage } from 'pdf-lib';
 
 const A4: [number, number] = [595.28, 841.89];
 const NAVY = rgb(0.09, 0.2, 0.42);
@@ -77,6 +77,33 @@ function signatureBox(
   return topLeft(x, y, width, height);
 }
 
+/**
+ * A maker of captioned text fields on `page`, each box recorded in `places` (points from the top-left).
+ * `y` is pdf-lib's: from the bottom.
+ */
+function textFields(
+  page: PDFPage,
+  fonts: Fonts,
+  form: PDFForm,
+  places: Record<string, ReturnType<typeof topLeft>>,
+) {
+  return (id: string, x: number, y: number, width: number, caption: string, height = 22) => {
+    label(page, fonts, x, y + height + 5, caption);
+    const field = form.createTextField(id);
+    field.addToPage(page, {
+      x,
+      y,
+      width,
+      height,
+      borderColor: LINE,
+      borderWidth: 0.8,
+      backgroundColor: FILL,
+    });
+    places[id] = topLeft(x, y, width, height);
+    return field;
+  };
+}
+
 async function claimForm(): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
   doc.setTitle('Expense claim');
@@ -96,21 +123,7 @@ async function claimForm(): Promise<Uint8Array> {
     color: GREY,
   });
   const places: Record<string, ReturnType<typeof topLeft>> = {};
-  const text = (id: string, x: number, y: number, width: number, caption: string, height = 22) => {
-    label(page, fonts, x, y + height + 5, caption);
-    const field = form.createTextField(id);
-    field.addToPage(page, {
-      x,
-      y,
-      width,
-      height,
-      borderColor: LINE,
-      borderWidth: 0.8,
-      backgroundColor: FILL,
-    });
-    places[id] = topLeft(x, y, width, height);
-    return field;
-  };
+  const text = textFields(page, fonts, form, places);
 
   section(page, fonts, 690, 'Employee');
   text('employeeName', 48, 640, 250, 'Full name');
@@ -200,21 +213,7 @@ async function termsPdf(): Promise<Uint8Array> {
   const places: Record<string, ReturnType<typeof topLeft>> = {};
   const page = doc.addPage(A4);
   header(page, fonts, 'Acme Customer Operations', 'Business account');
-  const text = (id: string, x: number, y: number, width: number, caption: string, height = 22) => {
-    label(page, fonts, x, y + height + 5, caption);
-    const field = form.createTextField(id);
-    field.addToPage(page, {
-      x,
-      y,
-      width,
-      height,
-      borderColor: LINE,
-      borderWidth: 0.8,
-      backgroundColor: FILL,
-    });
-    places[id] = topLeft(x, y, width, height);
-    return field;
-  };
+  const text = textFields(page, fonts, form, places);
   section(page, fonts, 700, 'Company');
   text('company', 48, 650, 300, 'Company name');
   text('vatId', 368, 650, 179, 'VAT number');

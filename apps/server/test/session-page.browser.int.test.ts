@@ -6,6 +6,7 @@
 // typed signature); a person without the role sees values and no buttons. axe-core finds no
 // serious or critical violation on any page, and the page breaks no rule of its CSP.
 import { AxeBuilder } from '@axe-core/playwright';
+import type { GivenSignature } from '@pal-workflow/types';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,15 +53,7 @@ const DESKTOP = { width: 1280, height: 900 };
 
 interface Received {
   values: Record<string, string>;
-  signatures: {
-    id: string;
-    role: string;
-    sso: string | null;
-    kind: 'DRAWN' | 'TYPED';
-    image?: string;
-    text?: string;
-    recordTime: number;
-  }[];
+  signatures: GivenSignature[];
 }
 
 async function newTransaction(): Promise<string> {

@@ -23,22 +23,13 @@ import {
 import { displayRectToPdf, normalRotation, type PageBox, type Rect } from './page-geometry.js';
 
 /**
- * A signature as given, with its evidence: the members of domain/document-state.ts's
- * StoredSignature that the completed PDF prints (this folder ranks below domain/).
+ * A signature as given (the published `input.signatures` shape), with the evidence of
+ * domain/document-state.ts's StoredSignature that the completed PDF prints (this folder ranks
+ * below domain/).
  */
-export interface SignatureToDraw {
-  id: string;
-  role: string;
-  sso: string | null;
-  kind: 'DRAWN' | 'TYPED';
-  /** DRAWN: the PNG, base64. */
-  image?: string;
-  /** TYPED: the name as typed. */
-  text?: string;
-  /** Unix seconds. */
-  recordTime: number;
+export type SignatureToDraw = Omit<Wire.GivenSignature, 'file'> & {
   evidence: { name: string | null; email: string | null; ipAddress: string; userAgent: string };
-}
+};
 
 /** What the completed PDF is made of; plain data, so that it crosses into the worker. */
 export interface CompletionInput {

@@ -3,27 +3,13 @@
 // (domain/pal-documents.ts) are what every transaction starts from; these are kept with the
 // transaction, written only by a run that succeeded, and read by the session page, the host API
 // (`pal.documents.list()`) and the completed PDF.
+import type * as Wire from '@pal-workflow/types';
 
 /** How a signature was made: drawn with a mouse, finger or pen, or typed as a name. */
-export type SignatureKind = 'DRAWN' | 'TYPED';
+export type SignatureKind = Wire.GivenSignature['kind'];
 
-/** A signature given on a page, as a workflow's `input.signatures` carries it. */
-export interface GivenSignature {
-  /** The Signature's `id` in its document. */
-  id: string;
-  /** The document's file (`documents/claim.pdf`). */
-  file: string;
-  role: string;
-  /** The SSO who signed; null for an anonymous session. */
-  sso: string | null;
-  kind: SignatureKind;
-  /** DRAWN: the PNG, base64 (no `data:` prefix). */
-  image?: string;
-  /** TYPED: the name as typed. */
-  text?: string;
-  /** Unix seconds. */
-  recordTime: number;
-}
+/** A signature given on a page, as a workflow's `input.signatures` carries it (the published type). */
+export type GivenSignature = Wire.GivenSignature;
 
 /** What the evidence page says of a signer, captured when the signature was given. */
 export interface SignatureEvidence {
