@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/helpers.js';
 import { groupCommitCounts, openSqlite, sqliteDialect } from './sqlite.js';
+import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 
 interface Schema {
   items: { id: string };
@@ -179,3 +180,120 @@ describe.runIf(process.env.PAL_TEST_ENGINE !== 'postgres')('SQLite group commit'
     }
   });
 });
+
+describe.runIf(process.env.PAL_TEST_ENGINE !== 'postgres')(
+  "SQLite group commit: answers wait for the log's sync, which runs off the event loop",
+  () => {
+    let dir: ReturnType<typeof tempDir>;
+    let db: Kysely<Schema>;
+    let observer: Database.Database;
+    let dialect: GroupCommitSqliteDialect;
+    /** The syncs begun, each finished or failed when the test says so. */
+    let rounds: { finish(): void; fail(error: Error): void }[];
+
+    beforeEach(async () => {
+      dir = tempDir('pal-group-commit-sync-');
+      const path = join(dir.path, 'g.sqlite');
+      const open = () => {
+        const database = new Database(path);
+        database.pragma('journal_mode = WAL');
+        database.pragma('synchronous = NORMAL');
+        return database;
+      };
+      rounds = [];
+      dialect = new GroupCommitSqliteDialect({
+        writer: open(),
+        reader: open(),
+        sync: () => new Promise<void>((finish, fail) => rounds.push({ finish, fail })),
+      });
+      db = new Kysely<Schema>({ dialect });
+      const created = sql`create table items (id text primary key)`.execute(db);
+      await waitForRounds(1);
+      rounds[0]!.finish();
+      await created;
+      observer = new Database(path, { readonly: true });
+    });
+    afterEach(async () => {
+      observer.close();
+      for (const round of rounds) round.finish();
+      await db.destroy();
+      dir.remove();
+    });
+
+    async function waitForRounds(n: number) {
+      while (rounds.length < n) await new Promise((done) => setImmediate(done));
+    }
+    const committed = (id: string) =>
+      observer.prepare('select count(*) from items where id = ?').pluck().get(id) === 1;
+    async function state(promise: Promise<unknown>) {
+      let result = 'waiting';
+      promise.then(
+        () => (result = 'answered'),
+        () => (result = 'failed'),
+      );
+      await new Promise((done) => setTimeout(done, 20));
+      return result;
+    }
+
+    it('answers a transaction only once the sync after its COMMIT has finished', async () => {
+      const inserting = db
+        .transaction()
+        .execute((trx) => trx.insertInto('items').values({ id: 'a' }).execute());
+      await waitForRounds(2);
+      // COMMITted (another connection sees it) but not yet synced: no answer yet.
+      expect(committed('a')).toBe(true);
+      expect(await state(inserting)).toBe('waiting');
+      rounds[1]!.finish();
+      expect(await state(inserting)).toBe('answered');
+      expect(dialect.counts.syncs).toBe(2);
+    });
+
+    it('answers a write outside a transaction, committed alone, once it is synced', async () => {
+      const writing = db.insertInto('items').values({ id: 'alone' }).execute();
+      await waitForRounds(2);
+      expect(committed('alone')).toBe(true);
+      expect(await state(writing)).toBe('waiting');
+      rounds[1]!.finish();
+      expect(await state(writing)).toBe('answered');
+    });
+
+    it('holds a read that saw an unsynced COMMIT until the sync has finished', async () => {
+      const inserting = db
+        .transaction()
+        .execute((trx) => trx.insertInto('items').values({ id: 'r' }).execute());
+      await waitForRounds(2);
+      const reading = db.selectFrom('items').select('id').execute();
+      expect(await state(reading)).toBe('waiting');
+      rounds[1]!.finish();
+      expect(await reading).toEqual([{ id: 'r' }]);
+      await inserting;
+      // With nothing left to sync, a read is answered at once.
+      expect(await state(db.selectFrom('items').select('id').execute())).toBe('answered');
+    });
+
+    it('fails every transaction of a batch whose sync fails: an error, never a success', async () => {
+      const batch = ['x', 'y', 'z'].map((id) =>
+        db.transaction().execute((trx) => trx.insertInto('items').values({ id }).execute()),
+      );
+      const write = db.insertInto('items').values({ id: 'w' }).execute();
+      await waitForRounds(2);
+      rounds[1]!.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+      const results = await Promise.allSettled([...batch, write]);
+      expect(results.map((r) => r.status)).toEqual([
+        'rejected',
+        'rejected',
+        'rejected',
+        'rejected',
+      ]);
+      expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/EIO/);
+      expect(dialect.counts.failedCommits).toBe(1);
+      // The next batch syncs and is answered.
+      const next = db
+        .transaction()
+        .execute((trx) => trx.insertInto('items').values({ id: 'n' }).execute());
+      await waitForRounds(3);
+      rounds[2]!.finish();
+      await next;
+    });
+  },
+);

@@ -5,12 +5,13 @@
 // transaction becomes a SAVEPOINT inside a batch transaction that the first of them opens (BEGIN
 // IMMEDIATE); its commit RELEASEs the savepoint, lets the next caller in, and waits for the
 // batch's COMMIT, which runs once the event loop has run what was ready (setImmediate): callers
-// that came meanwhile joined the batch. The reader takes every statement outside a transaction
-// that only reads, at once and without waiting: in WAL mode it sees committed data only, so no
-// caller reads a write that may yet be lost. So:
-// - a transaction resolves only once the COMMIT that holds its writes is on disk
-//   (synchronous=FULL); when that COMMIT fails, every transaction of the batch rejects with its
-//   error and none of their writes stays;
+// that came meanwhile joined the batch. The COMMIT writes the log; its fsync runs off the event
+// loop (wal-sync.ts), and the batch is answered once it has finished. The reader takes every
+// statement outside a transaction that only reads, at once and without waiting for the writer: in
+// WAL mode it sees committed data only, and a read that may have seen a COMMIT whose sync is still
+// running waits for that sync, so no caller learns of a write that may yet be lost. So:
+// - a transaction resolves only once the COMMIT that holds its writes is on disk; when that
+//   COMMIT (or its sync) fails, every transaction of the batch rejects with its error;
 // - a transaction that rolls back undoes only its own savepoint;
 // - a write outside a transaction joins the open batch (or commits alone when there is none) and
 //   is answered once it is durable.
@@ -28,6 +29,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
+import { WalSync, type LogSync } from './wal-sync.js';
 
 /** The savepoint of one caller's transaction inside the batch. */
 const UNIT = 'pal_group_unit';
@@ -46,6 +48,8 @@ export interface GroupCommitCounts {
   transactions: number;
   /** Batches whose COMMIT failed. */
   failedCommits: number;
+  /** Syncs of the log (fdatasync), each covering the COMMITs written before it began. */
+  syncs: number;
 }
 
 /** A database's driver by its adapter, which its transactions share (see batchCommitted). */
@@ -61,16 +65,21 @@ export function batchCommitted(adapter: object): Promise<void> | undefined {
 }
 
 export class GroupCommitSqliteDialect implements Dialect {
-  readonly counts: GroupCommitCounts = { commits: 0, transactions: 0, failedCommits: 0 };
+  readonly counts: GroupCommitCounts = { commits: 0, transactions: 0, failedCommits: 0, syncs: 0 };
   readonly #driver: GroupCommitDriver;
 
-  constructor(
-    writer: Database.Database,
-    reader: Database.Database,
-    /** Called after each COMMIT that succeeded, before its callers go on. */
-    onCommit: () => void = () => {},
-  ) {
-    this.#driver = new GroupCommitDriver(writer, reader, this.counts, onCommit);
+  constructor(options: {
+    /** Opened with synchronous=NORMAL: `sync` makes its COMMITs durable. */
+    writer: Database.Database;
+    reader: Database.Database;
+    /** Makes what the writer has written to the log durable (wal-sync.ts). */
+    sync: LogSync;
+    /** Called after each COMMIT that succeeded (its data visible to the reader). */
+    onCommit?: () => void;
+    /** Called once the driver is destroyed and both connections are closed. */
+    onClose?: () => Promise<void>;
+  }) {
+    this.#driver = new GroupCommitDriver(options, this.counts);
   }
 
   createDriver(): Driver {
@@ -119,12 +128,22 @@ class GroupCommitDriver implements Driver {
   #unitActive = false;
   #commitScheduled = false;
 
+  private readonly writer: Database.Database;
+  private readonly reader: Database.Database;
+  private readonly log: WalSync;
+  private readonly onCommit: () => void;
+  private readonly onClose: () => Promise<void>;
+
   constructor(
-    private readonly writer: Database.Database,
-    private readonly reader: Database.Database,
+    options: ConstructorParameters<typeof GroupCommitSqliteDialect>[0],
     private readonly counts: GroupCommitCounts,
-    private readonly onCommit: () => void,
-  ) {}
+  ) {
+    this.writer = options.writer;
+    this.reader = options.reader;
+    this.log = new WalSync(options.sync, () => (counts.syncs += 1));
+    this.onCommit = options.onCommit ?? (() => {});
+    this.onClose = options.onClose ?? (async () => {});
+  }
 
   async init(): Promise<void> {}
 
@@ -204,8 +223,10 @@ class GroupCommitDriver implements Driver {
   async destroy(): Promise<void> {
     await this.#writerMutex.lock();
     this.#commitOpenBatch();
+    await this.log.pending()?.catch(() => {}); // its callers have been told
     this.reader.close();
     this.writer.close();
+    await this.onClose();
   }
 
   /**
@@ -215,7 +236,13 @@ class GroupCommitDriver implements Driver {
    */
   async execute<R>(lease: Lease, compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     if (lease.batch) return run<R>(this.writer, compiledQuery);
-    if (isRead(this.reader, compiledQuery.sql)) return run<R>(this.reader, compiledQuery);
+    if (isRead(this.reader, compiledQuery.sql)) {
+      const result = run<R>(this.reader, compiledQuery);
+      // It may have read a COMMIT whose sync is still running.
+      const pending = this.log.pending();
+      if (pending) await pending;
+      return result;
+    }
     await this.#holdWriter(lease);
     let result: QueryResult<R>;
     try {
@@ -230,6 +257,9 @@ class GroupCommitDriver implements Driver {
     if (batch) {
       this.#scheduleCommit();
       await batch.committed;
+    } else {
+      // With no batch open it ran alone, and SQLite committed it at once (synchronous=NORMAL).
+      await this.log.committed();
     }
     return result;
   }
@@ -296,7 +326,10 @@ class GroupCommitDriver implements Driver {
     this.counts.commits += 1;
     this.counts.transactions += transactions;
     this.onCommit();
-    batch.resolve();
+    this.log.committed().then(batch.resolve, (error: unknown) => {
+      this.counts.failedCommits += 1;
+      batch.reject(error);
+    });
   }
 }
 

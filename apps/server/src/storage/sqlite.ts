@@ -20,6 +20,7 @@ import {
   GroupCommitSqliteDialect,
   type GroupCommitCounts,
 } from './sqlite-group-commit.js';
+import { walFileSync } from './wal-sync.js';
 
 /** Milliseconds a writer waits for another process's write lock (e.g. the CLI beside the server). */
 const BUSY_TIMEOUT_MS = 5000;
@@ -42,16 +43,21 @@ const PAL_TEXTS_FTS = 'pal_texts_fts';
  * Opens (creating if need be) a SQLite database file.
  * - WAL: readers never block the writer;
  * - synchronous=FULL: with WAL, a commit returns only after the log is synced to disk, so an
- *   acknowledged write survives a power cut (NORMAL may lose the last commits);
+ *   acknowledged write survives a power cut (NORMAL may lose the last commits). With group
+ *   commit the writer runs with NORMAL and the same sync is made off the event loop, before any
+ *   caller is answered (wal-sync.ts);
  * - foreign_keys=ON: SQLite leaves them off by default;
  * - group commit (unless turned off): concurrent transactions share one COMMIT, so one fsync.
  */
 export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSchema> {
   const memory = path === ':memory:';
   if (!memory) mkdirSync(dirname(path), { recursive: true });
-  const writer = openConnection(path);
+  const grouping = groupCommit && !memory;
+  // With group commit the log's sync at each COMMIT runs off the event loop (wal-sync.ts).
+  const writer = openConnection(path, grouping ? 'NORMAL' : 'FULL');
   // A second connection reads what is committed; an in-memory database has only the one.
-  const reader = groupCommit && !memory ? openConnection(path) : undefined;
+  const reader = grouping ? openConnection(path, 'FULL') : undefined;
+  const log = grouping ? walFileSync(path) : undefined;
   const changes: ChangeTracking = {
     // Asked of the writer: its data_version moves with other processes' commits, never with its
     // own (which are counted at COMMIT, below), so the client cache survives this node's writes.
@@ -61,12 +67,14 @@ export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSch
     ownWrites: 0,
   };
   const grouped = reader
-    ? new GroupCommitSqliteDialect(
-        withStatementCache(writer, changes),
-        withStatementCache(reader, changes),
+    ? new GroupCommitSqliteDialect({
+        writer: withStatementCache(writer, changes),
+        reader: withStatementCache(reader, changes),
+        sync: log!.sync,
         // Reads see a write once it is committed: a value cached in between must go then too.
-        () => (changes.ownWrites += 1),
-      )
+        onCommit: () => (changes.ownWrites += 1),
+        onClose: () => log!.close(),
+      })
     : undefined;
   const db = new Kysely<DatabaseSchema>({
     dialect: grouped ?? new SqliteDialect({ database: withStatementCache(writer, changes) }),
@@ -76,10 +84,10 @@ export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSch
   return db;
 }
 
-function openConnection(path: string): Database.Database {
+function openConnection(path: string, synchronous: 'FULL' | 'NORMAL'): Database.Database {
   const database = new Database(path);
   database.pragma('journal_mode = WAL');
-  database.pragma('synchronous = FULL');
+  database.pragma(`synchronous = ${synchronous}`);
   database.pragma('foreign_keys = ON');
   database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   return database;

@@ -1,0 +1,108 @@
+// Makes group commit's COMMITs durable off the event loop (docs/decisions.md, "The fsync off the
+// event loop"). The writing connection runs with synchronous=NORMAL, under which a COMMIT in WAL
+// mode writes its frames to the log file without syncing it; SQLite still syncs the log before
+// each checkpoint and its header when the log is reused. What NORMAL leaves out, the sync at each
+// COMMIT, is done here: fdatasync of the log file in libuv's thread pool, while the event loop goes
+// on. A COMMIT counts as durable, and its callers are answered, only once a sync that began after
+// it returned has finished; commits written during one sync share the next.
+import { close, fdatasync, openSync } from 'node:fs';
+import { promisify } from 'node:util';
+
+const syncFile = promisify(fdatasync);
+const closeFile = promisify(close);
+
+/** Makes everything written to the log so far durable. */
+export type LogSync = () => Promise<void>;
+
+interface Round {
+  /** The last commit it covers. */
+  readonly upTo: number;
+  readonly done: Promise<void>;
+}
+
+interface Deferred {
+  readonly done: Promise<void>;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+export class WalSync {
+  /** Commits written to the log (numbered from 1). */
+  #written = 0;
+  /** The last commit known durable. */
+  #durable = 0;
+  #running: Round | undefined;
+  /** Commits written while a round runs wait for the one after it. */
+  #next: Deferred | undefined;
+  constructor(
+    private readonly sync: LogSync,
+    /** Told of each sync as it begins (the counts of the bench and the tests). */
+    private readonly onSync: () => void = () => {},
+  ) {}
+
+  /** A COMMIT has returned: resolves once it is durable; rejects when its sync failed. */
+  committed(): Promise<void> {
+    this.#written += 1;
+    return this.#covering(this.#written);
+  }
+
+  /**
+   * Undefined when every COMMIT written so far is durable; else resolves once they are. A read
+   * that may have seen them waits for it, so nobody is told of a write that may yet be lost.
+   */
+  pending(): Promise<void> | undefined {
+    return this.#durable === this.#written ? undefined : this.#covering(this.#written);
+  }
+
+  #covering(commit: number): Promise<void> {
+    if (this.#running && this.#running.upTo >= commit) return this.#running.done;
+    if (this.#running) return (this.#next ??= deferred()).done;
+    return this.#start().done;
+  }
+
+  #start(): Round {
+    const upTo = this.#written;
+    this.onSync();
+    // A sync that throws at once (the log cannot be opened) fails its round like one that rejects.
+    const done = new Promise<void>((ok) => ok(this.sync())).then(() => {
+      this.#durable = Math.max(this.#durable, upTo);
+    });
+    const round: Round = { upTo, done };
+    this.#running = round;
+    const after = () => {
+      this.#running = undefined;
+      const next = this.#next;
+      this.#next = undefined;
+      if (next) this.#start().done.then(next.resolve, next.reject);
+    };
+    done.then(after, after);
+    return round;
+  }
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const done = new Promise<void>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
+  });
+  done.catch(() => {}); // its waiters are told; nobody else waits on it
+  return { done, resolve, reject };
+}
+
+/**
+ * fdatasync of a database's log file (`<path>-wal`), opened at the first sync: by then a COMMIT
+ * has created it. The writing connection stays open while the service runs, so SQLite never
+ * deletes the file under this descriptor (it removes the log only when its last connection closes).
+ */
+export function walFileSync(databasePath: string): { sync: LogSync; close(): Promise<void> } {
+  let fd: number | undefined;
+  return {
+    sync: async () => syncFile((fd ??= openSync(`${databasePath}-wal`, 'r'))),
+    close: async () => {
+      if (fd !== undefined) await closeFile(fd);
+      fd = undefined;
+    },
+  };
+}
