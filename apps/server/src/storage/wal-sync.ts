@@ -34,6 +34,12 @@ export class WalSync {
   #running: Round | undefined;
   /** Commits written while a round runs wait for the one after it. */
   #next: Deferred | undefined;
+  /**
+   * The first sync that failed. From then on no COMMIT counts as durable: the kernel may have
+   * dropped the log's unsynced pages, and SQLite's recovery stops at the first missing frame, so
+   * a later COMMIT, synced or not, may be lost with it (PostgreSQL stops at a failed fsync too).
+   */
+  #failed: unknown;
   constructor(
     private readonly sync: LogSync,
     /** Told of each sync as it begins (the counts of the bench and the tests). */
@@ -55,6 +61,7 @@ export class WalSync {
   }
 
   #covering(commit: number): Promise<void> {
+    if (this.#failed !== undefined) return Promise.reject(this.#failedError());
     if (this.#running && this.#running.upTo >= commit) return this.#running.done;
     if (this.#running) return (this.#next ??= deferred()).done;
     return this.#start().done;
@@ -64,19 +71,34 @@ export class WalSync {
     const upTo = this.#written;
     this.onSync();
     // A sync that throws at once (the log cannot be opened) fails its round like one that rejects.
-    const done = new Promise<void>((ok) => ok(this.sync())).then(() => {
-      this.#durable = Math.max(this.#durable, upTo);
-    });
+    const done = new Promise<void>((ok) => ok(this.sync())).then(
+      () => {
+        this.#durable = Math.max(this.#durable, upTo);
+      },
+      (error: unknown) => {
+        this.#failed ??= error;
+        throw error;
+      },
+    );
     const round: Round = { upTo, done };
     this.#running = round;
     const after = () => {
       this.#running = undefined;
       const next = this.#next;
       this.#next = undefined;
-      if (next) this.#start().done.then(next.resolve, next.reject);
+      if (!next) return;
+      if (this.#failed !== undefined) next.reject(this.#failedError());
+      else this.#start().done.then(next.resolve, next.reject);
     };
     done.then(after, after);
     return round;
+  }
+
+  #failedError(): Error {
+    return new Error(
+      'a sync of the database log failed earlier: no write can be made durable until the service restarts',
+      { cause: this.#failed },
+    );
   }
 }
 
