@@ -259,7 +259,13 @@ interface SearchFigures {
   selective: number[];
   totals: Map<string, string>;
   perTerm: Map<string, number[]>;
+  /** Per pass (PASSES of them, one after another), each term's p99. */
+  passes: Map<string, number>[];
 }
+
+/** T2 is measured in this many passes of ROUNDS rounds over the same seeded rows. */
+const PASSES = 3;
+const ROUNDS = 24;
 
 /** T2 "name contains" latency on one engine: 15 terms × 24 rounds after a warm-up round. */
 async function measureSearch(root: string, size: number, env: Record<string, string>) {
@@ -275,9 +281,9 @@ async function measureSearch(root: string, size: number, env: Record<string, str
       'nomatch',
       'ly tr',
     ];
-    const samples: { term: string; ms: number }[] = [];
+    const samples: { term: string; ms: number; pass: number }[] = [];
     const totals = new Map<string, string>();
-    for (let round = 0; round < 25; round++) {
+    for (let round = 0; round < 1 + PASSES * ROUNDS; round++) {
       for (const term of terms) {
         const started = performance.now();
         const response = await fetch(`${seeded.info.url}/services/rest/transactions`, {
@@ -286,7 +292,8 @@ async function measureSearch(root: string, size: number, env: Record<string, str
         await response.arrayBuffer();
         const ms = performance.now() - started;
         if (response.status !== 200) throw new Error(`T2 answered ${response.status}`);
-        if (round > 0) samples.push({ term, ms }); // the first round warms the caches
+        // The first round warms the caches.
+        if (round > 0) samples.push({ term, ms, pass: Math.floor((round - 1) / ROUNDS) });
         const relation = response.headers.get('x-total-count-relation') === 'gte' ? '≥ ' : '';
         totals.set(term, `${relation}${response.headers.get('x-total-count')}`);
       }
@@ -299,6 +306,18 @@ async function measureSearch(root: string, size: number, env: Record<string, str
     );
     const perTerm = new Map<string, number[]>();
     for (const s of samples) perTerm.set(s.term, [...(perTerm.get(s.term) ?? []), s.ms]);
+    const passes = Array.from({ length: PASSES }, (_, pass) => {
+      const p99s = new Map<string, number>();
+      for (const term of terms)
+        p99s.set(
+          term,
+          percentile(
+            samples.filter((s) => s.pass === pass && s.term === term).map((s) => s.ms),
+            99,
+          ),
+        );
+      return p99s;
+    });
     return {
       seedSeconds,
       all: samples.map((s) => s.ms),
@@ -306,6 +325,7 @@ async function measureSearch(root: string, size: number, env: Record<string, str
       selective: samples.filter((s) => selectiveTerms.has(s.term)).map((s) => s.ms),
       totals,
       perTerm,
+      passes,
     } satisfies SearchFigures;
   } finally {
     seeded.child.kill('SIGTERM');
@@ -342,8 +362,21 @@ async function searchBench(root: string, cluster: PostgresCluster): Promise<void
       });
     }
   }
+  // The target holds for every term, on both engines, in each of the passes.
+  for (const [engine, f] of figures) {
+    f.passes.forEach((p99s, pass) => {
+      const [term, value] = [...p99s].reduce((a, b) => (b[1] > a[1] ? b : a));
+      rows.push({
+        name: `T2 p99 of the slowest term, ${engine}, pass ${pass + 1} of ${PASSES} ("${term}")`,
+        value,
+        unit: 'ms',
+        target: '≤ 20 ms',
+        met: value <= 20,
+      });
+    });
+  }
   printTable(
-    `T2 name-contains search over ${size.toLocaleString('en-US')} transactions, both engines (seeded in ${[...figures].map(([e, f]) => `${e} ${f.seedSeconds.toFixed(1)} s`).join(', ')}); one request at a time; baseline: SQLite`,
+    `T2 name-contains search over ${size.toLocaleString('en-US')} transactions, both engines (seeded in ${[...figures].map(([e, f]) => `${e} ${f.seedSeconds.toFixed(1)} s`).join(', ')}); one request at a time, ${PASSES} passes of ${ROUNDS} rounds after a warm-up round; baseline: SQLite`,
     rows,
   );
   console.log(
