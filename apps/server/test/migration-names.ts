@@ -18,4 +18,5 @@ export const MIGRATION_NAMES = [
   '0022_document_state',
   '0023_transaction_uploads',
   '0024_completed_documents',
+  '0025_deferred_text_index',
 ];

@@ -31,7 +31,7 @@ describe(`database (${engine})`, () => {
   });
 
   it.runIf(engine === 'sqlite')(
-    'opens the file with WAL, synchronous=FULL and foreign keys on',
+    'opens the file with WAL, synchronous=FULL (the reader; the writer syncs off the event loop) and foreign keys on',
     async () => {
       const pragma = async (name: string) =>
         Object.values((await sql.raw(`pragma ${name}`).execute(db)).rows[0] as object)[0];
@@ -80,8 +80,8 @@ describe(`database (${engine})`, () => {
     }
   });
 
-  it('keeps the transaction text index in step with inserts, updates and deletes', async () => {
-    await migrateToLatest(db);
+  /** An enterprise and a pal in a migrated database; inserts transactions of that pal. */
+  async function transactionsOfOnePal() {
     const now = new Date().toISOString();
     await db
       .insertInto('enterprises')
@@ -116,8 +116,8 @@ describe(`database (${engine})`, () => {
         last_modified_date: now,
       })
       .execute();
-    const insert = (id: string, name: string, description: string | null = null) =>
-      db
+    const insert = (id: string, name: string, description: string | null = null, on: Db = db) =>
+      on
         .insertInto('transactions')
         .values({
           id,
@@ -141,6 +141,12 @@ describe(`database (${engine})`, () => {
           archive_end_date: null,
         })
         .execute();
+    return insert;
+  }
+
+  it('keeps the transaction text index in step with inserts, updates and deletes', async () => {
+    await migrateToLatest(db);
+    const insert = await transactionsOfOnePal();
     await insert('t1', 'Quarterly Expense Report', 'Urgent: for the board');
     await insert('t2', 'Travel expenses 50%_off', 'routine');
     const contains = async (needle: string) => {
@@ -191,6 +197,79 @@ describe(`database (${engine})`, () => {
       expect(check).toBeDefined();
     }
   });
+
+  it.runIf(engine === 'sqlite')(
+    "indexes a batch's new rows once, before its COMMIT: what is committed is always indexed",
+    async () => {
+      await migrateToLatest(db);
+      const insert = await transactionsOfOnePal();
+      await insert('t0', 'Indexed long ago');
+      const pending = (on: Db) =>
+        sql<{ n: number }>`select count(*) as n from transactions_text_pending`
+          .execute(on)
+          .then((r) => Number(r.rows[0]!.n));
+      const named = (needle: string) =>
+        dialectOf(db)
+          .whereTransactionTextsContain(db.selectFrom('transactions'), [
+            { column: 'name_key', foldedNeedle: needle },
+          ])
+          .query.select('transactions.id')
+          .orderBy('transactions.id')
+          .execute()
+          .then((rows) => rows.map((r) => r.id));
+      let notedBeforeCommit = -1;
+      const results = await Promise.allSettled([
+        db.transaction().execute(async (trx) => {
+          await insert('t1', 'Alpha report', null, trx);
+          // Noted, not yet indexed: the index is written once, before the batch's COMMIT.
+          notedBeforeCommit = await pending(trx);
+        }),
+        db.transaction().execute(async (trx) => {
+          await insert('t2', 'Beta draft', null, trx);
+          await trx
+            .updateTable('transactions')
+            .set({ name_key: 'beta memo' })
+            .where('id', '=', 't2')
+            .execute();
+        }),
+        db.transaction().execute(async (trx) => {
+          await insert('t3', 'Gamma report', null, trx);
+          await trx.deleteFrom('transactions').where('id', '=', 't3').execute();
+        }),
+        db.transaction().execute(async (trx) => {
+          await trx
+            .updateTable('transactions')
+            .set({ name_key: 'indexed report' })
+            .where('id', '=', 't0')
+            .execute();
+        }),
+        db.transaction().execute(async (trx) => {
+          await insert('t4', 'Delta report', null, trx);
+          throw new Error('rolled back');
+        }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual([
+        'fulfilled',
+        'fulfilled',
+        'fulfilled',
+        'fulfilled',
+        'rejected',
+      ]);
+      expect(notedBeforeCommit).toBe(1);
+      expect(await pending(db)).toBe(0);
+      expect(await named('report')).toEqual(['t0', 't1']);
+      expect(await named('memo')).toEqual(['t2']);
+      expect(await named('draft')).toEqual([]);
+      // A write outside a transaction is indexed before its own COMMIT too.
+      await insert('t5', 'Epsilon report');
+      expect(await named('report')).toEqual(['t0', 't1', 't5']);
+      // The index agrees with the table, row for row (FTS5 checks against its content table).
+      for (const index of ['name', 'description', 'category'])
+        await sql`insert into ${sql.raw(`transactions_${index}_fts`)}(${sql.raw(`transactions_${index}_fts`)}, rank) values ('integrity-check', 1)`.execute(
+          db,
+        );
+    },
+  );
 
   it('serves the P1/C1 text filters through the pal text index, with the rows LIKE finds', async () => {
     // Pals inserted before the migration that makes the index: it indexes existing rows too.
@@ -428,10 +507,13 @@ describe(`database (${engine})`, () => {
         // SQLite; no code inserts a NULL key), and the column types are each engine's own.
         const shape = async (d: Db) =>
           (await d.introspection.getTables())
-            // SQLite's full-text indexes and pal_texts, the stable keys one of them needs;
+            // SQLite's full-text indexes, pal_texts (the stable keys one of them needs) and the
+            // rows a batch has yet to index;
             // PostgreSQL's shared rate counts (SQLite's processes count in memory).
             .filter(
-              (t) => !t.name.includes('_fts') && t.name !== 'pal_texts' && t.name !== 'rate_limits',
+              (t) =>
+                !t.name.includes('_fts') &&
+                !['pal_texts', 'transactions_text_pending', 'rate_limits'].includes(t.name),
             )
             .map((t) => `${t.name}(${t.columns.map((c) => c.name).join(',')})`)
             .sort();

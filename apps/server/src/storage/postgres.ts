@@ -255,6 +255,11 @@ export const postgresDialect: StorageDialect = {
     return dropIndexes(db, Object.values(TEXT_INDEXES));
   },
 
+  // A GIN index takes its new entries into a pending list already (fastupdate).
+  async deferTransactionTextIndex() {},
+
+  async undeferTransactionTextIndex() {},
+
   whereTransactionTextsContain(query, filters) {
     // LIKE '%needle%' on a folded column is what the trigram index serves; the planner chooses
     // between it (few matches) and walking the creation-order index until a page is full (many).

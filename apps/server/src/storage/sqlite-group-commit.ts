@@ -74,6 +74,11 @@ export class GroupCommitSqliteDialect implements Dialect {
     reader: Database.Database;
     /** Makes what the writer has written to the log durable (wal-sync.ts). */
     sync: LogSync;
+    /**
+     * Run on the writer inside each batch, after its last caller and before its COMMIT (the text
+     * indexes' deferred rows, sqlite.ts); an error fails the batch.
+     */
+    beforeCommit?: () => void;
     /** Called after each COMMIT that succeeded (its data visible to the reader). */
     onCommit?: () => void;
     /** Called once the driver is destroyed and both connections are closed. */
@@ -131,6 +136,7 @@ class GroupCommitDriver implements Driver {
   private readonly writer: Database.Database;
   private readonly reader: Database.Database;
   private readonly log: WalSync;
+  private readonly beforeCommit: () => void;
   private readonly onCommit: () => void;
   private readonly onClose: () => Promise<void>;
 
@@ -141,6 +147,7 @@ class GroupCommitDriver implements Driver {
     this.writer = options.writer;
     this.reader = options.reader;
     this.log = new WalSync(options.sync, () => (counts.syncs += 1));
+    this.beforeCommit = options.beforeCommit ?? (() => {});
     this.onCommit = options.onCommit ?? (() => {});
     this.onClose = options.onClose ?? (async () => {});
   }
@@ -159,14 +166,10 @@ class GroupCommitDriver implements Driver {
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const lease = connection as Lease;
     await this.#holdWriter(lease);
-    this.#endIfRolledBack();
-    if (!this.#open) {
-      this.writer.exec('begin immediate');
-      this.#open = newBatch();
-    }
+    const batch = this.#openBatch();
     this.writer.exec(`savepoint ${UNIT}`);
     this.#unitActive = true;
-    lease.batch = this.#open;
+    lease.batch = batch;
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
@@ -245,23 +248,51 @@ class GroupCommitDriver implements Driver {
     }
     await this.#holdWriter(lease);
     let result: QueryResult<R>;
+    const batch = this.#open;
     try {
-      result = run<R>(this.writer, compiledQuery);
+      result = batch ? run<R>(this.writer, compiledQuery) : this.#runAlone<R>(compiledQuery);
     } catch (error) {
       this.#endIfRolledBack(error);
       throw error;
     } finally {
       this.#releaseWriter(lease);
     }
-    const batch = this.#open;
     if (batch) {
       this.#scheduleCommit();
       await batch.committed;
     } else {
-      // With no batch open it ran alone, and SQLite committed it at once (synchronous=NORMAL).
       await this.log.committed();
     }
     return result;
+  }
+
+  /**
+   * A write outside a transaction with no batch open: committed at once, as SQLite's autocommit
+   * would (so the write lock is not held across a turn of the event loop), with the batch's work
+   * before its COMMIT.
+   */
+  #runAlone<R>(compiledQuery: CompiledQuery): QueryResult<R> {
+    this.writer.exec('begin immediate');
+    try {
+      const result = run<R>(this.writer, compiledQuery);
+      this.beforeCommit();
+      this.writer.exec('commit');
+      this.counts.commits += 1;
+      this.onCommit();
+      return result;
+    } catch (error) {
+      if (this.writer.inTransaction) this.writer.exec('rollback');
+      throw error;
+    }
+  }
+
+  #openBatch(): Batch {
+    this.#endIfRolledBack();
+    if (!this.#open) {
+      this.writer.exec('begin immediate');
+      this.#open = newBatch();
+    }
+    return this.#open;
   }
 
   async #holdWriter(lease: Lease): Promise<void> {
@@ -310,6 +341,7 @@ class GroupCommitDriver implements Driver {
     this.#open = undefined;
     this.#waiting = 0;
     try {
+      this.beforeCommit();
       this.writer.exec('commit');
     } catch (error) {
       // A COMMIT that fails (a deferred constraint, a full disk, an I/O error) may leave the

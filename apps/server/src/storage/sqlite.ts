@@ -54,7 +54,7 @@ export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSch
   if (!memory) mkdirSync(dirname(path), { recursive: true });
   const grouping = groupCommit && !memory;
   // With group commit the log's sync at each COMMIT runs off the event loop (wal-sync.ts).
-  const writer = openConnection(path, grouping ? 'NORMAL' : 'FULL');
+  const writer = openConnection(path, grouping ? 'NORMAL' : 'FULL', grouping);
   // A second connection reads what is committed; an in-memory database has only the one.
   const reader = grouping ? openConnection(path, 'FULL') : undefined;
   const log = grouping ? walFileSync(path) : undefined;
@@ -72,6 +72,7 @@ export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSch
         reader: withStatementCache(reader, changes),
         sync: log!.sync,
         // Reads see a write once it is committed: a value cached in between must go then too.
+        beforeCommit: pendingTextIndexer(writer),
         onCommit: () => (changes.ownWrites += 1),
         onClose: () => log!.close(),
       })
@@ -84,8 +85,13 @@ export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSch
   return db;
 }
 
-function openConnection(path: string, synchronous: 'FULL' | 'NORMAL'): Database.Database {
+function openConnection(
+  path: string,
+  synchronous: 'FULL' | 'NORMAL',
+  defersTextIndex = false,
+): Database.Database {
   const database = new Database(path);
+  database.function(DEFERS_TEXT_INDEX, () => (defersTextIndex ? 1 : 0));
   database.pragma('journal_mode = WAL');
   database.pragma(`synchronous = ${synchronous}`);
   database.pragma('foreign_keys = ON');
@@ -196,6 +202,114 @@ function ftsPhrase(needle: string): string {
   return `"${needle.replace(/"/g, '""')}"`;
 }
 
+/**
+ * The name of the SQL function that tells the text indexes' triggers whether this connection
+ * defers its rows' indexing to the end of its batch (group commit's writer) or indexes them at
+ * once (every other connection). Every connection openSqlite opens defines it.
+ */
+const DEFERS_TEXT_INDEX = 'pal_defers_text_index';
+/** The rows inserted by a deferring connection and not yet in the text indexes. */
+const PENDING_TEXTS = 'transactions_text_pending';
+
+/**
+ * The triggers that keep the transaction text indexes in step with `transactions`. FTS5 writes
+ * what it holds to disk at every SAVEPOINT and RELEASE, and group commit makes each caller's
+ * transaction a savepoint: indexing each insert at once cost a T1 request nearly half of its
+ * time (docs/performance.md). So a deferring connection only notes the new row's `seq`, and
+ * indexPendingTexts indexes the noted rows before the batch's COMMIT, in the same transaction:
+ * what is committed is always indexed. Rows still noted are skipped by the update and delete
+ * triggers (FTS5's external-content delete needs the values it indexed, and those rows have none
+ * yet); the COMMIT indexes their values as they are then. `immediate` is the design before it
+ * (a migration's down).
+ */
+async function createTextIndexTriggers(
+  db: Kysely<any>,
+  mode: 'deferrable' | 'immediate',
+): Promise<void> {
+  const deferrable = mode === 'deferrable';
+  if (deferrable) {
+    await sql`create table if not exists ${sql.raw(PENDING_TEXTS)} (seq integer primary key)`.execute(
+      db,
+    );
+    await sql`create trigger ${sql.raw(`${PENDING_TEXTS}_insert`)} after insert on transactions
+      when ${sql.raw(DEFERS_TEXT_INDEX)}() begin
+        insert into ${sql.raw(PENDING_TEXTS)}(seq) values (new.seq);
+      end`.execute(db);
+    await sql`create trigger ${sql.raw(`${PENDING_TEXTS}_delete`)} after delete on transactions begin
+        delete from ${sql.raw(PENDING_TEXTS)} where seq = old.seq;
+      end`.execute(db);
+  }
+  const atOnce = sql.raw(deferrable ? `when not ${DEFERS_TEXT_INDEX}()` : '');
+  const indexed = sql.raw(
+    deferrable ? `when not exists (select 1 from ${PENDING_TEXTS} where seq = old.seq)` : '',
+  );
+  for (const [column, table] of Object.entries(TEXT_INDEXES)) {
+    const index = sql.raw(table);
+    const col = sql.raw(column);
+    await sql`create trigger ${sql.raw(`${table}_insert`)} after insert on transactions ${atOnce} begin
+      insert into ${index}(rowid, ${col}) values (new.seq, new.${col});
+    end`.execute(db);
+    await sql`create trigger ${sql.raw(`${table}_delete`)} after delete on transactions ${indexed} begin
+      insert into ${index}(${index}, rowid, ${col}) values ('delete', old.seq, old.${col});
+    end`.execute(db);
+    await sql`create trigger ${sql.raw(`${table}_update`)} after update of ${col} on transactions ${indexed} begin
+      insert into ${index}(${index}, rowid, ${col}) values ('delete', old.seq, old.${col});
+      insert into ${index}(rowid, ${col}) values (new.seq, new.${col});
+    end`.execute(db);
+  }
+}
+
+async function dropTextIndexTriggers(db: Kysely<any>): Promise<void> {
+  const names = Object.values(TEXT_INDEXES).flatMap((table) =>
+    ['insert', 'delete', 'update'].map((suffix) => `${table}_${suffix}`),
+  );
+  for (const name of [...names, `${PENDING_TEXTS}_insert`, `${PENDING_TEXTS}_delete`])
+    await sql`drop trigger if exists ${sql.raw(name)}`.execute(db);
+  await sql`drop table if exists ${sql.raw(PENDING_TEXTS)}`.execute(db);
+}
+
+/** Indexes the rows a deferring connection noted (see createTextIndexTriggers), in its transaction. */
+async function indexPendingTexts(db: Kysely<any>): Promise<void> {
+  for (const [column, table] of Object.entries(TEXT_INDEXES))
+    await sql`insert into ${sql.raw(table)}(rowid, ${sql.raw(column)})
+      select t.seq, t.${sql.raw(column)} from ${sql.raw(PENDING_TEXTS)} p
+      join transactions t on t.seq = p.seq`.execute(db);
+  await sql`delete from ${sql.raw(PENDING_TEXTS)}`.execute(db);
+}
+
+/**
+ * indexPendingTexts on a connection, with statements prepared once; run before each batch's
+ * COMMIT. Nothing to do costs one look-up. Before migration 0025 (no such table), nothing to do.
+ */
+function pendingTextIndexer(writer: Database.Database): () => void {
+  let prepared: { any: Database.Statement; steps: Database.Statement[] } | undefined;
+  return () => {
+    if (!prepared) {
+      const table = "select 1 from sqlite_master where type = 'table' and name = ?";
+      if (!writer.prepare(table).get(PENDING_TEXTS)) return;
+      prepared = {
+        any: writer.prepare(`select exists (select 1 from ${PENDING_TEXTS})`).pluck(),
+        steps: [
+          ...Object.entries(TEXT_INDEXES).map(([column, table]) =>
+            writer.prepare(
+              `insert into ${table}(rowid, ${column}) select t.seq, t.${column} from ${PENDING_TEXTS} p join transactions t on t.seq = p.seq`,
+            ),
+          ),
+          writer.prepare(`delete from ${PENDING_TEXTS}`),
+        ],
+      };
+    }
+    let pending: unknown;
+    try {
+      pending = prepared.any.get();
+    } catch {
+      prepared = undefined; // the table is gone (a migration's down): look again next time
+      return;
+    }
+    if (pending) for (const step of prepared.steps) step.run();
+  };
+}
+
 export const sqliteDialect: StorageDialect = {
   name: 'sqlite',
   binaryType: 'blob',
@@ -209,33 +323,31 @@ export const sqliteDialect: StorageDialect = {
     // (a rowid alias, so VACUUM never renumbers it). case_sensitive 1: the stored text is folded
     // by the application, the index must not fold it differently.
     for (const [column, table] of Object.entries(TEXT_INDEXES)) {
-      const index = sql.raw(table);
-      const col = sql.raw(column);
-      await sql`create virtual table ${index} using fts5(
-        ${col}, content='transactions', content_rowid='seq', tokenize='trigram case_sensitive 1'
+      await sql`create virtual table ${sql.raw(table)} using fts5(
+        ${sql.raw(column)}, content='transactions', content_rowid='seq', tokenize='trigram case_sensitive 1'
       )`.execute(db);
-      await sql`create trigger ${sql.raw(`${table}_insert`)} after insert on transactions begin
-        insert into ${index}(rowid, ${col}) values (new.seq, new.${col});
-      end`.execute(db);
-      await sql`create trigger ${sql.raw(`${table}_delete`)} after delete on transactions begin
-        insert into ${index}(${index}, rowid, ${col}) values ('delete', old.seq, old.${col});
-      end`.execute(db);
-      await sql`create trigger ${sql.raw(`${table}_update`)} after update of ${col} on transactions begin
-        insert into ${index}(${index}, rowid, ${col}) values ('delete', old.seq, old.${col});
-        insert into ${index}(rowid, ${col}) values (new.seq, new.${col});
-      end`.execute(db);
-      // Index whatever rows exist already.
-      await sql`insert into ${index}(${index}) values ('rebuild')`.execute(db);
     }
+    await createTextIndexTriggers(db, 'deferrable');
+    // Index whatever rows exist already.
+    for (const table of Object.values(TEXT_INDEXES))
+      await sql`insert into ${sql.raw(table)}(${sql.raw(table)}) values ('rebuild')`.execute(db);
   },
 
   async dropTransactionTextIndex(db) {
-    for (const table of Object.values(TEXT_INDEXES)) {
-      for (const suffix of ['insert', 'delete', 'update']) {
-        await sql`drop trigger if exists ${sql.raw(`${table}_${suffix}`)}`.execute(db);
-      }
+    await dropTextIndexTriggers(db);
+    for (const table of Object.values(TEXT_INDEXES))
       await sql`drop table if exists ${sql.raw(table)}`.execute(db);
-    }
+  },
+
+  async deferTransactionTextIndex(db) {
+    await dropTextIndexTriggers(db);
+    await createTextIndexTriggers(db, 'deferrable');
+  },
+
+  async undeferTransactionTextIndex(db) {
+    await indexPendingTexts(db);
+    await dropTextIndexTriggers(db);
+    await createTextIndexTriggers(db, 'immediate');
   },
 
   whereTransactionTextsContain(query, filters) {

@@ -83,6 +83,13 @@ export interface StorageDialect {
   createTransactionTextIndex(db: Kysely<any>): Promise<void>;
   dropTransactionTextIndex(db: Kysely<any>): Promise<void>;
   /**
+   * (Migration 0025.) Lets a connection that writes in batches index its new rows once per batch
+   * instead of once per insert (SQLite: sqlite.ts, createTextIndexTriggers); PostgreSQL's indexes
+   * need nothing. `undefer` is its down.
+   */
+  deferTransactionTextIndex(db: Kysely<any>): Promise<void>;
+  undeferTransactionTextIndex(db: Kysely<any>): Promise<void>;
+  /**
    * Narrows a query over `transactions` to the rows whose folded texts contain every given needle
    * (name, description, category: AND), and names the expression that orders the narrowed rows by
    * creation (`transactions.seq`, or an equal column that the index returns in order) at least cost.

@@ -18,6 +18,7 @@ import { idempotencyKeys } from './0021-idempotency-keys.js';
 import { documentState } from './0022-document-state.js';
 import { transactionUploads } from './0023-transaction-uploads.js';
 import { completedDocuments } from './0024-completed-documents.js';
+import { deferredTextIndex } from './0025-deferred-text-index.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0022_document_state': documentState,
   '0023_transaction_uploads': transactionUploads,
   '0024_completed_documents': completedDocuments,
+  '0025_deferred_text_index': deferredTextIndex,
 };
