@@ -12,6 +12,8 @@ import { loadSandboxModule, runJob, TRANSACTION_EVENTS } from '@pal-workflow/ser
 import { t6Requests } from './t6-requests.js';
 import { printTable } from './report.js';
 import { startChild } from './server.js';
+import { perRequest, threadCpu } from './thread-cpu.js';
+import { printCpuTable } from './writes.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
 const CONNECTIONS = 50;
@@ -178,8 +180,10 @@ export async function runWorkflowBench(root: string): Promise<void> {
       }
     };
     const started = performance.now();
+    const cpuBefore = threadCpu(child.pid!);
     await Promise.all(Array.from({ length: CONNECTIONS }, pair));
     const pairsPerSecond = pairs / ((performance.now() - started) / 1000);
+    const cpuAfter = threadCpu(child.pid!);
     printTable(`Entry tokens: T5 issue + redeem, ${CONNECTIONS} at a time, ${DURATION_S} s`, [
       {
         name: 'T5 issue + GET /enter (pairs/s)',
@@ -189,6 +193,13 @@ export async function runWorkflowBench(root: string): Promise<void> {
         target: '≥ 5,000 pairs/s (baseline: P2 JSON, req/s)',
         met: pairsPerSecond >= 5000,
       },
+    ]);
+    printCpuTable([
+      [
+        'T5 issue + GET /enter (a pair)',
+        cpuBefore && cpuAfter ? perRequest(cpuBefore, cpuAfter, pairs) : undefined,
+        5000,
+      ],
     ]);
 
     const probe = () => probeLatency(`${info.url}/services/rest/pals/expense-approval`, headers, 1);
