@@ -271,6 +271,35 @@ describe(`database (${engine})`, () => {
     },
   );
 
+  it.runIf(engine === 'sqlite')(
+    'migration 0025 goes down to indexing each insert at once, and up again, losing no row',
+    async () => {
+      await migrateToLatest(db);
+      const insert = await transactionsOfOnePal();
+      const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+      const named = async (needle: string) =>
+        (
+          await dialectOf(db)
+            .whereTransactionTextsContain(db.selectFrom('transactions'), [
+              { column: 'name_key', foldedNeedle: needle },
+            ])
+            .query.select('transactions.id')
+            .orderBy('transactions.id')
+            .execute()
+        ).map((r) => r.id);
+      await insert('t1', 'Before the way down');
+      expect((await migrator.migrateTo('0024_completed_documents')).error).toBeUndefined();
+      await insert('t2', 'While down');
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      await insert('t3', 'Up again');
+      expect(await named('own')).toEqual(['t1', 't2']);
+      expect(await named('up again')).toEqual(['t3']);
+      await sql`insert into transactions_name_fts(transactions_name_fts, rank) values ('integrity-check', 1)`.execute(
+        db,
+      );
+    },
+  );
+
   it('serves the P1/C1 text filters through the pal text index, with the rows LIKE finds', async () => {
     // Pals inserted before the migration that makes the index: it indexes existing rows too.
     const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
