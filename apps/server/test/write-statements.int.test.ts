@@ -66,12 +66,16 @@ afterAll(async () => {
   await h?.close();
 });
 
-/** The statements of one call, once a warm-up call has filled the caches. */
+/**
+ * The statements of one call, once a warm-up call has filled the caches. The client's credentials
+ * are left out: their cache (http/credentials.ts) is not the write path, and on PostgreSQL it
+ * caches nothing while the change stamp's last poll is too old to trust.
+ */
 async function statementsOf(call: () => Promise<unknown>): Promise<string[]> {
   await call();
   trace.take();
   await call();
-  return trace.take();
+  return trace.take().filter((statement) => !statement.includes('from "api_clients"'));
 }
 
 const createTransaction = () =>
@@ -124,6 +128,6 @@ describe('statements per write', () => {
       const entry = await fetch(`${h.url}/services/enter/${token}`, { redirect: 'manual' });
       expect(entry.status, await entry.text()).toBe(303);
     });
-    expect(entered.length, entered.join('\n')).toBeLessThanOrEqual(11);
+    expect(entered.length, entered.join('\n')).toBeLessThanOrEqual(8);
   });
 });

@@ -206,7 +206,15 @@ export interface TransactionRunOptions<T> extends RunOptions<T> {
    * `success: false` keeps the person's draft, not their values); default: yes.
    */
   keepsSubmission?: (value: T) => boolean;
+  /**
+   * The transaction as the caller read it in the commit it just made (an entry's): what the
+   * check of a page's or an entry's export needs, without reading the transaction again.
+   */
+  known?: KnownTransaction;
 }
+
+/** What the check of an export needs of the transaction (palId and palVersion never change). */
+export type KnownTransaction = Pick<TransactionDetails, 'palId' | 'palVersion' | 'systemStatus'>;
 
 /**
  * T6, T9 (and transaction entries): the `transaction` module of the pal version the transaction
@@ -224,7 +232,8 @@ export async function runTransactionModule<T>(
   // the sandbox would answer it, without taking a run of the enterprise's cap or the
   // transaction's line. (T6 and T9 go the whole way: they move webServiceStatus either way.)
   if (!options.webService) {
-    const transaction = await getTransactionDetails(ctx, enterpriseId, transactionId);
+    const transaction =
+      options.known ?? (await getTransactionDetails(ctx, enterpriseId, transactionId));
     requireRunnable(transaction.systemStatus);
     const code = await palCode(ctx, enterpriseId, transaction.palId, transaction.palVersion);
     const missing = missingExport(code, 'transaction', options.exportName);

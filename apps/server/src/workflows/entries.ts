@@ -9,7 +9,7 @@ import type { WorkflowContext } from './context.js';
 import { ConflictError, ForbiddenError, GoneError, TooManyRunsError } from '../domain/errors.js';
 import { randomId } from '../domain/ids.js';
 import type { MailLink } from '../domain/mail-links.js';
-import { sessionStanding } from '../domain/session-standing.js';
+import { readStandingFacts, sessionStanding } from '../domain/session-standing.js';
 import {
   basisOf,
   createSession,
@@ -25,7 +25,13 @@ import type { DocumentSubmission, UploadInfo } from '../domain/transaction-docum
 import { assignRole } from '../domain/transaction-roles.js';
 import { redeemToken, type RedeemedToken } from '../domain/tokens.js';
 import { createTransaction, getTransactionDetails } from '../domain/transactions.js';
-import { runConsoleModule, runTransactionModule, type RunAnswer } from './engine.js';
+import type { SystemStatus } from '../domain/transaction-lifecycle.js';
+import {
+  runConsoleModule,
+  runTransactionModule,
+  type KnownTransaction,
+  type RunAnswer,
+} from './engine.js';
 import { consoleResult, transactionResult } from './output.js';
 
 /** Consumes the token, does what it is for, and starts a session; returns the cookie's value. */
@@ -53,6 +59,10 @@ export async function enter(
       profile: entry.profile,
       outcome: null,
     };
+    // The SSO and the transaction, read once for the role and for the session's standing.
+    const facts = start.transactionId
+      ? await readStandingFacts(dbTx, entry.enterpriseId, start.transactionId, start.standingSso)
+      : undefined;
     if (start.transactionId)
       await assignRole(
         dbTx,
@@ -60,10 +70,17 @@ export async function enter(
         start.transactionId,
         start.standingSso,
         start.role!,
+        facts,
       );
-    const standing = await sessionStanding(dbTx, basisOf(start));
+    const standing = await sessionStanding(dbTx, basisOf(start), facts);
     if (!standing.ok) throw new ForbiddenError(standing.reason);
-    return { entry, start, cookie: await createSession(dbTx, start) };
+    const transaction = facts?.transaction;
+    const known: KnownTransaction | undefined = transaction && {
+      palId: transaction.pal_id,
+      palVersion: transaction.pal_version,
+      systemStatus: transaction.system_status as SystemStatus,
+    };
+    return { entry, start, known, cookie: await createSession(dbTx, start) };
   });
   const { entry } = started;
   if (started.cookie === undefined) return enterNewTransaction(ctx, entry, requestId);
@@ -78,6 +95,7 @@ export async function enter(
       sessionOf(started.start!),
       action,
       requestId,
+      started.known,
     );
     if (!implicit || (outcome.ran && !refused)) await saveOutcome(ctx, started.cookie, outcome);
   }
@@ -93,9 +111,11 @@ async function runEntryAction(
   session: BrowserSession,
   action: string,
   requestId?: string,
+  known?: KnownTransaction,
 ): Promise<{ outcome: ActionOutcome; refused: boolean }> {
   try {
-    return { outcome: await runAction(ctx, session, action, {}, requestId), refused: false };
+    const outcome = await runAction(ctx, session, action, {}, requestId, undefined, known);
+    return { outcome, refused: false };
   } catch (error) {
     if (!(error instanceof ConflictError)) throw error;
     const messages = [{ message: error.message, type: error.code }];
@@ -155,6 +175,8 @@ export async function runAction(
   values: Record<string, string>,
   requestId?: string,
   form?: FormRun,
+  /** The transaction as the caller just read it (TransactionRunOptions.known). */
+  known?: KnownTransaction,
 ): Promise<ActionOutcome> {
   const input = {
     values,
@@ -198,6 +220,7 @@ export async function runAction(
           ...(form
             ? { submission: form.submission, keepsSubmission: (value) => value.success }
             : {}),
+          known,
         });
   } catch (error) {
     // The enterprise has as many runs in progress as it may: the page says so (the session and
