@@ -267,17 +267,23 @@ describe('tokens and entry', () => {
     expect((await open(`/services/enter/${valid}`)).status).toBe(303);
   });
 
-  it('a token whose SSO was deleted meanwhile: a 409 page, and the token is not used up', async () => {
+  /** A new transaction, a new SSO, and a T5 token for the SSO to enter it. */
+  const participantToken = async (firstName: string, lastName: string) => {
     const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
     const person = await createSso(h.domain, h.a.enterpriseId, {
-      firstName: 'Late',
-      lastName: 'Leaver',
-      email: 'late@example.test',
+      firstName,
+      lastName,
+      email: `${firstName.toLowerCase()}@example.test`,
     });
     const token = await h.a.json.transactions.createTransactionToken({
       transactionId: tx,
       userSSO: person,
     });
+    return { tx, person, token };
+  };
+
+  it('a token whose SSO was deleted meanwhile: a 409 page, and the token is not used up', async () => {
+    const { person, token } = await participantToken('Late', 'Leaver');
     await deleteSso(h.domain, h.a.enterpriseId, person);
     const answer = await open(`/services/enter/${token}`);
     expect(answer.status).toBe(409);
@@ -288,16 +294,7 @@ describe('tokens and entry', () => {
   });
 
   it('a token whose transaction was archived meanwhile: a 403 page that says so, and no role', async () => {
-    const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
-    const person = await createSso(h.domain, h.a.enterpriseId, {
-      firstName: 'Arch',
-      lastName: 'Ived',
-      email: 'arch@example.test',
-    });
-    const token = await h.a.json.transactions.createTransactionToken({
-      transactionId: tx,
-      userSSO: person,
-    });
+    const { tx, token } = await participantToken('Arch', 'Ived');
     await transitionTransaction(h.domain, h.a.enterpriseId, tx, 'cancel');
     await transitionTransaction(h.domain, h.a.enterpriseId, tx, 'archive');
     const answer = await open(`/services/enter/${token}`);
