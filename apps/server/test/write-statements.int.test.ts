@@ -128,6 +128,6 @@ describe('statements per write', () => {
       const entry = await fetch(`${h.url}/services/enter/${token}`, { redirect: 'manual' });
       expect(entry.status, await entry.text()).toBe(303);
     });
-    expect(entered.length, entered.join('\n')).toBeLessThanOrEqual(8);
+    expect(entered.length, entered.join('\n')).toBeLessThanOrEqual(7);
   });
 });

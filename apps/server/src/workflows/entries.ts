@@ -6,6 +6,7 @@
 // may not act (domain/session-standing.ts) starts nothing; an action on a transaction whose
 // systemStatus forbids runs is not run, and the page says so.
 import type { WorkflowContext } from './context.js';
+import { recordAudit } from '../domain/audit.js';
 import { ConflictError, ForbiddenError, GoneError, TooManyRunsError } from '../domain/errors.js';
 import { randomId } from '../domain/ids.js';
 import type { MailLink } from '../domain/mail-links.js';
@@ -45,8 +46,11 @@ export async function enter(
   // SSO and a transaction, each with a transaction of its own, so it goes on after the redemption.
   const started = await ctx.db.transaction().execute(async (trx) => {
     const dbTx: WorkflowContext = { ...ctx, db: trx };
-    const entry = await redeemToken(dbTx, token);
-    if (entry.kind === 'new-transaction') return { entry, cookie: undefined };
+    const { entry, audit } = await redeemToken(dbTx, token);
+    if (entry.kind === 'new-transaction') {
+      await recordAudit(dbTx, dbTx.db, audit);
+      return { entry, cookie: undefined };
+    }
     const start: SessionStart = {
       kind: entry.kind,
       enterpriseId: entry.enterpriseId,
@@ -80,7 +84,7 @@ export async function enter(
       palVersion: transaction.pal_version,
       systemStatus: transaction.system_status as SystemStatus,
     };
-    return { entry, start, known, cookie: await createSession(dbTx, start) };
+    return { entry, start, known, cookie: await createSession(dbTx, start, [audit]) };
   });
   const { entry } = started;
   if (started.cookie === undefined) return enterNewTransaction(ctx, entry, requestId);
