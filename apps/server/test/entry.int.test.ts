@@ -11,6 +11,8 @@ import { deployPal } from '../src/domain/pals.js';
 import { createSso, deleteSso } from '../src/domain/ssos.js';
 import { sweepEntries } from '../src/domain/sessions.js';
 import { issueTransactionToken } from '../src/domain/tokens.js';
+import { listRoles } from '../src/domain/transaction-roles.js';
+import { transitionTransaction } from '../src/domain/transactions.js';
 import { launchChromium, SCREENSHOTS } from './browser.js';
 import { apiError, PUBLIC_URL, startHarness, type Harness } from './harness.js';
 import { csrfOf, sessionBrowser, type SessionBrowser } from './session-pages.js';
@@ -265,17 +267,23 @@ describe('tokens and entry', () => {
     expect((await open(`/services/enter/${valid}`)).status).toBe(303);
   });
 
-  it('a token whose SSO was deleted meanwhile: a 409 page, and the token is not used up', async () => {
+  /** A new transaction, a new SSO, and a T5 token for the SSO to enter it. */
+  const participantToken = async (firstName: string, lastName: string) => {
     const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
     const person = await createSso(h.domain, h.a.enterpriseId, {
-      firstName: 'Late',
-      lastName: 'Leaver',
-      email: 'late@example.test',
+      firstName,
+      lastName,
+      email: `${firstName.toLowerCase()}@example.test`,
     });
     const token = await h.a.json.transactions.createTransactionToken({
       transactionId: tx,
       userSSO: person,
     });
+    return { tx, person, token };
+  };
+
+  it('a token whose SSO was deleted meanwhile: a 409 page, and the token is not used up', async () => {
+    const { person, token } = await participantToken('Late', 'Leaver');
     await deleteSso(h.domain, h.a.enterpriseId, person);
     const answer = await open(`/services/enter/${token}`);
     expect(answer.status).toBe(409);
@@ -283,6 +291,17 @@ describe('tokens and entry', () => {
     expect(answer.text).toContain('This link cannot be used now');
     expect(answer.headers.get('set-cookie')).toBeNull();
     expect(await h.a.json.transactions.searchTransactions({ sso: person })).toEqual([]);
+  });
+
+  it('a token whose transaction was archived meanwhile: a 403 page that says so, and no role', async () => {
+    const { tx, token } = await participantToken('Arch', 'Ived');
+    await transitionTransaction(h.domain, h.a.enterpriseId, tx, 'cancel');
+    await transitionTransaction(h.domain, h.a.enterpriseId, tx, 'archive');
+    const answer = await open(`/services/enter/${token}`);
+    expect(answer.status).toBe(403);
+    expect(answer.text).toContain('This transaction is archived.');
+    expect(answer.headers.get('set-cookie')).toBeNull();
+    expect(await listRoles(h.domain, h.a.enterpriseId, tx)).toEqual([]);
   });
 
   it('of 200 concurrent redeemers of one token, exactly one wins (20 rounds)', async () => {

@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config.js';
 import { createClient } from '../src/domain/clients.js';
 import { createEnterprise } from '../src/domain/enterprises.js';
 import { deployPal } from '../src/domain/pals.js';
-import { addWebhookEndpoint } from '../src/domain/webhooks.js';
+import { addWebhookEndpoint, removeEndpoint } from '../src/domain/webhooks.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { engine, freshDatabaseEnv } from './engine.js';
 import { basic } from './harness.js';
@@ -105,4 +105,42 @@ describe.runIf(engine === 'postgres')('two nodes on one PostgreSQL', () => {
       .execute();
     expect(rows.every((r) => r.status === 'delivered')).toBe(true);
   }, 120_000);
+
+  // What a cache of the endpoints would have to keep (docs/performance.md, "Fewer statements per
+  // write"): another node's change of them counts from the next event on, not a while later.
+  it("an endpoint added on one node gets the other node's next event; removed, the next event still commits", async () => {
+    const [a, b] = nodes as [RunningServer, RunningServer];
+    const enterpriseId = (
+      await a.domain.db.selectFrom('enterprises').select('id').executeTakeFirstOrThrow()
+    ).id;
+    const create = async (node: RunningServer) => {
+      const response = await fetch(`${node.url}/services/rest/transactions`, {
+        method: 'POST',
+        headers: { authorization, accept: 'text/plain' },
+        body: new URLSearchParams({ palId: 'wf-tx' }),
+      });
+      expect(response.status).toBe(200);
+      return response.text();
+    };
+    const messagesOf = (endpointId: string) =>
+      b.domain.db
+        .selectFrom('outbox_messages')
+        .select('payload')
+        .where('endpoint_id', '=', endpointId)
+        .execute();
+    await create(b);
+    const added = await addWebhookEndpoint(a.domain, enterpriseId, {
+      url: `${receiver.url}/nodes-added`,
+      events: ['transaction.created'],
+    });
+    receiver.secrets.set('/nodes-added', [added.secret]);
+    const next = await create(b);
+    expect(
+      (await messagesOf(added.id)).map((m) => JSON.parse(m.payload).data.transactionId),
+    ).toEqual([next]);
+
+    await removeEndpoint(a.domain, added.id);
+    await create(b);
+    expect(await messagesOf(added.id)).toEqual([]);
+  });
 });

@@ -15,6 +15,7 @@ import {
   rotateEndpointSecret,
 } from '../src/domain/webhooks.js';
 import { OutboxDispatcher } from '../src/outbox/dispatcher.js';
+import { runAction } from '../src/workflows/entries.js';
 import { form, startHarness, type Harness } from './harness.js';
 import { testContext } from './helpers.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
@@ -158,6 +159,72 @@ describe('events to a Standard Webhooks receiver', () => {
     expect(receiver.of(ep.path).some((d) => d.data.status === 'PENDING_ACTIVATION')).toBe(false);
     await removeEndpoint(h.domain, ep.id);
     await removeEndpoint(h.domain, other.id);
+  });
+
+  it('a failed T6 run and a page run each tell what moved from the state before it', async () => {
+    const ep = await endpoint({
+      events: ['transaction.status_changed', 'transaction.completed'],
+    });
+    const transactionId = await json('/transactions', { palId: 'wf-tx' });
+    const failed = await h.http(`${ROOT}/transactions/${transactionId}/runWorkflow`, {
+      body: JSON.stringify({ postData: [{ name: 'step', value: 'fail-after-set' }] }),
+      headers: { 'content-type': 'application/json' },
+      accept: 'application/json',
+    });
+    expect(failed.status, failed.text).toBe(200);
+    expect(JSON.parse(failed.text)).toMatchObject({ success: false });
+    // A page's run moves status and systemStatus, never webServiceStatus.
+    const session = {
+      kind: 'participant' as const,
+      enterpriseId: h.a.enterpriseId,
+      palId: 'wf-tx',
+      transactionId,
+      ssoId: null,
+      standingSso: '',
+      role: 'participant',
+      profile: null,
+      csrf: '',
+      outcome: null,
+    };
+    const page = await runAction(h.domain, session, 'runWorkflow', { step: 'approve' });
+    expect(page.success, JSON.stringify(page)).toBe(true);
+
+    await receiver.until(() => receiver.of(ep.path).length >= 4);
+    await h.server.outbox.drain();
+    const states = (status: string, systemStatus: string, webServiceStatus: string) => ({
+      status,
+      systemStatus,
+      webServiceStatus,
+    });
+    const got = receiver.of(ep.path).map((d) => d.data);
+    expect(got).toHaveLength(4);
+    expect(got).toEqual(
+      expect.arrayContaining([
+        {
+          transactionId,
+          palId: 'wf-tx',
+          changed: ['webServiceStatus'],
+          previous: states('NEW', 'OPEN', 'IDLE'),
+          current: states('NEW', 'OPEN', 'RUNNING'),
+        },
+        {
+          transactionId,
+          palId: 'wf-tx',
+          changed: ['webServiceStatus'],
+          previous: states('NEW', 'OPEN', 'RUNNING'),
+          current: states('NEW', 'OPEN', 'FAILED'),
+        },
+        {
+          transactionId,
+          palId: 'wf-tx',
+          changed: ['status', 'systemStatus'],
+          previous: states('NEW', 'OPEN', 'FAILED'),
+          current: states('APPROVED', 'COMPLETED', 'FAILED'),
+        },
+        { transactionId, palId: 'wf-tx', status: 'APPROVED' },
+      ]),
+    );
+    await removeEndpoint(h.domain, ep.id);
   });
 
   it('sso.activated when an invitation is accepted; an endpoint gets only the types it chose', async () => {

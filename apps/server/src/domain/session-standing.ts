@@ -2,8 +2,8 @@
 // on"). Checked when a token or a mailed link starts a session and on every request of it, so that
 // deleting the SSO (E2), removing its roles (T4, T7) or its console grant (C4), or archiving the
 // transaction ends the sessions they gave at their next request, on every node.
-import type { ConsoleProfile, SessionKind } from '../storage/schema.js';
-import { findSso } from '../storage/ssos.js';
+import type { ConsoleProfile, SessionKind, TransactionRow } from '../storage/schema.js';
+import { findSso, type SsoRecord } from '../storage/ssos.js';
 import { listTransactionRoles } from '../storage/transaction-roles.js';
 import { findTransactionRow } from '../storage/transactions.js';
 import { hasConsoleAccess } from './console-access.js';
@@ -41,13 +41,40 @@ export const WITHDRAWN = {
 const withdrawn = (reason: string): Standing => ({ ok: false, reason });
 
 /**
+ * The SSO and the transaction a transaction session rests on, as read once by an entry, which
+ * judges them before it gives the role (domain/transaction-roles.ts assignRole) and again for the
+ * session's standing, in one database transaction.
+ */
+export interface StandingFacts {
+  sso: SsoRecord | undefined;
+  transaction: TransactionRow | undefined;
+}
+
+/** Reads the facts of a transaction session's standing (see StandingFacts). */
+export async function readStandingFacts(
+  ctx: DomainContext,
+  enterpriseId: string,
+  transactionId: string,
+  ssoId: string,
+): Promise<StandingFacts> {
+  const transaction = await findTransactionRow(ctx.db, enterpriseId, transactionId);
+  const sso = await findSso(ctx.db, enterpriseId, ssoId);
+  return { sso, transaction };
+}
+
+/**
  * Console sessions: the SSO is ACTIVE and holds the console grant of the pal under the profile.
  * Transaction sessions: the SSO is ACTIVE, the transaction exists and is not ARCHIVED, and the SSO
  * holds a role on it; a mailed link's session needs no role (the workflow chose its recipient).
+ * `facts`: the SSO and transaction as the caller read them in its database transaction.
  */
-export async function sessionStanding(ctx: DomainContext, basis: SessionBasis): Promise<Standing> {
+export async function sessionStanding(
+  ctx: DomainContext,
+  basis: SessionBasis,
+  facts?: StandingFacts,
+): Promise<Standing> {
   const anonymous = basis.kind === 'anonymous';
-  const sso = await findSso(ctx.db, basis.enterpriseId, basis.standingSso);
+  const sso = facts ? facts.sso : await findSso(ctx.db, basis.enterpriseId, basis.standingSso);
   if (sso?.status !== 'ACTIVE') return withdrawn(anonymous ? WITHDRAWN.link : WITHDRAWN.person);
 
   if (basis.transactionId === null) {
@@ -63,7 +90,9 @@ export async function sessionStanding(ctx: DomainContext, basis: SessionBasis): 
     return granted ? { ok: true, role: null } : withdrawn(WITHDRAWN.grant);
   }
 
-  const transaction = await findTransactionRow(ctx.db, basis.enterpriseId, basis.transactionId);
+  const transaction = facts
+    ? facts.transaction
+    : await findTransactionRow(ctx.db, basis.enterpriseId, basis.transactionId);
   if (!transaction) return withdrawn(WITHDRAWN.missing);
   if (!isAccessible(transaction.system_status)) return withdrawn(WITHDRAWN.archived);
   const roles = (await listTransactionRoles(ctx.db, transaction.id, sso.id)).map((r) => r.role);

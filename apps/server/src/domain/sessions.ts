@@ -14,7 +14,7 @@ import {
 } from '../storage/browser-sessions.js';
 import type { ConsoleProfile, SessionKind } from '../storage/schema.js';
 import { countTokens } from '../storage/tokens.js';
-import { hashRef, recordAudit, recordSessionsEnded } from './audit.js';
+import { hashRef, recordAudits, recordSessionsEnded, type AuditEntry } from './audit.js';
 import type { DomainContext } from './context.js';
 import { hashToken, looksLikeToken, newToken } from './ids.js';
 import { sessionStanding, type SessionBasis } from './session-standing.js';
@@ -98,8 +98,15 @@ export function sessionOf(start: SessionStart, csrf = ''): BrowserSession {
   };
 }
 
-/** Starts a session; returns the cookie's value (shown once, stored hashed). */
-export async function createSession(ctx: DomainContext, session: SessionStart): Promise<string> {
+/**
+ * Starts a session; returns the cookie's value (shown once, stored hashed). `audits`: records
+ * of what led to it (an entry's redemption), written with the session's own in one statement.
+ */
+export async function createSession(
+  ctx: DomainContext,
+  session: SessionStart,
+  audits: readonly AuditEntry[] = [],
+): Promise<string> {
   const value = newToken();
   const now = ctx.now().toISOString();
   const row = {
@@ -118,18 +125,21 @@ export async function createSession(ctx: DomainContext, session: SessionStart): 
   };
   await inTransaction(ctx, async ({ db }) => {
     await insertBrowserSession(db, row);
-    await recordAudit(ctx, db, {
-      action: 'session.started',
-      enterpriseId: session.enterpriseId,
-      actor:
-        session.kind === 'anonymous'
-          ? { type: 'anonymous', id: null }
-          : { type: 'sso', id: session.standingSso },
-      target: session.transactionId
-        ? { type: 'transaction', id: session.transactionId }
-        : { type: 'pal', id: session.palId },
-      details: { sessionRef: hashRef(row.id_hash), kind: session.kind, role: session.role },
-    });
+    await recordAudits(ctx, db, [
+      ...audits,
+      {
+        action: 'session.started',
+        enterpriseId: session.enterpriseId,
+        actor:
+          session.kind === 'anonymous'
+            ? { type: 'anonymous', id: null }
+            : { type: 'sso', id: session.standingSso },
+        target: session.transactionId
+          ? { type: 'transaction', id: session.transactionId }
+          : { type: 'pal', id: session.palId },
+        details: { sessionRef: hashRef(row.id_hash), kind: session.kind, role: session.role },
+      },
+    ]);
   });
   return value;
 }

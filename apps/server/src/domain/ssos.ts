@@ -64,6 +64,12 @@ export async function getLiveSso(
   parameter = 'sso',
 ): Promise<SsoInfo> {
   const sso = await getSso(ctx, enterpriseId, ssoId, parameter);
+  return requireLive(sso, ssoId);
+}
+
+/** getLiveSso's judgement of an SSO already read (undefined: none of the enterprise). */
+export function requireLive(sso: SsoInfo | undefined, ssoId: string): SsoInfo {
+  if (!sso) throw NotFoundError.of('SSO', ssoId);
   if (sso.status === 'DELETED') throw new ConflictError(`SSO "${ssoId}" is deleted`);
   return sso;
 }

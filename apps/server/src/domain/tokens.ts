@@ -3,7 +3,7 @@
 // bits, base64url, stored only as SHA-256, consumed by one conditional UPDATE, so of any number of
 // concurrent redeemers, on any number of nodes, exactly one wins.
 import { consumeToken, deleteSpentTokens, insertToken, type TokenRow } from '../storage/tokens.js';
-import { hashRef, recordAudit } from './audit.js';
+import { hashRef, recordAudit, type AuditEntry } from './audit.js';
 import type { DomainContext } from './context.js';
 import { hasConsoleAccess } from './console-access.js';
 import { ConflictError, ForbiddenError, GoneError, NotFoundError } from './errors.js';
@@ -191,22 +191,29 @@ export function entryUrl(ctx: DomainContext, token: string): string {
   return `${ctx.config.publicUrl}/${ctx.config.serviceRoot}/enter/${token}`;
 }
 
-/** Consumes a token. Unknown, used and expired tokens are one GoneError (410), so nothing leaks. */
-export async function redeemToken(ctx: DomainContext, token: string): Promise<RedeemedToken> {
+/**
+ * Consumes a token. Unknown, used and expired tokens are one GoneError (410), so nothing leaks.
+ * The audit record of the redemption is the caller's to write in the same database transaction
+ * (an entry writes it with its session's, in one statement).
+ */
+export async function redeemToken(
+  ctx: DomainContext,
+  token: string,
+): Promise<{ entry: RedeemedToken; audit: AuditEntry }> {
   if (!looksLikeToken(token)) throw new GoneError();
   const now = ctx.now().toISOString();
   const row = await consumeToken(ctx.db, hashToken(token), now);
   if (!row) throw new GoneError();
-  await recordAudit(ctx, ctx.db, {
+  const audit: AuditEntry = {
     ...tokenAudit('token.redeemed', row),
     actor:
       row.kind === 'anonymous' || !row.sso_id
         ? { type: 'anonymous', id: null }
         : { type: 'sso', id: row.sso_id },
-  });
+  };
   const data =
     row.data === null ? {} : (JSON.parse(row.data) as { profile?: RedeemedToken['profile'] });
-  return {
+  const entry: RedeemedToken = {
     kind: row.kind as TokenKind,
     enterpriseId: row.enterprise_id,
     palId: row.pal_id!,
@@ -215,6 +222,7 @@ export async function redeemToken(ctx: DomainContext, token: string): Promise<Re
     action: row.action,
     profile: data.profile ?? null,
   };
+  return { entry, audit };
 }
 
 /** Removes tokens that can no longer be redeemed; how many. */

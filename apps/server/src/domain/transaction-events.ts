@@ -54,29 +54,57 @@ export function transactionChangeEvents(before: StateRow, after: StateRow): Doma
 }
 
 /**
+ * What a piece of work on a transaction did: its result, and the transaction as the work's last
+ * change of it left it (the row that change's UPDATE answered), or `unchanged` when the work
+ * changed nothing of the transaction's row.
+ */
+export interface TransactionWork<T> {
+  result: T;
+  after: TransactionStateDetails | 'unchanged';
+}
+
+/** What the events need of a transaction, as the domain's TransactionDetails name it. */
+export interface TransactionStateDetails {
+  id: string;
+  enterpriseId: string;
+  palId: string;
+  status: string;
+  systemStatus: string;
+  webServiceStatus: string;
+}
+
+/**
  * Runs `work` on the transaction in one database transaction and writes the events of whatever
- * it moved. `work` answering false changed nothing (a lost race it will repeat).
+ * it moved. The row before is read and locked first, so no other writer moves it until the
+ * commit; the row after is the one `work` says its last change left (every change of a
+ * transaction's row is an UPDATE … RETURNING of storage/transactions.ts), so it is not read again.
  */
 export function withTransactionEvents<T>(
   ctx: DomainContext,
   enterpriseId: string,
   transactionId: string,
-  work: (dbTx: DomainContext) => Promise<T>,
+  work: (dbTx: DomainContext) => Promise<TransactionWork<T>>,
 ): Promise<T> {
   return inTransaction(ctx, async (dbTx) => {
     const id = requireId('id', transactionId);
     const before = await findTransactionRow(dbTx.db, enterpriseId, id, { lock: true });
     if (!before) throw NotFoundError.of('transaction', transactionId);
-    const result = await work(dbTx);
-    if (result === false) return result;
-    const after = await findTransactionRow(dbTx.db, enterpriseId, id);
-    if (!after) return result;
-    const events = transactionChangeEvents(before, after);
+    const done = await work(dbTx);
+    if (done.after === 'unchanged') return done.result;
+    const after = done.after;
+    const events = transactionChangeEvents(before, {
+      id: after.id,
+      enterprise_id: after.enterpriseId,
+      pal_id: after.palId,
+      status: after.status,
+      system_status: after.systemStatus,
+      web_service_status: after.webServiceStatus,
+    });
     await emitEvents(dbTx, events);
     // The completed PDFs are written after this commit, by a job of the outbox.
     if (events.some((e) => e.type === 'transaction.completed'))
       await queueCompletion(dbTx, enterpriseId, id);
-    return result;
+    return done.result;
   });
 }
 

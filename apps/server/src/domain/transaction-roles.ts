@@ -10,7 +10,8 @@ import {
 import { recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
 import { InvalidArgumentError, NotFoundError } from './errors.js';
-import { getLiveSso, getSso } from './ssos.js';
+import type { StandingFacts } from './session-standing.js';
+import { getLiveSso, getSso, requireLive } from './ssos.js';
 import { requireId } from './validate.js';
 
 const ROLE_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
@@ -19,17 +20,20 @@ async function requireTransaction(
   ctx: DomainContext,
   enterpriseId: string,
   transactionId: string,
+  facts?: StandingFacts,
 ): Promise<void> {
   const id = requireId('transactionId', transactionId);
-  if (!(await transactionExists(ctx.db, enterpriseId, id))) {
-    throw NotFoundError.of('transaction', transactionId);
-  }
+  const exists = facts
+    ? facts.transaction !== undefined
+    : await transactionExists(ctx.db, enterpriseId, id);
+  if (!exists) throw NotFoundError.of('transaction', transactionId);
 }
 
 /**
  * Gives the SSO a role on the transaction; true when it is new, false when the SSO held it
  * already. 404: no such transaction or SSO in the enterprise; 409: the SSO is deleted; 400: a role
- * name that is not 1 to 64 letters, digits, . _ -.
+ * name that is not 1 to 64 letters, digits, . _ -. `facts`: the transaction and SSO as the caller
+ * (an entry) read them in its database transaction, judged instead of reading them again.
  */
 export async function assignRole(
   ctx: DomainContext,
@@ -37,14 +41,16 @@ export async function assignRole(
   transactionId: string,
   ssoId: string,
   role: string,
+  facts?: StandingFacts,
 ): Promise<boolean> {
   if (typeof role !== 'string' || !ROLE_PATTERN.test(role)) {
     throw new InvalidArgumentError(
       'role: 1 to 64 letters, digits, ".", "_" or "-", starting with a letter',
     );
   }
-  await requireTransaction(ctx, enterpriseId, transactionId);
-  await getLiveSso(ctx, enterpriseId, ssoId, 'userSSO');
+  await requireTransaction(ctx, enterpriseId, transactionId, facts);
+  if (facts) requireLive(facts.sso, requireId('userSSO', ssoId));
+  else await getLiveSso(ctx, enterpriseId, ssoId, 'userSSO');
   return insertTransactionRole(
     ctx.db,
     { enterpriseId, transactionId, ssoId, role },

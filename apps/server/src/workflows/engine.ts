@@ -206,7 +206,15 @@ export interface TransactionRunOptions<T> extends RunOptions<T> {
    * `success: false` keeps the person's draft, not their values); default: yes.
    */
   keepsSubmission?: (value: T) => boolean;
+  /**
+   * The transaction as the caller read it in the commit it just made (an entry's): what the
+   * check of a page's or an entry's export needs, without reading the transaction again.
+   */
+  known?: KnownTransaction;
 }
+
+/** What the check of an export needs of the transaction (palId and palVersion never change). */
+export type KnownTransaction = Pick<TransactionDetails, 'palId' | 'palVersion' | 'systemStatus'>;
 
 /**
  * T6, T9 (and transaction entries): the `transaction` module of the pal version the transaction
@@ -224,7 +232,8 @@ export async function runTransactionModule<T>(
   // the sandbox would answer it, without taking a run of the enterprise's cap or the
   // transaction's line. (T6 and T9 go the whole way: they move webServiceStatus either way.)
   if (!options.webService) {
-    const transaction = await getTransactionDetails(ctx, enterpriseId, transactionId);
+    const transaction =
+      options.known ?? (await getTransactionDetails(ctx, enterpriseId, transactionId));
     requireRunnable(transaction.systemStatus);
     const code = await palCode(ctx, enterpriseId, transaction.palId, transaction.palVersion);
     const missing = missingExport(code, 'transaction', options.exportName);
@@ -237,9 +246,7 @@ export async function runTransactionModule<T>(
   return admitted(ctx, enterpriseId, () =>
     ctx.engine.transactionRuns.run(transactionId, async () => {
       let transaction = options.webService
-        ? await withTransactionEvents(ctx, enterpriseId, transactionId, (dbTx) =>
-            moveWebServiceStatus(dbTx, enterpriseId, transactionId, 'start'),
-          )
+        ? await moveWithEvents(ctx, enterpriseId, transactionId, 'start')
         : await getTransactionDetails(ctx, enterpriseId, transactionId);
       // Pages obey the rule of T6 and T9 (which moveWebServiceStatus checks): 409 when the
       // transaction's systemStatus forbids runs.
@@ -319,9 +326,7 @@ export async function runTransactionModule<T>(
         return 'conflict';
       });
       if (!outcome.ok && options.webService)
-        await withTransactionEvents(ctx, enterpriseId, transactionId, (dbTx) =>
-          moveWebServiceStatus(dbTx, enterpriseId, transactionId, 'fail'),
-        ).catch((error) =>
+        await moveWithEvents(ctx, enterpriseId, transactionId, 'fail').catch((error) =>
           ctx.log.warn({ err: error, transactionId }, 'could not mark a failed run FAILED'),
         );
       return answer(ctx, options, palId, outcome, transactionId);
@@ -378,16 +383,18 @@ async function applyTransactionEffects(
     const trx = dbTx.db;
     if (Object.keys(effects.vars).length > 0) {
       const written = await writeVariables(trx, scope, enterpriseId, readVersion, effects.vars);
-      if (!written) return false;
+      if (!written) return { result: false, after: 'unchanged' };
     }
+    // The transaction as the last of these changes left it (withTransactionEvents).
+    let after: TransactionDetails | 'unchanged' = 'unchanged';
     if (effects.status !== undefined)
-      await setTransactionStatus(dbTx, enterpriseId, id, effects.status);
+      after = await setTransactionStatus(dbTx, enterpriseId, id, effects.status);
     for (const event of effects.moves) {
       // The moves come back from the worker thread as strings; host-api.ts records only events of
       // WORKFLOW_MOVES, so another one is a defect of the engine, not of the pal.
       if (!isTransactionEvent(event))
         throw new Error(`the worker reported an unknown move "${event}"`);
-      await transitionTransaction(dbTx, enterpriseId, id, event);
+      after = await transitionTransaction(dbTx, enterpriseId, id, event);
     }
     for (const change of effects.roles) {
       if (change.op === 'assign') await assignRole(dbTx, enterpriseId, id, change.sso, change.role);
@@ -397,8 +404,21 @@ async function applyTransactionEffects(
     await countWorkflowMails(dbTx, enterpriseId, mails.length);
     await queueWorkflowMails(dbTx, transaction, mails);
     await keepDocumentChanges(dbTx, transaction, options.submission, effects.fields);
-    if (options.webService) await moveWebServiceStatus(dbTx, enterpriseId, id, 'succeed');
-    return true;
+    if (options.webService) after = await moveWebServiceStatus(dbTx, enterpriseId, id, 'succeed');
+    return { result: true, after };
+  });
+}
+
+/** Moves webServiceStatus by `event` in a database transaction of its own, with its events. */
+async function moveWithEvents(
+  ctx: WorkflowContext,
+  enterpriseId: string,
+  transactionId: string,
+  event: 'start' | 'fail',
+): Promise<TransactionDetails> {
+  return withTransactionEvents(ctx, enterpriseId, transactionId, async (dbTx) => {
+    const after = await moveWebServiceStatus(dbTx, enterpriseId, transactionId, event);
+    return { result: after, after };
   });
 }
 

@@ -6,10 +6,11 @@
 // may not act (domain/session-standing.ts) starts nothing; an action on a transaction whose
 // systemStatus forbids runs is not run, and the page says so.
 import type { WorkflowContext } from './context.js';
+import { recordAudit } from '../domain/audit.js';
 import { ConflictError, ForbiddenError, GoneError, TooManyRunsError } from '../domain/errors.js';
 import { randomId } from '../domain/ids.js';
 import type { MailLink } from '../domain/mail-links.js';
-import { sessionStanding } from '../domain/session-standing.js';
+import { readStandingFacts, sessionStanding } from '../domain/session-standing.js';
 import {
   basisOf,
   createSession,
@@ -25,7 +26,13 @@ import type { DocumentSubmission, UploadInfo } from '../domain/transaction-docum
 import { assignRole } from '../domain/transaction-roles.js';
 import { redeemToken, type RedeemedToken } from '../domain/tokens.js';
 import { createTransaction, getTransactionDetails } from '../domain/transactions.js';
-import { runConsoleModule, runTransactionModule, type RunAnswer } from './engine.js';
+import type { SystemStatus } from '../domain/transaction-lifecycle.js';
+import {
+  runConsoleModule,
+  runTransactionModule,
+  type KnownTransaction,
+  type RunAnswer,
+} from './engine.js';
 import { consoleResult, transactionResult } from './output.js';
 
 /** Consumes the token, does what it is for, and starts a session; returns the cookie's value. */
@@ -39,8 +46,11 @@ export async function enter(
   // SSO and a transaction, each with a transaction of its own, so it goes on after the redemption.
   const started = await ctx.db.transaction().execute(async (trx) => {
     const dbTx: WorkflowContext = { ...ctx, db: trx };
-    const entry = await redeemToken(dbTx, token);
-    if (entry.kind === 'new-transaction') return { entry, cookie: undefined };
+    const { entry, audit } = await redeemToken(dbTx, token);
+    if (entry.kind === 'new-transaction') {
+      await recordAudit(dbTx, dbTx.db, audit);
+      return { entry, cookie: undefined };
+    }
     const start: SessionStart = {
       kind: entry.kind,
       enterpriseId: entry.enterpriseId,
@@ -53,6 +63,10 @@ export async function enter(
       profile: entry.profile,
       outcome: null,
     };
+    // The SSO and the transaction, read once for the role and for the session's standing.
+    const facts = start.transactionId
+      ? await readStandingFacts(dbTx, entry.enterpriseId, start.transactionId, start.standingSso)
+      : undefined;
     if (start.transactionId)
       await assignRole(
         dbTx,
@@ -60,10 +74,17 @@ export async function enter(
         start.transactionId,
         start.standingSso,
         start.role!,
+        facts,
       );
-    const standing = await sessionStanding(dbTx, basisOf(start));
+    const standing = await sessionStanding(dbTx, basisOf(start), facts);
     if (!standing.ok) throw new ForbiddenError(standing.reason);
-    return { entry, start, cookie: await createSession(dbTx, start) };
+    const transaction = facts?.transaction;
+    const known: KnownTransaction | undefined = transaction && {
+      palId: transaction.pal_id,
+      palVersion: transaction.pal_version,
+      systemStatus: transaction.system_status as SystemStatus,
+    };
+    return { entry, start, known, cookie: await createSession(dbTx, start, [audit]) };
   });
   const { entry } = started;
   if (started.cookie === undefined) return enterNewTransaction(ctx, entry, requestId);
@@ -78,6 +99,7 @@ export async function enter(
       sessionOf(started.start!),
       action,
       requestId,
+      started.known,
     );
     if (!implicit || (outcome.ran && !refused)) await saveOutcome(ctx, started.cookie, outcome);
   }
@@ -93,9 +115,11 @@ async function runEntryAction(
   session: BrowserSession,
   action: string,
   requestId?: string,
+  known?: KnownTransaction,
 ): Promise<{ outcome: ActionOutcome; refused: boolean }> {
   try {
-    return { outcome: await runAction(ctx, session, action, {}, requestId), refused: false };
+    const outcome = await runAction(ctx, session, action, {}, requestId, undefined, known);
+    return { outcome, refused: false };
   } catch (error) {
     if (!(error instanceof ConflictError)) throw error;
     const messages = [{ message: error.message, type: error.code }];
@@ -155,6 +179,8 @@ export async function runAction(
   values: Record<string, string>,
   requestId?: string,
   form?: FormRun,
+  /** The transaction as the caller just read it (TransactionRunOptions.known). */
+  known?: KnownTransaction,
 ): Promise<ActionOutcome> {
   const input = {
     values,
@@ -198,6 +224,7 @@ export async function runAction(
           ...(form
             ? { submission: form.submission, keepsSubmission: (value) => value.success }
             : {}),
+          known,
         });
   } catch (error) {
     // The enterprise has as many runs in progress as it may: the page says so (the session and
