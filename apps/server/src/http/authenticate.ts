@@ -43,6 +43,7 @@ export function authenticator(
         domain,
         enterpriseId: known.client.enterpriseId,
         clientId: known.client.clientId,
+        username: known.username,
         requestId: request.id,
       };
       const cleared = credentials.throttle.succeeded(known.username, request.ip);
@@ -97,6 +98,7 @@ async function verify(
     domain,
     enterpriseId: client.enterpriseId,
     clientId: client.clientId,
+    username: given.username,
     requestId: request.id,
   };
 }

@@ -3,7 +3,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { runInScope } from '../domain/request-scope.js';
 import type { AppContext } from './app-context.js';
-import { parseBasic } from './authenticate.js';
 
 /** The authenticated API client of a request. */
 export interface Caller {
@@ -24,13 +23,9 @@ export function callerOf(request: FastifyRequest): Caller | undefined {
 export function rememberingCaller(
   authenticate: (request: FastifyRequest) => AppContext | Promise<AppContext>,
 ): (request: FastifyRequest) => AppContext | Promise<AppContext> {
+  // The context is the caller (it has each field): no object of its own per request.
   const remember = (request: FastifyRequest, context: AppContext): AppContext => {
-    const username = parseBasic(request.headers.authorization)?.username ?? '';
-    callers.set(request, {
-      enterpriseId: context.enterpriseId,
-      clientId: context.clientId,
-      username,
-    });
+    callers.set(request, context);
     return context;
   };
   return (request) => {
