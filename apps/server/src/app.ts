@@ -82,6 +82,7 @@ export async function buildApp(
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
   const credentials = new ClientCredentials(domain);
   const limits = new RateLimits(config.rateLimits, openRateCountPool(config.database));
+  RateLimits.decorate(app);
   // Every request but /healthz (which a load balancer must always get an answer from) is counted.
   // Operations are counted by authenticate.ts, which knows their client; the rest (pages,
   // /openapi.json, /docs, unknown paths) have no credentials and count by their address.

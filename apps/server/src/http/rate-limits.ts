@@ -8,7 +8,7 @@
 // `rate_limits` table when the nodes share a database (storage/rate-counts.ts), with a memory
 // limiter standing in while PostgreSQL cannot be reached (a limit is no reason to fail requests).
 import { HttpError } from '@pal-workflow/server-skeleton';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import {
   RateLimiterMemory,
@@ -23,17 +23,25 @@ import { RATE_COUNT_TABLE } from '../storage/rate-counts.js';
 export type RatePolicy = 'client' | 'address';
 
 /** Where a request stands in its policy's window, as its answer tells it. */
-interface Standing {
+export interface RateStanding {
   policy: RatePolicy;
   remaining: number;
   /** Seconds until the window ends. */
   resetSeconds: number;
 }
 
+// On the request itself (a decoration, RateLimits.decorate), not in a WeakMap keyed by the
+// request: an entry per request costs about 0.6 µs, most of it in the GC.
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Where the request stands once counted (RateLimits.count); null before. */
+    rateStanding: RateStanding | null;
+  }
+}
+
 export class RateLimits {
   private readonly limiters: Record<RatePolicy, RateLimiterAbstract>;
   private readonly quota: Record<RatePolicy, number>;
-  private readonly standings = new WeakMap<FastifyRequest, Standing>();
 
   /** `pool`: PostgreSQL's shared counts (storage/rate-counts.ts); without it, this process's memory. */
   constructor(
@@ -42,6 +50,11 @@ export class RateLimits {
   ) {
     this.quota = { client: config.clientRequests, address: config.addressRequests };
     this.limiters = { client: this.limiter('client'), address: this.limiter('address') };
+  }
+
+  /** Gives every request of `app` its place for a standing: call before any route is added. */
+  static decorate(app: FastifyInstance): void {
+    app.decorateRequest('rateStanding', null);
   }
 
   /**
@@ -60,7 +73,7 @@ export class RateLimits {
       over = true;
     }
     const resetSeconds = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
-    this.standings.set(request, { policy, remaining: result.remainingPoints, resetSeconds });
+    request.rateStanding = { policy, remaining: result.remainingPoints, resetSeconds };
     if (over)
       throw new HttpError(
         429,
@@ -76,7 +89,7 @@ export class RateLimits {
 
   /** Writes RateLimit-Policy and RateLimit on the answer to a counted request. */
   writeHeaders(request: FastifyRequest, reply: FastifyReply): void {
-    const standing = this.standings.get(request);
+    const standing = request.rateStanding;
     if (!standing) return;
     const name = `"${standing.policy}"`;
     reply.header(

@@ -12,11 +12,18 @@ export interface Caller {
   username: string;
 }
 
-const callers = new WeakMap<FastifyRequest, Caller>();
+// On the request itself (a decoration, so every request has the same shape), not in a WeakMap
+// keyed by the request: an entry per request costs about 0.6 µs, most of it in the GC.
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The accepted API client (rememberingCaller); null before authentication or without it. */
+    palCaller: Caller | null;
+  }
+}
 
 /** The API client that the authentication slot accepted for this request, if any. */
 export function callerOf(request: FastifyRequest): Caller | undefined {
-  return callers.get(request);
+  return request.palCaller ?? undefined;
 }
 
 /** Wraps the skeleton's authentication slot so that the accepted caller is remembered. */
@@ -25,7 +32,7 @@ export function rememberingCaller(
 ): (request: FastifyRequest) => AppContext | Promise<AppContext> {
   // The context is the caller (it has each field): no object of its own per request.
   const remember = (request: FastifyRequest, context: AppContext): AppContext => {
-    callers.set(request, context);
+    request.palCaller = context;
     return context;
   };
   return (request) => {
@@ -41,8 +48,9 @@ export function rememberingCaller(
  * it awaits run inside it. (Callback style: `done` runs the handler within the scope.)
  */
 export function registerRequestScope(app: FastifyInstance): void {
+  app.decorateRequest('palCaller', null);
   app.addHook('preHandler', (request, _reply, done) => {
-    const caller = callers.get(request);
+    const caller = request.palCaller;
     runInScope(
       {
         requestId: request.id,
