@@ -88,7 +88,14 @@ export async function buildApp(
   // /openapi.json, /docs, unknown paths) have no credentials and count by their address.
   app.addHook('onRequest', (request, _reply, done) => {
     if (operationOf(request) || request.routeOptions.url === '/healthz') return done();
-    limits.count(request, 'address', addressKey(request.ip)).then(() => done(), done);
+    let counted: Promise<void> | undefined;
+    try {
+      counted = limits.count(request, 'address', addressKey(request.ip));
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (counted) counted.then(() => done(), done);
+    else done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     limits.writeHeaders(request, reply);

@@ -32,7 +32,7 @@ export function authenticator(
   credentials: ClientCredentials,
   limits: RateLimits,
 ) {
-  return (request: FastifyRequest): Promise<AppContext> => {
+  return (request: FastifyRequest): AppContext | Promise<AppContext> => {
     const header = request.headers.authorization;
     // The fast path: a header verified lately, i.e. the right secret. It is accepted even when
     // its (username, address) is throttled: the throttle slows guessing, and must not let anyone
@@ -48,7 +48,9 @@ export function authenticator(
       };
       const cleared = credentials.throttle.succeeded(known.username, request.ip);
       const counted = limits.count(request, 'client', known.client.clientId);
-      return (cleared ? Promise.all([cleared, counted]) : counted).then(() => context);
+      // Counted in memory and nothing to clear: the answer is at once, without a promise.
+      if (cleared === undefined && counted === undefined) return context;
+      return Promise.all([cleared, counted]).then(() => context);
     }
 
     return verify(domain, credentials, limits, request, header);
