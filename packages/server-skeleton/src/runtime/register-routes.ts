@@ -94,6 +94,8 @@ export async function registerRoutes<Ctx>(
   const formLimits = options.formLimits ?? DEFAULT_FORM_LIMITS;
 
   await app.register(async (scope) => {
+    // A decoration: every request is made with its place for the context, and keeps one shape.
+    scope.decorateRequest(CONTEXT, null);
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(
       ['application/xml', 'text/xml'],
