@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { serverNodeFlags } from './node-flags.js';
 
 // Before anything loads better-sqlite3, whose native module crashes on an unsupported Node.
 const { engines } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -17,14 +18,46 @@ if (!(Number(process.versions.node.split('.')[0]) >= lowest)) {
   process.exit(1);
 }
 
+// The server's commands run with the V8 heap flags of their settings (bin/node-flags.js): node is
+// started again in this same process (same pid, so signals and exit codes are the server's own),
+// now with the flags. Where process.execve is missing (Node before 22.15), the server still runs,
+// on V8's defaults, and says so.
+const serving = ['serve', 'start'].includes(process.argv[2] ?? '');
+const { flags = [], error } = serving
+  ? serverNodeFlags(process.env, process.execArgv)
+  : { flags: [] };
+if (error) {
+  console.error(`error: ${error}`);
+  process.exit(1);
+}
 const built = new URL('../dist/main.js', import.meta.url);
+if (flags.length > 0 && existsSync(built)) {
+  if (typeof process.execve === 'function')
+    process.execve(process.execPath, [
+      process.execPath,
+      ...process.execArgv,
+      ...flags,
+      fileURLToPath(import.meta.url),
+      ...process.argv.slice(2),
+    ]);
+  console.error(
+    `pal: this Node.js cannot restart itself with ${flags.join(' ')}; V8's defaults apply`,
+  );
+}
 if (existsSync(built)) {
   await import(built.href);
 } else {
   const source = fileURLToPath(new URL('../src/main.ts', import.meta.url));
   const run = spawnSync(
     process.execPath,
-    ['--import', 'tsx', '--conditions=@pal-workflow/source', source, ...process.argv.slice(2)],
+    [
+      ...flags,
+      '--import',
+      'tsx',
+      '--conditions=@pal-workflow/source',
+      source,
+      ...process.argv.slice(2),
+    ],
     { stdio: 'inherit' },
   );
   process.exitCode = run.status ?? 1;

@@ -82,12 +82,20 @@ export async function buildApp(
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
   const credentials = new ClientCredentials(domain);
   const limits = new RateLimits(config.rateLimits, openRateCountPool(config.database));
+  RateLimits.decorate(app);
   // Every request but /healthz (which a load balancer must always get an answer from) is counted.
   // Operations are counted by authenticate.ts, which knows their client; the rest (pages,
   // /openapi.json, /docs, unknown paths) have no credentials and count by their address.
   app.addHook('onRequest', (request, _reply, done) => {
     if (operationOf(request) || request.routeOptions.url === '/healthz') return done();
-    limits.count(request, 'address', addressKey(request.ip)).then(() => done(), done);
+    let counted: Promise<void> | undefined;
+    try {
+      counted = limits.count(request, 'address', addressKey(request.ip));
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (counted) counted.then(() => done(), done);
+    else done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     limits.writeHeaders(request, reply);

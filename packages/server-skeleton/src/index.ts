@@ -57,6 +57,7 @@ export {
   type ErrorDescription,
 } from './runtime/error-result.js';
 export { negotiate, MEDIA_TYPE, type Format } from './runtime/negotiate.js';
+export { deepFreeze, isImmutable } from './runtime/frozen.js';
 export { coerce, readParams, readSearch } from './runtime/coerce.js';
 export {
   DEFAULT_FORM_BODY_LIMIT,

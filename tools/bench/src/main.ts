@@ -1,8 +1,9 @@
 /**
  * `npm run bench [section]`: prints figures side by side with their baselines,
- * from one run. Sections: generate, server, workflows, writes, webhooks, idempotency, documents
+ * from one run. Sections: generate, server, rss, workflows, writes, webhooks, idempotency, documents
  * (default: all); `search` is the T2 part of server alone, `nodes` its two-nodes-on-one-PostgreSQL
  * part alone, `web` its session-page part alone.
+ * `rss`: the server's resident memory under 100 connections of P2, as `npm start` runs it.
  * `hostile` (only when named): the memory four hostile workflow runs cost the server.
  */
 import { resolve, dirname } from 'node:path';
@@ -37,6 +38,10 @@ if (sections.includes('hostile')) {
 if (wants('webhooks')) {
   const { runWebhookBench } = await import('./webhooks.js');
   await runWebhookBench(ROOT);
+}
+if (wants('rss')) {
+  const { runRssBench } = await import('./rss.js');
+  await runRssBench(ROOT);
 }
 if (wants('server')) {
   const { runServerBench } = await import('./server.js');

@@ -1,7 +1,9 @@
 // A read-through cache for data that is read far more often than written (pals). Exact, not
 // time-based: every entry is dropped as soon as the storage's change stamp moves, which happens on
 // any write by this process or any other (storage/storage-dialect.ts `changeStamp`). Cached values are
-// shared between requests and must never be mutated.
+// shared between requests: they are frozen all the way down (a change throws a TypeError), which
+// also lets the routes send the bytes they were first written as (the skeleton's deepFreeze).
+import { deepFreeze } from '@pal-workflow/server-skeleton';
 
 /** Entries kept at the most; then the cache starts afresh. */
 const MAX_ENTRIES = 10_000;
@@ -20,7 +22,7 @@ export class ReadCache {
       this.stamp = stamp;
     }
     if (this.entries.has(key)) return this.entries.get(key) as T;
-    const value = await load();
+    const value = deepFreeze(await load());
     // Kept only when nothing changed while it loaded.
     if (this.currentStamp() === stamp) {
       if (this.entries.size >= MAX_ENTRIES) this.entries.clear();

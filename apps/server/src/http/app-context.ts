@@ -7,6 +7,8 @@ export interface AppContext {
   readonly domain: WorkflowContext;
   readonly enterpriseId: string;
   readonly clientId: string;
+  /** The API client's BASIC username: what audit records name it by. */
+  readonly username: string;
   /** The request's id (X-Request-Id), for log lines written on its behalf (pal.log). */
   readonly requestId: string;
 }

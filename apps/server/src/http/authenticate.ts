@@ -32,7 +32,7 @@ export function authenticator(
   credentials: ClientCredentials,
   limits: RateLimits,
 ) {
-  return (request: FastifyRequest): Promise<AppContext> => {
+  return (request: FastifyRequest): AppContext | Promise<AppContext> => {
     const header = request.headers.authorization;
     // The fast path: a header verified lately, i.e. the right secret. It is accepted even when
     // its (username, address) is throttled: the throttle slows guessing, and must not let anyone
@@ -43,11 +43,14 @@ export function authenticator(
         domain,
         enterpriseId: known.client.enterpriseId,
         clientId: known.client.clientId,
+        username: known.username,
         requestId: request.id,
       };
       const cleared = credentials.throttle.succeeded(known.username, request.ip);
       const counted = limits.count(request, 'client', known.client.clientId);
-      return (cleared ? Promise.all([cleared, counted]) : counted).then(() => context);
+      // Counted in memory and nothing to clear: the answer is at once, without a promise.
+      if (cleared === undefined && counted === undefined) return context;
+      return Promise.all([cleared, counted]).then(() => context);
     }
 
     return verify(domain, credentials, limits, request, header);
@@ -97,6 +100,7 @@ async function verify(
     domain,
     enterpriseId: client.enterpriseId,
     clientId: client.clientId,
+    username: given.username,
     requestId: request.id,
   };
 }

@@ -4,11 +4,12 @@
 // Retry-After and the errorResult type RATE_LIMITED. Every counted answer carries the
 // RateLimit-Policy and RateLimit fields of draft-ietf-httpapi-ratelimit-headers-11.
 //
-// The counting is rate-limiter-flexible's: in memory on SQLite (per process), in PostgreSQL's
-// `rate_limits` table when the nodes share a database (storage/rate-counts.ts), with a memory
-// limiter standing in while PostgreSQL cannot be reached (a limit is no reason to fail requests).
+// The counting is in memory on SQLite (per process: MemoryWindows below), and rate-limiter-flexible's
+// in PostgreSQL's `rate_limits` table when the nodes share a database (storage/rate-counts.ts), with
+// its memory limiter standing in while PostgreSQL cannot be reached (a limit is no reason to fail
+// requests).
 import { HttpError } from '@pal-workflow/server-skeleton';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import {
   RateLimiterMemory,
@@ -23,17 +24,77 @@ import { RATE_COUNT_TABLE } from '../storage/rate-counts.js';
 export type RatePolicy = 'client' | 'address';
 
 /** Where a request stands in its policy's window, as its answer tells it. */
-interface Standing {
+export interface RateStanding {
   policy: RatePolicy;
   remaining: number;
   /** Seconds until the window ends. */
   resetSeconds: number;
 }
 
+// On the request itself (a decoration, RateLimits.decorate), not in a WeakMap keyed by the
+// request: an entry per request costs about 0.6 µs, most of it in the GC.
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Where the request stands once counted (RateLimits.count); null before. */
+    rateStanding: RateStanding | null;
+  }
+}
+
+/** A key's count in its window. */
+interface Counted {
+  remaining: number;
+  msBeforeNext: number;
+  over: boolean;
+}
+
+/**
+ * Fixed windows in this process's memory, counted as rate-limiter-flexible's memory limiter counts
+ * them (a key's window starts with its first request; past `points` in it, over), but answered at
+ * once: the library answers each count with a promise, and that promise and its hops were most of
+ * the limit's cost on every request. Ended windows are swept at most once per window length.
+ */
+export class MemoryWindows {
+  private readonly windows = new Map<string, { count: number; endsAt: number }>();
+  private nextSweep = 0;
+
+  constructor(
+    private readonly points: number,
+    private readonly windowMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  count(key: string): Counted {
+    const now = this.now();
+    let window = this.windows.get(key);
+    if (window === undefined || window.endsAt <= now) {
+      if (now >= this.nextSweep) this.sweep(now);
+      window = { count: 0, endsAt: now + this.windowMs };
+      this.windows.set(key, window);
+    }
+    window.count += 1;
+    return {
+      remaining: Math.max(0, this.points - window.count),
+      msBeforeNext: window.endsAt - now,
+      over: window.count > this.points,
+    };
+  }
+
+  /** Keys with a window not yet ended. */
+  get size(): number {
+    return this.windows.size;
+  }
+
+  private sweep(now: number): void {
+    for (const [key, window] of this.windows) if (window.endsAt <= now) this.windows.delete(key);
+    this.nextSweep = now + this.windowMs;
+  }
+}
+
 export class RateLimits {
-  private readonly limiters: Record<RatePolicy, RateLimiterAbstract>;
+  /** PostgreSQL's shared counts; undefined without a pool (then `memory`). */
+  private readonly limiters: Record<RatePolicy, RateLimiterAbstract> | undefined;
+  private readonly memory: Record<RatePolicy, MemoryWindows>;
   private readonly quota: Record<RatePolicy, number>;
-  private readonly standings = new WeakMap<FastifyRequest, Standing>();
 
   /** `pool`: PostgreSQL's shared counts (storage/rate-counts.ts); without it, this process's memory. */
   constructor(
@@ -41,27 +102,46 @@ export class RateLimits {
     private readonly pool?: pg.Pool,
   ) {
     this.quota = { client: config.clientRequests, address: config.addressRequests };
-    this.limiters = { client: this.limiter('client'), address: this.limiter('address') };
+    const windowMs = config.windowSeconds * 1000;
+    this.memory = {
+      client: new MemoryWindows(this.quota.client, windowMs),
+      address: new MemoryWindows(this.quota.address, windowMs),
+    };
+    this.limiters = pool
+      ? { client: this.limiter('client', pool), address: this.limiter('address', pool) }
+      : undefined;
+  }
+
+  /** Gives every request of `app` its place for a standing: call before any route is added. */
+  static decorate(app: FastifyInstance): void {
+    app.decorateRequest('rateStanding', null);
   }
 
   /**
    * Counts one request of `key` (a client id, or addressKey()) under `policy`, and keeps the
-   * standing for the answer's headers (writeHeaders). Over the limit: throws 429 RATE_LIMITED.
+   * standing for the answer's headers (writeHeaders). Over the limit: throws 429 RATE_LIMITED
+   * (from a promise when the counts are PostgreSQL's; at once when they are in memory).
    */
-  async count(request: FastifyRequest, policy: RatePolicy, key: string): Promise<void> {
-    let result: RateLimiterRes;
-    let over = false;
-    try {
-      result = await this.limiters[policy].consume(key);
-    } catch (error) {
-      // The library rejects with the standing when the limit is reached; anything else is a fault.
-      if (!(error instanceof RateLimiterRes)) throw error;
-      result = error;
-      over = true;
+  count(request: FastifyRequest, policy: RatePolicy, key: string): Promise<void> | undefined {
+    if (this.limiters === undefined) {
+      const counted = this.memory[policy].count(key);
+      this.settle(request, policy, counted);
+      return undefined;
     }
-    const resetSeconds = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
-    this.standings.set(request, { policy, remaining: result.remainingPoints, resetSeconds });
-    if (over)
+    return this.limiters[policy].consume(key).then(
+      (result) => this.settle(request, policy, standingOf(result, false)),
+      (error: unknown) => {
+        // The library rejects with the standing when the limit is reached; anything else is a fault.
+        if (!(error instanceof RateLimiterRes)) throw error;
+        this.settle(request, policy, standingOf(error, true));
+      },
+    );
+  }
+
+  private settle(request: FastifyRequest, policy: RatePolicy, counted: Counted): void {
+    const resetSeconds = Math.max(1, Math.ceil(counted.msBeforeNext / 1000));
+    request.rateStanding = { policy, remaining: counted.remaining, resetSeconds };
+    if (counted.over)
       throw new HttpError(
         429,
         'RATE_LIMITED',
@@ -76,7 +156,7 @@ export class RateLimits {
 
   /** Writes RateLimit-Policy and RateLimit on the answer to a counted request. */
   writeHeaders(request: FastifyRequest, reply: FastifyReply): void {
-    const standing = this.standings.get(request);
+    const standing = request.rateStanding;
     if (!standing) return;
     const name = `"${standing.policy}"`;
     reply.header(
@@ -91,16 +171,15 @@ export class RateLimits {
     await this.pool?.end();
   }
 
-  private limiter(policy: RatePolicy): RateLimiterAbstract {
+  private limiter(policy: RatePolicy, pool: pg.Pool): RateLimiterAbstract {
     const options = {
       keyPrefix: policy,
       points: this.quota[policy],
       duration: this.config.windowSeconds,
     };
-    if (!this.pool) return new RateLimiterMemory(options);
     return new RateLimiterPostgres({
       ...options,
-      storeClient: this.pool,
+      storeClient: pool,
       storeType: 'pool',
       tableName: RATE_COUNT_TABLE,
       tableCreated: true, // by migration 0007
@@ -110,6 +189,10 @@ export class RateLimits {
       insuranceLimiter: new RateLimiterMemory(options),
     });
   }
+}
+
+function standingOf(result: RateLimiterRes, over: boolean): Counted {
+  return { remaining: result.remainingPoints, msBeforeNext: result.msBeforeNext, over };
 }
 
 /**

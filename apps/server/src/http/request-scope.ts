@@ -3,7 +3,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { runInScope } from '../domain/request-scope.js';
 import type { AppContext } from './app-context.js';
-import { parseBasic } from './authenticate.js';
 
 /** The authenticated API client of a request. */
 export interface Caller {
@@ -13,24 +12,27 @@ export interface Caller {
   username: string;
 }
 
-const callers = new WeakMap<FastifyRequest, Caller>();
+// On the request itself (a decoration, so every request has the same shape), not in a WeakMap
+// keyed by the request: an entry per request costs about 0.6 µs, most of it in the GC.
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The accepted API client (rememberingCaller); null before authentication or without it. */
+    palCaller: Caller | null;
+  }
+}
 
 /** The API client that the authentication slot accepted for this request, if any. */
 export function callerOf(request: FastifyRequest): Caller | undefined {
-  return callers.get(request);
+  return request.palCaller ?? undefined;
 }
 
 /** Wraps the skeleton's authentication slot so that the accepted caller is remembered. */
 export function rememberingCaller(
   authenticate: (request: FastifyRequest) => AppContext | Promise<AppContext>,
 ): (request: FastifyRequest) => AppContext | Promise<AppContext> {
+  // The context is the caller (it has each field): no object of its own per request.
   const remember = (request: FastifyRequest, context: AppContext): AppContext => {
-    const username = parseBasic(request.headers.authorization)?.username ?? '';
-    callers.set(request, {
-      enterpriseId: context.enterpriseId,
-      clientId: context.clientId,
-      username,
-    });
+    request.palCaller = context;
     return context;
   };
   return (request) => {
@@ -46,8 +48,9 @@ export function rememberingCaller(
  * it awaits run inside it. (Callback style: `done` runs the handler within the scope.)
  */
 export function registerRequestScope(app: FastifyInstance): void {
+  app.decorateRequest('palCaller', null);
   app.addHook('preHandler', (request, _reply, done) => {
-    const caller = callers.get(request);
+    const caller = request.palCaller;
     runInScope(
       {
         requestId: request.id,

@@ -23,21 +23,30 @@ const BY_MEDIA_TYPE: Record<string, Format> = {
   'text/plain': 'text',
 };
 
-// Clients send few distinct Accept headers: remember the answers (the map starts afresh when full).
+// Clients send few distinct Accept headers: remember the answers (a map starts afresh when full),
+// one map per kind of response, keyed by the header itself (no key to build per request); null:
+// nothing acceptable.
 const MEMO_MAX = 256;
-const memo = new Map<string, Format | undefined>();
+const memo = {
+  simple: new Map<string, Format | null>(),
+  structured: new Map<string, Format | null>(),
+};
 
 /** The format to answer in, or undefined when nothing acceptable is on offer (406). */
 export function negotiate(accept: string | undefined, simple: boolean): Format | undefined {
-  if (accept === undefined || accept.trim() === '') return 'xml';
-  const key = simple ? `s${accept}` : `o${accept}`;
-  if (memo.has(key)) return memo.get(key);
-  const chosen = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(
-    simple ? OFFERS_SIMPLE : OFFERS_STRUCTURED,
-  );
-  const format = chosen ? BY_MEDIA_TYPE[chosen] : undefined;
-  if (memo.size >= MEMO_MAX) memo.clear();
-  memo.set(key, format);
+  if (accept === undefined) return 'xml';
+  const answers = simple ? memo.simple : memo.structured;
+  const known = answers.get(accept);
+  if (known !== undefined) return known ?? undefined;
+  let format: Format | undefined = 'xml';
+  if (accept.trim() !== '') {
+    const chosen = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(
+      simple ? OFFERS_SIMPLE : OFFERS_STRUCTURED,
+    );
+    format = chosen ? BY_MEDIA_TYPE[chosen] : undefined;
+  }
+  if (answers.size >= MEMO_MAX) answers.clear();
+  answers.set(accept, format ?? null);
   return format;
 }
 

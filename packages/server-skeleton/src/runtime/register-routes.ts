@@ -26,6 +26,7 @@ import {
   parseUrlEncoded,
   type FormLimits,
 } from './forms.js';
+import { isImmutable } from './frozen.js';
 import { badRequest, HttpError, notAcceptable } from './http-error.js';
 import { MEDIA_TYPE, negotiate, type Format } from './negotiate.js';
 import type { AnyDocument, OperationSpec, Page } from './operation-spec.js';
@@ -93,6 +94,8 @@ export async function registerRoutes<Ctx>(
   const formLimits = options.formLimits ?? DEFAULT_FORM_LIMITS;
 
   await app.register(async (scope) => {
+    // A decoration: every request is made with its place for the context, and keeps one shape.
+    scope.decorateRequest(CONTEXT, null);
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(
       ['application/xml', 'text/xml'],
@@ -264,7 +267,21 @@ function checkJsonObject(text: string): void {
     throw new DecodeError([{ path: '', message: 'expected a JSON object' }]);
 }
 
+/** The bytes immutable values were written as (frozen.ts), by format and root. */
+const written = new WeakMap<object, Map<string, string>>();
+
 function writeValue(format: Format, root: RootName, value: unknown): string {
+  if (typeof value !== 'object' || value === null || !isImmutable(value))
+    return encode(format, root, value);
+  let texts = written.get(value);
+  if (texts === undefined) written.set(value, (texts = new Map()));
+  const key = `${format} ${root}`;
+  let text = texts.get(key);
+  if (text === undefined) texts.set(key, (text = encode(format, root, value)));
+  return text;
+}
+
+function encode(format: Format, root: RootName, value: unknown): string {
   switch (format) {
     case 'xml':
       return encodeXml(root, value as RootValues[typeof root]);

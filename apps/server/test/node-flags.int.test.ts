@@ -1,0 +1,108 @@
+// The V8 heap flags of the server's commands (bin/node-flags.js, docs/configuration.md "Memory"):
+// what the settings give, and that `pal serve` through the bin (what `npm start` runs) really
+// serves under them. (The other tests start src/main.ts directly, on V8's defaults.)
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { serverNodeFlags } from '../bin/node-flags.js';
+import { tempDir } from './helpers.js';
+
+const serverDir = fileURLToPath(new URL('..', import.meta.url));
+const bin = join(serverDir, 'bin/pal.js');
+
+describe('serverNodeFlags', () => {
+  it('gives a 4 MiB semi-space by default, and nothing for a setting of 0', () => {
+    expect(serverNodeFlags({})).toEqual({ flags: ['--max-semi-space-size=4'] });
+    expect(serverNodeFlags({ V8_SEMI_SPACE_MB: '', V8_OLD_SPACE_MB: '' })).toEqual({
+      flags: ['--max-semi-space-size=4'],
+    });
+    expect(serverNodeFlags({ V8_SEMI_SPACE_MB: '0' })).toEqual({ flags: [] });
+    expect(serverNodeFlags({ V8_SEMI_SPACE_MB: '16', V8_OLD_SPACE_MB: '512' })).toEqual({
+      flags: ['--max-semi-space-size=16', '--max-old-space-size=512'],
+    });
+  });
+
+  it('names a bad setting', () => {
+    for (const raw of ['4.5', '-1', 'lots', '1025'])
+      expect(serverNodeFlags({ V8_SEMI_SPACE_MB: raw }).error).toBe(
+        `bad setting V8_SEMI_SPACE_MB: expected an integer from 0 to 1024, got "${raw}"`,
+      );
+    expect(serverNodeFlags({ V8_OLD_SPACE_MB: '1e3' }).error).toMatch(
+      /^bad setting V8_OLD_SPACE_MB/,
+    );
+  });
+
+  it('leaves a flag that node is already given to it', () => {
+    expect(serverNodeFlags({}, ['--max-semi-space-size=32'])).toEqual({ flags: [] });
+    expect(serverNodeFlags({}, ['--max_semi_space_size=32'])).toEqual({ flags: [] });
+    expect(
+      serverNodeFlags({ V8_OLD_SPACE_MB: '256', NODE_OPTIONS: '--max-semi-space-size=1' }),
+    ).toEqual({ flags: ['--max-old-space-size=256'] });
+  });
+});
+
+/** A process and all its descendants, parents first, with their command lines. */
+function processTree(pid: number): { pid: number; command: string }[] {
+  const read = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : '');
+  const children = read(`/proc/${pid}/task/${pid}/children`).split(' ').filter(Boolean);
+  return [
+    { pid, command: read(`/proc/${pid}/cmdline`).split('\0').join(' ') },
+    ...children.flatMap((child) => processTree(Number(child))),
+  ];
+}
+
+describe('bin/pal.js serve', () => {
+  const dir = tempDir('pal-flags-');
+  afterAll(() => dir.remove());
+  const env = (extra: Record<string, string>) => ({
+    PATH: process.env.PATH ?? '',
+    DATA_DIR: join(dir.path, 'data'),
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    ...extra,
+  });
+
+  it('refuses a bad setting before it starts', async () => {
+    const run = await new Promise<{ code: number | null; stderr: string }>((done) =>
+      execFile(
+        process.execPath,
+        [bin, 'serve'],
+        { env: env({ V8_SEMI_SPACE_MB: 'big' }), timeout: 20_000 },
+        (e, _o, stderr) => done({ code: e ? (e.code as number) : 0, stderr }),
+      ),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('error: bad setting V8_SEMI_SPACE_MB');
+  });
+
+  it('serves with the flags of its settings', async () => {
+    const child = spawn(process.execPath, [bin, 'serve'], {
+      env: env({ V8_OLD_SPACE_MB: '700' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise((done) => child.once('exit', done));
+    try {
+      await new Promise<void>((done, fail) => {
+        const timer = setTimeout(() => fail(new Error(`no "listening" in: ${output}`)), 60_000);
+        child.stdout.on('data', () => {
+          if (!output.includes('Server listening at')) return;
+          clearTimeout(timer);
+          done();
+        });
+      });
+      // Built (dist/): the bin's own process, started again with the flags; from the sources:
+      // the node it runs them in.
+      const commands = processTree(child.pid!).map((p) => p.command);
+      expect(commands.join('\n')).toMatch(/--max-semi-space-size=4 --max-old-space-size=700 /);
+    } finally {
+      // From the sources the server is the bin's child, which a signal to the bin leaves running.
+      for (const { pid } of processTree(child.pid!).reverse()) process.kill(pid, 'SIGTERM');
+      await exited;
+    }
+  });
+});
