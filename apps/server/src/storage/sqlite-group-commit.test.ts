@@ -170,6 +170,12 @@ describe.runIf(process.env.PAL_TEST_ENGINE !== 'postgres')('SQLite group commit'
     expect(counts.commits - before).toBe(1);
   });
 
+  it('runs a statement that SQLite allows only outside a transaction (VACUUM) when alone', async () => {
+    await insert('v');
+    await sql`vacuum`.execute(db);
+    expect(committedIds()).toEqual(['v']);
+  });
+
   it('is off with groupCommit false: one COMMIT per transaction, as Kysely does', async () => {
     const path = join(dir.path, 'plain.sqlite');
     const plain = openSqlite(path, false);
@@ -271,6 +277,38 @@ describe.runIf(process.env.PAL_TEST_ENGINE !== 'postgres')(
       expect(await state(db.selectFrom('items').select('id').execute())).toBe('answered');
     });
 
+    it('answers a transaction that rolled back after reading an unsynced COMMIT only once it is synced', async () => {
+      const inserting = db
+        .transaction()
+        .execute((trx) => trx.insertInto('items').values({ id: 'a' }).execute());
+      await waitForRounds(2);
+      let seen: unknown;
+      const refusing = db.transaction().execute(async (trx) => {
+        seen = await trx.selectFrom('items').select('id').execute();
+        throw new Error('answered from what it read');
+      });
+      expect(await state(refusing)).toBe('waiting');
+      expect(seen).toEqual([{ id: 'a' }]);
+      rounds[1]!.finish();
+      // Its own batch (empty: it rolled back) commits and syncs after A's.
+      await waitForRounds(3);
+      rounds[2]!.finish();
+      await expect(refusing).rejects.toThrow('answered from what it read');
+      await inserting;
+    });
+
+    it("holds a read that saw another process's COMMIT until a sync of the log", async () => {
+      const other = new Database(join(dir.path, 'g.sqlite'));
+      other.pragma('synchronous = NORMAL');
+      other.prepare("insert into items (id) values ('theirs')").run();
+      other.close();
+      const reading = db.selectFrom('items').select('id').execute();
+      expect(await state(reading)).toBe('waiting');
+      await waitForRounds(2);
+      rounds[1]!.finish();
+      expect(await reading).toEqual([{ id: 'theirs' }]);
+    });
+
     it('fails every transaction of a batch whose sync fails: an error, never a success', async () => {
       const batch = ['x', 'y', 'z'].map((id) =>
         db.transaction().execute((trx) => trx.insertInto('items').values({ id }).execute()),
@@ -287,10 +325,16 @@ describe.runIf(process.env.PAL_TEST_ENGINE !== 'postgres')(
       ]);
       expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/EIO/);
       expect(dialect.counts.failedCommits).toBe(1);
-      // Nothing written after it can be made durable: the next transaction fails too.
+      // Nothing written after it can be made durable: the next writes are refused before they
+      // reach the log, and none of them is committed.
       await expect(
         db.transaction().execute((trx) => trx.insertInto('items').values({ id: 'n' }).execute()),
       ).rejects.toThrow(/failed earlier/);
+      await expect(db.insertInto('items').values({ id: 'm' }).execute()).rejects.toThrow(
+        /failed earlier/,
+      );
+      expect(committed('n')).toBe(false);
+      expect(committed('m')).toBe(false);
       expect(rounds).toHaveLength(2);
     });
   },

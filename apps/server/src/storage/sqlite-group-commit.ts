@@ -31,6 +31,9 @@ import {
 } from 'kysely';
 import { WalSync, type LogSync } from './wal-sync.js';
 
+/** Statements SQLite runs only outside a transaction. */
+const OUTSIDE_TRANSACTIONS = /^\s*(vacuum|attach|detach|pragma)\b/i;
+
 /** The savepoint of one caller's transaction inside the batch. */
 const UNIT = 'pal_group_unit';
 
@@ -81,6 +84,7 @@ export class GroupCommitSqliteDialect implements Dialect {
     beforeCommit?: () => void;
     /** Called after each COMMIT that succeeded (its data visible to the reader). */
     onCommit?: () => void;
+
     /** Called once the driver is destroyed and both connections are closed. */
     onClose?: () => Promise<void>;
   }) {
@@ -138,6 +142,8 @@ class GroupCommitDriver implements Driver {
   private readonly log: WalSync;
   private readonly beforeCommit: () => void;
   private readonly onCommit: () => void;
+  /** Another process's COMMIT may not be synced yet: a read that saw it waits for a sync. */
+  private readonly foreignCommits: () => boolean;
   private readonly onClose: () => Promise<void>;
 
   constructor(
@@ -149,6 +155,7 @@ class GroupCommitDriver implements Driver {
     this.log = new WalSync(options.sync, () => (counts.syncs += 1));
     this.beforeCommit = options.beforeCommit ?? (() => {});
     this.onCommit = options.onCommit ?? (() => {});
+    this.foreignCommits = foreignCommitsOf(this.writer);
     this.onClose = options.onClose ?? (async () => {});
   }
 
@@ -192,6 +199,7 @@ class GroupCommitDriver implements Driver {
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     const lease = connection as Lease;
+    const batch = lease.batch;
     lease.batch = undefined;
     // Its COMMIT failed: the batch has ended already, and the writer is another caller's now.
     if (!lease.holdsWriter) return;
@@ -207,6 +215,10 @@ class GroupCommitDriver implements Driver {
       this.#releaseWriter(lease);
       this.#scheduleCommit();
     }
+    // What it read on the writer may include COMMITs not yet synced (and its batch-mates' work):
+    // its caller, who may answer from that, goes on once the batch's COMMIT is durable, which
+    // covers every COMMIT before it. How that batch ends is not this transaction's outcome.
+    await batch?.committed.catch(() => {});
   }
 
   async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
@@ -241,7 +253,8 @@ class GroupCommitDriver implements Driver {
     if (lease.batch) return run<R>(this.writer, compiledQuery);
     if (isRead(this.reader, compiledQuery.sql)) {
       const result = run<R>(this.reader, compiledQuery);
-      // It may have read a COMMIT whose sync is still running.
+      // It may have read a COMMIT whose sync is still running: ours, or another process's.
+      if (this.foreignCommits()) this.log.foreignCommit();
       const pending = this.log.pending();
       if (pending) await pending;
       return result;
@@ -272,6 +285,13 @@ class GroupCommitDriver implements Driver {
    * before its COMMIT.
    */
   #runAlone<R>(compiledQuery: CompiledQuery): QueryResult<R> {
+    this.log.throwIfFailed();
+    // VACUUM, ATTACH and the like cannot run inside a transaction, and index nothing.
+    if (OUTSIDE_TRANSACTIONS.test(compiledQuery.sql)) {
+      const result = run<R>(this.writer, compiledQuery);
+      this.onCommit();
+      return result;
+    }
     this.writer.exec('begin immediate');
     try {
       const result = run<R>(this.writer, compiledQuery);
@@ -287,6 +307,7 @@ class GroupCommitDriver implements Driver {
   }
 
   #openBatch(): Batch {
+    this.log.throwIfFailed();
     this.#endIfRolledBack();
     if (!this.#open) {
       this.writer.exec('begin immediate');
@@ -341,6 +362,8 @@ class GroupCommitDriver implements Driver {
     this.#open = undefined;
     this.#waiting = 0;
     try {
+      // After a failed sync nothing more may reach the log (wal-sync.ts): the batch rolls back.
+      this.log.throwIfFailed();
       this.beforeCommit();
       this.writer.exec('commit');
     } catch (error) {
@@ -415,4 +438,19 @@ class Mutex {
     this.#unlockCurrent = undefined;
     unlock?.();
   }
+}
+
+/**
+ * Whether another process has committed since the last call: the writer's `pragma data_version`
+ * moves with other connections' commits only. Asked after every read on the reader (a few µs).
+ */
+function foreignCommitsOf(writer: Database.Database): () => boolean {
+  const statement = writer.prepare('pragma data_version').pluck();
+  let seen = statement.get();
+  return () => {
+    const now = statement.get();
+    if (now === seen) return false;
+    seen = now;
+    return true;
+  };
 }

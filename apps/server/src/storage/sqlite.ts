@@ -2,7 +2,7 @@
 // trigram indexes that make "contains" searches fast: of transactions (T2) over millions of rows,
 // and of pals (P1, C1).
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type Expression, type SqlBool } from 'kysely';
 import { fold, likeContains } from './text-filters.js';
@@ -57,7 +57,8 @@ export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSch
   const writer = openConnection(path, grouping ? 'NORMAL' : 'FULL', grouping);
   // A second connection reads what is committed; an in-memory database has only the one.
   const reader = grouping ? openConnection(path, 'FULL') : undefined;
-  const log = grouping ? walFileSync(path) : undefined;
+  // Absolute: the log is opened at the first sync, whatever the working directory is by then.
+  const log = grouping ? walFileSync(resolve(path)) : undefined;
   const changes: ChangeTracking = {
     // Asked of the writer: its data_version moves with other processes' commits, never with its
     // own (which are counted at COMMIT, below), so the client cache survives this node's writes.
@@ -235,7 +236,16 @@ async function createTextIndexTriggers(
       when ${sql.raw(DEFERS_TEXT_INDEX)}() begin
         insert into ${sql.raw(PENDING_TEXTS)}(seq) values (new.seq);
       end`.execute(db);
+    // One trigger for a deleted row: the indexes forget it unless it was only noted, and only
+    // then is its note removed (statements of one trigger run in order; separate triggers would
+    // depend on SQLite's order of firing them).
+    const forget = Object.entries(TEXT_INDEXES).map(
+      ([column, table]) =>
+        `insert into ${table}(${table}, rowid, ${column}) select 'delete', old.seq, old.${column}
+          where not exists (select 1 from ${PENDING_TEXTS} where seq = old.seq);`,
+    );
     await sql`create trigger ${sql.raw(`${PENDING_TEXTS}_delete`)} after delete on transactions begin
+        ${sql.raw(forget.join('\n'))}
         delete from ${sql.raw(PENDING_TEXTS)} where seq = old.seq;
       end`.execute(db);
   }
@@ -249,9 +259,10 @@ async function createTextIndexTriggers(
     await sql`create trigger ${sql.raw(`${table}_insert`)} after insert on transactions ${atOnce} begin
       insert into ${index}(rowid, ${col}) values (new.seq, new.${col});
     end`.execute(db);
-    await sql`create trigger ${sql.raw(`${table}_delete`)} after delete on transactions ${indexed} begin
-      insert into ${index}(${index}, rowid, ${col}) values ('delete', old.seq, old.${col});
-    end`.execute(db);
+    if (!deferrable)
+      await sql`create trigger ${sql.raw(`${table}_delete`)} after delete on transactions begin
+        insert into ${index}(${index}, rowid, ${col}) values ('delete', old.seq, old.${col});
+      end`.execute(db);
     await sql`create trigger ${sql.raw(`${table}_update`)} after update of ${col} on transactions ${indexed} begin
       insert into ${index}(${index}, rowid, ${col}) values ('delete', old.seq, old.${col});
       insert into ${index}(rowid, ${col}) values (new.seq, new.${col});
@@ -302,8 +313,10 @@ function pendingTextIndexer(writer: Database.Database): () => void {
     let pending: unknown;
     try {
       pending = prepared.any.get();
-    } catch {
-      prepared = undefined; // the table is gone (a migration's down): look again next time
+    } catch (error) {
+      // The table is gone (a migration's down): look again next time. Anything else fails the batch.
+      if (!String(error).includes(`no such table: ${PENDING_TEXTS}`)) throw error;
+      prepared = undefined;
       return;
     }
     if (pending) for (const step of prepared.steps) step.run();
@@ -328,9 +341,10 @@ export const sqliteDialect: StorageDialect = {
       )`.execute(db);
     }
     await createTextIndexTriggers(db, 'deferrable');
-    // Index whatever rows exist already.
+    // Index whatever rows exist already (noted ones included: nothing is left to note).
     for (const table of Object.values(TEXT_INDEXES))
       await sql`insert into ${sql.raw(table)}(${sql.raw(table)}) values ('rebuild')`.execute(db);
+    await sql`delete from ${sql.raw(PENDING_TEXTS)}`.execute(db);
   },
 
   async dropTransactionTextIndex(db) {

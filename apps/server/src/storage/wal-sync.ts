@@ -46,6 +46,19 @@ export class WalSync {
     private readonly onSync: () => void = () => {},
   ) {}
 
+  /** Throws when a sync has failed: nothing may be written any more (see #failed). */
+  throwIfFailed(): void {
+    if (this.#failed !== undefined) throw this.#failedError();
+  }
+
+  /**
+   * Another process committed to the same log: a read may see its COMMIT before that process's
+   * sync, so reads wait for a sync of ours (the same file) as for a COMMIT of ours.
+   */
+  foreignCommit(): void {
+    this.#written += 1;
+  }
+
   /** A COMMIT has returned: resolves once it is durable; rejects when its sync failed. */
   committed(): Promise<void> {
     this.#written += 1;
