@@ -1,8 +1,8 @@
 /**
  * `npm run bench [section]`: prints figures side by side with their baselines,
  * from one run. Sections: generate, server, rss, workflows, writes, webhooks, idempotency, documents
- * (default: all); `search` is the T2 part of server alone, `nodes` its two-nodes-on-one-PostgreSQL
- * part alone, `web` its session-page part alone.
+ * (default: all); `throughput` is the P1/P2 part of server alone, `search` its T2 part,
+ * `nodes` its two-nodes-on-one-PostgreSQL part, `web` its session-page part.
  * `rss`: the server's resident memory under 100 connections of P2, as `npm start` runs it.
  * `hostile` (only when named): the memory four hostile workflow runs cost the server.
  */
@@ -47,7 +47,7 @@ if (wants('server')) {
   const { runServerBench } = await import('./server.js');
   await runServerBench(ROOT);
 } else {
-  for (const part of ['nodes', 'search', 'web'] as const) {
+  for (const part of ['throughput', 'nodes', 'search', 'web'] as const) {
     if (!sections.includes(part)) continue;
     const { runServerBench } = await import('./server.js');
     await runServerBench(ROOT, part);

@@ -106,7 +106,7 @@ async function engineEnv(
 
 export async function runServerBench(
   root: string,
-  only?: 'search' | 'nodes' | 'web',
+  only?: 'search' | 'nodes' | 'web' | 'throughput',
 ): Promise<void> {
   if (only === 'web') return webBench(root);
   // Durable, as a deployment runs it (the tests' clusters turn fsync off).
@@ -114,9 +114,9 @@ export async function runServerBench(
     settings: { fsync: 'on', full_page_writes: 'on', shared_buffers: '256MB' },
   });
   try {
-    if (only === undefined) await throughputBench(root, cluster);
-    if (only !== 'search') await nodesBench(root, cluster);
-    if (only !== 'nodes') await searchBench(root, cluster);
+    if (only === undefined || only === 'throughput') await throughputBench(root, cluster);
+    if (only === undefined || only === 'nodes') await nodesBench(root, cluster);
+    if (only === undefined || only === 'search') await searchBench(root, cluster);
   } finally {
     await cluster.stop();
   }
