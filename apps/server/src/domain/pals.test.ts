@@ -8,6 +8,7 @@ import {
 } from '../../test/helpers.js';
 import type { WorkflowContext } from '../workflows/context.js';
 import { createEnterprise } from './enterprises.js';
+import { inTransaction } from './transact.js';
 import { NotFoundError } from './errors.js';
 import {
   getPal,
@@ -315,6 +316,24 @@ describe('deploying', () => {
     await deployManifest(t.ctx, acme, { id: 'old' });
     expect((await undeployPal(t.ctx, acme, 'old')).deployed).toBe(false);
     expect((await getPal(t.ctx, acme, 'old')).deployed).toBe(false);
+  });
+
+  it('keeps nothing in the read cache of what a database transaction read: it may roll back', async () => {
+    await deployManifest(t.ctx, acme, { id: 'kept' });
+    expect((await getPal(t.ctx, acme, 'kept')).deployed).toBe(true);
+    await expect(
+      inTransaction(t.ctx, async (dbTx) => {
+        // Read inside the transaction, after its own (uncommitted) change.
+        expect((await undeployPal(dbTx, acme, 'kept')).deployed).toBe(false);
+        // Another request meanwhile sees what is committed, not the transaction's read.
+        expect((await getPal(t.ctx, acme, 'kept')).deployed).toBe(true);
+        throw new Error('the work failed');
+      }),
+    ).rejects.toThrow('the work failed');
+    expect((await getPal(t.ctx, acme, 'kept')).deployed).toBe(true);
+    expect(
+      (await searchPals(t.ctx, acme, palSearch({}))).items.find((p) => p.id === 'kept')?.deployed,
+    ).toBe(true);
   });
 
   it('refuses an unknown enterprise', async () => {

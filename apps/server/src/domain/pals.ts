@@ -174,8 +174,10 @@ export async function getPal(
   palId: string,
   parameter = 'palId',
 ): Promise<PalInfo> {
-  return ctx.cache.get(`pal\u0000${enterpriseId}\u0000${palId}`, async () =>
-    toPalInfo(await palRow(ctx, enterpriseId, palId, parameter)),
+  return ctx.cache.get(
+    `pal\u0000${enterpriseId}\u0000${palId}`,
+    async () => toPalInfo(await palRow(ctx, enterpriseId, palId, parameter)),
+    ctx.db.isTransaction,
   );
 }
 
@@ -228,7 +230,11 @@ export async function searchPals(
   options: { consoleOnly?: boolean } = {},
 ): Promise<Page<PalInfo>> {
   const key = `pals\u0000${enterpriseId}\u0000${options.consoleOnly === true}\u0000${JSON.stringify(search)}`;
-  return ctx.cache.get(key, () => findPals(ctx, enterpriseId, search, options));
+  return ctx.cache.get(
+    key,
+    () => findPals(ctx, enterpriseId, search, options),
+    ctx.db.isTransaction,
+  );
 }
 
 async function findPals(

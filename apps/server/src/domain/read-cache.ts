@@ -14,7 +14,13 @@ export class ReadCache {
 
   constructor(private readonly currentStamp: () => string | undefined) {}
 
-  async get<T>(key: string, load: () => Promise<T>): Promise<T> {
+  /**
+   * `inTransaction`: the caller reads inside a database transaction, which may see its own
+   * uncommitted writes (and, on SQLite, a batch's): nothing it reads is cached or served from
+   * the cache, since it may roll back and others must not see it meanwhile.
+   */
+  async get<T>(key: string, load: () => Promise<T>, inTransaction = false): Promise<T> {
+    if (inTransaction) return load();
     const stamp = this.currentStamp();
     if (stamp === undefined) return load();
     if (stamp !== this.stamp) {
