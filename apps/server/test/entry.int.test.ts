@@ -15,7 +15,7 @@ import { listRoles } from '../src/domain/transaction-roles.js';
 import { transitionTransaction } from '../src/domain/transactions.js';
 import { launchChromium, SCREENSHOTS } from './browser.js';
 import { apiError, PUBLIC_URL, startHarness, type Harness } from './harness.js';
-import { csrfOf, sessionBrowser, type SessionBrowser } from './session-pages.js';
+import { cookieOf, csrfOf, sessionBrowser, type SessionBrowser } from './session-pages.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'workflow-pals');
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -380,14 +380,9 @@ describe('links in mails', () => {
       expect(confirm.headers.get('set-cookie')).toBeNull();
     }
     expect((await h.a.json.transactions.getTransaction({ id: tx })).status).toBe('SUBMITTED');
-    const response = await fetch(h.url + path, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: '',
-    });
+    const response = await pages.post(undefined, {}, {}, path);
     expect(response.status).toBe(303);
-    const cookie = response.headers.get('set-cookie')!.split(';')[0]!;
+    const cookie = cookieOf(response);
     const page = await open('/services/session', cookie);
     expect(page.text).toContain(`approved by ${sso}`);
     expect(page.text).toContain('<dd id="your-role">approver</dd>');

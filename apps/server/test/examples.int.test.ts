@@ -13,7 +13,13 @@ import { createSso } from '../src/domain/ssos.js';
 import { readVariables, transactionScope } from '../src/storage/variables.js';
 import { inkPng } from './documents.js';
 import { startHarness, type Harness } from './harness.js';
-import { csrfOf, SESSION_PATH, sessionBrowser, type SessionBrowser } from './session-pages.js';
+import {
+  cookieOf,
+  csrfOf,
+  SESSION_PATH,
+  sessionBrowser,
+  type SessionBrowser,
+} from './session-pages.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../../examples/pals/', import.meta.url));
 const post = (values: Record<string, string>) => ({
@@ -206,14 +212,10 @@ describe('expense approval in a browser (the session form, as a browser posts it
     const link = /http:\/\/pal\.example\.test:8443(\/services\/mail\?\S+)/.exec(
       h.mails.at(-1)!.mail.text!,
     )![1]!;
-    const entered = await fetch(h.url + link, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: '',
-    });
+    // The mail page's button: an empty form post, as a browser sends it.
+    const entered = await pages.post(undefined, {}, {}, link);
     expect(entered.status).toBe(303);
-    const managerCookie = entered.headers.get('set-cookie')!.split(';')[0]!;
+    const managerCookie = cookieOf(entered);
     const managerPage = await pages.open(SESSION_PATH, managerCookie);
     expect(managerPage.text).toContain('approve and sign, or return it');
 

@@ -174,10 +174,8 @@ export async function getPal(
   palId: string,
   parameter = 'palId',
 ): Promise<PalInfo> {
-  return ctx.cache.get(
-    `pal\u0000${enterpriseId}\u0000${palId}`,
-    async () => toPalInfo(await palRow(ctx, enterpriseId, palId, parameter)),
-    ctx.db.isTransaction,
+  return ctx.cache.get(`pal\u0000${enterpriseId}\u0000${palId}`, ctx.db, async () =>
+    toPalInfo(await palRow(ctx, enterpriseId, palId, parameter)),
   );
 }
 
@@ -230,11 +228,7 @@ export async function searchPals(
   options: { consoleOnly?: boolean } = {},
 ): Promise<Page<PalInfo>> {
   const key = `pals\u0000${enterpriseId}\u0000${options.consoleOnly === true}\u0000${JSON.stringify(search)}`;
-  return ctx.cache.get(
-    key,
-    () => findPals(ctx, enterpriseId, search, options),
-    ctx.db.isTransaction,
-  );
+  return ctx.cache.get(key, ctx.db, () => findPals(ctx, enterpriseId, search, options));
 }
 
 async function findPals(

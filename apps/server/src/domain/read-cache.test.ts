@@ -75,16 +75,19 @@ describe('the pal read cache', () => {
   it('does not cache failures, and does not keep what changed while it loaded', async () => {
     let stamp = 'a';
     const cache = new ReadCache(() => stamp);
-    await expect(cache.get('k', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-    expect(await cache.get('k', async () => 1)).toBe(1);
-    expect(await cache.get('k', async () => 2)).toBe(1);
+    const db = { isTransaction: false };
+    await expect(cache.get('k', db, () => Promise.reject(new Error('boom')))).rejects.toThrow(
+      'boom',
+    );
+    expect(await cache.get('k', db, async () => 1)).toBe(1);
+    expect(await cache.get('k', db, async () => 2)).toBe(1);
     stamp = 'b';
     expect(
-      await cache.get('k', async () => {
+      await cache.get('k', db, async () => {
         stamp = 'c';
         return 3;
       }),
     ).toBe(3);
-    expect(await cache.get('k', async () => 4)).toBe(4);
+    expect(await cache.get('k', db, async () => 4)).toBe(4);
   });
 });

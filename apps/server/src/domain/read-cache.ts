@@ -15,12 +15,16 @@ export class ReadCache {
   constructor(private readonly currentStamp: () => string | undefined) {}
 
   /**
-   * `inTransaction`: the caller reads inside a database transaction, which may see its own
-   * uncommitted writes (and, on SQLite, a batch's): nothing it reads is cached or served from
-   * the cache, since it may roll back and others must not see it meanwhile.
+   * The value of `key`, loaded through `db` when not cached. Read inside a database transaction
+   * (`db.isTransaction`), which may see its own uncommitted writes and may roll back, nothing is
+   * cached or served from the cache: others must not see it meanwhile.
    */
-  async get<T>(key: string, load: () => Promise<T>, inTransaction = false): Promise<T> {
-    if (inTransaction) return load();
+  async get<T>(
+    key: string,
+    db: { readonly isTransaction: boolean },
+    load: () => Promise<T>,
+  ): Promise<T> {
+    if (db.isTransaction) return load();
     const stamp = this.currentStamp();
     if (stamp === undefined) return load();
     if (stamp !== this.stamp) {

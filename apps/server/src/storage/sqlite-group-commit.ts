@@ -29,6 +29,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
+import { deferred, type Deferred } from './deferred.js';
 import { WalSync, type LogSync } from './wal-sync.js';
 
 /** Statements SQLite runs only outside a transaction. */
@@ -37,11 +38,8 @@ const OUTSIDE_TRANSACTIONS = /^\s*(vacuum|attach|detach|pragma)\b/i;
 /** The savepoint of one caller's transaction inside the batch. */
 const UNIT = 'pal_group_unit';
 
-interface Batch {
-  committed: Promise<void>;
-  resolve(): void;
-  reject(error: unknown): void;
-}
+/** A batch's COMMIT, once durable: its callers wait on `promise`. */
+type Batch = Deferred;
 
 /** How the batches went, for the bench and the tests. */
 export interface GroupCommitCounts {
@@ -163,7 +161,7 @@ class GroupCommitDriver implements Driver {
 
   /** The open batch's COMMIT (resolved at once when none is open). */
   openBatchCommitted(): Promise<void> {
-    return this.#open?.committed ?? Promise.resolve();
+    return this.#open?.promise ?? Promise.resolve();
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -194,7 +192,7 @@ class GroupCommitDriver implements Driver {
     // Let the next caller join the batch while this one waits for the COMMIT.
     this.#releaseWriter(lease);
     this.#scheduleCommit();
-    await batch.committed;
+    await batch.promise;
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
@@ -218,7 +216,7 @@ class GroupCommitDriver implements Driver {
     // What it read on the writer may include COMMITs not yet synced (and its batch-mates' work):
     // its caller, who may answer from that, goes on once the batch's COMMIT is durable, which
     // covers every COMMIT before it. How that batch ends is not this transaction's outcome.
-    await batch?.committed.catch(() => {});
+    await batch?.promise.catch(() => {});
   }
 
   async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
@@ -272,7 +270,7 @@ class GroupCommitDriver implements Driver {
     }
     if (batch) {
       this.#scheduleCommit();
-      await batch.committed;
+      await batch.promise;
     } else {
       await this.log.committed();
     }
@@ -311,7 +309,7 @@ class GroupCommitDriver implements Driver {
     this.#endIfRolledBack();
     if (!this.#open) {
       this.writer.exec('begin immediate');
-      this.#open = newBatch();
+      this.#open = deferred();
     }
     return this.#open;
   }
@@ -406,18 +404,6 @@ function run<R>(database: Database.Database, compiledQuery: CompiledQuery): Quer
   if (statement.reader) return { rows: statement.all(parameters) as R[] };
   const { changes, lastInsertRowid } = statement.run(parameters);
   return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
-}
-
-function newBatch(): Batch {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const committed = new Promise<void>((ok, fail) => {
-    resolve = ok;
-    reject = fail;
-  });
-  // A batch whose callers all rolled back has nobody waiting on it.
-  committed.catch(() => {});
-  return { committed, resolve, reject };
 }
 
 /** One user of the connection at a time, in the order they asked. */

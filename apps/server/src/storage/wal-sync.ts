@@ -7,6 +7,7 @@
 // it returned has finished; commits written during one sync share the next.
 import { close, fdatasync, openSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { deferred, type Deferred } from './deferred.js';
 
 const syncFile = promisify(fdatasync);
 const closeFile = promisify(close);
@@ -18,12 +19,6 @@ interface Round {
   /** The last commit it covers. */
   readonly upTo: number;
   readonly done: Promise<void>;
-}
-
-interface Deferred {
-  readonly done: Promise<void>;
-  resolve(): void;
-  reject(error: unknown): void;
 }
 
 export class WalSync {
@@ -76,7 +71,7 @@ export class WalSync {
   #covering(commit: number): Promise<void> {
     if (this.#failed !== undefined) return Promise.reject(this.#failedError());
     if (this.#running && this.#running.upTo >= commit) return this.#running.done;
-    if (this.#running) return (this.#next ??= deferred()).done;
+    if (this.#running) return (this.#next ??= deferred()).promise;
     return this.#start().done;
   }
 
@@ -113,17 +108,6 @@ export class WalSync {
       { cause: this.#failed },
     );
   }
-}
-
-function deferred(): Deferred {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const done = new Promise<void>((ok, fail) => {
-    resolve = ok;
-    reject = fail;
-  });
-  done.catch(() => {}); // its waiters are told; nobody else waits on it
-  return { done, resolve, reject };
 }
 
 /**

@@ -12,37 +12,17 @@ export function runWorkflow(input, pal) {
   const step = input.values.step ?? 'show';
   if (step === 'company') {
     const problems = company(input.values);
-    if (problems.length > 0) {
-      return {
-        success: false,
-        messages: problems.map((message) => ({ message, type: 'INVALID_ARGUMENT' })),
-      };
-    }
-    pal.vars.set('company', input.values.company);
-    pal.vars.set('vatId', input.values.vatId);
-    pal.vars.set('email', input.values.email);
-    pal.vars.set('done.company', 'yes');
+    if (problems.length > 0) return refused(problems);
+    keepCompany(input.values, pal);
   } else if (step === 'documents') {
     const documents = input.documents ?? [];
-    if (documents.length === 0) {
-      return {
-        success: false,
-        messages: [
-          { message: 'documents: attach at least one identity document', type: 'INVALID_ARGUMENT' },
-        ],
-      };
-    }
+    if (documents.length === 0)
+      return refused(['documents: attach at least one identity document']);
     pal.vars.set('documents', documents.map((d) => d.filename ?? 'unnamed').join(', '));
     pal.vars.set('done.documents', 'yes');
   } else if (step === 'terms') {
-    if (input.values.accept !== 'yes') {
-      return {
-        success: false,
-        messages: [
-          { message: 'accept: the terms must be accepted ("yes")', type: 'INVALID_ARGUMENT' },
-        ],
-      };
-    }
+    if (input.values.accept !== 'yes')
+      return refused(['accept: the terms must be accepted ("yes")']);
     pal.vars.set('done.terms', 'yes');
   } else if (step !== 'show') {
     throw new Error(`unknown step "${step}": expected one of ${STEPS.join(', ')}`);
@@ -55,16 +35,8 @@ export function submit(input, pal) {
   const problems = company(input.values);
   if (input.values.acceptTerms !== 'true')
     problems.push('acceptTerms: tick the box to accept the terms');
-  if (problems.length > 0) {
-    return {
-      success: false,
-      messages: problems.map((message) => ({ message, type: 'INVALID_ARGUMENT' })),
-    };
-  }
-  pal.vars.set('company', input.values.company);
-  pal.vars.set('vatId', input.values.vatId);
-  pal.vars.set('email', input.values.email);
-  pal.vars.set('done.company', 'yes');
+  if (problems.length > 0) return refused(problems);
+  keepCompany(input.values, pal);
   pal.vars.set('done.terms', 'yes');
   // The upload is required in pal.json, so the service stops a form without it; kept from an
   // earlier form, it is listed by pal.documents.uploads().
@@ -80,6 +52,21 @@ export function submit(input, pal) {
 
 export function enter(input, pal) {
   return progress(pal);
+}
+
+/** A step's answer when its input does not do: nothing is kept. */
+function refused(problems) {
+  return {
+    success: false,
+    messages: problems.map((message) => ({ message, type: 'INVALID_ARGUMENT' })),
+  };
+}
+
+function keepCompany(values, pal) {
+  pal.vars.set('company', values.company);
+  pal.vars.set('vatId', values.vatId);
+  pal.vars.set('email', values.email);
+  pal.vars.set('done.company', 'yes');
 }
 
 function progress(pal) {
