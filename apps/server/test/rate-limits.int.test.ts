@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { createClient, type NewApiClient } from '../src/domain/clients.js';
 import { createWorkflowContext, type WorkflowContext } from '../src/workflows/context.js';
-import { addressKey } from '../src/http/rate-limits.js';
+import { addressKey, RateLimits } from '../src/http/rate-limits.js';
+import { openRateCountPool } from '../src/storage/rate-counts.js';
 import { openDatabase } from '../src/storage/database.js';
 import { engine } from './engine.js';
 import { basic, expectError, startHarness, type Answer, type Harness } from './harness.js';
@@ -246,6 +247,68 @@ describe('two app instances on one database', () => {
     }>`select relpersistence from pg_class where relname = 'rate_limits'`.execute(h.domain.db);
     expect(rows).toEqual([{ relpersistence: 'u' }]);
   });
+
+  it.runIf(engine === 'postgres')(
+    'let exactly the quota through when both nodes take a burst at once (batched upserts)',
+    async () => {
+      const client = await newClient();
+      const auth = clientAuth(client);
+      // One request on each node first, so that each knows the secret: the burst's requests then
+      // reach the count together instead of one by one behind the hash check.
+      expect(standing(await h.http(PAL, { auth })).r).toBe(CLIENT_LIMIT - 1);
+      expect(standing(await onOther(auth)).r).toBe(CLIENT_LIMIT - 2);
+      // Four times the quota, half on each node, all at once: each node's requests for the key
+      // queue behind its upsert on the way and go in the next, yet the sum stays exact.
+      const answers = await Promise.all(
+        Array.from({ length: 4 * CLIENT_LIMIT }, (_, i) =>
+          i % 2 ? onOther(auth) : h.http(PAL, { auth }),
+        ),
+      );
+      const passed = answers.filter((a) => a.status === 200);
+      expect(passed.map((a) => standing(a).r).sort()).toEqual([0, 1, 2]);
+      for (const refused of answers.filter((a) => a.status !== 200)) expectLimited(refused);
+    },
+  );
+
+  it.runIf(engine === 'postgres')(
+    'send one upsert at a time a key: those that come meanwhile go together in the next',
+    async () => {
+      const limits = new RateLimits(h.config.rateLimits, openRateCountPool(h.config.database));
+      try {
+        const shared = limits.shared!.client;
+        const key = `batch-${Date.now()}`;
+        const counted = await Promise.all(Array.from({ length: 8 }, () => shared.consume(key)));
+        // The first went alone; the seven behind it in one upsert of seven points.
+        expect(shared.sent).toBe(2);
+        expect(counted.map((c) => [c.remaining, c.over])).toEqual([
+          [4, false],
+          [3, false],
+          [2, false],
+          [1, false],
+          [0, false],
+          [0, true],
+          [0, true],
+          [0, true],
+        ]);
+        const { rows } = await sql<{ points: number }>`
+          select points from rate_limits where key = ${`client:${key}`}`.execute(h.domain.db);
+        expect(rows).toEqual([{ points: 8 }]);
+        // Over its limit, the key is refused from this node's memory: every request of the batch,
+        // without a query (the count stays).
+        const refused = await Promise.all([1, 2, 3].map(() => shared.consume(key)));
+        expect(refused.map((c) => [c.remaining, c.over])).toEqual([
+          [0, true],
+          [0, true],
+          [0, true],
+        ]);
+        const after = await sql<{ points: number }>`
+          select points from rate_limits where key = ${`client:${key}`}`.execute(h.domain.db);
+        expect(after.rows).toEqual([{ points: 8 }]);
+      } finally {
+        await limits.close();
+      }
+    },
+  );
 
   it.runIf(engine === 'sqlite')(
     'count each on its own on SQLite (each process in memory)',

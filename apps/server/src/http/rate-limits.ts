@@ -5,20 +5,16 @@
 // RateLimit-Policy and RateLimit fields of draft-ietf-httpapi-ratelimit-headers-11.
 //
 // The counting is in memory on SQLite (per process: MemoryWindows below), and rate-limiter-flexible's
-// in PostgreSQL's `rate_limits` table when the nodes share a database (storage/rate-counts.ts), with
-// its memory limiter standing in while PostgreSQL cannot be reached (a limit is no reason to fail
-// requests).
+// in PostgreSQL's `rate_limits` table when the nodes share a database (storage/rate-counts.ts), one
+// upsert at a time per key (shared-rate-count.ts), with its memory limiter standing in while
+// PostgreSQL cannot be reached (a limit is no reason to fail requests).
 import { HttpError } from '@pal-workflow/server-skeleton';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
-import {
-  RateLimiterMemory,
-  RateLimiterPostgres,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { RateLimitConfig } from '../config.js';
 import { RATE_COUNT_TABLE } from '../storage/rate-counts.js';
+import { BatchedConsumer, type Counted } from './shared-rate-count.js';
 
 /** Whose requests a count is of: an API client's, or an address's without valid credentials. */
 export type RatePolicy = 'client' | 'address';
@@ -38,13 +34,6 @@ declare module 'fastify' {
     /** Where the request stands once counted (RateLimits.count); null before. */
     rateStanding: RateStanding | null;
   }
-}
-
-/** A key's count in its window. */
-interface Counted {
-  remaining: number;
-  msBeforeNext: number;
-  over: boolean;
 }
 
 /**
@@ -92,7 +81,7 @@ export class MemoryWindows {
 
 export class RateLimits {
   /** PostgreSQL's shared counts; undefined without a pool (then `memory`). */
-  private readonly limiters: Record<RatePolicy, RateLimiterAbstract> | undefined;
+  readonly shared: Record<RatePolicy, BatchedConsumer> | undefined;
   private readonly memory: Record<RatePolicy, MemoryWindows>;
   private readonly quota: Record<RatePolicy, number>;
 
@@ -107,8 +96,8 @@ export class RateLimits {
       client: new MemoryWindows(this.quota.client, windowMs),
       address: new MemoryWindows(this.quota.address, windowMs),
     };
-    this.limiters = pool
-      ? { client: this.limiter('client', pool), address: this.limiter('address', pool) }
+    this.shared = pool
+      ? { client: this.consumer('client', pool), address: this.consumer('address', pool) }
       : undefined;
   }
 
@@ -123,19 +112,14 @@ export class RateLimits {
    * (from a promise when the counts are PostgreSQL's; at once when they are in memory).
    */
   count(request: FastifyRequest, policy: RatePolicy, key: string): Promise<void> | undefined {
-    if (this.limiters === undefined) {
+    if (this.shared === undefined) {
       const counted = this.memory[policy].count(key);
       this.settle(request, policy, counted);
       return undefined;
     }
-    return this.limiters[policy].consume(key).then(
-      (result) => this.settle(request, policy, standingOf(result, false)),
-      (error: unknown) => {
-        // The library rejects with the standing when the limit is reached; anything else is a fault.
-        if (!(error instanceof RateLimiterRes)) throw error;
-        this.settle(request, policy, standingOf(error, true));
-      },
-    );
+    return this.shared[policy]
+      .consume(key)
+      .then((counted) => this.settle(request, policy, counted));
   }
 
   private settle(request: FastifyRequest, policy: RatePolicy, counted: Counted): void {
@@ -171,13 +155,13 @@ export class RateLimits {
     await this.pool?.end();
   }
 
-  private limiter(policy: RatePolicy, pool: pg.Pool): RateLimiterAbstract {
+  private consumer(policy: RatePolicy, pool: pg.Pool): BatchedConsumer {
     const options = {
       keyPrefix: policy,
       points: this.quota[policy],
       duration: this.config.windowSeconds,
     };
-    return new RateLimiterPostgres({
+    const limiter = new RateLimiterPostgres({
       ...options,
       storeClient: pool,
       storeType: 'pool',
@@ -188,11 +172,8 @@ export class RateLimits {
       inMemoryBlockOnConsumed: this.quota[policy] + 1,
       insuranceLimiter: new RateLimiterMemory(options),
     });
+    return new BatchedConsumer(limiter, this.quota[policy]);
   }
-}
-
-function standingOf(result: RateLimiterRes, over: boolean): Counted {
-  return { remaining: result.remainingPoints, msBeforeNext: result.msBeforeNext, over };
 }
 
 /**

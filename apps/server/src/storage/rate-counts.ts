@@ -1,8 +1,8 @@
 // Where the rate limits' counts live (http/rate-limits.ts). On PostgreSQL the nodes share them in
 // the unlogged table `rate_limits` (migration 0007), which rate-limiter-flexible's PostgreSQL
-// store reads and writes with one upsert per counted request. It gets a pool of its own: those
-// writes then neither wait for the data queries' connections nor count as this node's writes
-// (which would move the read cache's change stamp on every request). SQLite keeps no table: each
+// store reads and writes with one upsert at a time per key (http/shared-rate-count.ts). It gets a
+// pool of its own: those writes then neither wait for the data queries' connections nor count as
+// this node's writes (which would move the read cache's change stamp on every request). SQLite keeps no table: each
 // process counts in memory.
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
