@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `pal` command (`npx pal …` from the repository root). It runs the built CLI
 // (dist/main.js, made by `npm run build` or `npm start`); in a fresh clone that has not been
-// built yet, it runs the TypeScript sources through tsx instead.
+// built yet, it runs the TypeScript sources through tsx instead, in the same process too.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -48,17 +48,17 @@ if (existsSync(built)) {
   await import(built.href);
 } else {
   const source = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-  const run = spawnSync(
-    process.execPath,
-    [
-      ...flags,
-      '--import',
-      'tsx',
-      '--conditions=@pal-workflow/source',
-      source,
-      ...process.argv.slice(2),
-    ],
-    { stdio: 'inherit' },
-  );
+  const args = [
+    ...flags,
+    '--import',
+    'tsx',
+    '--conditions=@pal-workflow/source',
+    source,
+    ...process.argv.slice(2),
+  ];
+  // In this same process, as above: a child would be left running by a signal to this one.
+  if (typeof process.execve === 'function')
+    process.execve(process.execPath, [process.execPath, ...args]);
+  const run = spawnSync(process.execPath, args, { stdio: 'inherit' });
   process.exitCode = run.status ?? 1;
 }

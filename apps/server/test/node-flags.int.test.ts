@@ -2,7 +2,7 @@
 // what the settings give, and that `pal serve` through the bin (what `npm start` runs) really
 // serves under them. (The other tests start src/main.ts directly, on V8's defaults.)
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -95,14 +95,55 @@ describe('bin/pal.js serve', () => {
           done();
         });
       });
-      // Built (dist/): the bin's own process, started again with the flags; from the sources:
-      // the node it runs them in.
+      // The bin's own process, started again with the flags.
       const commands = processTree(child.pid!).map((p) => p.command);
-      expect(commands.join('\n')).toMatch(/--max-semi-space-size=4 --max-old-space-size=700 /);
+      expect(commands).toHaveLength(1);
+      expect(commands[0]).toMatch(/--max-semi-space-size=4 --max-old-space-size=700 /);
     } finally {
-      // From the sources the server is the bin's child, which a signal to the bin leaves running.
       for (const { pid } of processTree(child.pid!).reverse()) process.kill(pid, 'SIGTERM');
       await exited;
+    }
+  });
+
+  it('runs the sources of a clone not built yet in its own process, which SIGTERM stops', async () => {
+    // The bin beside the sources and without dist/, as a fresh clone has it.
+    const clone = join(dir.path, 'unbuilt');
+    mkdirSync(join(clone, 'bin'), { recursive: true });
+    for (const file of ['bin/pal.js', 'bin/node-flags.js', 'package.json'])
+      copyFileSync(join(serverDir, file), join(clone, file));
+    symlinkSync(join(serverDir, 'src'), join(clone, 'src'));
+    // From apps/server, where `--import tsx` resolves.
+    const child = spawn(process.execPath, [join(clone, 'bin/pal.js'), 'serve'], {
+      cwd: serverDir,
+      env: env({ DATA_DIR: join(dir.path, 'unbuilt-data') }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise((done) => child.once('exit', done));
+    try {
+      const url = await new Promise<string>((done, fail) => {
+        const timer = setTimeout(() => fail(new Error(`no "listening" in: ${output}`)), 90_000);
+        child.stdout.on('data', () => {
+          const listening = /Server listening at (http:\/\/[^"\s]+)/.exec(output);
+          if (!listening) return;
+          clearTimeout(timer);
+          done(listening[1]!);
+        });
+      });
+      const commands = processTree(child.pid!).map((p) => p.command);
+      expect(commands).toHaveLength(1);
+      expect(commands[0]).toMatch(/--max-semi-space-size=4 --import tsx .*src\/main\.ts serve/);
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      child.kill('SIGTERM');
+      await exited;
+      // Nothing is left serving: the signal reached the server itself.
+      await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+    } finally {
+      // Whatever a failed run left (the bin's child, before this was mended, kept serving).
+      for (const { pid } of processTree(child.pid!).reverse())
+        if (existsSync(`/proc/${pid}`)) process.kill(pid, 'SIGKILL');
     }
   });
 });
