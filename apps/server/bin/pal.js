@@ -2,7 +2,7 @@
 // The `pal` command (`npx pal …` from the repository root). It runs the built CLI
 // (dist/main.js, made by `npm run build` or `npm start`); in a fresh clone that has not been
 // built yet, it runs the TypeScript sources through tsx instead, in the same process too.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { serverNodeFlags } from './node-flags.js';
@@ -20,8 +20,8 @@ if (!(Number(process.versions.node.split('.')[0]) >= lowest)) {
 
 // The server's commands run with the V8 heap flags of their settings (bin/node-flags.js): node is
 // started again in this same process (same pid, so signals and exit codes are the server's own),
-// now with the flags. Where process.execve is missing (Node before 22.15), the server still runs,
-// on V8's defaults, and says so.
+// now with the flags. Where process.execve is missing (Node before 22.15) or cannot be used
+// (Windows), the server still runs, on V8's defaults, and says so.
 const serving = ['serve', 'start'].includes(process.argv[2] ?? '');
 const { flags = [], error } = serving
   ? serverNodeFlags(process.env, process.execArgv)
@@ -30,9 +30,10 @@ if (error) {
   console.error(`error: ${error}`);
   process.exit(1);
 }
+const canExecve = typeof process.execve === 'function' && process.platform !== 'win32';
 const built = new URL('../dist/main.js', import.meta.url);
 if (flags.length > 0 && existsSync(built)) {
-  if (typeof process.execve === 'function')
+  if (canExecve)
     process.execve(process.execPath, [
       process.execPath,
       ...process.execArgv,
@@ -49,6 +50,7 @@ if (existsSync(built)) {
 } else {
   const source = fileURLToPath(new URL('../src/main.ts', import.meta.url));
   const args = [
+    ...process.execArgv,
     ...flags,
     '--import',
     'tsx',
@@ -56,9 +58,17 @@ if (existsSync(built)) {
     source,
     ...process.argv.slice(2),
   ];
-  // In this same process, as above: a child would be left running by a signal to this one.
-  if (typeof process.execve === 'function')
-    process.execve(process.execPath, [process.execPath, ...args]);
-  const run = spawnSync(process.execPath, args, { stdio: 'inherit' });
-  process.exitCode = run.status ?? 1;
+  // In this same process, as above; else a child, which is told of the signals sent to this one.
+  // (Ctrl-C reaches both already, as the terminal signals the whole group: SIGINT is not passed
+  // on, or the server would get it twice and end in the middle of its shutdown.)
+  if (canExecve) process.execve(process.execPath, [process.execPath, ...args]);
+  const child = spawn(process.execPath, args, { stdio: 'inherit' });
+  process.on('SIGINT', () => {});
+  for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => {
+    if (signal === null) process.exit(code ?? 1);
+    // Ended by a signal: so does this one, as a shell expects.
+    process.removeAllListeners(signal);
+    process.kill(process.pid, signal);
+  });
 }

@@ -103,25 +103,38 @@ describe('bin/pal.js serve', () => {
       for (const { pid } of processTree(child.pid!).reverse()) process.kill(pid, 'SIGTERM');
       await exited;
     }
-  });
+  }, 120_000);
 
-  it('runs the sources of a clone not built yet in its own process, which SIGTERM stops', async () => {
-    // The bin beside the sources and without dist/, as a fresh clone has it.
+  /** The bin beside the sources and without dist/, as a fresh clone has it. */
+  function unbuiltClone(): string {
     const clone = join(dir.path, 'unbuilt');
+    if (existsSync(clone)) return clone;
     mkdirSync(join(clone, 'bin'), { recursive: true });
     for (const file of ['bin/pal.js', 'bin/node-flags.js', 'package.json'])
       copyFileSync(join(serverDir, file), join(clone, file));
     symlinkSync(join(serverDir, 'src'), join(clone, 'src'));
+    return clone;
+  }
+
+  /**
+   * Serves from an unbuilt clone (`nodeArgs` before the bin), then sends the bin SIGTERM: what ran
+   * (the process tree while serving), how the bin ended, and whether anything still answers.
+   */
+  async function serveUnbuiltThenTerminate(nodeArgs: string[], name: string) {
+    const bin = join(unbuiltClone(), 'bin/pal.js');
     // From apps/server, where `--import tsx` resolves.
-    const child = spawn(process.execPath, [join(clone, 'bin/pal.js'), 'serve'], {
+    const child = spawn(process.execPath, [...nodeArgs, bin, 'serve'], {
       cwd: serverDir,
-      env: env({ DATA_DIR: join(dir.path, 'unbuilt-data') }),
+      env: env({ DATA_DIR: join(dir.path, `${name}-data`) }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise((done) => child.once('exit', done));
+    const exited = new Promise<NodeJS.Signals | number | null>((done) =>
+      child.once('exit', (code, signal) => done(signal ?? code)),
+    );
+    let tree: { pid: number; command: string }[] = [];
     try {
       const url = await new Promise<string>((done, fail) => {
         const timer = setTimeout(() => fail(new Error(`no "listening" in: ${output}`)), 90_000);
@@ -132,18 +145,45 @@ describe('bin/pal.js serve', () => {
           done(listening[1]!);
         });
       });
-      const commands = processTree(child.pid!).map((p) => p.command);
-      expect(commands).toHaveLength(1);
-      expect(commands[0]).toMatch(/--max-semi-space-size=4 --import tsx .*src\/main\.ts serve/);
-      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      tree = processTree(child.pid!);
+      const healthy = (await fetch(`${url}/healthz`)).status;
       child.kill('SIGTERM');
-      await exited;
-      // Nothing is left serving: the signal reached the server itself.
-      await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+      const ended = await Promise.race([
+        exited,
+        new Promise((done) => setTimeout(() => done('still running after 20 s'), 20_000)),
+      ]);
+      const stillServing = await fetch(`${url}/healthz`).then(
+        () => true,
+        () => false,
+      );
+      return { commands: tree.map((p) => p.command), healthy, ended, stillServing };
     } finally {
       // Whatever a failed run left (the bin's child, before this was mended, kept serving).
-      for (const { pid } of processTree(child.pid!).reverse())
+      for (const { pid } of [...tree].reverse())
         if (existsSync(`/proc/${pid}`)) process.kill(pid, 'SIGKILL');
     }
-  });
+  }
+
+  it('runs the sources of a clone not built yet in its own process, which SIGTERM stops', async () => {
+    const run = await serveUnbuiltThenTerminate(['--stack-size=2000'], 'execve');
+    expect(run.healthy).toBe(200);
+    // One process: node started again with the node options it was given and the flags.
+    expect(run.commands).toHaveLength(1);
+    expect(run.commands[0]).toMatch(
+      /--stack-size=2000 --max-semi-space-size=4 --import tsx .*src\/main\.ts serve/,
+    );
+    expect(run.ended).toBe(0);
+    expect(run.stillServing).toBe(false);
+  }, 120_000);
+
+  it('without process.execve, passes SIGTERM on to the server it runs, and ends as it did', async () => {
+    const withoutExecve = 'data:text/javascript,delete process.execve';
+    const run = await serveUnbuiltThenTerminate(['--import', withoutExecve], 'spawn');
+    expect(run.healthy).toBe(200);
+    expect(run.commands).toHaveLength(2);
+    expect(run.commands[1]).toMatch(/--import tsx .*src\/main\.ts serve/);
+    // The server shut down on the signal and exited 0; the bin exits with that.
+    expect(run.ended).toBe(0);
+    expect(run.stillServing).toBe(false);
+  }, 120_000);
 });

@@ -35,6 +35,11 @@ export class BatchedConsumer {
   /** Upserts sent so far (what batching saves is visible in tests). */
   sent = 0;
 
+  /** Keys with an upsert on its way; none once every request is answered. */
+  get busyKeys(): number {
+    return this.lines.size;
+  }
+
   constructor(
     private readonly limiter: RateLimiterAbstract,
     private readonly points: number,
@@ -57,8 +62,14 @@ export class BatchedConsumer {
     line.next = undefined;
     line.sending = true;
     this.sent += 1;
-    this.limiter
-      .consume(key, batch.size)
+    let consumed: Promise<RateLimiterRes>;
+    try {
+      consumed = this.limiter.consume(key, batch.size);
+    } catch (error) {
+      // Not the library's way (it rejects), but a throw must not leave the key's line sending.
+      consumed = Promise.reject(error);
+    }
+    consumed
       .then(
         (result) => batch.consumed.resolve({ result, refused: false }),
         (error: unknown) =>
