@@ -32,8 +32,12 @@ interface KeyLine {
 
 export class BatchedConsumer {
   private readonly lines = new Map<string, KeyLine>();
+  private upserts = 0;
+
   /** Upserts sent so far (what batching saves is visible in tests). */
-  sent = 0;
+  get sent(): number {
+    return this.upserts;
+  }
 
   /** Keys with an upsert on its way; none once every request is answered. */
   get busyKeys(): number {
@@ -61,7 +65,7 @@ export class BatchedConsumer {
     const batch = line.next!;
     line.next = undefined;
     line.sending = true;
-    this.sent += 1;
+    this.upserts += 1;
     let consumed: Promise<RateLimiterRes>;
     try {
       consumed = this.limiter.consume(key, batch.size);
