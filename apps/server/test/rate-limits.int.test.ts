@@ -249,7 +249,7 @@ describe('two app instances on one database', () => {
   });
 
   it.runIf(engine === 'postgres')(
-    'let exactly the quota through when both nodes take a burst at once (batched upserts)',
+    'let exactly the quota through when both nodes take a burst at once',
     async () => {
       const client = await newClient();
       const auth = clientAuth(client);
@@ -257,8 +257,8 @@ describe('two app instances on one database', () => {
       // reach the count together instead of one by one behind the hash check.
       expect(standing(await h.http(PAL, { auth })).r).toBe(CLIENT_LIMIT - 1);
       expect(standing(await onOther(auth)).r).toBe(CLIENT_LIMIT - 2);
-      // Four times the quota, half on each node, all at once: each node's requests for the key
-      // queue behind its upsert on the way and go in the next, yet the sum stays exact.
+      // Four times the quota, half on each node, all at once: however each node's requests queue
+      // behind its upsert on the way (the next test shows the batching), the sum stays exact.
       const answers = await Promise.all(
         Array.from({ length: 4 * CLIENT_LIMIT }, (_, i) =>
           i % 2 ? onOther(auth) : h.http(PAL, { auth }),
