@@ -10,6 +10,7 @@ import type { DomainContext } from './context.js';
 import { NotFoundError } from './errors.js';
 import { emitEvents, type DomainEvent, type TransactionStates } from './events.js';
 import { inTransaction } from './transact.js';
+import type { TransactionDetails } from './transactions.js';
 import { requireId } from './validate.js';
 
 type StateRow = Pick<
@@ -63,15 +64,11 @@ export interface TransactionWork<T> {
   after: TransactionStateDetails | 'unchanged';
 }
 
-/** What the events need of a transaction, as the domain's TransactionDetails name it. */
-export interface TransactionStateDetails {
-  id: string;
-  enterpriseId: string;
-  palId: string;
-  status: string;
-  systemStatus: string;
-  webServiceStatus: string;
-}
+/** What the events need of a transaction. */
+export type TransactionStateDetails = Pick<
+  TransactionDetails,
+  'id' | 'enterpriseId' | 'palId' | 'status' | 'systemStatus' | 'webServiceStatus'
+>;
 
 /**
  * Runs `work` on the transaction in one database transaction and writes the events of whatever

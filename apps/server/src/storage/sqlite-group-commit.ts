@@ -82,6 +82,11 @@ export class GroupCommitSqliteDialect implements Dialect {
     beforeCommit?: () => void;
     /** Called after each COMMIT that succeeded (its data visible to the reader). */
     onCommit?: () => void;
+    /**
+     * The writer's `pragma data_version`, read now (sqlite.ts shares its reading with the change
+     * stamp); by default asked of the writer here.
+     */
+    dataVersion?: () => unknown;
 
     /** Called once the driver is destroyed and both connections are closed. */
     onClose?: () => Promise<void>;
@@ -153,7 +158,7 @@ class GroupCommitDriver implements Driver {
     this.log = new WalSync(options.sync, () => (counts.syncs += 1));
     this.beforeCommit = options.beforeCommit ?? (() => {});
     this.onCommit = options.onCommit ?? (() => {});
-    this.foreignCommits = foreignCommitsOf(this.writer);
+    this.foreignCommits = foreignCommitsOf(options.dataVersion ?? dataVersionOf(options.writer));
     this.onClose = options.onClose ?? (async () => {});
   }
 
@@ -426,15 +431,20 @@ class Mutex {
   }
 }
 
-/**
- * Whether another process has committed since the last call: the writer's `pragma data_version`
- * moves with other connections' commits only. Asked after every read on the reader (a few µs).
- */
-function foreignCommitsOf(writer: Database.Database): () => boolean {
+/** The writer's `pragma data_version`: it moves with other connections' commits only. */
+function dataVersionOf(writer: Database.Database): () => unknown {
   const statement = writer.prepare('pragma data_version').pluck();
-  let seen = statement.get();
+  return () => statement.get();
+}
+
+/**
+ * Whether another process has committed since the last call, by the writer's data_version.
+ * Asked after every read on the reader (a few µs).
+ */
+function foreignCommitsOf(dataVersion: () => unknown): () => boolean {
+  let seen = dataVersion();
   return () => {
-    const now = statement.get();
+    const now = dataVersion();
     if (now === seen) return false;
     seen = now;
     return true;

@@ -75,6 +75,8 @@ export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSch
         // Reads see a write once it is committed: a value cached in between must go then too.
         beforeCommit: pendingTextIndexer(writer),
         onCommit: () => (changes.ownWrites += 1),
+        // One reading of data_version for both: each read's check freshens the change stamp.
+        dataVersion: () => readDataVersion(changes),
         onClose: () => log!.close(),
       })
     : undefined;
@@ -129,11 +131,15 @@ const changeTracking = new WeakMap<object, ChangeTracking>();
  * most once per DATA_VERSION_INTERVAL_MS, so another process's commit is seen within that time.
  */
 function dataVersion(changes: ChangeTracking): number {
-  const now = performance.now();
-  if (now - changes.checkedAt >= DATA_VERSION_INTERVAL_MS) {
-    changes.dataVersion = Number(changes.dataVersionStatement.get());
-    changes.checkedAt = now;
-  }
+  return performance.now() - changes.checkedAt >= DATA_VERSION_INTERVAL_MS
+    ? readDataVersion(changes)
+    : changes.dataVersion;
+}
+
+/** `pragma data_version` read now, and kept as the latest reading. */
+function readDataVersion(changes: ChangeTracking): number {
+  changes.dataVersion = Number(changes.dataVersionStatement.get());
+  changes.checkedAt = performance.now();
   return changes.dataVersion;
 }
 
@@ -279,13 +285,18 @@ async function dropTextIndexTriggers(db: Kysely<any>): Promise<void> {
   await sql`drop table if exists ${sql.raw(PENDING_TEXTS)}`.execute(db);
 }
 
-/** Indexes the rows a deferring connection noted (see createTextIndexTriggers), in its transaction. */
+/** The statements that index the noted rows and clear their notes (see createTextIndexTriggers). */
+const INDEX_PENDING_TEXTS = [
+  ...Object.entries(TEXT_INDEXES).map(
+    ([column, table]) =>
+      `insert into ${table}(rowid, ${column}) select t.seq, t.${column} from ${PENDING_TEXTS} p join transactions t on t.seq = p.seq`,
+  ),
+  `delete from ${PENDING_TEXTS}`,
+];
+
+/** Indexes the rows a deferring connection noted, in `db`'s transaction (a migration's down). */
 async function indexPendingTexts(db: Kysely<any>): Promise<void> {
-  for (const [column, table] of Object.entries(TEXT_INDEXES))
-    await sql`insert into ${sql.raw(table)}(rowid, ${sql.raw(column)})
-      select t.seq, t.${sql.raw(column)} from ${sql.raw(PENDING_TEXTS)} p
-      join transactions t on t.seq = p.seq`.execute(db);
-  await sql`delete from ${sql.raw(PENDING_TEXTS)}`.execute(db);
+  for (const statement of INDEX_PENDING_TEXTS) await sql.raw(statement).execute(db);
 }
 
 /**
@@ -300,14 +311,7 @@ function pendingTextIndexer(writer: Database.Database): () => void {
       if (!writer.prepare(table).get(PENDING_TEXTS)) return;
       prepared = {
         any: writer.prepare(`select exists (select 1 from ${PENDING_TEXTS})`).pluck(),
-        steps: [
-          ...Object.entries(TEXT_INDEXES).map(([column, table]) =>
-            writer.prepare(
-              `insert into ${table}(rowid, ${column}) select t.seq, t.${column} from ${PENDING_TEXTS} p join transactions t on t.seq = p.seq`,
-            ),
-          ),
-          writer.prepare(`delete from ${PENDING_TEXTS}`),
-        ],
+        steps: INDEX_PENDING_TEXTS.map((statement) => writer.prepare(statement)),
       };
     }
     let pending: unknown;
