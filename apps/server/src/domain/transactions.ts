@@ -73,7 +73,8 @@ export function toTransactionInfo(row: TransactionRow): TransactionInfo {
   });
 }
 
-function toDetails(row: TransactionRow): TransactionDetails {
+/** A stored transaction row as the domain names it. */
+export function toDetails(row: TransactionRow): TransactionDetails {
   return {
     ...toTransactionInfo(row),
     enterpriseId: row.enterprise_id,

@@ -25,8 +25,7 @@ import { createSso } from '../domain/ssos.js';
 import type { DocumentSubmission, UploadInfo } from '../domain/transaction-documents.js';
 import { assignRole } from '../domain/transaction-roles.js';
 import { redeemToken, type RedeemedToken } from '../domain/tokens.js';
-import { createTransaction, getTransactionDetails } from '../domain/transactions.js';
-import type { SystemStatus } from '../domain/transaction-lifecycle.js';
+import { createTransaction, getTransactionDetails, toDetails } from '../domain/transactions.js';
 import {
   runConsoleModule,
   runTransactionModule,
@@ -78,12 +77,7 @@ export async function enter(
       );
     const standing = await sessionStanding(dbTx, basisOf(start), facts);
     if (!standing.ok) throw new ForbiddenError(standing.reason);
-    const transaction = facts?.transaction;
-    const known: KnownTransaction | undefined = transaction && {
-      palId: transaction.pal_id,
-      palVersion: transaction.pal_version,
-      systemStatus: transaction.system_status as SystemStatus,
-    };
+    const known: KnownTransaction | undefined = facts?.transaction && toDetails(facts.transaction);
     return { entry, start, known, cookie: await createSession(dbTx, start, [audit]) };
   });
   const { entry } = started;
