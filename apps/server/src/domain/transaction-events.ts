@@ -10,7 +10,6 @@ import type { DomainContext } from './context.js';
 import { NotFoundError } from './errors.js';
 import { emitEvents, type DomainEvent, type TransactionStates } from './events.js';
 import { inTransaction } from './transact.js';
-import type { TransactionDetails } from './transactions.js';
 import { requireId } from './validate.js';
 
 type StateRow = Pick<
@@ -64,11 +63,19 @@ export interface TransactionWork<T> {
   after: TransactionStateDetails | 'unchanged';
 }
 
-/** What the events need of a transaction. */
-export type TransactionStateDetails = Pick<
-  TransactionDetails,
-  'id' | 'enterpriseId' | 'palId' | 'status' | 'systemStatus' | 'webServiceStatus'
->;
+/**
+ * What the events need of a transaction, named as the domain's TransactionDetails (which it
+ * fits). Not a Pick of it: transactions.ts imports this module, and the import graph has no cycles
+ * (src/import-graph.test.ts).
+ */
+export interface TransactionStateDetails {
+  id: string;
+  enterpriseId: string;
+  palId: string;
+  status: string;
+  systemStatus: string;
+  webServiceStatus: string;
+}
 
 /**
  * Runs `work` on the transaction in one database transaction and writes the events of whatever
