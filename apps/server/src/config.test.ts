@@ -39,6 +39,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       workflowTimeoutMs: 1000,
       workflowMemoryMb: 64,
+      serverProcesses: 1,
       workflowWorkers: availableParallelism(),
       documentMaxBytes: 25 * 1024 * 1024,
       signatureMaxBytes: 100 * 1024,
@@ -205,6 +206,9 @@ describe('loadConfig', () => {
     ['MAIL_FROM', 'nobody', /MAIL_FROM: expected an address/],
     ['PAL_SECRET_KEY', 'short', /PAL_SECRET_KEY: expected 32 bytes/],
     ['PAL_SECRET_KEY', 'ab'.repeat(31), /PAL_SECRET_KEY: expected 32 bytes/],
+    ['SERVER_PROCESSES', '0', /SERVER_PROCESSES: expected an integer from 1 to 256/],
+    ['SERVER_PROCESSES', 'many', /SERVER_PROCESSES: expected an integer from 1 to 256/],
+    ['SERVER_PROCESSES', '2', /SERVER_PROCESSES: 2 processes need a PostgreSQL DATABASE_URL/],
   ])('rejects %s=%s with a message naming it', (name, value, message) => {
     let thrown: unknown;
     try {
@@ -215,6 +219,22 @@ describe('loadConfig', () => {
     expect(thrown).toBeInstanceOf(ConfigError);
     expect((thrown as ConfigError).variable).toBe(name);
     expect((thrown as ConfigError).message).toMatch(message);
+  });
+
+  it('runs several server processes on PostgreSQL only, and shares the cores out among them', () => {
+    const postgres = { DATABASE_URL: 'postgres://db.example/pal' };
+    expect(loadConfig(env()).serverProcesses).toBe(1);
+    const three = loadConfig(env({ ...postgres, SERVER_PROCESSES: '3' }));
+    expect(three.serverProcesses).toBe(3);
+    expect(three.workflowWorkers).toBe(Math.max(1, Math.floor(availableParallelism() / 3)));
+    expect(loadConfig(env({ ...postgres, SERVER_PROCESSES: 'auto' })).serverProcesses).toBe(
+      availableParallelism(),
+    );
+    // Set explicitly, the sandbox workers are each process's own.
+    expect(
+      loadConfig(env({ ...postgres, SERVER_PROCESSES: '3', WORKFLOW_WORKERS: '4' }))
+        .workflowWorkers,
+    ).toBe(4);
   });
 
   it('accepts a base64 or base64url key', () => {

@@ -60,7 +60,9 @@ export interface Config {
   workflowTimeoutMs: number;
   /** Memory one workflow run may allocate inside its sandbox. */
   workflowMemoryMb: number;
-  /** Worker threads that run workflows. */
+  /** Processes `pal serve` runs, each a node on the same port (PostgreSQL only above 1). */
+  serverProcesses: number;
+  /** Worker threads that run workflows, in each server process. */
   workflowWorkers: number;
   /** The V8 heap of each worker thread, beside its sandbox's memory. */
   workflowWorkerHeapMb: number;
@@ -112,7 +114,8 @@ export const CONFIG_DEFAULTS = {
   LOG_LEVEL: 'info' as LogLevel,
   WORKFLOW_TIMEOUT_MS: 1000,
   WORKFLOW_MEMORY_MB: 64,
-  /** Unset: one worker per core. */
+  SERVER_PROCESSES: 1,
+  /** Unset: the cores shared out over the server processes (one per core with one process). */
   WORKFLOW_WORKERS: undefined,
   WORKFLOW_WORKER_HEAP_MB: 256,
   /** Unset: half the workers (at least one). */
@@ -225,10 +228,11 @@ export function loadConfig(env: Env = process.env): Config {
     8,
     1024,
   );
+  const serverProcesses = serverProcessesSetting(get('SERVER_PROCESSES'), database);
   const workflowWorkers = integerSetting(
     'WORKFLOW_WORKERS',
     get('WORKFLOW_WORKERS'),
-    availableParallelism(),
+    Math.max(1, Math.floor(availableParallelism() / serverProcesses)),
     1,
     256,
   );
@@ -354,6 +358,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     workflowTimeoutMs,
     workflowMemoryMb,
+    serverProcesses,
     workflowWorkers,
     documentMaxBytes: documentMaxMb * 1024 * 1024,
     signatureMaxBytes: signatureMaxKb * 1024,
@@ -395,6 +400,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     totalCountCap: config.totalCountCap,
     workflowTimeoutMs: config.workflowTimeoutMs,
     workflowMemoryMb: config.workflowMemoryMb,
+    serverProcesses: config.serverProcesses,
     workflowWorkers: config.workflowWorkers,
     documentMaxBytes: config.documentMaxBytes,
     signatureMaxBytes: config.signatureMaxBytes,
@@ -412,6 +418,24 @@ export function describeConfig(config: Config): Record<string, unknown> {
     logLevel: config.logLevel,
     outbox: config.outbox,
   };
+}
+
+/**
+ * SERVER_PROCESSES: a count, or `auto` for one per core. Above 1 only on PostgreSQL: on SQLite a
+ * second process on the file only waits for its write lock, with its event loop stopped meanwhile,
+ * and counts rate limits of its own (docs/performance.md, docs/configuration.md).
+ */
+function serverProcessesSetting(raw: string | undefined, database: DatabaseConfig): number {
+  const processes =
+    raw?.toLowerCase() === 'auto'
+      ? availableParallelism()
+      : integerSetting('SERVER_PROCESSES', raw, CONFIG_DEFAULTS.SERVER_PROCESSES, 1, 256);
+  if (processes > 1 && database.kind !== 'postgres')
+    throw new ConfigError(
+      'SERVER_PROCESSES',
+      `${processes} processes need a PostgreSQL DATABASE_URL: on SQLite one process serves the database file`,
+    );
+  return processes;
 }
 
 function defaultPublicUrl(host: string, port: number): string {

@@ -17,7 +17,9 @@ const serverDir = fileURLToPath(new URL('..', import.meta.url));
 //   domain and are started by the server; outbox/settings.ts is configuration (config.ts composes
 //   it), so it ranks with config;
 // - documents/ (reading PDF and image files) is a leaf library the domain calls, like mail/;
-// - html.ts (escaping) and setting-parsers.ts are leaves, with config.
+// - html.ts (escaping) and setting-parsers.ts are leaves, with config;
+// - server-processes.ts (the primary of several server processes) starts servers as server.ts
+//   does, and ranks with it.
 const RANKS: Record<string, number> = {
   'src/main.ts': 9,
   'src/cli.ts': 9,
@@ -25,6 +27,7 @@ const RANKS: Record<string, number> = {
   'src/audit-command.ts': 9,
   'src/bench.ts': 9,
   'src/server.ts': 8,
+  'src/server-processes.ts': 8,
   'src/app.ts': 7,
   'src/handlers/': 6,
   'src/http/': 5,

@@ -5,9 +5,15 @@
 //   pal start     what `npm start` runs: migrate, set up the demo enterprise (its pals from
 //                 examples/pals, an API client whose credentials are printed and written to
 //                 DATA_DIR/demo-client.txt), then serve
+//
+// With SERVER_PROCESSES above 1, both run as the primary of that many server processes
+// (server-processes.ts); each of those runs this file again, and serves.
+import cluster from 'node:cluster';
 import { buildProgram, runCli } from './cli.js';
-import { loadConfig } from './config.js';
+import { loadConfig, type Config } from './config.js';
+import type { DomainContext } from './domain/context.js';
 import { ensureDemo } from './domain/demo.js';
+import { runServerProcesses } from './server-processes.js';
 import { startServer } from './server.js';
 
 const program = buildProgram();
@@ -16,8 +22,7 @@ program
   .command('serve')
   .description('migrate the database and serve the API on HOST:PORT')
   .action(async () => {
-    const config = loadConfig(process.env);
-    await startServer(config, { handleSignals: true });
+    await serve(loadConfig(process.env));
   });
 
 program
@@ -26,8 +31,7 @@ program
   .action(async () => {
     const config = loadConfig(process.env);
     let banner = '';
-    const server = await startServer(config, {
-      handleSignals: true,
+    await serve(config, {
       prepare: async (domain) => {
         const demo = await ensureDemo(domain);
         const base = config.publicUrl;
@@ -41,8 +45,31 @@ program
           '',
         ].join('\n');
       },
+      onListening: (url) => process.stdout.write(`${banner}Listening on ${url}\n\n`),
     });
-    process.stdout.write(`${banner}Listening on ${server.url}\n\n`);
   });
+
+/**
+ * One server, or (SERVER_PROCESSES above 1) the primary of several; in a server process of that
+ * primary, the server alone: the primary has migrated and prepared already.
+ */
+async function serve(
+  config: Config,
+  options: {
+    prepare?: (domain: DomainContext) => Promise<void>;
+    onListening?: (url: string) => void;
+  } = {},
+): Promise<void> {
+  if (cluster.isWorker) {
+    await startServer(config, { handleSignals: true });
+    return;
+  }
+  if (config.serverProcesses > 1) {
+    await runServerProcesses(config, options);
+    return;
+  }
+  const server = await startServer(config, { handleSignals: true, prepare: options.prepare });
+  options.onListening?.(server.url);
+}
 
 process.exitCode = await runCli(process.argv, program);

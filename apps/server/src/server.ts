@@ -75,16 +75,17 @@ export async function startServer(
       .catch((error: unknown) => app.log.error({ err: error }, 'retention sweep failed'));
   }, EXPIRY_SWEEP_MS);
   sweep.unref();
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    clearInterval(sweep);
-    await app.close();
-    await outbox.stop();
-    await domain.mailer.close?.();
-    await db.destroy();
-  };
+  // One shutdown, however often it is asked for: a second signal (Ctrl-C reaches a server
+  // process, and its primary then sends SIGTERM) waits for the first instead of cutting it short.
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      clearInterval(sweep);
+      await app.close();
+      await outbox.stop();
+      await domain.mailer.close?.();
+      await db.destroy();
+    })());
   if (options.handleSignals) {
     for (const signal of ['SIGINT', 'SIGTERM'] as const)
       process.once(signal, () => {

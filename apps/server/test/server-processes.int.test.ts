@@ -1,0 +1,186 @@
+// SERVER_PROCESSES: `pal serve` as the primary of several server processes on one port, each a
+// node on the same PostgreSQL database (server-processes.ts). Run as an operator runs it: the real
+// bin's sources in a process of their own, its log read from stdout, signals sent to its pid.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engine, freshDatabaseEnv } from './engine.js';
+import { tempDir } from './helpers.js';
+import { crashEnterprise, palNodeArgs, runPal } from './pal-process.js';
+
+const serverDir = fileURLToPath(new URL('..', import.meta.url));
+
+interface LogLine {
+  pid?: number;
+  msg?: string;
+  url?: string;
+  reqId?: string;
+}
+
+/** A `pal serve` primary: its log lines so far, and waits on them. */
+class Primary {
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | null>;
+  #output = '';
+
+  constructor(env: Record<string, string>) {
+    this.child = spawn(process.execPath, [...palNodeArgs, 'serve'], {
+      cwd: serverDir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stdout!.on('data', (chunk: Buffer) => (this.#output += chunk.toString()));
+    this.child.stderr!.on('data', (chunk: Buffer) => (this.#output += chunk.toString()));
+    this.exited = new Promise((done) => this.child.once('exit', (code) => done(code)));
+  }
+
+  lines(): LogLine[] {
+    return this.#output
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as LogLine);
+  }
+
+  /** The pids of the server processes that have logged they listen, in order. */
+  listeningPids(): number[] {
+    return this.lines()
+      .filter((line) => line.msg?.startsWith('Server listening at'))
+      .map((line) => line.pid!);
+  }
+
+  async until<T>(what: string, found: () => T | undefined): Promise<T> {
+    for (let i = 0; i < 600; i++) {
+      const value = found();
+      if (value !== undefined) return value;
+      if (this.child.exitCode !== null) break;
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    throw new Error(`no ${what} in: ${this.#output}`);
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe.runIf(engine === 'postgres')('SERVER_PROCESSES=2 on PostgreSQL', () => {
+  const dir = tempDir('pal-processes-');
+  let env: Record<string, string>;
+  let authorization: string;
+  let primary: Primary;
+  let url: string;
+
+  beforeAll(async () => {
+    env = {
+      PATH: process.env.PATH ?? '',
+      DATA_DIR: join(dir.path, 'data'),
+      PAL_SECRET_KEY: 'c4'.repeat(32),
+      ...(await freshDatabaseEnv()),
+    };
+    authorization = await crashEnterprise(env);
+    primary = new Primary({
+      ...env,
+      SERVER_PROCESSES: '2',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      WORKFLOW_WORKERS: '1',
+    });
+    url = await primary
+      .until('"server processes listening"', () =>
+        primary.lines().find((line) => line.msg === 'server processes listening'),
+      )
+      .then((line) => line.url!);
+  }, 120_000);
+  afterAll(async () => {
+    primary?.child.kill('SIGKILL');
+    for (const pid of primary?.listeningPids() ?? []) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    dir.remove();
+  });
+
+  it('serves from two processes on one port, each answering with the shared database', async () => {
+    const pids = primary.listeningPids();
+    expect(new Set(pids).size).toBe(2);
+    expect(pids).not.toContain(primary.child.pid);
+
+    // A connection each, as many clients would open: the primary hands them out in turn.
+    const created = await Promise.all(
+      Array.from({ length: 12 }, async () => {
+        const response = await fetch(`${url}/services/rest/transactions`, {
+          method: 'POST',
+          headers: { authorization, accept: 'text/plain', connection: 'close' },
+          body: new URLSearchParams({ palId: 'expense-approval' }),
+        });
+        return { status: response.status, id: await response.text() };
+      }),
+    );
+    expect(created.map((c) => c.status)).toEqual(created.map(() => 200));
+    // Every node reads what any node wrote.
+    for (const { id } of created.slice(0, 4)) {
+      const read = await fetch(`${url}/services/rest/transactions/${id}`, {
+        headers: { authorization, accept: 'application/json', connection: 'close' },
+      });
+      expect(read.status).toBe(200);
+    }
+    const served = await primary.until('requests from both processes', () => {
+      const requestPids = new Set(
+        primary
+          .lines()
+          .filter((line) => line.reqId !== undefined)
+          .map((line) => line.pid),
+      );
+      return requestPids.size === 2 ? requestPids : undefined;
+    });
+    expect([...served].sort()).toEqual([...pids].sort());
+  });
+
+  it('replaces a server process that dies, and keeps serving', async () => {
+    const [victim, survivor] = primary.listeningPids();
+    process.kill(victim!, 'SIGKILL');
+    const replacement = await primary.until('a replacement', () =>
+      primary.listeningPids().find((pid) => pid !== victim && pid !== survivor),
+    );
+    expect(alive(replacement)).toBe(true);
+    expect(alive(survivor!)).toBe(true);
+    expect(primary.lines().some((line) => line.msg?.startsWith('a server process ended'))).toBe(
+      true,
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        fetch(`${url}/services/rest/pals`, {
+          headers: { authorization, accept: 'application/json', connection: 'close' },
+        }).then((r) => r.status),
+      ),
+    );
+    expect(answers).toEqual([200, 200, 200, 200, 200, 200]);
+  }, 60_000);
+
+  it('stops every server process, and then itself, on SIGTERM', async () => {
+    const pids = primary.listeningPids().filter(alive);
+    expect(pids).toHaveLength(2);
+    primary.child.kill('SIGTERM');
+    expect(await primary.exited).toBe(0);
+    expect(pids.filter(alive)).toEqual([]);
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  }, 60_000);
+});
+
+describe.runIf(engine === 'sqlite')('SERVER_PROCESSES on SQLite', () => {
+  const dir = tempDir('pal-processes-');
+  afterAll(() => dir.remove());
+
+  it('is refused above 1, with the setting named', async () => {
+    const run = await runPal(
+      { DATA_DIR: join(dir.path, 'data'), SERVER_PROCESSES: '2', PORT: '0' },
+      'serve',
+    );
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('SERVER_PROCESSES');
+    expect(run.stderr).toContain('PostgreSQL');
+  });
+});
