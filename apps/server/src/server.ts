@@ -85,6 +85,7 @@ export async function startServer(
       await outbox.stop();
       await domain.mailer.close?.();
       await db.destroy();
+      app.log.info('server closed');
     })());
   if (options.handleSignals) {
     for (const signal of ['SIGINT', 'SIGTERM'] as const)

@@ -24,11 +24,13 @@ class Primary {
   readonly exited: Promise<number | null>;
   #output = '';
 
-  constructor(env: Record<string, string>) {
+  /** `detached`: in a process group of its own, which a test can signal as a terminal does. */
+  constructor(env: Record<string, string>, detached = false) {
     this.child = spawn(process.execPath, [...palNodeArgs, 'serve'], {
       cwd: serverDir,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached,
     });
     this.child.stdout!.on('data', (chunk: Buffer) => (this.#output += chunk.toString()));
     this.child.stderr!.on('data', (chunk: Buffer) => (this.#output += chunk.toString()));
@@ -168,6 +170,44 @@ describe.runIf(engine === 'postgres')('SERVER_PROCESSES=2 on PostgreSQL', () => 
     expect(pids.filter(alive)).toEqual([]);
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
   }, 60_000);
+});
+
+describe.runIf(engine === 'postgres')('SERVER_PROCESSES=2, stopped with Ctrl-C', () => {
+  const dir = tempDir('pal-processes-');
+  afterAll(() => dir.remove());
+
+  it('ends every process once, cleanly, when the whole group gets SIGINT', async () => {
+    const primary = new Primary(
+      {
+        PATH: process.env.PATH ?? '',
+        DATA_DIR: join(dir.path, 'data'),
+        PAL_SECRET_KEY: 'c5'.repeat(32),
+        ...(await freshDatabaseEnv()),
+        SERVER_PROCESSES: '2',
+        PORT: '0',
+        LOG_LEVEL: 'info',
+        WORKFLOW_WORKERS: '1',
+      },
+      true,
+    );
+    try {
+      await primary.until('"server processes listening"', () =>
+        primary.lines().find((line) => line.msg === 'server processes listening'),
+      );
+      const pids = primary.listeningPids();
+      expect(pids).toHaveLength(2);
+      // A terminal's Ctrl-C: SIGINT to the primary and to every server process at once; each
+      // server process then gets the primary's SIGTERM too, in the middle of its shutdown.
+      process.kill(-primary.child.pid!, 'SIGINT');
+      expect(await primary.exited).toBe(0);
+      expect(pids.filter(alive)).toEqual([]);
+      // Each closed its database pool: a server cut short by the second signal would not log it.
+      const closed = primary.lines().filter((line) => line.msg === 'server closed');
+      expect(closed.map((line) => line.pid).sort()).toEqual([...pids].sort());
+    } finally {
+      if (primary.child.exitCode === null) process.kill(-primary.child.pid!, 'SIGKILL');
+    }
+  }, 120_000);
 });
 
 describe.runIf(engine === 'sqlite')('SERVER_PROCESSES on SQLite', () => {
