@@ -1,9 +1,11 @@
 /**
  * `npm run bench [section]`: prints figures side by side with their baselines,
- * from one run. Sections: generate, server, rss, workflows, writes, webhooks, idempotency, documents
- * (default: all); `throughput` is the P1/P2 part of server alone, `search` its T2 part,
+ * from one run. Sections: generate, server, rss, processes, workflows, writes, webhooks,
+ * idempotency, documents (default: all); `throughput` is the P1/P2 part of server alone, `search` its T2 part,
  * `nodes` its two-nodes-on-one-PostgreSQL part, `web` its session-page part.
  * `rss`: the server's resident memory under 100 connections of P2, as `npm start` runs it.
+ * `processes`: `pal serve` with SERVER_PROCESSES=2 against 1 on PostgreSQL, and from what a request
+ * costs, the figures on 4 and 8 cores.
  * `hostile` (only when named): the memory four hostile workflow runs cost the server.
  */
 import { resolve, dirname } from 'node:path';
@@ -38,6 +40,10 @@ if (sections.includes('hostile')) {
 if (wants('webhooks')) {
   const { runWebhookBench } = await import('./webhooks.js');
   await runWebhookBench(ROOT);
+}
+if (wants('processes')) {
+  const { runProcessesBench } = await import('./processes.js');
+  await runProcessesBench(ROOT);
 }
 if (wants('rss')) {
   const { runRssBench } = await import('./rss.js');

@@ -9,6 +9,7 @@ import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { loadSandboxModule, runJob, TRANSACTION_EVENTS } from '@pal-workflow/server/bench';
+import { t5Pairs } from './t5-pairs.js';
 import { t6Requests } from './t6-requests.js';
 import { printTable } from './report.js';
 import { startChild } from './server.js';
@@ -156,33 +157,13 @@ export async function runWorkflowBench(root: string): Promise<void> {
     );
 
     // Entry tokens: T5 issued over the API, redeemed over HTTP, 50 at a time.
-    let pairs = 0;
-    let n = 0;
-    const until = performance.now() + DURATION_S * 1000;
-    const pair = async () => {
-      while (performance.now() < until) {
-        const transaction = info.workflowTransactions[n++ % info.workflowTransactions.length];
-        const issued = await fetch(`${info.url}/services/rest/transactions/${transaction}/token`, {
-          method: 'POST',
-          headers: {
-            authorization: info.auth,
-            accept: 'text/plain',
-            'content-type': 'application/x-www-form-urlencoded',
-          },
-          body: `userSSO=${info.sso}`,
-        });
-        const token = await issued.text();
-        const entered = await fetch(`${info.url}/services/enter/${token}`, { redirect: 'manual' });
-        await entered.arrayBuffer();
-        if (issued.status !== 200 || entered.status !== 303)
-          throw new Error(`token ${issued.status}, entry ${entered.status}`);
-        pairs++;
-      }
-    };
-    const started = performance.now();
     const cpuBefore = threadCpu(child.pid!);
-    await Promise.all(Array.from({ length: CONNECTIONS }, pair));
-    const pairsPerSecond = pairs / ((performance.now() - started) / 1000);
+    const { pairs, seconds } = await t5Pairs(
+      { url: info.url, auth: info.auth, sso: info.sso, transactions: info.workflowTransactions },
+      CONNECTIONS,
+      DURATION_S,
+    );
+    const pairsPerSecond = pairs / seconds;
     const cpuAfter = threadCpu(child.pid!);
     printTable(`Entry tokens: T5 issue + redeem, ${CONNECTIONS} at a time, ${DURATION_S} s`, [
       {

@@ -1,0 +1,318 @@
+/**
+ * `npm run bench -- processes`: `pal serve` with SERVER_PROCESSES=1 and =2 on one PostgreSQL (a
+ * throw-away cluster with durable settings), the same load against each: P2, T1, T6 with a
+ * trivial workflow, T5 pairs. Beside each figure, what a request costs in CPU: the busiest server
+ * process's event loop, the server processes in all (every thread), and PostgreSQL's processes;
+ * from those, the figures on 4 and 8 cores are estimated. On these 2 cores the bench, PostgreSQL
+ * and the servers share the same two.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startPostgresCluster } from '@pal-workflow/test-support';
+import autocannon from 'autocannon';
+import { printTable, type Row } from './report.js';
+import { serverFlags, startChild, stopChild } from './server.js';
+import { t5Pairs } from './t5-pairs.js';
+import { t6Requests } from './t6-requests.js';
+import { threadCpu } from './thread-cpu.js';
+
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
+const CONNECTIONS = 50;
+const CLOCK_TICK_MS = 10; // USER_HZ
+/** child-server.ts's key: the server processes must read what it seeded. */
+const SECRET_KEY = '5e'.repeat(32);
+
+interface Measured {
+  perSecond: number;
+  /** Event-loop CPU per request of the busiest server process, ms. */
+  loopMs: number;
+  /** CPU per request of the server processes (every thread: loops, sandboxes, libuv, GC), ms. */
+  serviceMs: number;
+  /** CPU per request of PostgreSQL's processes, ms. */
+  postgresMs: number;
+}
+
+export async function runProcessesBench(root: string): Promise<void> {
+  const cluster = await startPostgresCluster({
+    settings: { fsync: 'on', full_page_writes: 'on', shared_buffers: '256MB' },
+  });
+  try {
+    const databaseUrl = await cluster.createDatabase('pal_bench');
+    // The bench's usual set-up (API client, pals, the workflow pal, its transactions, an SSO).
+    const seeded = await startChild(root, 0, ['--workflows'], { DATABASE_URL: databaseUrl });
+    await stopChild(seeded.child);
+    const info = seeded.info;
+
+    const results = new Map<number, Map<string, Measured>>();
+    for (const processes of [1, 2]) {
+      const server = await startPalServe(root, databaseUrl, processes);
+      try {
+        const base = { authorization: info.auth, accept: 'application/json' };
+        const figures = new Map<string, Measured>();
+        figures.set(
+          'P2 getPal, JSON (req/s)',
+          await measure(server, () =>
+            load({ url: `${server.url}/services/rest/pals/expense-approval`, headers: base }),
+          ),
+        );
+        figures.set(
+          'T1 createTransaction (req/s)',
+          await measure(server, () =>
+            load({
+              url: `${server.url}/services/rest/transactions`,
+              method: 'POST',
+              body: 'palId=expense-approval',
+              headers: {
+                authorization: info.auth,
+                accept: 'text/plain',
+                'content-type': 'application/x-www-form-urlencoded',
+              },
+            }),
+          ),
+        );
+        figures.set(
+          'T6 trivial workflow (runs/s)',
+          await measure(server, () =>
+            load({
+              url: server.url,
+              headers: { ...base, 'content-type': 'application/json' },
+              requests: t6Requests(info.workflowTransactions),
+            }),
+          ),
+        );
+        figures.set(
+          'T5 issue + redeem (pairs/s)',
+          await measure(server, async () => {
+            const { pairs, seconds } = await t5Pairs(
+              {
+                url: server.url,
+                auth: info.auth,
+                sso: info.sso,
+                transactions: info.workflowTransactions,
+              },
+              CONNECTIONS,
+              DURATION_S,
+            );
+            return { count: pairs, seconds };
+          }),
+        );
+        results.set(processes, figures);
+      } finally {
+        await server.stop();
+      }
+    }
+
+    const rows: Row[] = [];
+    for (const [name, two] of results.get(2)!) {
+      const one = results.get(1)!.get(name)!;
+      const target = /T6/.test(name) ? 3000 : /T1|T5/.test(name) ? 5000 : undefined;
+      rows.push({
+        name: `${name}, SERVER_PROCESSES=2 (baseline: 1)`,
+        value: two.perSecond,
+        unit: '/s',
+        baseline: one.perSecond,
+        target: target === undefined ? '(reference)' : `≥ ${target.toLocaleString('en-US')}`,
+        met: target === undefined || two.perSecond >= target,
+      });
+    }
+    printTable(
+      `pal serve on one PostgreSQL, SERVER_PROCESSES=2 vs 1: ${CONNECTIONS} connections, ${DURATION_S} s each, loopback, servers, PostgreSQL and load on the same 2 cores`,
+      rows,
+    );
+    console.log(
+      '\n| measure | SERVER_PROCESSES | event loop per request (busiest process) | server processes per request | PostgreSQL per request | 4 cores | 8 cores | 8 cores, PostgreSQL elsewhere |',
+    );
+    console.log('|---|---|---|---|---|---|---|---|');
+    for (const [processes, figures] of results)
+      for (const [name, m] of figures)
+        console.log(
+          `| ${name} | ${processes} | ${m.loopMs.toFixed(3)} ms | ${m.serviceMs.toFixed(3)} ms | ${m.postgresMs.toFixed(3)} ms | ${fmt(estimate(m, 4, false))} | ${fmt(estimate(m, 8, false))} | ${fmt(estimate(m, 8, true))} |`,
+        );
+    console.log(
+      '\nEstimated on N cores (CPU per request, read from /proc around each measure): N server processes, each bound by its event loop, sharing the N cores with PostgreSQL (or not: the last column), the load generator on a machine of its own. Waits inside PostgreSQL (its WAL flush, row locks) are not in it.',
+    );
+  } finally {
+    await cluster.stop();
+  }
+}
+
+/**
+ * Requests per second on `cores` cores, from what one request costs: as many server processes,
+ * each bound by its event loop, sharing the cores with PostgreSQL or (`postgresElsewhere`) not.
+ */
+function estimate(m: Measured, cores: number, postgresElsewhere: boolean): number {
+  const cpu = m.serviceMs + (postgresElsewhere ? 0 : m.postgresMs);
+  return Math.min((cores * 1000) / m.loopMs, (cores * 1000) / cpu);
+}
+
+function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+async function load(options: autocannon.Options): Promise<{ count: number; seconds: number }> {
+  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...options });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${options.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { count: result.requests.total, seconds: result.duration };
+}
+
+async function measure(
+  server: PalServe,
+  run: () => Promise<{ count: number; seconds: number }>,
+): Promise<Measured> {
+  const pids = server.servingPids();
+  const loopsBefore = pids.map((pid) => threadCpu(pid)?.main ?? 0);
+  const serviceBefore = sum(pids.map((pid) => processCpuMs(pid)));
+  const postgresBefore = postgresCpuMs();
+  const { count, seconds } = await run();
+  const loopsAfter = pids.map((pid) => threadCpu(pid)?.main ?? 0);
+  const service = sum(pids.map((pid) => processCpuMs(pid))) - serviceBefore;
+  const postgres = postgresCpuMs() - postgresBefore;
+  const perProcess = loopsAfter.map((after, i) => after - loopsBefore[i]!);
+  const requestsPerProcess = count / pids.length;
+  return {
+    perSecond: count / seconds,
+    loopMs: Math.max(...perProcess) / requestsPerProcess,
+    serviceMs: service / count,
+    postgresMs: postgres / count,
+  };
+}
+
+function sum(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}
+
+/** A process's CPU so far, every thread of it (ended ones too), ms; 0 once it is gone. */
+function processCpuMs(pid: number, withReapedChildren = false): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime, stime, then cutime, cstime: the children it has reaped.
+    const own = Number(fields[11]) + Number(fields[12]);
+    const reaped = withReapedChildren ? Number(fields[13]) + Number(fields[14]) : 0;
+    return (own + reaped) * CLOCK_TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/** PostgreSQL's CPU so far: its live processes, and the backends its postmaster has reaped. */
+function postgresCpuMs(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || commOf(Number(entry)) !== 'postgres') continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    total += processCpuMs(Number(entry), commOf(parent) !== 'postgres');
+  }
+  return total;
+}
+
+function commOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+interface PalServe {
+  url: string;
+  /** The processes that serve: the server itself, or the primary's server processes. */
+  servingPids(): number[];
+  stop(): Promise<void>;
+}
+
+/** `pal serve` from the sources, as the bench's servers run, on a free port; once /healthz answers. */
+async function startPalServe(
+  root: string,
+  databaseUrl: string,
+  processes: number,
+): Promise<PalServe> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'pal-bench-processes-'));
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    PAL_SECRET_KEY: SECRET_KEY,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    LOG_LEVEL: 'silent',
+    SERVER_PROCESSES: String(processes),
+    // The load generator is one client on one address: its limits are not what is measured.
+    RATE_LIMIT_CLIENT_REQUESTS: '1000000000',
+    RATE_LIMIT_ADDRESS_REQUESTS: '1000000000',
+    WORKFLOW_RUNS_PER_ENTERPRISE: '64',
+  };
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      ...serverFlags(env),
+      '--import',
+      'tsx',
+      '--conditions=@pal-workflow/source',
+      join(root, 'apps/server/src/main.ts'),
+      'serve',
+    ],
+    { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const exited = new Promise((done) => child.once('exit', done));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (
+      await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    if (i > 600 || child.exitCode !== null) throw new Error('pal serve did not start');
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  const servingPids = () => (processes === 1 ? [child.pid!] : childrenOf(child.pid!));
+  // The primary's port answers once one server process listens; the others follow within a
+  // second or two of their start, and are given three before anything is measured.
+  while (servingPids().length < processes) await new Promise((done) => setTimeout(done, 100));
+  if (processes > 1) await new Promise((done) => setTimeout(done, 3000));
+  return {
+    url,
+    servingPids,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) children.push(Number(entry));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return children;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
