@@ -97,7 +97,8 @@ export async function killNode(node: KillableNode): Promise<boolean> {
   );
 }
 
-async function freePort(): Promise<number> {
+/** A port that was free a moment ago on 127.0.0.1. */
+export async function freePort(): Promise<number> {
   return new Promise((done) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
       const { port } = server.address() as { port: number };

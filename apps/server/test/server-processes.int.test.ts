@@ -2,12 +2,13 @@
 // node on the same PostgreSQL database (server-processes.ts). Run as an operator runs it: the real
 // bin's sources in a process of their own, its log read from stdout, signals sent to its pid.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engine, freshDatabaseEnv } from './engine.js';
 import { tempDir } from './helpers.js';
-import { crashEnterprise, palNodeArgs, runPal } from './pal-process.js';
+import { crashEnterprise, freePort, palNodeArgs, runPal } from './pal-process.js';
 
 const serverDir = fileURLToPath(new URL('..', import.meta.url));
 
@@ -34,7 +35,8 @@ class Primary {
     });
     this.child.stdout!.on('data', (chunk: Buffer) => (this.#output += chunk.toString()));
     this.child.stderr!.on('data', (chunk: Buffer) => (this.#output += chunk.toString()));
-    this.exited = new Promise((done) => this.child.once('exit', (code) => done(code)));
+    // 'close', not 'exit': the output its server processes wrote last must have been read too.
+    this.exited = new Promise((done) => this.child.once('close', (code) => done(code)));
   }
 
   lines(): LogLine[] {
@@ -207,6 +209,67 @@ describe.runIf(engine === 'postgres')('SERVER_PROCESSES=2, stopped with Ctrl-C',
     } finally {
       if (primary.child.exitCode === null) process.kill(-primary.child.pid!, 'SIGKILL');
     }
+  }, 120_000);
+});
+
+describe.runIf(engine === 'postgres')('pal start with SERVER_PROCESSES=2', () => {
+  const dir = tempDir('pal-processes-');
+  afterAll(() => dir.remove());
+
+  it('sets up the demo once, prints one banner, and the README call works on it', async () => {
+    const dataDir = join(dir.path, 'data');
+    const child = spawn(process.execPath, [...palNodeArgs, 'start'], {
+      cwd: serverDir,
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATA_DIR: dataDir,
+        PAL_SECRET_KEY: 'c6'.repeat(32),
+        ...(await freshDatabaseEnv()),
+        SERVER_PROCESSES: '2',
+        // A port of its own: the entry URL is built from PUBLIC_URL, which follows PORT.
+        PORT: String(await freePort()),
+        LOG_LEVEL: 'warn',
+        WORKFLOW_WORKERS: '1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    try {
+      for (let i = 0; !/Listening on http/.test(output); i++) {
+        if (i > 600 || child.exitCode !== null) throw new Error(`no "Listening on" in: ${output}`);
+        await new Promise((done) => setTimeout(done, 100));
+      }
+      const url = /Listening on (http:\/\/\S+)/.exec(output)![1]!;
+      expect(output.match(/API client \(BASIC\)/g)).toHaveLength(1);
+      expect(output.match(/Listening on/g)).toHaveLength(1);
+      const credentials = readFileSync(join(dataDir, 'demo-client.txt'), 'utf8').trim();
+      expect(output).toContain(`API client (BASIC):  ${credentials.replace(':', ' / ')}`);
+
+      // The README's call: an entry token for the demo's employee, then the entry itself.
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          const token = await fetch(`${url}/services/rest/pals/expense-approval/token`, {
+            method: 'POST',
+            headers: {
+              authorization: `Basic ${Buffer.from(credentials).toString('base64')}`,
+              accept: 'text/plain',
+              connection: 'close',
+            },
+            body: new URLSearchParams({ userSSO: 'demo-employee-erika-sso' }),
+          });
+          const entry = await token.text();
+          const entered = await fetch(entry, { redirect: 'manual' });
+          return [token.status, entered.status, entered.headers.get('location')];
+        }),
+      );
+      expect(answers).toEqual(answers.map(() => [200, 303, '/services/session']));
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
   }, 120_000);
 });
 
