@@ -206,8 +206,8 @@ describe('loadConfig', () => {
     ['MAIL_FROM', 'nobody', /MAIL_FROM: expected an address/],
     ['PAL_SECRET_KEY', 'short', /PAL_SECRET_KEY: expected 32 bytes/],
     ['PAL_SECRET_KEY', 'ab'.repeat(31), /PAL_SECRET_KEY: expected 32 bytes/],
-    ['SERVER_PROCESSES', '0', /SERVER_PROCESSES: expected an integer from 1 to 256/],
-    ['SERVER_PROCESSES', 'many', /SERVER_PROCESSES: expected an integer from 1 to 256/],
+    ['SERVER_PROCESSES', '0', /SERVER_PROCESSES: expected an integer from 1 to 256 or auto/],
+    ['SERVER_PROCESSES', 'many', /SERVER_PROCESSES: expected an integer from 1 to 256 or auto/],
     ['SERVER_PROCESSES', '2', /SERVER_PROCESSES: 2 processes need a PostgreSQL DATABASE_URL/],
   ])('rejects %s=%s with a message naming it', (name, value, message) => {
     let thrown: unknown;
@@ -226,10 +226,12 @@ describe('loadConfig', () => {
     expect(loadConfig(env()).serverProcesses).toBe(1);
     const three = loadConfig(env({ ...postgres, SERVER_PROCESSES: '3' }));
     expect(three.serverProcesses).toBe(3);
-    expect(three.workflowWorkers).toBe(Math.max(1, Math.floor(availableParallelism() / 3)));
-    expect(loadConfig(env({ ...postgres, SERVER_PROCESSES: 'auto' })).serverProcesses).toBe(
+    expect(three.workflowWorkers).toBe(Math.ceil(availableParallelism() / 3));
+    expect(loadConfig(env({ ...postgres, SERVER_PROCESSES: 'AUTO' })).serverProcesses).toBe(
       availableParallelism(),
     );
+    // On SQLite, `auto` is the one process SQLite takes, on any machine.
+    expect(loadConfig(env({ SERVER_PROCESSES: 'auto' })).serverProcesses).toBe(1);
     // Set explicitly, the sandbox workers are each process's own.
     expect(
       loadConfig(env({ ...postgres, SERVER_PROCESSES: '3', WORKFLOW_WORKERS: '4' }))

@@ -115,7 +115,7 @@ export const CONFIG_DEFAULTS = {
   WORKFLOW_TIMEOUT_MS: 1000,
   WORKFLOW_MEMORY_MB: 64,
   SERVER_PROCESSES: 1,
-  /** Unset: the cores shared out over the server processes (one per core with one process). */
+  /** Unset: the cores shared out over the server processes, rounded up (one per core with one). */
   WORKFLOW_WORKERS: undefined,
   WORKFLOW_WORKER_HEAP_MB: 256,
   /** Unset: half the workers (at least one). */
@@ -232,7 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
   const workflowWorkers = integerSetting(
     'WORKFLOW_WORKERS',
     get('WORKFLOW_WORKERS'),
-    Math.max(1, Math.floor(availableParallelism() / serverProcesses)),
+    Math.ceil(availableParallelism() / serverProcesses),
     1,
     256,
   );
@@ -421,15 +421,22 @@ export function describeConfig(config: Config): Record<string, unknown> {
 }
 
 /**
- * SERVER_PROCESSES: a count, or `auto` for one per core. Above 1 only on PostgreSQL: on SQLite a
- * second process on the file only waits for its write lock, with its event loop stopped meanwhile,
- * and counts rate limits of its own (docs/performance.md, docs/configuration.md).
+ * SERVER_PROCESSES: a count, or `auto`: one per core on PostgreSQL, one on SQLite. Above 1 only on
+ * PostgreSQL: on SQLite a second process on the file only waits for its write lock, with its event
+ * loop stopped meanwhile, and counts rate limits of its own (docs/decisions.md).
  */
 function serverProcessesSetting(raw: string | undefined, database: DatabaseConfig): number {
-  const processes =
-    raw?.toLowerCase() === 'auto'
-      ? availableParallelism()
-      : integerSetting('SERVER_PROCESSES', raw, CONFIG_DEFAULTS.SERVER_PROCESSES, 1, 256);
+  if (raw?.toLowerCase() === 'auto')
+    return database.kind === 'postgres' ? Math.min(256, availableParallelism()) : 1;
+  let processes: number;
+  try {
+    processes = integerSetting('SERVER_PROCESSES', raw, CONFIG_DEFAULTS.SERVER_PROCESSES, 1, 256);
+  } catch {
+    throw new ConfigError(
+      'SERVER_PROCESSES',
+      `expected an integer from 1 to 256 or auto, got "${raw}"`,
+    );
+  }
   if (processes > 1 && database.kind !== 'postgres')
     throw new ConfigError(
       'SERVER_PROCESSES',

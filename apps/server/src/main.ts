@@ -73,3 +73,6 @@ async function serve(
 }
 
 process.exitCode = await runCli(process.argv, program);
+// A server process whose server could not start must end (its channel to the primary would keep it
+// alive): the primary learns of the failure from its exit.
+if (cluster.isWorker && process.exitCode !== 0) process.exit();

@@ -34,7 +34,8 @@ export function runPal(env: Record<string, string>, ...args: string[]): Promise<
     execFile(
       process.execPath,
       [tsxCli, '--conditions=@pal-workflow/source', 'src/main.ts', ...args],
-      { cwd: serverDir, env: { PATH: process.env.PATH ?? '', ...env } },
+      // A command that should end but serves instead (a refusal that regressed) is ended.
+      { cwd: serverDir, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 120_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         done({ code, stdout, stderr });

@@ -3,6 +3,7 @@
 // bin's sources in a process of their own, its log read from stdout, signals sent to its pid.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,11 +40,17 @@ class Primary {
     this.exited = new Promise((done) => this.child.once('close', (code) => done(code)));
   }
 
+  /** Its complete log lines so far (a line still being received is left for the next call). */
   lines(): LogLine[] {
     return this.#output
       .split('\n')
+      .slice(0, -1)
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as LogLine);
+  }
+
+  output(): string {
+    return this.#output;
   }
 
   /** The pids of the server processes that have logged they listen, in order. */
@@ -271,6 +278,42 @@ describe.runIf(engine === 'postgres')('pal start with SERVER_PROCESSES=2', () =>
     }
     expect(await exited).toBe(0);
   }, 120_000);
+});
+
+describe.runIf(engine === 'postgres')('SERVER_PROCESSES=2 when the server cannot start', () => {
+  const dir = tempDir('pal-processes-');
+  afterAll(() => dir.remove());
+
+  it('ends with exit code 1 and the reason, when its port is taken', async () => {
+    const taken = createServer();
+    const port = await new Promise<number>((done) =>
+      taken.listen(0, '127.0.0.1', () => done((taken.address() as AddressInfo).port)),
+    );
+    const primary = new Primary({
+      PATH: process.env.PATH ?? '',
+      DATA_DIR: join(dir.path, 'data'),
+      PAL_SECRET_KEY: 'c7'.repeat(32),
+      ...(await freshDatabaseEnv()),
+      SERVER_PROCESSES: '2',
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      WORKFLOW_WORKERS: '1',
+    });
+    try {
+      const code = await Promise.race([
+        primary.exited,
+        new Promise((done) => setTimeout(() => done('still running after 60 s'), 60_000)),
+      ]);
+      expect(code).toBe(1);
+      expect(primary.output()).toContain('EADDRINUSE');
+      expect(
+        primary.lines().some((line) => line.msg?.includes('ended before the service listened')),
+      ).toBe(true);
+    } finally {
+      primary.child.kill('SIGKILL');
+      taken.close();
+    }
+  }, 90_000);
 });
 
 describe.runIf(engine === 'sqlite')('SERVER_PROCESSES on SQLite', () => {
