@@ -29,7 +29,7 @@ interface Measured {
   perSecond: number;
   /** Event-loop CPU per request of the busiest server process, ms. */
   loopMs: number;
-  /** CPU per request of the server processes (every thread: loops, sandboxes, libuv, GC), ms. */
+  /** CPU per request of the server processes and their primary (every thread), ms. */
   serviceMs: number;
   /** CPU per request of PostgreSQL's processes, ms. */
   postgresMs: number;
@@ -41,6 +41,7 @@ export async function runProcessesBench(root: string): Promise<void> {
   });
   try {
     const databaseUrl = await cluster.createDatabase('pal_bench');
+    const postgresPort = Number(new URL(cluster.adminUrl).port);
     // The bench's usual set-up (API client, pals, the workflow pal, its transactions, an SSO).
     const seeded = await startChild(root, 0, ['--workflows'], { DATABASE_URL: databaseUrl });
     await stopChild(seeded.child);
@@ -54,13 +55,13 @@ export async function runProcessesBench(root: string): Promise<void> {
         const figures = new Map<string, Measured>();
         figures.set(
           'P2 getPal, JSON (req/s)',
-          await measure(server, () =>
+          await measure(server, postgresPort, () =>
             load({ url: `${server.url}/services/rest/pals/expense-approval`, headers: base }),
           ),
         );
         figures.set(
           'T1 createTransaction (req/s)',
-          await measure(server, () =>
+          await measure(server, postgresPort, () =>
             load({
               url: `${server.url}/services/rest/transactions`,
               method: 'POST',
@@ -75,7 +76,7 @@ export async function runProcessesBench(root: string): Promise<void> {
         );
         figures.set(
           'T6 trivial workflow (runs/s)',
-          await measure(server, () =>
+          await measure(server, postgresPort, () =>
             load({
               url: server.url,
               headers: { ...base, 'content-type': 'application/json' },
@@ -85,7 +86,7 @@ export async function runProcessesBench(root: string): Promise<void> {
         );
         figures.set(
           'T5 issue + redeem (pairs/s)',
-          await measure(server, async () => {
+          await measure(server, postgresPort, async () => {
             const { pairs, seconds } = await t5Pairs(
               {
                 url: server.url,
@@ -123,7 +124,7 @@ export async function runProcessesBench(root: string): Promise<void> {
       rows,
     );
     console.log(
-      '\n| measure | SERVER_PROCESSES | event loop per request (busiest process) | server processes per request | PostgreSQL per request | 4 cores | 8 cores | 8 cores, PostgreSQL elsewhere |',
+      '\n| measure | SERVER_PROCESSES | event loop per request (busiest process; T5: per pair) | server processes and primary, per request | PostgreSQL per request | 4 cores | 8 cores | 8 cores, PostgreSQL elsewhere |',
     );
     console.log('|---|---|---|---|---|---|---|---|');
     for (const [processes, figures] of results)
@@ -161,16 +162,19 @@ async function load(options: autocannon.Options): Promise<{ count: number; secon
 
 async function measure(
   server: PalServe,
+  postgresPort: number,
   run: () => Promise<{ count: number; seconds: number }>,
 ): Promise<Measured> {
   const pids = server.servingPids();
+  // The server processes and (with several) their primary, which accepts every connection.
+  const servicePids = [...new Set([server.pid, ...pids])];
   const loopsBefore = pids.map((pid) => threadCpu(pid)?.main ?? 0);
-  const serviceBefore = sum(pids.map((pid) => processCpuMs(pid)));
-  const postgresBefore = postgresCpuMs();
+  const serviceBefore = sum(servicePids.map((pid) => processCpuMs(pid)));
+  const postgresBefore = postgresCpuMs(postgresPort);
   const { count, seconds } = await run();
   const loopsAfter = pids.map((pid) => threadCpu(pid)?.main ?? 0);
-  const service = sum(pids.map((pid) => processCpuMs(pid))) - serviceBefore;
-  const postgres = postgresCpuMs() - postgresBefore;
+  const service = sum(servicePids.map((pid) => processCpuMs(pid))) - serviceBefore;
+  const postgres = postgresCpuMs(postgresPort) - postgresBefore;
   const perProcess = loopsAfter.map((after, i) => after - loopsBefore[i]!);
   const requestsPerProcess = count / pids.length;
   return {
@@ -199,20 +203,27 @@ function processCpuMs(pid: number, withReapedChildren = false): number {
   }
 }
 
-/** PostgreSQL's CPU so far: its live processes, and the backends its postmaster has reaped. */
-function postgresCpuMs(): number {
-  let total = 0;
+/**
+ * The bench cluster's CPU so far: its postmaster (found by its port; with the backends it has
+ * reaped) and every live process under it. Other PostgreSQL servers on the machine are not in it.
+ */
+function postgresCpuMs(port: number): number {
+  const parents = new Map<number, number>();
+  let postmaster: number | undefined;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || commOf(Number(entry)) !== 'postgres') continue;
-    let stat: string;
     try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (cmdline.includes(`port=${port}`)) postmaster = Number(entry);
     } catch {
-      continue; // ended meanwhile
+      // ended meanwhile
     }
-    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    total += processCpuMs(Number(entry), commOf(parent) !== 'postgres');
   }
+  if (postmaster === undefined) return 0;
+  let total = processCpuMs(postmaster, true);
+  for (const [pid, parent] of parents) if (parent === postmaster) total += processCpuMs(pid);
   return total;
 }
 
@@ -226,6 +237,8 @@ function commOf(pid: number): string {
 
 interface PalServe {
   url: string;
+  /** The process started: the server, or the primary. */
+  pid: number;
   /** The processes that serve: the server itself, or the primary's server processes. */
   servingPids(): number[];
   stop(): Promise<void>;
@@ -277,13 +290,15 @@ async function startPalServe(
     if (i > 600 || child.exitCode !== null) throw new Error('pal serve did not start');
     await new Promise((done) => setTimeout(done, 100));
   }
-  const servingPids = () => (processes === 1 ? [child.pid!] : childrenOf(child.pid!));
-  // The primary's port answers once one server process listens; the others follow within a
-  // second or two of their start, and are given three before anything is measured.
-  while (servingPids().length < processes) await new Promise((done) => setTimeout(done, 100));
-  if (processes > 1) await new Promise((done) => setTimeout(done, 3000));
+  const servingPids = () => (processes === 1 ? [child.pid!] : serverProcessesOf(child.pid!));
+  // The primary's port answers once one server process listens. The others are taken as started
+  // once each has been idle for a second (starting, a process loads and compiles without pause):
+  // connections opened before a process listens all go to the others, for the whole measure.
+  for (let i = 0; servingPids().length < processes || !(await allIdle(servingPids())); i++)
+    if (i > 120) throw new Error('the server processes did not settle');
   return {
     url,
+    pid: child.pid!,
     servingPids,
     async stop() {
       child.kill('SIGTERM');
@@ -293,19 +308,28 @@ async function startPalServe(
   };
 }
 
-function childrenOf(pid: number): number[] {
+/** The primary's children that run the server (not, say, an esbuild service tsx started). */
+function serverProcessesOf(primary: number): number[] {
   const children: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) children.push(Number(entry));
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (ppid === primary && cmdline.includes('main.ts')) children.push(Number(entry));
     } catch {
       // ended meanwhile
     }
   }
   return children;
+}
+
+/** True when none of `pids` used more than 30 ms of CPU over the next second. */
+async function allIdle(pids: number[]): Promise<boolean> {
+  const before = pids.map((pid) => processCpuMs(pid));
+  await new Promise((done) => setTimeout(done, 1000));
+  return pids.every((pid, i) => processCpuMs(pid) - before[i]! <= 30);
 }
 
 function freePort(): Promise<number> {
