@@ -60,6 +60,14 @@ class Primary {
       .map((line) => line.pid!);
   }
 
+  /** Once every server process listens: the address they share. */
+  async listening(): Promise<string> {
+    const line = await this.until('"server processes listening"', () =>
+      this.lines().find((l) => l.msg === 'server processes listening'),
+    );
+    return line.url!;
+  }
+
   async until<T>(what: string, found: () => T | undefined): Promise<T> {
     for (let i = 0; i < 600; i++) {
       const value = found();
@@ -80,6 +88,24 @@ function alive(pid: number): boolean {
   }
 }
 
+/** What each test's `pal` runs with: a database of its own, two server processes, their log. */
+async function twoProcessesEnv(
+  dataDir: string,
+  overrides: Record<string, string> = {},
+): Promise<Record<string, string>> {
+  return {
+    PATH: process.env.PATH ?? '',
+    DATA_DIR: dataDir,
+    PAL_SECRET_KEY: 'c4'.repeat(32),
+    ...(await freshDatabaseEnv()),
+    SERVER_PROCESSES: '2',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    WORKFLOW_WORKERS: '1',
+    ...overrides,
+  };
+}
+
 describe.runIf(engine === 'postgres')('SERVER_PROCESSES=2 on PostgreSQL', () => {
   const dir = tempDir('pal-processes-');
   let env: Record<string, string>;
@@ -88,25 +114,10 @@ describe.runIf(engine === 'postgres')('SERVER_PROCESSES=2 on PostgreSQL', () => 
   let url: string;
 
   beforeAll(async () => {
-    env = {
-      PATH: process.env.PATH ?? '',
-      DATA_DIR: join(dir.path, 'data'),
-      PAL_SECRET_KEY: 'c4'.repeat(32),
-      ...(await freshDatabaseEnv()),
-    };
+    env = await twoProcessesEnv(join(dir.path, 'data'));
     authorization = await crashEnterprise(env);
-    primary = new Primary({
-      ...env,
-      SERVER_PROCESSES: '2',
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      WORKFLOW_WORKERS: '1',
-    });
-    url = await primary
-      .until('"server processes listening"', () =>
-        primary.lines().find((line) => line.msg === 'server processes listening'),
-      )
-      .then((line) => line.url!);
+    primary = new Primary(env);
+    url = await primary.listening();
   }, 120_000);
   afterAll(async () => {
     primary?.child.kill('SIGKILL');
@@ -186,23 +197,9 @@ describe.runIf(engine === 'postgres')('SERVER_PROCESSES=2, stopped with Ctrl-C',
   afterAll(() => dir.remove());
 
   it('ends every process once, cleanly, when the whole group gets SIGINT', async () => {
-    const primary = new Primary(
-      {
-        PATH: process.env.PATH ?? '',
-        DATA_DIR: join(dir.path, 'data'),
-        PAL_SECRET_KEY: 'c5'.repeat(32),
-        ...(await freshDatabaseEnv()),
-        SERVER_PROCESSES: '2',
-        PORT: '0',
-        LOG_LEVEL: 'info',
-        WORKFLOW_WORKERS: '1',
-      },
-      true,
-    );
+    const primary = new Primary(await twoProcessesEnv(join(dir.path, 'data')), true);
     try {
-      await primary.until('"server processes listening"', () =>
-        primary.lines().find((line) => line.msg === 'server processes listening'),
-      );
+      await primary.listening();
       const pids = primary.listeningPids();
       expect(pids).toHaveLength(2);
       // A terminal's Ctrl-C: SIGINT to the primary and to every server process at once; each
@@ -227,17 +224,11 @@ describe.runIf(engine === 'postgres')('pal start with SERVER_PROCESSES=2', () =>
     const dataDir = join(dir.path, 'data');
     const child = spawn(process.execPath, [...palNodeArgs, 'start'], {
       cwd: serverDir,
-      env: {
-        PATH: process.env.PATH ?? '',
-        DATA_DIR: dataDir,
-        PAL_SECRET_KEY: 'c6'.repeat(32),
-        ...(await freshDatabaseEnv()),
-        SERVER_PROCESSES: '2',
+      env: await twoProcessesEnv(dataDir, {
         // A port of its own: the entry URL is built from PUBLIC_URL, which follows PORT.
         PORT: String(await freePort()),
         LOG_LEVEL: 'warn',
-        WORKFLOW_WORKERS: '1',
-      },
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -289,16 +280,9 @@ describe.runIf(engine === 'postgres')('SERVER_PROCESSES=2 when the server cannot
     const port = await new Promise<number>((done) =>
       taken.listen(0, '127.0.0.1', () => done((taken.address() as AddressInfo).port)),
     );
-    const primary = new Primary({
-      PATH: process.env.PATH ?? '',
-      DATA_DIR: join(dir.path, 'data'),
-      PAL_SECRET_KEY: 'c7'.repeat(32),
-      ...(await freshDatabaseEnv()),
-      SERVER_PROCESSES: '2',
-      PORT: String(port),
-      LOG_LEVEL: 'info',
-      WORKFLOW_WORKERS: '1',
-    });
+    const primary = new Primary(
+      await twoProcessesEnv(join(dir.path, 'data'), { PORT: String(port) }),
+    );
     try {
       const code = await Promise.race([
         primary.exited,

@@ -17,11 +17,10 @@ import { printTable, type Row } from './report.js';
 import { serverFlags, startChild, stopChild } from './server.js';
 import { t5Pairs } from './t5-pairs.js';
 import { t6Requests } from './t6-requests.js';
-import { threadCpu } from './thread-cpu.js';
+import { processCpuMs, threadCpu } from './thread-cpu.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
 const CONNECTIONS = 50;
-const CLOCK_TICK_MS = 10; // USER_HZ
 /** child-server.ts's key: the server processes must read what it seeded. */
 const SECRET_KEY = '5e'.repeat(32);
 
@@ -187,20 +186,6 @@ async function measure(
 
 function sum(values: number[]): number {
   return values.reduce((a, b) => a + b, 0);
-}
-
-/** A process's CPU so far, every thread of it (ended ones too), ms; 0 once it is gone. */
-function processCpuMs(pid: number, withReapedChildren = false): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime, stime, then cutime, cstime: the children it has reaped.
-    const own = Number(fields[11]) + Number(fields[12]);
-    const reaped = withReapedChildren ? Number(fields[13]) + Number(fields[14]) : 0;
-    return (own + reaped) * CLOCK_TICK_MS;
-  } catch {
-    return 0;
-  }
 }
 
 /**

@@ -42,6 +42,20 @@ export function threadCpu(pid: number): ThreadCpu | undefined {
   return used;
 }
 
+/** A process's CPU so far, every thread of it (ended ones too), ms; 0 once it is gone. */
+export function processCpuMs(pid: number, withReapedChildren = false): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime, stime, then cutime, cstime: the children it has reaped.
+    const own = Number(fields[11]) + Number(fields[12]);
+    const reaped = withReapedChildren ? Number(fields[13]) + Number(fields[14]) : 0;
+    return (own + reaped) * CLOCK_TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
 /** Per request, in CPU milliseconds, between two readings. */
 export function perRequest(before: ThreadCpu, after: ThreadCpu, requests: number): ThreadCpu {
   const per = (key: keyof ThreadCpu) => (after[key] - before[key]) / Math.max(1, requests);
