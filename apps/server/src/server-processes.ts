@@ -1,9 +1,10 @@
 // `pal serve` and `pal start` on several cores: with SERVER_PROCESSES above 1 (PostgreSQL only,
 // config.ts says why), this process is the primary. It migrates the database and runs `prepare`
 // (the demo of `pal start`) once, then forks the server processes, each a node of its own
-// (startServer) on the same port: Node's cluster module has the primary accept the connections and
-// hand them out in turn. One event loop serves one core at most (docs/performance.md); nodes on
-// one database are what the service already runs on several machines.
+// (startServer) accepting connections from one socket the primary opened (Node's cluster module;
+// docs/decisions.md says why not its round-robin). One event loop serves one core at most
+// (docs/performance.md); nodes on one database are what the service already runs on several
+// machines.
 //
 // A server process that ends before the service first listens (the port is taken, the database is
 // out of reach) ends them all with exit code 1, as a lone server would end. One that ends later is
@@ -36,6 +37,11 @@ export async function runServerProcesses(
 ): Promise<void> {
   const log = pino({ level: config.logLevel, base: { pid: process.pid, role: 'primary' } });
   await prepareOnce(config, options.prepare);
+  // The server processes accept from the shared socket themselves. With cluster's default (the
+  // primary accepts and hands each connection on), a connection handed to a process as it dies
+  // is never closed: the primary holds it until an acknowledgement that cannot come, and its
+  // client waits for ever. Shared, a connection still queued goes to a living process.
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
 
   // Every process forked and not yet ended, with when it was started; those that listen.
   const live = new Map<Worker, number>();

@@ -43,6 +43,7 @@ describe(`nodes killed with SIGKILL under write load (${engine})`, () => {
           await new Promise((done) => setTimeout(done, 5));
         const gone = killNode(node);
         await writers.stop();
+        expect(writers.unanswered).toBe(0);
         // Killed for real: nothing answers on its port any more.
         expect(await gone).toBe(true);
       } finally {

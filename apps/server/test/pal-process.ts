@@ -108,35 +108,50 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** How long a writer waits for an answer before it counts the request as never answered. */
+export const WRITE_ANSWER_TIMEOUT_MS = 20_000;
+
+export interface T1Writers {
+  /** Requests that got no answer at all within WRITE_ANSWER_TIMEOUT_MS (not a refused or reset one). */
+  readonly unanswered: number;
+  stop(): Promise<void>;
+}
+
 /**
- * `count` callers creating transactions (T1) on a node as fast as it answers, until `stop()`: each
+ * `count` callers creating transactions (T1) at `url` as fast as it answers, until `stop()`: each
  * id answered with 200 is pushed to `acknowledged`; a connection that dies with its node is not.
  */
 export function startT1Writers(
-  node: KillableNode,
+  { url }: { url: string },
   authorization: string,
   palId: string,
   count: number,
   acknowledged: string[],
-): { stop(): Promise<void> } {
+): T1Writers {
   let stopped = false;
+  let unanswered = 0;
   const writer = async () => {
     while (!stopped) {
       try {
-        const response = await fetch(`${node.url}/services/rest/transactions`, {
+        const response = await fetch(`${url}/services/rest/transactions`, {
           method: 'POST',
           headers: { authorization, accept: 'text/plain' },
           body: new URLSearchParams({ palId }),
+          signal: AbortSignal.timeout(WRITE_ANSWER_TIMEOUT_MS),
         });
         const text = await response.text();
         if (response.status === 200) acknowledged.push(text);
-      } catch {
-        // The connection died with the node: not acknowledged.
+      } catch (error) {
+        // A connection that died with its node is not acknowledged; one left open is worse.
+        if ((error as Error).name === 'TimeoutError') unanswered++;
       }
     }
   };
   const writers = Array.from({ length: count }, writer);
   return {
+    get unanswered() {
+      return unanswered;
+    },
     async stop() {
       stopped = true;
       await Promise.all(writers);

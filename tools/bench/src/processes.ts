@@ -28,6 +28,8 @@ interface Measured {
   perSecond: number;
   /** Event-loop CPU per request of the busiest server process, ms. */
   loopMs: number;
+  /** The busiest event loop's part of all the server processes' event-loop CPU (1 when even). */
+  busiestShare: number;
   /** CPU per request of the server processes and their primary (every thread), ms. */
   serviceMs: number;
   /** CPU per request of PostgreSQL's processes, ms. */
@@ -123,13 +125,13 @@ export async function runProcessesBench(root: string): Promise<void> {
       rows,
     );
     console.log(
-      '\n| measure | SERVER_PROCESSES | event loop per request (busiest process; T5: per pair) | server processes and primary, per request | PostgreSQL per request | 4 cores | 8 cores | 8 cores, PostgreSQL elsewhere |',
+      '\n| measure | SERVER_PROCESSES | event loop per request (busiest process; T5: per pair) | busiest loop against an even share | server processes and primary, per request | PostgreSQL per request | 4 cores | 8 cores | 8 cores, PostgreSQL elsewhere |',
     );
-    console.log('|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|');
     for (const [processes, figures] of results)
       for (const [name, m] of figures)
         console.log(
-          `| ${name} | ${processes} | ${m.loopMs.toFixed(3)} ms | ${m.serviceMs.toFixed(3)} ms | ${m.postgresMs.toFixed(3)} ms | ${fmt(estimate(m, 4, false))} | ${fmt(estimate(m, 8, false))} | ${fmt(estimate(m, 8, true))} |`,
+          `| ${name} | ${processes} | ${m.loopMs.toFixed(3)} ms | ×${m.busiestShare.toFixed(2)} | ${m.serviceMs.toFixed(3)} ms | ${m.postgresMs.toFixed(3)} ms | ${fmt(estimate(m, 4, false))} | ${fmt(estimate(m, 8, false))} | ${fmt(estimate(m, 8, true))} |`,
         );
     console.log(
       '\nEstimated on N cores (CPU per request, read from /proc around each measure): N server processes, each bound by its event loop, sharing the N cores with PostgreSQL (or not: the last column), the load generator on a machine of its own. Waits inside PostgreSQL (its WAL flush, row locks) are not in it.',
@@ -179,6 +181,7 @@ async function measure(
   return {
     perSecond: count / seconds,
     loopMs: Math.max(...perProcess) / requestsPerProcess,
+    busiestShare: (Math.max(...perProcess) * pids.length) / sum(perProcess),
     serviceMs: service / count,
     postgresMs: postgres / count,
   };
