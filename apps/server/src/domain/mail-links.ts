@@ -5,6 +5,7 @@
 // expiry; the action is the workflow export the link runs. The action is sealed with the token as
 // associated data, so an action cannot be paired with another mail's token. Rotating PAL_SECRET_KEY
 // makes every outstanding link undecryptable (400).
+import type { KeyObject } from 'node:crypto';
 import type * as Wire from '@pal-workflow/types';
 import type { Config } from '../config.js';
 import type { DomainContext } from './context.js';
@@ -32,11 +33,11 @@ interface TokenPayload {
   x: number;
 }
 
-function linkKey(config: Config): Buffer {
+function linkKey(config: Config): KeyObject {
   return sealingKey(config.secretKey, 'mail-link-aes-256-gcm');
 }
 
-function open(key: Buffer, sealed: string, name: string, associated?: Buffer): string {
+function open(key: KeyObject, sealed: string, name: string, associated?: Buffer): string {
   const text = sealed.length > MAX_SEALED_LENGTH ? undefined : unseal(key, sealed, associated);
   if (text === undefined) throw new InvalidArgumentError(`${name}: not a link this service sent`);
   return text;

@@ -2,7 +2,7 @@
 // listed, removed, their secret rotated (the old one still signs for WEBHOOK_SECRET_OVERLAP_HOURS),
 // and a finished delivery sent again. A secret is `whsec_` and 32 random bytes in base64 (the
 // Standard Webhooks form), shown once and stored sealed under the server key.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, type KeyObject } from 'node:crypto';
 import {
   findOutboxMessage,
   listEndpointMessages,
@@ -60,7 +60,7 @@ function newSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
 }
 
-function secretKey(ctx: Pick<DomainContext, 'config'>): Buffer {
+function secretKey(ctx: Pick<DomainContext, 'config'>): KeyObject {
   return sealingKey(ctx.config.secretKey, SECRET_PURPOSE);
 }
 
