@@ -5,9 +5,9 @@
 //   grandchild: `kill -9` of the CLI leaves the server running, orphaned.)
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { freePort } from '@pal-workflow/test-support';
 
 const serverDir = fileURLToPath(new URL('..', import.meta.url));
 const examples = resolve(serverDir, '../../examples/pals');
@@ -96,16 +96,6 @@ export async function killNode(node: KillableNode): Promise<boolean> {
     () => false,
     () => true,
   );
-}
-
-/** A port that was free a moment ago on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
 }
 
 /** How long a writer waits for an answer before it counts the request as never answered. */

@@ -7,14 +7,14 @@ import type { Readable } from 'node:stream';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@pal-workflow/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engine, freshDatabaseEnv } from './engine.js';
-import { tempDir } from './helpers.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/storage/database.js';
+import { engine, freshDatabaseEnv } from './engine.js';
+import { tempDir } from './helpers.js';
 import {
   crashEnterprise,
-  freePort,
   palNodeArgs,
   runPal,
   startT1Writers,

@@ -8,10 +8,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startPostgresCluster } from '@pal-workflow/test-support';
+import { freePort, startPostgresCluster } from '@pal-workflow/test-support';
 import autocannon from 'autocannon';
 import { printTable, type Row } from './report.js';
 import { serverFlags, startChild, stopChild } from './server.js';
@@ -318,13 +317,4 @@ async function allIdle(pids: number[]): Promise<boolean> {
   const before = pids.map((pid) => processCpuMs(pid));
   await new Promise((done) => setTimeout(done, 1000));
   return pids.every((pid, i) => processCpuMs(pid) - before[i]! <= 30);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
 }

@@ -8,4 +8,5 @@ export {
   type ClusterOptions,
   type PostgresCluster,
 } from './postgres-cluster.js';
+export { freePort } from './free-port.js';
 export { greyPng } from './grey-png.js';

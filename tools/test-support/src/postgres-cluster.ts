@@ -4,10 +4,10 @@
 // root, so as root every server command runs as the `postgres` user, which that package creates.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from './free-port.js';
 
 export interface PostgresCluster {
   /** postgres://postgres@127.0.0.1:PORT/postgres: the superuser on the maintenance database. */
@@ -43,17 +43,6 @@ export function postgresBinDir(): string {
     );
   }
   return join(root, versions[0], 'bin');
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 export async function startPostgresCluster(options: ClusterOptions = {}): Promise<PostgresCluster> {
