@@ -15,6 +15,7 @@ import { currentScope, type Actor } from './request-scope.js';
 import type { Db } from '../storage/database.js';
 import { deleteAuditRowsBefore, insertAuditRows, listAuditRows } from '../storage/audit-log.js';
 import type { AuditRow, NewAuditRow } from '../storage/audit-log.js';
+import { inSweepBatches } from './sweep-batches.js';
 
 /** Every action code, with what it records. Codes are stable: tools filter on them. */
 export const AUDIT_ACTIONS = {
@@ -196,23 +197,13 @@ function toRecord(row: AuditRow): AuditRecord {
   return record;
 }
 
-/** Rows one sweep deletes per statement, and statements per sweep at the most. */
-const SWEEP_BATCH = 10_000;
-const SWEEP_BATCHES = 10;
-
 /**
- * Deletes the records older than AUDIT_RETENTION_DAYS; how many. In batches, so that a first
- * sweep over years of records holds no lock for long; what is left goes in the next round.
+ * Deletes the records older than AUDIT_RETENTION_DAYS; how many. In batches (sweep-batches.ts),
+ * so that a first sweep over years of records holds no lock, and stalls nothing, for long.
  */
 export async function sweepAuditLog(ctx: DomainContext): Promise<number> {
   const before = new Date(
     ctx.now().getTime() - ctx.config.auditRetentionDays * 86_400_000,
   ).toISOString();
-  let removed = 0;
-  for (let batch = 0; batch < SWEEP_BATCHES; batch++) {
-    const deleted = await deleteAuditRowsBefore(ctx.db, before, SWEEP_BATCH);
-    removed += deleted;
-    if (deleted < SWEEP_BATCH) break;
-  }
-  return removed;
+  return inSweepBatches((limit) => deleteAuditRowsBefore(ctx.db, before, limit));
 }

@@ -16,6 +16,7 @@ import {
   releaseIdempotencyKey,
   storeIdempotentAnswer,
 } from '../storage/idempotency-keys.js';
+import { inSweepBatches } from './sweep-batches.js';
 
 /** How long a key and its answer are kept (DESIGN: 24 hours). */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
@@ -170,5 +171,6 @@ export async function releaseIdempotencyKeyFor(
 
 /** Removes keys older than 24 hours; how many. Part of the server's sweep. */
 export function sweepIdempotencyKeys(ctx: DomainContext): Promise<number> {
-  return deleteExpiredIdempotencyKeys(ctx.db, ctx.now().toISOString());
+  const now = ctx.now().toISOString();
+  return inSweepBatches((limit) => deleteExpiredIdempotencyKeys(ctx.db, now, limit));
 }

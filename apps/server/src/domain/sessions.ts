@@ -20,6 +20,7 @@ import { hashToken, looksLikeToken, newToken } from './ids.js';
 import { sessionStanding, type SessionBasis } from './session-standing.js';
 import { sweepTokens } from './tokens.js';
 import { inTransaction } from './transact.js';
+import { inSweepBatches } from './sweep-batches.js';
 
 export type { SessionKind } from '../storage/schema.js';
 
@@ -217,22 +218,24 @@ export async function sweepSessions(ctx: DomainContext): Promise<number> {
   const now = ctx.now().getTime();
   const seenBefore = new Date(now - SESSION_IDLE_MS).toISOString();
   const startedBefore = new Date(now - SESSION_LIFETIME_MS).toISOString();
-  return inTransaction(ctx, async ({ db }) => {
-    const ended = await deleteEndedBrowserSessions(db, seenBefore, startedBefore);
-    await recordSessionsEnded(
-      ctx,
-      db,
-      ended.filter((s) => s.created_at > startedBefore),
-      'idle',
-    );
-    await recordSessionsEnded(
-      ctx,
-      db,
-      ended.filter((s) => s.created_at <= startedBefore),
-      'lifetime',
-    );
-    return ended.length;
-  });
+  return inSweepBatches((limit) =>
+    inTransaction(ctx, async ({ db }) => {
+      const ended = await deleteEndedBrowserSessions(db, seenBefore, startedBefore, limit);
+      await recordSessionsEnded(
+        ctx,
+        db,
+        ended.filter((s) => s.created_at > startedBefore),
+        'idle',
+      );
+      await recordSessionsEnded(
+        ctx,
+        db,
+        ended.filter((s) => s.created_at <= startedBefore),
+        'lifetime',
+      );
+      return ended.length;
+    }),
+  );
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 } from '../storage/sign-in-failures.js';
 import { isClientUsername } from './clients.js';
 import type { DomainContext } from './context.js';
+import { inSweepBatches } from './sweep-batches.js';
 
 export const AUTH_THROTTLE = {
   maxFailures: 10,
@@ -99,8 +100,6 @@ export function clearFailedSignIns(
 
 /** Removes the counts of windows that have ended; how many. Part of the server's sweep. */
 export function sweepFailedSignIns(ctx: DomainContext): Promise<number> {
-  return deleteSignInFailuresBefore(
-    ctx.db,
-    new Date(ctx.now().getTime() - WINDOW_MS).toISOString(),
-  );
+  const before = new Date(ctx.now().getTime() - WINDOW_MS).toISOString();
+  return inSweepBatches((limit) => deleteSignInFailuresBefore(ctx.db, before, limit));
 }

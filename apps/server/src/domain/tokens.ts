@@ -13,6 +13,7 @@ import { getSso } from './ssos.js';
 import { getTransactionDetails } from './transactions.js';
 import { inTransaction } from './transact.js';
 import { requireText } from './validate.js';
+import { inSweepBatches } from './sweep-batches.js';
 
 export type TokenKind = 'console' | 'participant' | 'anonymous' | 'new-transaction';
 
@@ -227,5 +228,6 @@ export async function redeemToken(
 
 /** Removes tokens that can no longer be redeemed; how many. */
 export async function sweepTokens(ctx: DomainContext): Promise<number> {
-  return deleteSpentTokens(ctx.db, ctx.now().toISOString());
+  const now = ctx.now().toISOString();
+  return inSweepBatches((limit) => deleteSpentTokens(ctx.db, now, limit));
 }

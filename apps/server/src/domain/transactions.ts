@@ -34,6 +34,7 @@ import {
 import { bulkMoveEvents } from './transaction-events.js';
 import { inTransaction } from './transact.js';
 import { requireId, requireText } from './validate.js';
+import { inSweepBatches } from './sweep-batches.js';
 
 /** The spec's TransactionInfo (generated from the XSD): absent strings are left out, dates are ISO-8601; the domain always knows the id. */
 export type TransactionInfo = Wire.TransactionInfo & { id: string };
@@ -341,11 +342,13 @@ export async function expireDueTransactions(
   ) => {
     let moved = 0;
     for (const state of from) {
-      moved += await inTransaction(ctx, async (dbTx) => {
-        const rows = await moveDueTransactions(dbTx.db, state, dateColumn, to, now);
-        await emitEvents(dbTx, bulkMoveEvents(rows, state, to));
-        return rows.length;
-      });
+      moved += await inSweepBatches((limit) =>
+        inTransaction(ctx, async (dbTx) => {
+          const rows = await moveDueTransactions(dbTx.db, state, dateColumn, to, now, limit);
+          await emitEvents(dbTx, bulkMoveEvents(rows, state, to));
+          return rows.length;
+        }),
+      );
     }
     return moved;
   };

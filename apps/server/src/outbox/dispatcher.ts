@@ -10,6 +10,7 @@ import { runCompletionJob } from '../domain/completed-documents.js';
 import type { DomainContext } from '../domain/context.js';
 import { randomId } from '../domain/ids.js';
 import { openQueuedMail } from '../domain/queued-mail.js';
+import { inSweepBatches } from '../domain/sweep-batches.js';
 import { signingSecrets } from '../domain/webhooks.js';
 import { dialectOf } from '../storage/adapter-dialect.js';
 import {
@@ -304,12 +305,17 @@ export class OutboxDispatcher {
   /** Removes finished messages past their retention (idempotent: any node may run it). */
   private async sweep(): Promise<void> {
     try {
-      const before = new Date(this.ctx.now().getTime() - this.config.retentionMs).toISOString();
-      const removed = await deleteFinishedMessages(this.ctx.db, before);
+      const removed = await this.sweepFinished();
       if (removed > 0) this.ctx.log.info({ removed }, 'outbox: finished messages removed');
     } catch (error) {
       this.ctx.log.error({ err: error }, 'outbox: retention sweep failed');
     }
+  }
+
+  /** The retention sweep's work: removes finished messages past OUTBOX_RETENTION_DAYS; how many. */
+  async sweepFinished(): Promise<number> {
+    const before = new Date(this.ctx.now().getTime() - this.config.retentionMs).toISOString();
+    return inSweepBatches((limit) => deleteFinishedMessages(this.ctx.db, before, limit));
   }
 }
 

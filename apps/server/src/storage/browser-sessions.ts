@@ -1,4 +1,5 @@
 // The browser_sessions table: sessions named by a hashed cookie value (domain/sessions.ts).
+import { dialectOf } from './adapter-dialect.js';
 import type { Db } from './database.js';
 import type { BrowserSessionsTable } from './schema.js';
 
@@ -42,24 +43,33 @@ export async function setBrowserSessionOutcome(
 }
 
 /**
- * Removes sessions last seen at or before `seenBefore`, or started at or before `startedBefore`;
- * which (for their audit records).
+ * Removes at most `limit` sessions last seen at or before `seenBefore`, or started at or before
+ * `startedBefore`; which (for their audit records).
  */
 export function deleteEndedBrowserSessions(
   db: Db,
   seenBefore: string,
   startedBefore: string,
+  limit: number,
 ): Promise<
   Pick<
     BrowserSessionRow,
     'id_hash' | 'enterprise_id' | 'pal_id' | 'transaction_id' | 'sso_id' | 'created_at'
   >[]
 > {
+  const ended = dialectOf(db).forUpdate(
+    db
+      .selectFrom('browser_sessions')
+      .select('id_hash')
+      .where((eb) =>
+        eb.or([eb('last_seen_at', '<=', seenBefore), eb('created_at', '<=', startedBefore)]),
+      )
+      .limit(limit),
+    { skipLocked: true },
+  );
   return db
     .deleteFrom('browser_sessions')
-    .where((eb) =>
-      eb.or([eb('last_seen_at', '<=', seenBefore), eb('created_at', '<=', startedBefore)]),
-    )
+    .where('id_hash', 'in', ended)
     .returning(['id_hash', 'enterprise_id', 'pal_id', 'transaction_id', 'sso_id', 'created_at'])
     .execute();
 }

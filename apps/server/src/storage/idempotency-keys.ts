@@ -1,6 +1,7 @@
 // The idempotency_keys table (domain/idempotency.ts): which request serves a key, and then the
 // answer it gave.
 import { sql } from 'kysely';
+import { dialectOf } from './adapter-dialect.js';
 import type { Db } from './database.js';
 import type { IdempotencyKeysTable, IsoDate } from './schema.js';
 
@@ -96,11 +97,29 @@ export async function releaseIdempotencyKey(
     .execute();
 }
 
-/** Removes keys that expired at `now`; how many. */
-export async function deleteExpiredIdempotencyKeys(db: Db, now: IsoDate): Promise<number> {
+/** Removes at most `limit` keys that expired at `now`; how many. */
+export async function deleteExpiredIdempotencyKeys(
+  db: Db,
+  now: IsoDate,
+  limit: number,
+): Promise<number> {
+  const expired = dialectOf(db).forUpdate(
+    db
+      .selectFrom('idempotency_keys')
+      .select(['client_id', 'idempotency_key'])
+      .where('expires_at', '<=', now)
+      .limit(limit),
+    { skipLocked: true },
+  );
   const result = await db
     .deleteFrom('idempotency_keys')
-    .where('expires_at', '<=', now)
+    .where(({ eb, refTuple }) =>
+      eb(
+        refTuple('client_id', 'idempotency_key'),
+        'in',
+        expired.$asTuple('client_id', 'idempotency_key'),
+      ),
+    )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

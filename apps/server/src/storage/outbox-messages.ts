@@ -198,12 +198,24 @@ export async function listEndpointMessages(
     .execute();
 }
 
-/** Removes delivered and failed messages that finished before `before`; how many. */
-export async function deleteFinishedMessages(db: Db, before: IsoDate): Promise<number> {
+/** Removes at most `limit` delivered and failed messages that finished before `before`; how many. */
+export async function deleteFinishedMessages(
+  db: Db,
+  before: IsoDate,
+  limit: number,
+): Promise<number> {
+  const finished = dialectOf(db).forUpdate(
+    db
+      .selectFrom('outbox_messages')
+      .select('id')
+      .where('finished_at', '<', before)
+      .where('status', '<>', 'pending')
+      .limit(limit),
+    { skipLocked: true },
+  );
   const result = await db
     .deleteFrom('outbox_messages')
-    .where('status', '<>', 'pending')
-    .where('finished_at', '<', before)
+    .where('id', 'in', finished)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -1,6 +1,7 @@
 // The sign_in_failures table: failed sign-ins per (username, address) and window, shared by every
 // node on the database (domain/sign-in-failures.ts).
 import { sql } from 'kysely';
+import { dialectOf } from './adapter-dialect.js';
 import type { Db } from './database.js';
 import type { IsoDate } from './schema.js';
 
@@ -62,11 +63,25 @@ export async function deleteSignInFailures(
     .execute();
 }
 
-/** Removes the windows that began at or before `before`; how many. */
-export async function deleteSignInFailuresBefore(db: Db, before: IsoDate): Promise<number> {
+/** Removes at most `limit` windows that began at or before `before`; how many. */
+export async function deleteSignInFailuresBefore(
+  db: Db,
+  before: IsoDate,
+  limit: number,
+): Promise<number> {
+  const ended = dialectOf(db).forUpdate(
+    db
+      .selectFrom('sign_in_failures')
+      .select(['username', 'address'])
+      .where('window_start', '<=', before)
+      .limit(limit),
+    { skipLocked: true },
+  );
   const result = await db
     .deleteFrom('sign_in_failures')
-    .where('window_start', '<=', before)
+    .where(({ eb, refTuple }) =>
+      eb(refTuple('username', 'address'), 'in', ended.$asTuple('username', 'address')),
+    )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -1,4 +1,5 @@
 // The tokens table: single-use entry tokens, stored only as a hash (domain/tokens.ts).
+import { dialectOf } from './adapter-dialect.js';
 import type { Db } from './database.js';
 import type { TokensTable } from './schema.js';
 
@@ -27,12 +28,17 @@ export function consumeToken(
     .executeTakeFirst();
 }
 
-/** Removes tokens that are used or expired at `now`; how many. */
-export async function deleteSpentTokens(db: Db, now: string): Promise<number> {
-  const result = await db
-    .deleteFrom('tokens')
-    .where((eb) => eb.or([eb('expires_at', '<=', now), eb('used_at', 'is not', null)]))
-    .executeTakeFirst();
+/** Removes at most `limit` tokens that are used or expired at `now`; how many. */
+export async function deleteSpentTokens(db: Db, now: string, limit: number): Promise<number> {
+  const spent = dialectOf(db).forUpdate(
+    db
+      .selectFrom('tokens')
+      .select('token_hash')
+      .where((eb) => eb.or([eb('expires_at', '<=', now), eb('used_at', 'is not', null)]))
+      .limit(limit),
+    { skipLocked: true },
+  );
+  const result = await db.deleteFrom('tokens').where('token_hash', 'in', spent).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 

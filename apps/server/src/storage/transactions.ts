@@ -90,8 +90,9 @@ export function updateTransactionIf(
 }
 
 /**
- * Moves every transaction in `from` whose `dateColumn` has passed to `to`; the rows moved, with
- * the states their events report.
+ * Moves at most `limit` transactions in `from` whose `dateColumn` has passed to `to`; the rows
+ * moved, with the states their events report. On PostgreSQL one a workflow holds is left for the
+ * next sweep.
  */
 export async function moveDueTransactions(
   db: Db,
@@ -99,14 +100,23 @@ export async function moveDueTransactions(
   dateColumn: 'execute_end_date' | 'access_end_date',
   to: string,
   now: string,
+  limit: number,
 ): Promise<
   Pick<TransactionRow, 'id' | 'enterprise_id' | 'pal_id' | 'status' | 'web_service_status'>[]
 > {
+  const due = dialectOf(db).forUpdate(
+    db
+      .selectFrom('transactions')
+      .select('seq')
+      .where('system_status', '=', from)
+      .where(dateColumn, '<=', now)
+      .limit(limit),
+    { skipLocked: true },
+  );
   return db
     .updateTable('transactions')
     .set({ system_status: to, modified_date: now })
-    .where('system_status', '=', from)
-    .where(dateColumn, '<=', now)
+    .where('seq', 'in', due)
     .returning(['id', 'enterprise_id', 'pal_id', 'status', 'web_service_status'])
     .execute();
 }
