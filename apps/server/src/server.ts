@@ -45,40 +45,50 @@ export async function startServer(
   const url = await app.listen({ host: config.host, port: config.port });
   const outbox = new OutboxDispatcher(domain);
   await outbox.start();
-  // A round that is still removing a large backlog (sweeps go in batches: domain/sweep-batches.ts)
-  // when the next is due lets that one pass.
-  let sweeping = false;
+  // Each sweep on its own: a round still removing a large backlog (sweeps go in batches:
+  // domain/sweep-batches.ts) when the next is due lets that one pass, and holds up no other sweep.
+  const running = new Set<string>();
+  const once = (name: string, work: () => Promise<void>) => {
+    if (running.has(name)) return;
+    running.add(name);
+    void work().finally(() => running.delete(name));
+  };
   const sweep = setInterval(() => {
-    if (sweeping) return;
-    sweeping = true;
     // One node at a time on a shared database (the others skip this round).
-    const expiry = dialectOf(db)
-      .runExclusively(db, 'expiry-sweep', () => expireDueTransactions(domain))
-      .then((moved) =>
-        moved?.expired || moved?.archived
-          ? app.log.info(moved, 'transactions moved past their end dates')
-          : undefined,
-      )
-      .catch((error: unknown) => app.log.error({ err: error }, 'expiry sweep failed'));
+    once('expiry', () =>
+      dialectOf(db)
+        .runExclusively(db, 'expiry-sweep', () => expireDueTransactions(domain))
+        .then((moved) =>
+          moved?.expired || moved?.archived
+            ? app.log.info(moved, 'transactions moved past their end dates')
+            : undefined,
+        )
+        .catch((error: unknown) => app.log.error({ err: error }, 'expiry sweep failed')),
+    );
     // Entry tokens and browser sessions that can no longer be used, and how many are live.
-    const entries = sweepEntries(domain)
-      .then((counts) => app.log.info(counts, 'entry tokens and browser sessions'))
-      .catch((error: unknown) => app.log.error({ err: error }, 'token and session sweep failed'));
+    once('entries', () =>
+      sweepEntries(domain)
+        .then((counts) => app.log.info(counts, 'entry tokens and browser sessions'))
+        .catch((error: unknown) => app.log.error({ err: error }, 'token and session sweep failed')),
+    );
     // Failed sign-in counts whose window has ended (idempotent: any node may run it).
-    const signIns = sweepFailedSignIns(domain)
-      .then((removed) =>
-        removed ? app.log.info({ removed }, 'ended failed sign-in windows removed') : undefined,
-      )
-      .catch((error: unknown) => app.log.error({ err: error }, 'sign-in failure sweep failed'));
+    once('sign-ins', () =>
+      sweepFailedSignIns(domain)
+        .then((removed) =>
+          removed ? app.log.info({ removed }, 'ended failed sign-in windows removed') : undefined,
+        )
+        .catch((error: unknown) => app.log.error({ err: error }, 'sign-in failure sweep failed')),
+    );
     // Audit records past AUDIT_RETENTION_DAYS, idempotency keys past 24 hours (one node at a time).
-    const retention = sweepRetention(domain)
-      .then((removed) =>
-        removed?.auditRecords || removed?.idempotencyKeys
-          ? app.log.info(removed, 'old audit records and idempotency keys removed')
-          : undefined,
-      )
-      .catch((error: unknown) => app.log.error({ err: error }, 'retention sweep failed'));
-    void Promise.allSettled([expiry, entries, signIns, retention]).then(() => (sweeping = false));
+    once('retention', () =>
+      sweepRetention(domain)
+        .then((removed) =>
+          removed?.auditRecords || removed?.idempotencyKeys
+            ? app.log.info(removed, 'old audit records and idempotency keys removed')
+            : undefined,
+        )
+        .catch((error: unknown) => app.log.error({ err: error }, 'retention sweep failed')),
+    );
   }, EXPIRY_SWEEP_MS);
   sweep.unref();
   // One shutdown, however often it is asked for: a second signal (Ctrl-C reaches a server

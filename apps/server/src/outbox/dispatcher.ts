@@ -49,6 +49,7 @@ export class OutboxDispatcher {
   private readonly sender: WebhookSender;
   private timer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
   private stopListening: (() => Promise<void>) | undefined;
   private pumping = false;
   /** The completion jobs of this node, one after another. */
@@ -70,7 +71,10 @@ export class OutboxDispatcher {
   /** Starts listening for new messages and delivers what is due already. */
   async start(): Promise<void> {
     this.stopListening = await dialectOf(this.ctx.db).listenOutbox(this.ctx.db, () => this.wake());
-    this.sweepTimer = setInterval(() => void this.sweep(), RETENTION_SWEEP_MS);
+    this.sweepTimer = setInterval(() => {
+      // A sweep still removing a large backlog when the next is due lets that one pass.
+      this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
+    }, RETENTION_SWEEP_MS);
     this.sweepTimer.unref();
     this.wake();
   }
@@ -140,6 +144,8 @@ export class OutboxDispatcher {
     } finally {
       this.pumping = false;
     }
+    // Woken while it looked for the next due time: look again now.
+    if (this.again && !this.stopped) this.wake();
   }
 
   private track(delivery: Promise<void>): void {
@@ -152,9 +158,9 @@ export class OutboxDispatcher {
 
   /** A timer for the next due message (a retry, a lapsed lease), at most OUTBOX_POLL_MS away. */
   private async scheduleNext(): Promise<void> {
-    // Each delivery under way pumps again as it ends: while any is, polling is enough, and a
-    // query for the next due time per delivery is not (measured: a tenth of a delivery's cost).
-    if (this.inFlight.size > 0) return this.schedule(this.config.pollMs);
+    // With every slot taken, each delivery pumps again as it ends, and takes what is due then:
+    // a query for the next due time per delivery would cost a tenth of a delivery.
+    if (this.inFlight.size >= this.config.concurrency) return this.schedule(this.config.pollMs);
     const due = await nextDueAt(this.ctx.db);
     const wait = due ? Date.parse(due) - this.ctx.now().getTime() : this.config.pollMs;
     this.schedule(Math.min(this.config.pollMs, wait));

@@ -24,16 +24,20 @@ export type WebhookResult = { ok: true; status: number } | { ok: false; error: s
 
 /** Signing keys by secret: an HMAC keyed by bytes checks and copies them each time (14 µs, not 2). */
 const signingKeys = new Map<string, KeyObject>();
-/** Endpoints' secrets kept at most; then the map starts afresh. */
+/** Endpoints' secrets kept at most. */
 const MAX_SIGNING_KEYS = 1000;
 
+/** The secret's key, from the map if there (the map keeps the last used at its end). */
 function signingKey(secret: string): KeyObject {
   let key = signingKeys.get(secret);
-  if (!key) {
-    if (signingKeys.size >= MAX_SIGNING_KEYS) signingKeys.clear();
+  if (key) {
+    signingKeys.delete(secret);
+  } else {
     key = createSecretKey(Buffer.from(secret.replace(/^whsec_/, ''), 'base64'));
-    signingKeys.set(secret, key);
+    // The least recently used goes: a rotated or removed endpoint's secret, in time.
+    if (signingKeys.size >= MAX_SIGNING_KEYS) signingKeys.delete(signingKeys.keys().next().value!);
   }
+  signingKeys.set(secret, key);
   return key;
 }
 
@@ -80,9 +84,18 @@ function publicOnlyLookup(hostname: string, options: LookupOptions, callback: Lo
 
 /** The text of a failed attempt: the time limit, or the connection's own error. */
 function describe(error: unknown): string {
-  const e = error as { name?: string; message?: string };
+  // A name with several addresses that all refused fails with one error per address, under an
+  // AggregateError whose message is empty: the first says why.
+  const e = (
+    error instanceof AggregateError && error.errors.length > 0 ? error.errors[0] : error
+  ) as {
+    name?: string;
+    code?: string;
+    message?: string;
+  };
   if (e?.name === 'TimeoutError') return 'timed out';
-  return e?.message ?? String(error);
+  const message = e?.message || e?.name || String(error);
+  return e?.code && !message.includes(e.code) ? `${e.code}: ${message}` : message;
 }
 
 export class WebhookSender {
