@@ -19,4 +19,5 @@ export const MIGRATION_NAMES = [
   '0023_transaction_uploads',
   '0024_completed_documents',
   '0025_deferred_text_index',
+  '0026_text_statistics',
 ];

@@ -300,6 +300,30 @@ describe(`database (${engine})`, () => {
     },
   );
 
+  it.runIf(engine === 'postgres')(
+    'migration 0026 samples 1,000 values of each searched text for the planner, and down resets it',
+    async () => {
+      await migrateToLatest(db);
+      const targets = async () =>
+        (
+          await sql<{ attname: string; target: number | null }>`
+            select attname, attstattarget as target from pg_attribute
+            where attrelid = 'transactions'::regclass
+              and attname in ('name_key', 'description_key', 'category_key')
+            order by attname`.execute(db)
+        ).rows.map((r) => [r.attname, r.target === null ? -1 : Number(r.target)]);
+      expect(await targets()).toEqual([
+        ['category_key', 1000],
+        ['description_key', 1000],
+        ['name_key', 1000],
+      ]);
+      const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+      expect((await migrator.migrateTo('0025_deferred_text_index')).error).toBeUndefined();
+      // -1, or null from PostgreSQL 17 on: the server's default.
+      expect((await targets()).map(([, target]) => target)).toEqual([-1, -1, -1]);
+    },
+  );
+
   it('serves the P1/C1 text filters through the pal text index, with the rows LIKE finds', async () => {
     // Pals inserted before the migration that makes the index: it indexes existing rows too.
     const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });

@@ -19,6 +19,7 @@ import { documentState } from './0022-document-state.js';
 import { transactionUploads } from './0023-transaction-uploads.js';
 import { completedDocuments } from './0024-completed-documents.js';
 import { deferredTextIndex } from './0025-deferred-text-index.js';
+import { textStatistics } from './0026-text-statistics.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0023_transaction_uploads': transactionUploads,
   '0024_completed_documents': completedDocuments,
   '0025_deferred_text_index': deferredTextIndex,
+  '0026_text_statistics': textStatistics,
 };
