@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { signatureHeader } from './webhook-sender.js';
+import { describeFailure, signatureHeader } from './webhook-sender.js';
 
 describe('signatureHeader', () => {
   const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -18,5 +18,29 @@ describe('signatureHeader', () => {
     const [first, second] = header.split(' ');
     expect(first).toBe(signatureHeader([secret], 'msg_2', 1, '{}'));
     expect(second).toBe(signatureHeader([other], 'msg_2', 1, '{}'));
+  });
+});
+
+describe('describeFailure', () => {
+  const refused = (address: string) =>
+    Object.assign(new Error(`connect ECONNREFUSED ${address}`), { code: 'ECONNREFUSED' });
+
+  it('names the first cause when every address of a name failed (an empty AggregateError)', () => {
+    const all = new AggregateError([refused('::1:443'), refused('127.0.0.1:443')], '');
+    expect(describeFailure(all)).toBe('connect ECONNREFUSED ::1:443');
+  });
+
+  it('puts the code in front when the message does not say it, and reads a time-out as such', () => {
+    const refusedName = Object.assign(new Error('localhost resolves to 127.0.0.1'), {
+      code: 'EADDRNOTPUBLIC',
+    });
+    expect(describeFailure(refusedName)).toBe('EADDRNOTPUBLIC: localhost resolves to 127.0.0.1');
+    expect(describeFailure(refused('127.0.0.1:1'))).toBe('connect ECONNREFUSED 127.0.0.1:1');
+    expect(describeFailure(new DOMException('The operation timed out.', 'TimeoutError'))).toBe(
+      'timed out',
+    );
+    expect(describeFailure(Object.assign(new Error(''), { name: 'SocketError' }))).toBe(
+      'SocketError',
+    );
   });
 });

@@ -83,7 +83,7 @@ function publicOnlyLookup(hostname: string, options: LookupOptions, callback: Lo
 }
 
 /** The text of a failed attempt: the time limit, or the connection's own error. */
-function describe(error: unknown): string {
+export function describeFailure(error: unknown): string {
   // A name with several addresses that all refused fails with one error per address, under an
   // AggregateError whose message is empty: the first says why.
   const e = (
@@ -144,7 +144,7 @@ export class WebhookSender {
         return { ok: true, status: response.statusCode };
       return { ok: false, error: `HTTP ${response.statusCode}` };
     } catch (error) {
-      return { ok: false, error: describe(error) };
+      return { ok: false, error: describeFailure(error) };
     }
   }
 
