@@ -9,6 +9,7 @@ import { sweepRetention } from './domain/retention.js';
 import { sweepEntries } from './domain/sessions.js';
 import { sweepFailedSignIns } from './domain/sign-in-failures.js';
 import { expireDueTransactions } from './domain/transactions.js';
+import { oneRoundAtATime } from './domain/sweep-batches.js';
 import { OutboxDispatcher } from './outbox/dispatcher.js';
 import { connectDatabase } from './storage/database.js';
 import { dialectOf } from './storage/adapter-dialect.js';
@@ -45,17 +46,10 @@ export async function startServer(
   const url = await app.listen({ host: config.host, port: config.port });
   const outbox = new OutboxDispatcher(domain);
   await outbox.start();
-  // Each sweep on its own: a round still removing a large backlog (sweeps go in batches:
-  // domain/sweep-batches.ts) when the next is due lets that one pass, and holds up no other sweep.
-  const running = new Set<string>();
-  const once = (name: string, work: () => Promise<void>) => {
-    if (running.has(name)) return;
-    running.add(name);
-    void work().finally(() => running.delete(name));
-  };
-  const sweep = setInterval(() => {
+  // Each sweep on its own rounds (domain/sweep-batches.ts): a long one holds up no other.
+  const sweeps = [
     // One node at a time on a shared database (the others skip this round).
-    once('expiry', () =>
+    oneRoundAtATime(() =>
       dialectOf(db)
         .runExclusively(db, 'expiry-sweep', () => expireDueTransactions(domain))
         .then((moved) =>
@@ -64,23 +58,23 @@ export async function startServer(
             : undefined,
         )
         .catch((error: unknown) => app.log.error({ err: error }, 'expiry sweep failed')),
-    );
+    ),
     // Entry tokens and browser sessions that can no longer be used, and how many are live.
-    once('entries', () =>
+    oneRoundAtATime(() =>
       sweepEntries(domain)
         .then((counts) => app.log.info(counts, 'entry tokens and browser sessions'))
         .catch((error: unknown) => app.log.error({ err: error }, 'token and session sweep failed')),
-    );
+    ),
     // Failed sign-in counts whose window has ended (idempotent: any node may run it).
-    once('sign-ins', () =>
+    oneRoundAtATime(() =>
       sweepFailedSignIns(domain)
         .then((removed) =>
           removed ? app.log.info({ removed }, 'ended failed sign-in windows removed') : undefined,
         )
         .catch((error: unknown) => app.log.error({ err: error }, 'sign-in failure sweep failed')),
-    );
+    ),
     // Audit records past AUDIT_RETENTION_DAYS, idempotency keys past 24 hours (one node at a time).
-    once('retention', () =>
+    oneRoundAtATime(() =>
       sweepRetention(domain)
         .then((removed) =>
           removed?.auditRecords || removed?.idempotencyKeys
@@ -88,8 +82,9 @@ export async function startServer(
             : undefined,
         )
         .catch((error: unknown) => app.log.error({ err: error }, 'retention sweep failed')),
-    );
-  }, EXPIRY_SWEEP_MS);
+    ),
+  ];
+  const sweep = setInterval(() => sweeps.forEach((round) => round()), EXPIRY_SWEEP_MS);
   sweep.unref();
   // One shutdown, however often it is asked for: a second signal (Ctrl-C reaches a server
   // process, and its primary then sends SIGTERM) waits for the first instead of cutting it short.

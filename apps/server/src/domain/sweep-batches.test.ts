@@ -7,7 +7,7 @@ import { insertOutboxMessages } from '../storage/outbox-messages.js';
 import { OutboxDispatcher } from '../outbox/dispatcher.js';
 import { createEnterprise } from './enterprises.js';
 import { SESSION_IDLE_MS, sweepSessions } from './sessions.js';
-import { inSweepBatches, SWEEP_BATCH } from './sweep-batches.js';
+import { inSweepBatches, oneRoundAtATime, SWEEP_BATCH } from './sweep-batches.js';
 import { sweepTokens } from './tokens.js';
 
 /** More than two batches, and not a multiple of one. */
@@ -37,6 +37,25 @@ describe('inSweepBatches', () => {
     });
     expect(total).toBe(BACKLOG);
     expect(asked).toEqual([SWEEP_BATCH, SWEEP_BATCH, SWEEP_BATCH]);
+  });
+});
+
+describe('oneRoundAtATime', () => {
+  it('lets a call pass while the last round is under way, and runs the next after it', async () => {
+    let started = 0;
+    let finish = () => {};
+    const tick = oneRoundAtATime(async () => {
+      started++;
+      await new Promise<void>((done) => (finish = done));
+    });
+    tick();
+    tick();
+    expect(started).toBe(1);
+    finish();
+    await new Promise((done) => setImmediate(done));
+    tick();
+    expect(started).toBe(2);
+    finish();
   });
 });
 

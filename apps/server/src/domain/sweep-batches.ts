@@ -7,6 +7,19 @@
 /** Rows per batch: a few milliseconds of SQLite's time. */
 export const SWEEP_BATCH = 1000;
 
+/**
+ * What a timer calls for a periodic sweep: `round`, unless the last round is still under way (a
+ * large backlog takes longer than the period); then this one passes.
+ */
+export function oneRoundAtATime(round: () => Promise<unknown>): () => void {
+  let running = false;
+  return () => {
+    if (running) return;
+    running = true;
+    void round().finally(() => (running = false));
+  };
+}
+
 /** Runs `batch` with SWEEP_BATCH until one does less than that; the total it did. */
 export async function inSweepBatches(batch: (limit: number) => Promise<number>): Promise<number> {
   let total = 0;

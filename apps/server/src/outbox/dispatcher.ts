@@ -10,7 +10,7 @@ import { runCompletionJob } from '../domain/completed-documents.js';
 import type { DomainContext } from '../domain/context.js';
 import { randomId } from '../domain/ids.js';
 import { openQueuedMail } from '../domain/queued-mail.js';
-import { inSweepBatches } from '../domain/sweep-batches.js';
+import { inSweepBatches, oneRoundAtATime } from '../domain/sweep-batches.js';
 import { signingSecrets } from '../domain/webhooks.js';
 import { dialectOf } from '../storage/adapter-dialect.js';
 import {
@@ -49,7 +49,6 @@ export class OutboxDispatcher {
   private readonly sender: WebhookSender;
   private timer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<void> | undefined;
   private stopListening: (() => Promise<void>) | undefined;
   private pumping = false;
   /** The completion jobs of this node, one after another. */
@@ -71,10 +70,10 @@ export class OutboxDispatcher {
   /** Starts listening for new messages and delivers what is due already. */
   async start(): Promise<void> {
     this.stopListening = await dialectOf(this.ctx.db).listenOutbox(this.ctx.db, () => this.wake());
-    this.sweepTimer = setInterval(() => {
-      // A sweep still removing a large backlog when the next is due lets that one pass.
-      this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
-    }, RETENTION_SWEEP_MS);
+    this.sweepTimer = setInterval(
+      oneRoundAtATime(() => this.sweep()),
+      RETENTION_SWEEP_MS,
+    );
     this.sweepTimer.unref();
     this.wake();
   }

@@ -1,5 +1,5 @@
 // The browser_sessions table: sessions named by a hashed cookie value (domain/sessions.ts).
-import { dialectOf } from './adapter-dialect.js';
+import { chosenRows } from './chosen-rows.js';
 import type { Db } from './database.js';
 import type { BrowserSessionsTable } from './schema.js';
 
@@ -57,15 +57,15 @@ export function deleteEndedBrowserSessions(
     'id_hash' | 'enterprise_id' | 'pal_id' | 'transaction_id' | 'sso_id' | 'created_at'
   >[]
 > {
-  const ended = dialectOf(db).forUpdate(
+  const ended = chosenRows(
+    db,
     db
       .selectFrom('browser_sessions')
       .select('id_hash')
       .where((eb) =>
         eb.or([eb('last_seen_at', '<=', seenBefore), eb('created_at', '<=', startedBefore)]),
-      )
-      .limit(limit),
-    { skipLocked: true },
+      ),
+    limit,
   );
   return db
     .deleteFrom('browser_sessions')

@@ -1,7 +1,7 @@
 // The idempotency_keys table (domain/idempotency.ts): which request serves a key, and then the
 // answer it gave.
 import { sql } from 'kysely';
-import { dialectOf } from './adapter-dialect.js';
+import { chosenRows } from './chosen-rows.js';
 import type { Db } from './database.js';
 import type { IdempotencyKeysTable, IsoDate } from './schema.js';
 
@@ -103,13 +103,13 @@ export async function deleteExpiredIdempotencyKeys(
   now: IsoDate,
   limit: number,
 ): Promise<number> {
-  const expired = dialectOf(db).forUpdate(
+  const expired = chosenRows(
+    db,
     db
       .selectFrom('idempotency_keys')
       .select(['client_id', 'idempotency_key'])
-      .where('expires_at', '<=', now)
-      .limit(limit),
-    { skipLocked: true },
+      .where('expires_at', '<=', now),
+    limit,
   );
   const result = await db
     .deleteFrom('idempotency_keys')

@@ -6,6 +6,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db } from './database.js';
 import { dialectOf } from './adapter-dialect.js';
+import { chosenRows } from './chosen-rows.js';
 import type { IsoDate, OutboxKind, OutboxMessagesTable } from './schema.js';
 
 export type OutboxMessageRow = Selectable<OutboxMessagesTable>;
@@ -60,15 +61,9 @@ export async function insertOutboxMessages(
 
 /**
  * Takes up to `limit` pending messages due at `now`, for `leaseUntil`: each gets the claim token
- * and one more attempt. On PostgreSQL rows another node is taking right now are skipped.
- *
- * The UPDATE names only the ids the subquery chose, so that both engines find them by their key:
- * a second "pending and due" test beside them made SQLite's planner walk the due index instead,
- * every due message once per claim (2.5 ms a claim under a backlog of 10,000). That test would
- * add nothing. On SQLite the statement runs whole under the write lock; on PostgreSQL
- * FOR UPDATE locks each chosen row and, when another transaction changed it meanwhile, tests
- * the subquery's conditions again on the row as changed (a row taken by another node is no
- * longer due, so it is left out), and the lock holds until this transaction ends.
+ * and one more attempt. On PostgreSQL rows another node is taking right now are skipped. The
+ * UPDATE names only the ids (chosen-rows.ts says why: a second "pending and due" test cost 2.5 ms
+ * a claim on SQLite under a backlog of 10,000).
  */
 export async function claimDueMessages(
   db: Db,
@@ -83,15 +78,15 @@ export function claimDueQuery(
   options: { claim: string; now: IsoDate; leaseUntil: IsoDate; limit: number },
 ) {
   const { claim, now, leaseUntil, limit } = options;
-  const due = dialectOf(db).forUpdate(
+  const due = chosenRows(
+    db,
     db
       .selectFrom('outbox_messages')
       .select('id')
       .where('status', '=', 'pending')
       .where('next_attempt_at', '<=', now)
-      .orderBy('next_attempt_at')
-      .limit(limit),
-    { skipLocked: true },
+      .orderBy('next_attempt_at'),
+    limit,
   );
   return db
     .updateTable('outbox_messages')
@@ -204,14 +199,14 @@ export async function deleteFinishedMessages(
   before: IsoDate,
   limit: number,
 ): Promise<number> {
-  const finished = dialectOf(db).forUpdate(
+  const finished = chosenRows(
+    db,
     db
       .selectFrom('outbox_messages')
       .select('id')
       .where('finished_at', '<', before)
-      .where('status', '<>', 'pending')
-      .limit(limit),
-    { skipLocked: true },
+      .where('status', '<>', 'pending'),
+    limit,
   );
   const result = await db
     .deleteFrom('outbox_messages')

@@ -1,7 +1,7 @@
 // The sign_in_failures table: failed sign-ins per (username, address) and window, shared by every
 // node on the database (domain/sign-in-failures.ts).
 import { sql } from 'kysely';
-import { dialectOf } from './adapter-dialect.js';
+import { chosenRows } from './chosen-rows.js';
 import type { Db } from './database.js';
 import type { IsoDate } from './schema.js';
 
@@ -69,13 +69,13 @@ export async function deleteSignInFailuresBefore(
   before: IsoDate,
   limit: number,
 ): Promise<number> {
-  const ended = dialectOf(db).forUpdate(
+  const ended = chosenRows(
+    db,
     db
       .selectFrom('sign_in_failures')
       .select(['username', 'address'])
-      .where('window_start', '<=', before)
-      .limit(limit),
-    { skipLocked: true },
+      .where('window_start', '<=', before),
+    limit,
   );
   const result = await db
     .deleteFrom('sign_in_failures')

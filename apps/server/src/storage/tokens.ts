@@ -1,5 +1,5 @@
 // The tokens table: single-use entry tokens, stored only as a hash (domain/tokens.ts).
-import { dialectOf } from './adapter-dialect.js';
+import { chosenRows } from './chosen-rows.js';
 import type { Db } from './database.js';
 import type { TokensTable } from './schema.js';
 
@@ -30,13 +30,13 @@ export function consumeToken(
 
 /** Removes at most `limit` tokens that are used or expired at `now`; how many. */
 export async function deleteSpentTokens(db: Db, now: string, limit: number): Promise<number> {
-  const spent = dialectOf(db).forUpdate(
+  const spent = chosenRows(
+    db,
     db
       .selectFrom('tokens')
       .select('token_hash')
-      .where((eb) => eb.or([eb('expires_at', '<=', now), eb('used_at', 'is not', null)]))
-      .limit(limit),
-    { skipLocked: true },
+      .where((eb) => eb.or([eb('expires_at', '<=', now), eb('used_at', 'is not', null)])),
+    limit,
   );
   const result = await db.deleteFrom('tokens').where('token_hash', 'in', spent).executeTakeFirst();
   return Number(result.numDeletedRows);

@@ -3,6 +3,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from './database.js';
 import { dialectOf } from './adapter-dialect.js';
+import { chosenRows } from './chosen-rows.js';
 import type { CappedCount, TextContains } from './storage-dialect.js';
 import type { NewTransaction, TransactionRow, TransactionUpdate } from './schema.js';
 import { equals, fold, type TextFilter } from './text-filters.js';
@@ -104,14 +105,14 @@ export async function moveDueTransactions(
 ): Promise<
   Pick<TransactionRow, 'id' | 'enterprise_id' | 'pal_id' | 'status' | 'web_service_status'>[]
 > {
-  const due = dialectOf(db).forUpdate(
+  const due = chosenRows(
+    db,
     db
       .selectFrom('transactions')
       .select('seq')
       .where('system_status', '=', from)
-      .where(dateColumn, '<=', now)
-      .limit(limit),
-    { skipLocked: true },
+      .where(dateColumn, '<=', now),
+    limit,
   );
   return db
     .updateTable('transactions')
