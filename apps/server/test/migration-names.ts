@@ -20,4 +20,5 @@ export const MIGRATION_NAMES = [
   '0024_completed_documents',
   '0025_deferred_text_index',
   '0026_text_statistics',
+  '0027_spent_tokens_index',
 ];

@@ -1,4 +1,4 @@
-import { Migrator, sql } from 'kysely';
+import { CompiledQuery, Migrator, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { engine, freshDatabaseEnv } from '../../test/engine.js';
 import { tempDir, testConfig } from '../../test/helpers.js';
@@ -13,6 +13,7 @@ import {
 import { dialectOf } from './adapter-dialect.js';
 import { wherePalTextsLike, type TransactionTextColumn } from './storage-dialect.js';
 import { migrations } from './migrations/index.js';
+import { spentTokensQuery } from './tokens.js';
 import { fold, type TextColumn, type TextFilter } from './text-filters.js';
 import { MIGRATION_NAMES } from '../../test/migration-names.js';
 
@@ -323,6 +324,37 @@ describe(`database (${engine})`, () => {
       expect((await targets()).map(([, target]) => target)).toEqual([-1, -1, -1]);
     },
   );
+
+  // Each batch of the token sweep passed over every live token to find the used ones.
+  it('finds spent tokens through tokens_expires and tokens_used (migration 0027), and down drops it', async () => {
+    await migrateToLatest(db);
+    const { sql: text, parameters } = spentTokensQuery(db, new Date().toISOString())
+      .limit(1000)
+      .compile();
+    const plan = async (trx: Db) => {
+      if (engine === 'sqlite') {
+        const rows = await trx.executeQuery<{ detail: string }>(
+          CompiledQuery.raw(`explain query plan ${text}`, [...parameters]),
+        );
+        return rows.rows.map((r) => r.detail).join('\n');
+      }
+      // An empty table is cheapest to scan; with scans off the planner shows what it may use.
+      await sql`set local enable_seqscan = off`.execute(trx);
+      const rows = await trx.executeQuery<{ 'QUERY PLAN': string }>(
+        CompiledQuery.raw(`explain ${text}`, [...parameters]),
+      );
+      return rows.rows.map((r) => r['QUERY PLAN']).join('\n');
+    };
+    const inTransaction = () => db.transaction().execute(plan);
+    const lines = await inTransaction();
+    expect(lines).toMatch(/tokens_used/);
+    expect(lines).toMatch(/tokens_expires/);
+    expect(lines).not.toMatch(/SCAN tokens|Seq Scan/);
+
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    expect((await migrator.migrateTo('0026_text_statistics')).error).toBeUndefined();
+    expect(await inTransaction()).not.toMatch(/tokens_used/);
+  });
 
   it('serves the P1/C1 text filters through the pal text index, with the rows LIKE finds', async () => {
     // Pals inserted before the migration that makes the index: it indexes existing rows too.

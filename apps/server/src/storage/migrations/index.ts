@@ -20,6 +20,7 @@ import { transactionUploads } from './0023-transaction-uploads.js';
 import { completedDocuments } from './0024-completed-documents.js';
 import { deferredTextIndex } from './0025-deferred-text-index.js';
 import { textStatistics } from './0026-text-statistics.js';
+import { spentTokensIndex } from './0027-spent-tokens-index.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '0024_completed_documents': completedDocuments,
   '0025_deferred_text_index': deferredTextIndex,
   '0026_text_statistics': textStatistics,
+  '0027_spent_tokens_index': spentTokensIndex,
 };
