@@ -1,9 +1,8 @@
 // SERVER_PROCESSES: `pal serve` as the primary of several server processes on one port, each a
 // node on the same PostgreSQL database (server-processes.ts). Run as an operator runs it: the real
 // bin's sources in a process of their own, its log read from stdout, signals sent to its pid.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { Readable } from 'node:stream';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,67 +19,12 @@ import {
   startT1Writers,
   WRITE_ANSWER_TIMEOUT_MS,
 } from './pal-process.js';
+import { PalServe } from './serve-process.js';
 
 const serverDir = fileURLToPath(new URL('..', import.meta.url));
 
-interface LogLine {
-  pid?: number;
-  msg?: string;
-  url?: string;
-  reqId?: string;
-}
-
-/** A `pal serve` primary: its log lines so far, and waits on them. */
-class Primary {
-  readonly child: ChildProcess;
-  readonly exited: Promise<number | null>;
-  #output = '';
-  readonly #lines: LogLine[] = [];
-
-  /** `detached`: in a process group of its own, which a test can signal as a terminal does. */
-  constructor(env: Record<string, string>, detached = false) {
-    this.child = spawn(process.execPath, [...palNodeArgs, 'serve'], {
-      cwd: serverDir,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached,
-    });
-    this.#read(this.child.stdout!);
-    this.#read(this.child.stderr!);
-    // 'close', not 'exit': the output its server processes wrote last must have been read too.
-    this.exited = new Promise((done) => this.child.once('close', (code) => done(code)));
-  }
-
-  /** Parses each JSON line once, as it arrives: under load the log holds thousands of them. */
-  #read(stream: Readable): void {
-    let partial = '';
-    stream.setEncoding('utf8');
-    stream.on('data', (text: string) => {
-      this.#output += text;
-      const lines = (partial + text).split('\n');
-      partial = lines.pop()!;
-      for (const line of lines) {
-        if (!line.startsWith('{')) continue;
-        // Two processes' long lines can interleave on the shared pipe: such a line is skipped,
-        // not thrown in the middle of the runner.
-        try {
-          this.#lines.push(JSON.parse(line) as LogLine);
-        } catch {
-          continue;
-        }
-      }
-    });
-  }
-
-  /** Its complete log lines so far (a line still being received is left for the next call). */
-  lines(): readonly LogLine[] {
-    return this.#lines;
-  }
-
-  output(): string {
-    return this.#output;
-  }
-
+/** A `pal serve` primary of several server processes. */
+class Primary extends PalServe {
   /** The pids of the server processes that have logged they listen, in order. */
   listeningPids(): number[] {
     return this.lines()
@@ -94,16 +38,6 @@ class Primary {
       this.lines().find((l) => l.msg === 'server processes listening'),
     );
     return line.url!;
-  }
-
-  async until<T>(what: string, found: () => T | undefined): Promise<T> {
-    for (let i = 0; i < 600; i++) {
-      const value = found();
-      if (value !== undefined) return value;
-      if (this.child.exitCode !== null) break;
-      await new Promise((done) => setTimeout(done, 100));
-    }
-    throw new Error(`no ${what} in: ${this.#output}`);
   }
 }
 
