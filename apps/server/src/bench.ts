@@ -11,6 +11,7 @@ export { createTransaction } from './domain/transactions.js';
 export { startServer } from './server.js';
 export { addWebhookEndpoint } from './domain/webhooks.js';
 export { loadSandboxModule, runJob } from './workflows/sandbox.js';
+export { driverSource } from './workflows/driver.js';
 export { dialectOf } from './storage/adapter-dialect.js';
 export { writeCompletedPdf } from './documents/completion.js';
 export type { CompletionInput } from './documents/completed-pdf.js';

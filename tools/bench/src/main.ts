@@ -7,6 +7,7 @@
  * `processes`: `pal serve` with SERVER_PROCESSES=2 against 1 on PostgreSQL, and from what a request
  * costs, the figures on 4 and 8 cores.
  * `hostile` (only when named): the memory four hostile workflow runs cost the server.
+ * `snapshot` (only when named): a sandbox per run from a snapshot, measured before adoption.
  */
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +37,10 @@ if (wants('documents')) {
 if (sections.includes('hostile')) {
   const { runHostileBench } = await import('./hostile.js');
   await runHostileBench(ROOT);
+}
+if (sections.includes('snapshot')) {
+  const { runSandboxSnapshotBench } = await import('./sandbox-snapshot.js');
+  await runSandboxSnapshotBench();
 }
 if (wants('webhooks')) {
   const { runWebhookBench } = await import('./webhooks.js');

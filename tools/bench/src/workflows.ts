@@ -24,22 +24,25 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
+/** The sandbox's trivial run: one module whose export returns what it was given. */
+export const TRIVIAL_JOB = {
+  files: {
+    'workflows/console.js': 'export function runWorkflow(input) { return { n: input.n }; }',
+  } as Record<string, string>,
+  modules: { console: 'workflows/console.js' },
+  module: 'console',
+  exportName: 'runWorkflow',
+  inputJson: '{"n":1}',
+  vars: {},
+  moves: { complete: TRANSACTION_EVENTS.complete, cancel: TRANSACTION_EVENTS.cancel },
+  timeoutMs: 1000,
+  memoryBytes: 64 * 1024 * 1024,
+  maxResultLength: 1 << 20,
+};
+
 async function sandboxOverhead(): Promise<{ p50: number; p99: number; contextP50: number }> {
-  const quickjs = await loadSandboxModule(64 * 1024 * 1024);
-  const job = {
-    files: {
-      'workflows/console.js': 'export function runWorkflow(input) { return { n: input.n }; }',
-    },
-    modules: { console: 'workflows/console.js' },
-    module: 'console',
-    exportName: 'runWorkflow',
-    inputJson: '{"n":1}',
-    vars: {},
-    moves: { complete: TRANSACTION_EVENTS.complete, cancel: TRANSACTION_EVENTS.cancel },
-    timeoutMs: 1000,
-    memoryBytes: 64 * 1024 * 1024,
-    maxResultLength: 1 << 20,
-  };
+  const quickjs = await loadSandboxModule(TRIVIAL_JOB.memoryBytes);
+  const job = TRIVIAL_JOB;
   const runs: number[] = [];
   const contexts: number[] = [];
   for (let i = 0; i < 5000; i++) {

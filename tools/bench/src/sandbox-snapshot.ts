@@ -1,0 +1,216 @@
+/**
+ * `npm run bench snapshot` (only when named): the issue's "fresh sandbox per run from a copy of a
+ * built one", measured before it is adopted. The same trivial run four ways, p50 per run:
+ * - the service's sandbox today (quickjs-emscripten: a new runtime and context, the driver, the
+ *   module, the call; disposed after);
+ * - quickjs-wasi (QuickJS-NG built for WASI, which exports its memory for snapshots): a new VM
+ *   per run, then a VM restored per run from a snapshot, both through its public API;
+ * - the same snapshot written back over one instance's memory before each run ("reset in place").
+ *   That reaches past the library's public API (its instance's exports), so it is measured here
+ *   and not adopted; docs/performance.md says what adopting it would take.
+ * Before the figures, a check that a reset run sees nothing of the run before it.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
+import { QuickJS, type JSValueHandle, type Snapshot } from 'quickjs-wasi';
+import { driverSource, loadSandboxModule, runJob } from '@pal-workflow/server/bench';
+import { printTable } from './report.js';
+import { TRIVIAL_JOB } from './workflows.js';
+
+// The bench's TypeScript libs leave out the WebAssembly global (it is in the DOM lib).
+const { Module } = (
+  globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object } }
+).WebAssembly;
+
+const RUNS = 3000;
+const WARM_UP = 300;
+const MODULE_PATH = TRIVIAL_JOB.modules.console;
+const FILES = TRIVIAL_JOB.files;
+const DRIVER = driverSource(MODULE_PATH, TRIVIAL_JOB.exportName);
+// The host functions of a run's `pal` (sandbox.ts has 17; the driver adds `call`).
+const OPERATIONS = [
+  'log',
+  'vars.get',
+  'vars.set',
+  'vars.all',
+  'roles.assign',
+  'roles.remove',
+  'roles.list',
+  'mail.send',
+];
+
+/** What "reset in place" reaches: the instance's exports, and the wrapper's cached handles. */
+interface VmInside {
+  exports: {
+    memory: { buffer: ArrayBuffer };
+    __stack_pointer: { value: number };
+    qjs_set_runtime_and_context(runtime: number, context: number): void;
+  };
+  _global: unknown;
+  _undefined: unknown;
+  _null: unknown;
+  _true: unknown;
+  _false: unknown;
+  _ownedHandles: Set<unknown>;
+}
+
+function p50(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** Microseconds per run at p50, over RUNS after WARM_UP. */
+async function timed(run: (i: number) => unknown): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < WARM_UP + RUNS; i++) {
+    const started = performance.now();
+    await run(i);
+    if (i >= WARM_UP) times.push((performance.now() - started) * 1000);
+  }
+  return p50(times);
+}
+
+export async function runSandboxSnapshotBench(): Promise<void> {
+  const wasmPath = createRequire(import.meta.url).resolve('quickjs-wasi/quickjs.wasm');
+  const wasm = new Module(readFileSync(wasmPath));
+  let deadline = Number.POSITIVE_INFINITY;
+  const options = () => ({
+    wasm,
+    memoryLimit: 64 * 1024 * 1024,
+    interruptHandler: () => Date.now() > deadline,
+    moduleLoader: {
+      normalize: (_base: string, name: string) => name,
+      load: (name: string) => FILES[name]!,
+    },
+  });
+  const registerOperations = (vm: QuickJS) => {
+    for (const op of OPERATIONS) vm.registerHostCallback(op, () => vm.undefined);
+  };
+
+  /** The driver called with a `pal` and the input; the result's JSON text. */
+  const call = async (vm: QuickJS, driver: JSValueHandle, pal: JSValueHandle): Promise<string> => {
+    deadline = Date.now() + 1000;
+    using module = vm.newEphemeralFunction(() => vm.newString(MODULE_PATH));
+    using input = vm.newString('{"n":1}');
+    using promise = vm.callFunction(driver, vm.undefined, pal, module, input);
+    vm.executePendingJobs();
+    const settled = await vm.resolvePromise(promise);
+    if ('error' in settled) throw new Error(settled.error.consume((e) => e.toString()));
+    return settled.value.consume((value) => value.toString());
+  };
+
+  // Today's sandbox.
+  const quickjs = await loadSandboxModule(TRIVIAL_JOB.memoryBytes);
+  const today = await timed(() => {
+    const outcome = runJob(quickjs, TRIVIAL_JOB);
+    if (!outcome.ok) throw new Error(outcome.message);
+  });
+
+  // A built VM: runtime, context, `pal` with its host functions, the driver compiled.
+  const base = await QuickJS.create(options());
+  {
+    using pal = base.newObject();
+    for (const op of OPERATIONS) {
+      using fn = base.newFunction(op, () => base.undefined);
+      pal.setProp(op.replace('.', '_'), fn);
+    }
+    base.setProp(base.global, '__pal', pal);
+    using driver = base.evalCode(DRIVER, 'pal:driver');
+    base.setProp(base.global, '__driver', driver);
+  }
+  const snapshot: Snapshot = base.snapshot();
+  const runBuilt = (vm: QuickJS) => {
+    using driver = vm.global.getProp('__driver');
+    using pal = vm.global.getProp('__pal');
+    return call(vm, driver, pal);
+  };
+
+  const created = await timed(async () => {
+    using vm = await QuickJS.create(options());
+    using pal = vm.newObject();
+    for (const op of OPERATIONS) {
+      using fn = vm.newFunction(op, () => vm.undefined);
+      pal.setProp(op.replace('.', '_'), fn);
+    }
+    using driver = vm.evalCode(DRIVER, 'pal:driver');
+    await call(vm, driver, pal);
+  });
+  const restored = await timed(async () => {
+    using vm = await QuickJS.restore(snapshot, options());
+    registerOperations(vm);
+    await runBuilt(vm);
+  });
+
+  // Reset in place: the snapshot's memory written back over the instance's, its stack pointer
+  // and its runtime and context set again. A run whose memory grew gets a new instance.
+  let vm = await QuickJS.restore(snapshot, options());
+  registerOperations(vm);
+  let freshInstances = 0;
+  const reset = async () => {
+    const inside = vm as unknown as VmInside;
+    const memory = inside.exports.memory;
+    if (memory.buffer.byteLength !== snapshot.memory.byteLength) {
+      vm.dispose();
+      vm = await QuickJS.restore(snapshot, options());
+      registerOperations(vm);
+      freshInstances += 1;
+      return;
+    }
+    new Uint8Array(memory.buffer).set(snapshot.memory);
+    inside.exports.qjs_set_runtime_and_context(snapshot.runtimePtr, snapshot.contextPtr);
+    inside.exports.__stack_pointer.value = snapshot.stackPointer;
+    inside._global = inside._undefined = inside._null = inside._true = inside._false = null;
+    inside._ownedHandles.clear();
+  };
+  // Isolation: what one run leaves in its VM, the next run after a reset does not see.
+  await reset();
+  vm.evalCode('globalThis.leftover = "from the run before"').dispose();
+  await reset();
+  const seen = vm.evalCode('typeof globalThis.leftover').consume((h) => h.toString());
+  if (seen !== 'undefined') throw new Error(`a reset run saw the run before: ${seen}`);
+  const inPlace = await timed(async () => {
+    await reset();
+    const result = await runBuilt(vm);
+    if (result !== '{"n":1}') throw new Error(`unexpected result ${result}`);
+  });
+  vm.dispose();
+  base.dispose();
+
+  printTable(
+    `Sandbox per run, p50 of ${RUNS.toLocaleString('en-US')} trivial runs in one thread (snapshot ${Math.round(snapshot.memory.byteLength / 1024)} KiB; ${freshInstances} runs needed a new instance)`,
+    [
+      {
+        name: 'today: quickjs-emscripten, new runtime + context',
+        value: today,
+        unit: 'µs',
+        target: '≤ 200 µs',
+        met: today <= 200,
+      },
+      {
+        name: 'quickjs-wasi, a new VM per run',
+        value: created,
+        unit: 'µs',
+        baseline: today,
+        target: '≤ 200 µs',
+        met: created <= 200,
+      },
+      {
+        name: 'quickjs-wasi, a VM restored from the snapshot per run',
+        value: restored,
+        unit: 'µs',
+        baseline: today,
+        target: '≤ 200 µs',
+        met: restored <= 200,
+      },
+      {
+        name: 'quickjs-wasi, the snapshot written back in place (not adopted)',
+        value: inPlace,
+        unit: 'µs',
+        baseline: today,
+        target: '≤ 200 µs',
+        met: inPlace <= 200,
+      },
+    ],
+  );
+}
