@@ -71,15 +71,28 @@ export class PalServe {
     return this.#output;
   }
 
-  /** What `found` returns once it is not undefined; fails after a minute or when it exits. */
+  /** What `found` returns once it is not undefined; fails after a minute or when it ends. */
   async until<T>(what: string, found: () => T | undefined): Promise<T> {
     for (let i = 0; i < 600; i++) {
       const value = found();
       if (value !== undefined) return value;
-      if (this.child.exitCode !== null) break;
+      // Ended by a signal (SIGABRT, an out-of-memory kill), it has a signalCode and no exitCode.
+      if (this.child.exitCode !== null || this.child.signalCode !== null) {
+        // Its last output, once read (its server processes may hold the pipes a little
+        // longer: at most 5 s), may hold what was awaited, or say why not.
+        const code = await Promise.race([
+          this.exited,
+          new Promise<null>((done) => setTimeout(() => done(null), 5000)),
+        ]);
+        const last = found();
+        if (last !== undefined) return last;
+        throw new Error(
+          `no ${what}: pal serve ended (${code ?? this.child.signalCode}): ${this.#output}`,
+        );
+      }
       await new Promise((done) => setTimeout(done, 100));
     }
-    throw new Error(`no ${what} in: ${this.#output}`);
+    throw new Error(`no ${what} within a minute in: ${this.#output}`);
   }
 
   /** SIGTERM, and the end of the process. */
@@ -108,10 +121,17 @@ export async function serve(env: Record<string, string>, dataDir: string): Promi
     DATA_DIR: dataDir,
     PORT: '0',
   });
-  const url = await server.until(
-    '"listening"',
-    () => /Server listening at (http:\/\/[^"\s]+)/.exec(server.output())?.[1],
-  );
+  let url: string;
+  try {
+    url = await server.until(
+      '"listening"',
+      () => /Server listening at (http:\/\/[^"\s]+)/.exec(server.output())?.[1],
+    );
+  } catch (error) {
+    // A server that never listened is not left running (its pipes would keep the runner alive).
+    server.child.kill('SIGKILL');
+    throw error;
+  }
   return {
     url,
     dataDir,

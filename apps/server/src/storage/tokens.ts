@@ -29,10 +29,11 @@ export function consumeToken(
 }
 
 /**
- * The tokens that can no longer be redeemed at `now`: expired, or used. "Used by now" rather than
- * "used at all" (every used_at is in the past): a range, which SQLite's planner serves from the
- * partial index tokens_used beside tokens_expires (an OR with `is not null` it served by reading
- * the whole table); migration 0027.
+ * The tokens that can no longer be redeemed at `now`: expired, or used by then. "Used by now"
+ * rather than "used at all": a range, which SQLite's planner serves from the partial index
+ * tokens_used beside tokens_expires (an OR with `is not null` it served by reading the whole
+ * table); migration 0027. A token used after `now` (during the sweep's round, or on a node whose
+ * clock is ahead) is left for a later round; it can be redeemed no more meanwhile.
  */
 export function spentTokensQuery(db: Db, now: string) {
   return db
