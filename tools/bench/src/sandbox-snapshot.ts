@@ -8,7 +8,8 @@
  * - the same snapshot written back over one instance's memory before each run ("reset in place").
  *   That reaches past the library's public API (its instance's exports), so it is measured here
  *   and not adopted; docs/performance.md says what adopting it would take.
- * Before the figures, a check that a reset run sees nothing of the run before it.
+ * Before the figures, a check that a reset run sees nothing of the run before it. After them,
+ * the test pals' attacks in quickjs-wasi: how each ends, and how far its memory grows.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -250,4 +251,58 @@ export async function runSandboxSnapshotBench(): Promise<void> {
       },
     ],
   );
+  await probeAttacks(wasm);
+}
+
+// The test pals' attacks (test/fixtures/workflow-pals), and two long built-ins (issue #219 of
+// quickjs-emscripten: no interrupt inside them).
+const ATTACKS: Record<string, string> = {
+  'arrays of arrays': 'const a = []; for (;;) a.push(new Array(1000000).fill(a.length));',
+  'typed arrays of 16 MiB': 'const b = []; for (;;) b.push(new Uint8Array(1 << 24));',
+  'a doubling string': 'let t = "x"; for (;;) t += t;',
+  '"x".repeat(2 ** 29)': '"x".repeat(2 ** 29).length',
+  'a 1 GiB typed array': 'new Uint8Array(2 ** 30).length',
+  'endless recursion': 'const deep = (n) => deep(n + 1) + 1; deep(0);',
+  'endless recursion, caught':
+    'const deep = (n) => deep(n + 1) + 1; let r; try { deep(0) } catch (e) { r = e.name + ": " + e.message } r;',
+  'for (;;) {}': 'for (;;) {}',
+  'new Array(1e8).join("ab")': 'new Array(1e8).join("ab").length',
+  'String(new Array(1e9))': 'String(new Array(1e9)).length',
+};
+
+/**
+ * Each attack in a new quickjs-wasi VM under today's bounds (a 64 MB limit, a 512 KiB stack, a
+ * 2 s deadline): how it ended, after how long, and how large the module's memory grew.
+ */
+async function probeAttacks(wasm: object): Promise<void> {
+  console.log("\n## quickjs-wasi under the test pals' attacks (64 MB limit, 2 s deadline)\n");
+  console.log('| attack | ended after | module memory | how | VM usable after |');
+  console.log('|---|---|---|---|---|');
+  for (const [name, code] of Object.entries(ATTACKS)) {
+    const started = performance.now();
+    const deadline = Date.now() + 2000;
+    using vm = await QuickJS.create({
+      wasm,
+      memoryLimit: 64 * 1024 * 1024,
+      maxStackSize: 512 * 1024,
+      interruptHandler: () => Date.now() > deadline,
+    });
+    let how: string;
+    try {
+      how = `returned ${String(vm.evalCode(code).consume((h) => vm.dump(h))).slice(0, 60)}`;
+    } catch (error) {
+      how = `threw ${String((error as Error).message).slice(0, 60)}`;
+    }
+    const ms = performance.now() - started;
+    const memory = (vm as unknown as VmInside).exports.memory.buffer.byteLength / (1024 * 1024);
+    let usable: string;
+    try {
+      usable = vm.evalCode('1 + 1').consume((h) => h.toNumber()) === 2 ? 'yes' : 'no';
+    } catch {
+      usable = 'no';
+    }
+    console.log(
+      `| ${name} | ${Math.round(ms).toLocaleString('en-US')} ms | ${Math.round(memory)} MiB | ${how} | ${usable} |`,
+    );
+  }
 }
