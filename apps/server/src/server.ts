@@ -46,42 +46,46 @@ export async function startServer(
   const url = await app.listen({ host: config.host, port: config.port });
   const outbox = new OutboxDispatcher(domain);
   await outbox.start();
-  // Each sweep on its own rounds (domain/sweep-batches.ts): a long one holds up no other.
+  // Each sweep on its own rounds (domain/sweep-batches.ts): a long one holds up no other. A round
+  // reports what it did, and logs a failure.
+  const every = <T>(what: string, work: () => Promise<T>, report: (done: T) => void) =>
+    oneRoundAtATime(() =>
+      work()
+        .then(report)
+        .catch((error: unknown) => app.log.error({ err: error }, `${what} failed`)),
+    );
   const sweeps = [
     // One node at a time on a shared database (the others skip this round).
-    oneRoundAtATime(() =>
-      dialectOf(db)
-        .runExclusively(db, 'expiry-sweep', () => expireDueTransactions(domain))
-        .then((moved) =>
-          moved?.expired || moved?.archived
-            ? app.log.info(moved, 'transactions moved past their end dates')
-            : undefined,
-        )
-        .catch((error: unknown) => app.log.error({ err: error }, 'expiry sweep failed')),
+    every(
+      'expiry sweep',
+      () => dialectOf(db).runExclusively(db, 'expiry-sweep', () => expireDueTransactions(domain)),
+      (moved) => {
+        if (moved?.expired || moved?.archived)
+          app.log.info(moved, 'transactions moved past their end dates');
+      },
     ),
     // Entry tokens and browser sessions that can no longer be used, and how many are live.
-    oneRoundAtATime(() =>
-      sweepEntries(domain)
-        .then((counts) => app.log.info(counts, 'entry tokens and browser sessions'))
-        .catch((error: unknown) => app.log.error({ err: error }, 'token and session sweep failed')),
+    every(
+      'token and session sweep',
+      () => sweepEntries(domain),
+      (counts) => app.log.info(counts, 'entry tokens and browser sessions'),
     ),
     // Failed sign-in counts whose window has ended (idempotent: any node may run it).
-    oneRoundAtATime(() =>
-      sweepFailedSignIns(domain)
-        .then((removed) =>
-          removed ? app.log.info({ removed }, 'ended failed sign-in windows removed') : undefined,
-        )
-        .catch((error: unknown) => app.log.error({ err: error }, 'sign-in failure sweep failed')),
+    every(
+      'sign-in failure sweep',
+      () => sweepFailedSignIns(domain),
+      (removed) => {
+        if (removed) app.log.info({ removed }, 'ended failed sign-in windows removed');
+      },
     ),
     // Audit records past AUDIT_RETENTION_DAYS, idempotency keys past 24 hours (one node at a time).
-    oneRoundAtATime(() =>
-      sweepRetention(domain)
-        .then((removed) =>
-          removed?.auditRecords || removed?.idempotencyKeys
-            ? app.log.info(removed, 'old audit records and idempotency keys removed')
-            : undefined,
-        )
-        .catch((error: unknown) => app.log.error({ err: error }, 'retention sweep failed')),
+    every(
+      'retention sweep',
+      () => sweepRetention(domain),
+      (removed) => {
+        if (removed?.auditRecords || removed?.idempotencyKeys)
+          app.log.info(removed, 'old audit records and idempotency keys removed');
+      },
     ),
   ];
   const sweep = setInterval(() => sweeps.forEach((round) => round()), EXPIRY_SWEEP_MS);

@@ -1,7 +1,7 @@
 // The idempotency_keys table (domain/idempotency.ts): which request serves a key, and then the
 // answer it gave.
 import { sql } from 'kysely';
-import { chosenRows } from './chosen-rows.js';
+import { deleteChosenRows } from './chosen-rows.js';
 import type { Db } from './database.js';
 import type { IdempotencyKeysTable, IsoDate } from './schema.js';
 
@@ -98,28 +98,8 @@ export async function releaseIdempotencyKey(
 }
 
 /** Removes at most `limit` keys that expired at `now`; how many. */
-export async function deleteExpiredIdempotencyKeys(
-  db: Db,
-  now: IsoDate,
-  limit: number,
-): Promise<number> {
-  const expired = chosenRows(
-    db,
-    db
-      .selectFrom('idempotency_keys')
-      .select(['client_id', 'idempotency_key'])
-      .where('expires_at', '<=', now),
-    limit,
-  );
-  const result = await db
-    .deleteFrom('idempotency_keys')
-    .where(({ eb, refTuple }) =>
-      eb(
-        refTuple('client_id', 'idempotency_key'),
-        'in',
-        expired.$asTuple('client_id', 'idempotency_key'),
-      ),
-    )
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+export function deleteExpiredIdempotencyKeys(db: Db, now: IsoDate, limit: number): Promise<number> {
+  const key = ['client_id', 'idempotency_key'] as const;
+  const expired = db.selectFrom('idempotency_keys').select(key).where('expires_at', '<=', now);
+  return deleteChosenRows(db, 'idempotency_keys', key, expired, limit);
 }

@@ -6,7 +6,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db } from './database.js';
 import { dialectOf } from './adapter-dialect.js';
-import { chosenRows } from './chosen-rows.js';
+import { chosenRows, deleteChosenRows } from './chosen-rows.js';
 import type { IsoDate, OutboxKind, OutboxMessagesTable } from './schema.js';
 
 export type OutboxMessageRow = Selectable<OutboxMessagesTable>;
@@ -194,23 +194,11 @@ export async function listEndpointMessages(
 }
 
 /** Removes at most `limit` delivered and failed messages that finished before `before`; how many. */
-export async function deleteFinishedMessages(
-  db: Db,
-  before: IsoDate,
-  limit: number,
-): Promise<number> {
-  const finished = chosenRows(
-    db,
-    db
-      .selectFrom('outbox_messages')
-      .select('id')
-      .where('finished_at', '<', before)
-      .where('status', '<>', 'pending'),
-    limit,
-  );
-  const result = await db
-    .deleteFrom('outbox_messages')
-    .where('id', 'in', finished)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+export function deleteFinishedMessages(db: Db, before: IsoDate, limit: number): Promise<number> {
+  const finished = db
+    .selectFrom('outbox_messages')
+    .select('id')
+    .where('finished_at', '<', before)
+    .where('status', '<>', 'pending');
+  return deleteChosenRows(db, 'outbox_messages', ['id'], finished, limit);
 }

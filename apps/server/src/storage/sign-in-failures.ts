@@ -1,7 +1,7 @@
 // The sign_in_failures table: failed sign-ins per (username, address) and window, shared by every
 // node on the database (domain/sign-in-failures.ts).
 import { sql } from 'kysely';
-import { chosenRows } from './chosen-rows.js';
+import { deleteChosenRows } from './chosen-rows.js';
 import type { Db } from './database.js';
 import type { IsoDate } from './schema.js';
 
@@ -64,24 +64,12 @@ export async function deleteSignInFailures(
 }
 
 /** Removes at most `limit` windows that began at or before `before`; how many. */
-export async function deleteSignInFailuresBefore(
+export function deleteSignInFailuresBefore(
   db: Db,
   before: IsoDate,
   limit: number,
 ): Promise<number> {
-  const ended = chosenRows(
-    db,
-    db
-      .selectFrom('sign_in_failures')
-      .select(['username', 'address'])
-      .where('window_start', '<=', before),
-    limit,
-  );
-  const result = await db
-    .deleteFrom('sign_in_failures')
-    .where(({ eb, refTuple }) =>
-      eb(refTuple('username', 'address'), 'in', ended.$asTuple('username', 'address')),
-    )
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  const key = ['username', 'address'] as const;
+  const ended = db.selectFrom('sign_in_failures').select(key).where('window_start', '<=', before);
+  return deleteChosenRows(db, 'sign_in_failures', key, ended, limit);
 }

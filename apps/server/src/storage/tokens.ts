@@ -1,5 +1,5 @@
 // The tokens table: single-use entry tokens, stored only as a hash (domain/tokens.ts).
-import { chosenRows } from './chosen-rows.js';
+import { deleteChosenRows } from './chosen-rows.js';
 import type { Db } from './database.js';
 import type { TokensTable } from './schema.js';
 
@@ -43,10 +43,8 @@ export function spentTokensQuery(db: Db, now: string) {
 }
 
 /** Removes at most `limit` tokens that are used or expired at `now`; how many. */
-export async function deleteSpentTokens(db: Db, now: string, limit: number): Promise<number> {
-  const spent = chosenRows(db, spentTokensQuery(db, now), limit);
-  const result = await db.deleteFrom('tokens').where('token_hash', 'in', spent).executeTakeFirst();
-  return Number(result.numDeletedRows);
+export function deleteSpentTokens(db: Db, now: string, limit: number): Promise<number> {
+  return deleteChosenRows(db, 'tokens', ['token_hash'], spentTokensQuery(db, now), limit);
 }
 
 export async function countTokens(db: Db): Promise<number> {
