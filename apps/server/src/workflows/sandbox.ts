@@ -1,48 +1,65 @@
-// One workflow run inside QuickJS: a fresh runtime and context per run (nothing survives from
-// one run to the next), the pal's modules loaded from memory, the time limit enforced by
-// QuickJS's interrupt handler and the memory limit by its allocator, with the WASM memory of the
-// whole module capped as well (quickjs-emscripten #255/#271: the allocator limit alone does not
-// bound large strings and typed arrays). The wall-clock backstop is the pool's (pool.ts).
+// One workflow run inside QuickJS. A sandbox is built once per worker: a runtime with the run's
+// limits, a context, the driver compiled, the `pal` objects and their host functions. Its WASM
+// memory is then copied ("the built state"), and after every run the copy is written back, so
+// each run starts from the same state and nothing of one run survives into the next: no global,
+// no changed built-in, no module, no pending job (docs/decisions.md, "The sandbox from its built
+// state"). The time limit is enforced by QuickJS's interrupt handler and the memory limit by its
+// allocator, with the WASM memory of the whole module capped as well (quickjs-emscripten
+// #255/#271: the allocator limit alone does not bound large strings and typed arrays). The
+// wall-clock backstop is the pool's (pool.ts).
 import {
   newQuickJSWASMModuleFromVariant,
   newVariant,
   RELEASE_SYNC,
   type QuickJSContext,
   type QuickJSHandle,
+  type QuickJSRuntime,
   type QuickJSWASMModule,
 } from 'quickjs-emscripten';
 import type { FailureType, SandboxJob, SandboxOutcome, StackFrame } from './job.js';
 import { Oversized, RunState, Unwritable, type Operation } from './host-api.js';
 import { breakdown, cut, limitMessage, RUN_BOUNDS } from './limits.js';
-import { driverSource } from './driver.js';
+import { DRIVER_SOURCE } from './driver.js';
+import { quickjsLayout, type WasmLayout } from './wasm-layout.js';
 
 const WASM_PAGE = 64 * 1024;
 /** Room for QuickJS's own structures beside the heap the guest may fill. */
 const WASM_HEADROOM_BYTES = 32 * 1024 * 1024;
 const MAX_STACK_BYTES = 512 * 1024;
 
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+}
+
 // Neither @types/node nor the ES libs the server compiles with declare the WebAssembly global (it
 // is typed in TypeScript's DOM lib, left out here); only Memory is needed.
 const { Memory } = (
   globalThis as unknown as {
-    WebAssembly: { Memory: new (descriptor: { initial: number; maximum: number }) => object };
+    WebAssembly: { Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory };
   }
 ).WebAssembly;
 
 /**
  * A QuickJS module whose WASM memory can never grow past twice the run's memory limit plus
- * headroom. One per worker thread: a module is single-threaded, and after a broken limit it is
- * thrown away with its worker (quickjs-emscripten #257).
+ * headroom, and that memory. A module is single-threaded: one per worker thread.
  */
-export async function loadSandboxModule(memoryLimitBytes: number): Promise<QuickJSWASMModule> {
+async function loadModule(
+  memoryLimitBytes: number,
+): Promise<{ quickjs: QuickJSWASMModule; memory: WasmMemory }> {
   const maximumBytes = 2 * memoryLimitBytes + WASM_HEADROOM_BYTES;
-  const wasmMemory = new Memory({
+  const memory = new Memory({
     initial: 256, // 16 MiB: what the build asks for at start
     maximum: Math.min(65_536, Math.ceil(maximumBytes / WASM_PAGE)),
   });
-  return newQuickJSWASMModuleFromVariant(
-    newVariant(RELEASE_SYNC, { wasmMemory: wasmMemory as never }),
+  const quickjs = await newQuickJSWASMModuleFromVariant(
+    newVariant(RELEASE_SYNC, { wasmMemory: memory as never }),
   );
+  return { quickjs, memory };
+}
+
+/** A QuickJS module for compiling only (workflows/syntax-check.ts). */
+export async function loadSandboxModule(memoryLimitBytes: number): Promise<QuickJSWASMModule> {
+  return (await loadModule(memoryLimitBytes)).quickjs;
 }
 
 /** Resolves `./x.js` and `../x.js` against the importing module's path; bare names stay as they are. */
@@ -63,88 +80,349 @@ interface GuestError {
 }
 
 /**
- * Built-in functions taken from the fresh context before any guest code runs. A workflow may
- * replace `String.prototype.slice` or `JSON.stringify`, never these function objects: the host
- * reads what the guest hands it through them, never whole when it is too long.
+ * Built-in functions taken from the context before any guest code runs. A workflow may replace
+ * `String.prototype.slice` or `JSON.stringify`, never these function objects: the host reads what
+ * the guest hands it through them, never whole when it is too long.
  */
 interface Natives {
   slice: QuickJSHandle;
   stringify: QuickJSHandle;
+  /** Used while the sandbox is built only (the getters of `pal.transaction`). */
+  defineProperty: QuickJSHandle;
 }
 
 const MAX_FRAMES = 20;
 
-export function runJob(quickjs: QuickJSWASMModule, job: SandboxJob): SandboxOutcome {
-  const started = performance.now();
-  const deadline = Date.now() + job.timeoutMs;
-  let interrupted = false;
-  const runtime = quickjs.newRuntime({
-    memoryLimitBytes: job.memoryBytes,
-    maxStackSizeBytes: MAX_STACK_BYTES,
-    interruptHandler: () => (interrupted = Date.now() > deadline),
-  });
-  runtime.setModuleLoader(
-    (name) =>
-      Object.hasOwn(job.files, name)
-        ? job.files[name]!
-        : {
-            error: new Error(`no module "${name}" in this pal (only the files its manifest names)`),
-          },
-    (base, requested) => normalizeModuleName(base, requested),
-  );
-  const context = runtime.newContext();
-  const state = new RunState(job);
-  let outcome: SandboxOutcome;
-  try {
-    outcome = evaluate(context, state, job, () => interrupted);
-  } catch (error) {
-    // The WASM module itself failed (it ran out of its capped memory, most likely).
-    const { type, message } = breakdown(
-      job,
-      error instanceof Error ? error.message : String(error),
-    );
-    outcome = { ...failure(type, message, [], state), retire: true };
-  }
-  // A run that broke a limit retires its worker, whose memory goes with it: freeing the runtime
-  // then can abort inside QuickJS (an assertion after an interrupt), so it is not tried.
-  if (outcome.ok || !outcome.retire) {
-    try {
-      context.dispose();
-      runtime.dispose();
-    } catch {
-      // The module cannot be trusted for another run: its worker retires.
-      outcome = outcome.ok
-        ? { ...failure('WORKFLOW_ERROR', 'the sandbox failed', [], state), retire: true }
-        : { ...outcome, retire: true };
-    }
-  }
-  // A broken bound is the run's failure, whatever the workflow did after it (caught the
-  // RangeError and returned, or went on until its time limit).
-  if (state.broken !== undefined)
-    outcome = {
-      ...failure('WORKFLOW_MEMORY', state.broken, [], state, false),
-      retire: !outcome.ok && outcome.retire === true,
-    };
-  outcome.durationMs = performance.now() - started;
-  return outcome;
+/** What the host functions of a run read and write: the run's job, its state, its deadline. */
+interface Run {
+  job: SandboxJob;
+  state: RunState;
+  deadline: number;
+  interrupted: boolean;
 }
 
-function evaluate(
-  context: QuickJSContext,
-  state: RunState,
-  job: SandboxJob,
-  interrupted: () => boolean,
-): SandboxOutcome {
-  const modulePath = Object.hasOwn(job.modules, job.module) ? job.modules[job.module] : undefined;
-  if (modulePath === undefined || !Object.hasOwn(job.files, modulePath))
-    return failure('NO_WORKFLOW', `the pal has no workflow module "${job.module}"`, [], state);
+/** The copy of what the built sandbox holds in its WASM memory: its static part and its heap. */
+interface BuiltState {
+  statics: Uint8Array;
+  heap: Uint8Array;
+}
 
-  const natives = takeNatives(context);
-  try {
-    return evaluateModule(context, natives, state, job, modulePath, interrupted);
-  } finally {
-    natives.slice.dispose();
-    natives.stringify.dispose();
+/**
+ * A QuickJS runtime and context built once, run many times: before each run its memory is what
+ * it was when it was built. One per worker thread; after a run that may have damaged it (see
+ * `retire` in SandboxOutcome) the worker and its sandbox are replaced.
+ */
+export class Sandbox {
+  private readonly context: QuickJSContext;
+  private run: Run | undefined;
+  private readonly natives: Natives;
+  private readonly driver: QuickJSHandle;
+  private readonly moduleOf: QuickJSHandle;
+  private readonly pals: { console: QuickJSHandle; transaction: QuickJSHandle };
+  /** Every host function, kept alive so that no run can have one collected (and forgotten). */
+  private readonly hostFunctions: QuickJSHandle[] = [];
+  private readonly built: BuiltState;
+  /** A run has run since the built state was last written back. */
+  private dirty = false;
+  /** The WASM module itself failed: the sandbox takes no further run. */
+  private failed = false;
+
+  static async create(memoryLimitBytes: number): Promise<Sandbox> {
+    const { quickjs, memory } = await loadModule(memoryLimitBytes);
+    return new Sandbox(quickjs, memory, memoryLimitBytes, quickjsLayout());
+  }
+
+  private constructor(
+    quickjs: QuickJSWASMModule,
+    private readonly memory: WasmMemory,
+    private readonly memoryLimitBytes: number,
+    private readonly layout: WasmLayout,
+  ) {
+    const runtime: QuickJSRuntime = quickjs.newRuntime({
+      memoryLimitBytes,
+      maxStackSizeBytes: MAX_STACK_BYTES,
+      interruptHandler: () => this.interrupt(),
+    });
+    runtime.setModuleLoader(
+      (name) => {
+        const files = this.current().job.files;
+        return Object.hasOwn(files, name)
+          ? files[name]!
+          : {
+              error: new Error(
+                `no module "${name}" in this pal (only the files its manifest names)`,
+              ),
+            };
+      },
+      (base, requested) => normalizeModuleName(base, requested),
+    );
+    const context = runtime.newContext();
+    this.context = context;
+    // The cached handles a run uses, made now so that they live in the built state.
+    void [context.undefined, context.null, context.true, context.false, context.global];
+    this.natives = takeNatives(context);
+    const driver = context.evalCode(DRIVER_SOURCE, 'pal:driver', { type: 'global' });
+    if (driver.error) {
+      const message = context.dump(driver.error) as unknown;
+      driver.error.dispose();
+      throw new Error(`the sandbox's driver does not compile: ${JSON.stringify(message)}`);
+    }
+    this.driver = driver.value;
+    this.moduleOf = this.hostFunction('module');
+    this.pals = { console: this.buildPal(false), transaction: this.buildPal(true) };
+    this.replaceRandom();
+    this.built = this.copyBuiltState();
+  }
+
+  /** One run, from the built state (written back first if a run has run since it was). */
+  runJob(job: SandboxJob): SandboxOutcome {
+    const started = performance.now();
+    if (this.failed)
+      return {
+        ...failure('WORKFLOW_ERROR', 'the sandbox failed', [], new RunState(job)),
+        retire: true,
+      };
+    if (this.dirty) this.restore();
+    this.dirty = true;
+    const run: Run = {
+      job,
+      state: new RunState(job),
+      deadline: Date.now() + job.timeoutMs,
+      interrupted: false,
+    };
+    this.run = run;
+    let outcome: SandboxOutcome;
+    try {
+      if (job.memoryBytes !== this.memoryLimitBytes)
+        this.context.runtime.setMemoryLimit(job.memoryBytes);
+      outcome = this.evaluate(run);
+    } catch (error) {
+      // The WASM module itself failed (it ran out of its capped memory, most likely). A trap
+      // leaves the module's stack pointer where it was: no written-back state can mend that.
+      this.failed = true;
+      const { type, message } = breakdown(
+        job,
+        error instanceof Error ? error.message : String(error),
+      );
+      outcome = { ...failure(type, message, [], run.state), retire: true };
+    } finally {
+      this.run = undefined;
+    }
+    // A broken bound is the run's failure, whatever the workflow did after it (caught the
+    // RangeError and returned, or went on until its time limit).
+    if (run.state.broken !== undefined)
+      outcome = {
+        ...failure('WORKFLOW_MEMORY', run.state.broken, [], run.state, false),
+        retire: !outcome.ok && outcome.retire === true,
+      };
+    outcome.durationMs = performance.now() - started;
+    return outcome;
+  }
+
+  /** Writes the built state back, if a run has run since (a worker does it while it waits). */
+  restore(): void {
+    if (!this.dirty) return;
+    const memory = new Uint8Array(this.memory.buffer);
+    memory.set(this.built.statics, 0);
+    memory.set(this.built.heap, this.layout.stackTop);
+    this.dirty = false;
+  }
+
+  /** How large the module's WASM memory has grown, in bytes. */
+  get memoryBytes(): number {
+    return this.memory.buffer.byteLength;
+  }
+
+  private current(): Run {
+    if (!this.run) throw new Error('a host function was called outside a run');
+    return this.run;
+  }
+
+  private interrupt(): boolean {
+    const run = this.run;
+    if (!run) return false;
+    run.interrupted ||= Date.now() > run.deadline;
+    return run.interrupted;
+  }
+
+  /**
+   * The memory below the stack and the heap up to its last byte in use. The heap's allocator
+   * keeps its chunks below its top chunk, whose header is written, so nothing in use lies past the
+   * last non-zero byte; what a run writes past it is free memory, as a freed chunk is.
+   */
+  private copyBuiltState(): BuiltState {
+    const memory = new Uint8Array(this.memory.buffer);
+    const words = new Uint32Array(this.memory.buffer);
+    let last = words.length - 1;
+    while (last >= 0 && words[last] === 0) last--;
+    // Up to the end of that page, so that nothing rests on where inside it the last byte is.
+    const heapEnd = Math.max(
+      this.layout.stackTop,
+      Math.ceil(((last + 1) * 4) / WASM_PAGE) * WASM_PAGE,
+    );
+    return {
+      statics: memory.slice(0, this.layout.stackLow),
+      heap: memory.slice(this.layout.stackTop, heapEnd),
+    };
+  }
+
+  /**
+   * QuickJS seeds Math.random when a context is made: every run from the built state would draw
+   * the same numbers. Each run draws from the host's generator instead.
+   */
+  private replaceRandom(): void {
+    const context = this.context;
+    const random = context.newFunction('random', () => context.newNumber(Math.random()));
+    this.hostFunctions.push(random);
+    const math = context.getProp(context.global, 'Math');
+    context.setProp(math, 'random', random);
+    math.dispose();
+  }
+
+  private evaluate(run: Run): SandboxOutcome {
+    const { job, state } = run;
+    const context = this.context;
+    const modulePath = Object.hasOwn(job.modules, job.module) ? job.modules[job.module] : undefined;
+    if (modulePath === undefined || !Object.hasOwn(job.files, modulePath))
+      return failure('NO_WORKFLOW', `the pal has no workflow module "${job.module}"`, [], state);
+    const fail = (handle: QuickJSHandle) =>
+      guestFailure(context, this.natives, handle, job, state, run.interrupted);
+    const pal = job.transaction ? this.pals.transaction : this.pals.console;
+    const input = context.newString(job.inputJson);
+    const path = context.newString(modulePath);
+    const exportName = context.newString(job.exportName);
+    const call = context.callFunction(
+      this.driver,
+      context.undefined,
+      pal,
+      this.moduleOf,
+      input,
+      path,
+      exportName,
+    );
+    for (const handle of [input, path, exportName]) handle.dispose();
+    if (call.error) return fail(call.error);
+    const promise = call.value;
+    try {
+      const pending = context.runtime.executePendingJobs(-1);
+      if (pending.error) return fail(pending.error);
+      const settled = context.getPromiseState(promise);
+      if (settled.type === 'pending')
+        return failure(
+          'WORKFLOW_ERROR',
+          'the workflow returned a promise that never settles',
+          [],
+          state,
+        );
+      if (settled.type === 'rejected') return fail(settled.error);
+      const result = settled.value;
+      try {
+        const type = context.typeof(result);
+        if (type === 'object')
+          return failure(
+            'NO_WORKFLOW',
+            `the workflow module "${job.module}" has no export "${job.exportName}"`,
+            [],
+            state,
+          );
+        // The return value's JSON text (the driver stringified it), or undefined for nothing.
+        let value: string | undefined;
+        if (type === 'string') {
+          if (stringLength(context, result) > job.maxResultLength)
+            return failure(
+              'WORKFLOW_MEMORY',
+              `the workflow's result is larger than ${job.maxResultLength} characters of JSON`,
+              [],
+              state,
+              false,
+            );
+          value = context.getString(result);
+        }
+        return { ok: true, value, effects: state.effects, logs: state.logs, durationMs: 0 };
+      } finally {
+        result.dispose();
+      }
+    } finally {
+      promise.dispose();
+    }
+  }
+
+  /**
+   * A `pal` object without `call` (the driver adds it): host functions over the current run's
+   * RunState. Two are built, one for console runs and one with the transaction's parts.
+   */
+  private buildPal(withTransaction: boolean): QuickJSHandle {
+    const context = this.context;
+    const pal = context.newObject();
+    const set = (target: QuickJSHandle, key: string, value: QuickJSHandle) => {
+      context.setProp(target, key, value);
+      value.dispose();
+    };
+    const group = (methods: Record<string, Operation>) => {
+      const object = context.newObject();
+      for (const [name, op] of Object.entries(methods)) set(object, name, this.hostFunction(op));
+      return object;
+    };
+    set(pal, 'log', this.hostFunction('log'));
+    set(pal, 'vars', group({ get: 'vars.get', set: 'vars.set', all: 'vars.all' }));
+    set(
+      pal,
+      'roles',
+      group({ assign: 'roles.assign', remove: 'roles.remove', list: 'roles.list' }),
+    );
+    set(pal, 'mail', group({ send: 'mail.send' }));
+    if (withTransaction) {
+      const transaction = group({ setStatus: 'tx.setStatus' });
+      for (const event of ['complete', 'cancel'])
+        set(transaction, event, this.hostFunction('tx.move', event, [event]));
+      for (const field of ['id', 'palId', 'status', 'systemStatus', 'webServiceStatus']) {
+        const get = this.hostFunction('tx.get', field, [field]);
+        // A getter made from the handle, kept: defineProp's own `get` would make a function that
+        // nothing here holds.
+        const descriptor = context.newObject();
+        set(descriptor, 'get', get);
+        context.setProp(descriptor, 'enumerable', context.true);
+        const key = context.newString(field);
+        const defined = context.callFunction(
+          this.natives.defineProperty,
+          context.undefined,
+          transaction,
+          key,
+          descriptor,
+        );
+        key.dispose();
+        descriptor.dispose();
+        if (defined.error) throw new Error(`the sandbox cannot define pal.transaction.${field}`);
+        defined.value.dispose();
+      }
+      set(pal, 'transaction', transaction);
+      set(
+        pal,
+        'documents',
+        group({
+          list: 'documents.list',
+          setField: 'documents.setField',
+          completed: 'documents.completed',
+          uploads: 'documents.uploads',
+        }),
+      );
+    }
+    return pal;
+  }
+
+  /**
+   * A host function for `op` (named `name` in the guest); `fixed` are its arguments when it takes
+   * none of the guest's. It is kept alive with the sandbox, and returns a new handle (disposed).
+   */
+  private hostFunction(op: Operation, name: string = op, fixed?: unknown[]): QuickJSHandle {
+    const context = this.context;
+    const handle = context.newFunction(name, (...handles) => {
+      const { state } = this.current();
+      const args = fixed ?? handles.map((h) => readArgument(context, this.natives, h));
+      return toHandle(context, state.call(op, args));
+    });
+    this.hostFunctions.push(handle.dup());
+    return handle;
   }
 }
 
@@ -159,140 +437,8 @@ function takeNatives(context: QuickJSContext): Natives {
   return {
     slice: take(['String', 'prototype', 'slice']),
     stringify: take(['JSON', 'stringify']),
+    defineProperty: take(['Object', 'defineProperty']),
   };
-}
-
-function evaluateModule(
-  context: QuickJSContext,
-  natives: Natives,
-  state: RunState,
-  job: SandboxJob,
-  modulePath: string,
-  interrupted: () => boolean,
-): SandboxOutcome {
-  const fail = (handle: QuickJSHandle) =>
-    guestFailure(context, natives, handle, job, state, interrupted());
-  const driver = context.evalCode(driverSource(modulePath, job.exportName), 'pal:driver', {
-    type: 'global',
-  });
-  if (driver.error) return fail(driver.error);
-  const pal = buildPal(context, natives, state, job);
-  const module = hostFunction(context, natives, state, 'module');
-  const input = context.newString(job.inputJson);
-  const call = context.callFunction(driver.value, context.undefined, pal, module, input);
-  for (const handle of [driver.value, pal, module, input]) handle.dispose();
-  if (call.error) return fail(call.error);
-  const promise = call.value;
-  try {
-    const pending = context.runtime.executePendingJobs(-1);
-    if (pending.error) return fail(pending.error);
-    const settled = context.getPromiseState(promise);
-    if (settled.type === 'pending')
-      return failure(
-        'WORKFLOW_ERROR',
-        'the workflow returned a promise that never settles',
-        [],
-        state,
-      );
-    if (settled.type === 'rejected') return fail(settled.error);
-    const result = settled.value;
-    try {
-      const type = context.typeof(result);
-      if (type === 'object')
-        return failure(
-          'NO_WORKFLOW',
-          `the workflow module "${job.module}" has no export "${job.exportName}"`,
-          [],
-          state,
-        );
-      // The return value's JSON text (the driver stringified it), or undefined for nothing.
-      let value: string | undefined;
-      if (type === 'string') {
-        if (stringLength(context, result) > job.maxResultLength)
-          return failure(
-            'WORKFLOW_MEMORY',
-            `the workflow's result is larger than ${job.maxResultLength} characters of JSON`,
-            [],
-            state,
-            false,
-          );
-        value = context.getString(result);
-      }
-      return { ok: true, value, effects: state.effects, logs: state.logs, durationMs: 0 };
-    } finally {
-      result.dispose();
-    }
-  } finally {
-    promise.dispose();
-  }
-}
-
-/** The `pal` object without `call` (the driver adds it): host functions over RunState. */
-function buildPal(
-  context: QuickJSContext,
-  natives: Natives,
-  state: RunState,
-  job: SandboxJob,
-): QuickJSHandle {
-  const pal = context.newObject();
-  const set = (target: QuickJSHandle, key: string, value: QuickJSHandle) => {
-    context.setProp(target, key, value);
-    value.dispose();
-  };
-  const group = (methods: Record<string, Operation>) => {
-    const object = context.newObject();
-    for (const [name, op] of Object.entries(methods))
-      set(object, name, hostFunction(context, natives, state, op));
-    return object;
-  };
-  set(pal, 'log', hostFunction(context, natives, state, 'log'));
-  set(pal, 'vars', group({ get: 'vars.get', set: 'vars.set', all: 'vars.all' }));
-  set(pal, 'roles', group({ assign: 'roles.assign', remove: 'roles.remove', list: 'roles.list' }));
-  set(pal, 'mail', group({ send: 'mail.send' }));
-  if (job.transaction) {
-    const transaction = group({ setStatus: 'tx.setStatus' });
-    for (const event of ['complete', 'cancel'])
-      set(
-        transaction,
-        event,
-        context.newFunction(event, () => toHandle(context, state.call('tx.move', [event]))),
-      );
-    for (const field of ['id', 'palId', 'status', 'systemStatus', 'webServiceStatus'])
-      context.defineProp(transaction, field, {
-        get: () => toHandle(context, state.call('tx.get', [field])),
-        enumerable: true,
-        configurable: false,
-      });
-    set(pal, 'transaction', transaction);
-    set(
-      pal,
-      'documents',
-      group({
-        list: 'documents.list',
-        setField: 'documents.setField',
-        completed: 'documents.completed',
-        uploads: 'documents.uploads',
-      }),
-    );
-  }
-  return pal;
-}
-
-function hostFunction(
-  context: QuickJSContext,
-  natives: Natives,
-  state: RunState,
-  op: Operation,
-): QuickJSHandle {
-  return context.newFunction(op, (...handles) =>
-    toHandle(
-      context,
-      state.call(
-        op,
-        handles.map((handle) => readArgument(context, natives, handle)),
-      ),
-    ),
-  );
 }
 
 /**
@@ -394,8 +540,10 @@ function failure(
   message: string,
   frames: StackFrame[],
   state: RunState,
-  // A run that hit a limit may have left the module's memory in a bad way (quickjs-emscripten #257).
-  retire = type === 'WORKFLOW_MEMORY' || type === 'WORKFLOW_TIMEOUT',
+  // A run that ran out of memory has grown the module's WASM memory toward its cap, which a
+  // module never gives back: its worker is replaced. After any other failure the built state,
+  // written back, is the whole of the sandbox again.
+  retire = type === 'WORKFLOW_MEMORY',
 ): SandboxOutcome & { ok: false } {
   return { ok: false, type, message, frames, logs: state.logs, durationMs: 0, retire };
 }

@@ -1,10 +1,10 @@
-// A sandbox worker thread: one QuickJS module, one run at a time, for as long as the pool keeps
-// it. It retires (the pool replaces it) after any run that may have damaged its WASM memory.
+// A sandbox worker thread: one sandbox, one run at a time, for as long as the pool keeps it. It
+// retires (the pool replaces it) after any run that may have damaged its WASM memory.
 import { readlinkSync } from 'node:fs';
 import { constants, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { SandboxJob, SandboxOutcome } from './job.js';
-import { loadSandboxModule, runJob } from './sandbox.js';
+import { Sandbox } from './sandbox.js';
 
 export interface WorkerData {
   memoryLimitBytes: number;
@@ -22,9 +22,11 @@ const port = parentPort;
 if (!port) throw new Error('workflows/worker.ts runs as a worker thread only');
 
 lowerThreadPriority();
-const quickjs = await loadSandboxModule((workerData as WorkerData).memoryLimitBytes);
+const sandbox = await Sandbox.create((workerData as WorkerData).memoryLimitBytes);
 port.on('message', ({ id, job }: JobMessage) => {
-  port.postMessage({ id, outcome: runJob(quickjs, job) } satisfies OutcomeMessage);
+  port.postMessage({ id, outcome: sandbox.runJob(job) } satisfies OutcomeMessage);
+  // The built state written back after the answer, not before the next run: off its path.
+  sandbox.restore();
 });
 port.postMessage('ready');
 
