@@ -1,13 +1,29 @@
-// The JavaScript that runs in the sandbox's context around the pal's code: it completes the `pal`
-// object the host built (host functions over RunState, sandbox.ts) with `pal.call`, which needs
-// `import()`, freezes it, imports the module and calls the export. It is compiled once, when a
-// sandbox is built, and called for every run with the run's module path and export name.
+// The JavaScript that runs in the sandbox's context around the pal's code. It is evaluated once,
+// when a sandbox is built: it puts a seeded `Math.random` in place and gives back the driver,
+// called for every run with the run's module path, export name and seed. The driver completes
+// the `pal` object the host built (host functions over RunState, sandbox.ts) with `pal.call`,
+// which needs `import()`, freezes it, imports the module and calls the export.
 //
-// It captures JSON before any guest code runs, so a workflow that replaces JSON.stringify changes
-// only what its own code sees. It resolves to the JSON text of the return value, to undefined
-// when there is none, or to null when the module has no such export.
-export const DRIVER_SOURCE = `(async (pal, module, input, path, exportName) => {
+// Math.random: QuickJS seeds its generator when a context is made, so every run from the built
+// state would draw the same numbers. Each run seeds this one (sfc32, 53 bits a number) with 128
+// bits from the host's cryptographic generator, so no run can tell another's numbers.
+//
+// The driver captures JSON before any guest code runs, so a workflow that replaces
+// JSON.stringify changes only what its own code sees. It resolves to the JSON text of the return
+// value, to undefined when there is none, or to null when the module has no such export.
+export const DRIVER_SOURCE = `(() => {
+let a = 0, b = 0, c = 0, d = 0;
+const next = () => {
+  const t = (((a + b) | 0) + d) | 0;
+  d = (d + 1) | 0; a = b ^ (b >>> 9); b = (c + (c << 3)) | 0; c = (c << 21) | (c >>> 11); c = (c + t) | 0;
+  return t >>> 0;
+};
+const random = { random() { return ((next() >>> 5) * 67108864 + (next() >>> 6)) / 9007199254740992; } }.random;
+Object.defineProperty(Math, 'random', { value: random, writable: true, enumerable: false, configurable: true });
+return async (pal, module, input, path, exportName, seed) => {
 const { parse, stringify } = JSON, freeze = Object.freeze;
+[a, b, c, d] = [0, 8, 16, 24].map((at) => parseInt(seed.slice(at, at + 8), 16) | 0);
+for (let i = 0; i < 12; i++) next();
 pal.call = async (name, exportName, input) => {
   const path = module(name), ns = path === undefined ? undefined : await import(path);
   const fn = ns === undefined ? undefined : ns[exportName];
@@ -21,4 +37,5 @@ if (typeof fn !== 'function') return null;
 const value = await fn(parse(input), pal);
 try { return value === undefined ? undefined : stringify(value); }
 catch (error) { throw new TypeError('the return value cannot be written as JSON: ' + error.message); }
-})`;
+};
+})()`;

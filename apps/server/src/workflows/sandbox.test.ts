@@ -103,6 +103,47 @@ describe('the sandbox', () => {
     expect(next).toMatchObject({ ok: false, message: 'the sandbox failed', retire: true });
   });
 
+  it('draws new numbers from Math.random in every run, each in [0, 1)', () => {
+    const draw = job(
+      'export function run() { return Array.from({ length: 1000 }, () => Math.random()); }',
+    );
+    const numbers = [draw, draw].flatMap((j) => {
+      const outcome = runJob(j);
+      return outcome.ok ? (JSON.parse(outcome.value!) as number[]) : [];
+    });
+    expect(numbers).toHaveLength(2000);
+    expect(new Set(numbers).size).toBe(2000);
+    expect(numbers.every((n) => n >= 0 && n < 1)).toBe(true);
+  });
+
+  it('bounds how deep pal methods nest through toJSON, and stays whole', () => {
+    const outcome = runJob(
+      job(`export function run(input, pal) {
+        let depth = 0;
+        const o = { toJSON() { depth++; try { pal.vars.get(o); } catch (e) { return e.message; } return 'x'; } };
+        try { pal.vars.get(o); } catch {}
+        return depth;
+      }`),
+    );
+    expect(outcome).toMatchObject({ ok: true, value: '32' });
+    expect(runJob(job('export function run() { return 1; }'))).toMatchObject({ ok: true });
+  });
+
+  it('retires its worker after a run that grew the WASM memory, which a module never gives back', async () => {
+    const big = await Sandbox.create(256 * 1024 * 1024);
+    const outcome = big.runJob(
+      job(
+        'export function run() { const b = []; for (let i = 0; i < 5; i++) b.push(new Uint8Array(16 << 20)); return b.length; }',
+        { memoryBytes: 256 * 1024 * 1024 },
+      ),
+    );
+    expect(outcome).toMatchObject({ ok: true, value: '5', retire: true });
+    const small = big.runJob(
+      job('export function run() { return 1; }', { memoryBytes: 256 * 1024 * 1024 }),
+    );
+    expect(small.retire).toBeUndefined();
+  });
+
   it('collects effects without applying them, and the run sees its own writes', () => {
     const outcome = runJob(
       job(`export function run(input, pal) {

@@ -16,6 +16,7 @@ import {
   type QuickJSRuntime,
   type QuickJSWASMModule,
 } from 'quickjs-emscripten';
+import { randomBytes } from 'node:crypto';
 import type { FailureType, SandboxJob, SandboxOutcome, StackFrame } from './job.js';
 import { Oversized, RunState, Unwritable, type Operation } from './host-api.js';
 import { breakdown, cut, limitMessage, RUN_BOUNDS } from './limits.js';
@@ -26,6 +27,22 @@ const WASM_PAGE = 64 * 1024;
 /** Room for QuickJS's own structures beside the heap the guest may fill. */
 const WASM_HEADROOM_BYTES = 32 * 1024 * 1024;
 const MAX_STACK_BYTES = 512 * 1024;
+/** What the build asks for at start. */
+const BUILD_INITIAL_BYTES = 16 * 1024 * 1024;
+/**
+ * A sandbox's memory at start, most of it never touched (pages the kernel backs only once
+ * written). Room enough that only a run near its memory limit grows the memory, which retires the
+ * worker (see runJob).
+ */
+const SANDBOX_INITIAL_BYTES = 64 * 1024 * 1024;
+/**
+ * How deep `pal` methods may nest (a method whose argument's toJSON or getter calls a method,
+ * and so on). Each level costs the host's own stack far more than QuickJS's, and an overflow of
+ * the host's stack inside the module would unwind C frames without their cleanup.
+ */
+const MAX_NESTED_CALLS = 32;
+/** V8's message when the host's stack overflows. */
+const HOST_STACK_OVERFLOW = 'Maximum call stack size exceeded';
 
 interface WasmMemory {
   readonly buffer: ArrayBuffer;
@@ -40,16 +57,21 @@ const { Memory } = (
 ).WebAssembly;
 
 /**
- * A QuickJS module whose WASM memory can never grow past twice the run's memory limit plus
- * headroom, and that memory. A module is single-threaded: one per worker thread.
+ * A QuickJS module whose WASM memory starts at `initialBytes` and can never grow past twice the
+ * run's memory limit plus headroom, and that memory. A module is single-threaded: one per worker
+ * thread.
  */
 async function loadModule(
   memoryLimitBytes: number,
+  initialBytes: number,
 ): Promise<{ quickjs: QuickJSWASMModule; memory: WasmMemory }> {
-  const maximumBytes = 2 * memoryLimitBytes + WASM_HEADROOM_BYTES;
+  const maximum = Math.min(
+    65_536,
+    Math.ceil((2 * memoryLimitBytes + WASM_HEADROOM_BYTES) / WASM_PAGE),
+  );
   const memory = new Memory({
-    initial: 256, // 16 MiB: what the build asks for at start
-    maximum: Math.min(65_536, Math.ceil(maximumBytes / WASM_PAGE)),
+    initial: Math.min(maximum, Math.ceil(initialBytes / WASM_PAGE)),
+    maximum,
   });
   const quickjs = await newQuickJSWASMModuleFromVariant(
     newVariant(RELEASE_SYNC, { wasmMemory: memory as never }),
@@ -59,7 +81,7 @@ async function loadModule(
 
 /** A QuickJS module for compiling only (workflows/syntax-check.ts). */
 export async function loadSandboxModule(memoryLimitBytes: number): Promise<QuickJSWASMModule> {
-  return (await loadModule(memoryLimitBytes)).quickjs;
+  return (await loadModule(memoryLimitBytes, BUILD_INITIAL_BYTES)).quickjs;
 }
 
 /** Resolves `./x.js` and `../x.js` against the importing module's path; bare names stay as they are. */
@@ -93,6 +115,9 @@ interface Natives {
 
 const MAX_FRAMES = 20;
 
+/** Errors the host API throws on purpose, to reach the workflow. */
+const guestErrors = new WeakSet<object>();
+
 /** What the host functions of a run read and write: the run's job, its state, its deadline. */
 interface Run {
   job: SandboxJob;
@@ -124,11 +149,13 @@ export class Sandbox {
   private readonly built: BuiltState;
   /** A run has run since the built state was last written back. */
   private dirty = false;
+  /** `pal` methods running now, one inside another's argument. */
+  private depth = 0;
   /** The WASM module itself failed: the sandbox takes no further run. */
   private failed = false;
 
   static async create(memoryLimitBytes: number): Promise<Sandbox> {
-    const { quickjs, memory } = await loadModule(memoryLimitBytes);
+    const { quickjs, memory } = await loadModule(memoryLimitBytes, SANDBOX_INITIAL_BYTES);
     return new Sandbox(quickjs, memory, memoryLimitBytes, quickjsLayout());
   }
 
@@ -170,13 +197,13 @@ export class Sandbox {
     this.driver = driver.value;
     this.moduleOf = this.hostFunction('module');
     this.pals = { console: this.buildPal(false), transaction: this.buildPal(true) };
-    this.replaceRandom();
     this.built = this.copyBuiltState();
   }
 
   /** One run, from the built state (written back first if a run has run since it was). */
   runJob(job: SandboxJob): SandboxOutcome {
     const started = performance.now();
+    const memoryBefore = this.memoryBytes;
     if (this.failed)
       return {
         ...failure('WORKFLOW_ERROR', 'the sandbox failed', [], new RunState(job)),
@@ -208,6 +235,10 @@ export class Sandbox {
     } finally {
       this.run = undefined;
     }
+    // The host failed inside one of the run's `pal` calls, whatever the workflow made of the
+    // error it saw there.
+    if (this.failed && (outcome.ok || outcome.retire !== true))
+      outcome = { ...failure('WORKFLOW_ERROR', 'the sandbox failed', [], run.state), retire: true };
     // A broken bound is the run's failure, whatever the workflow did after it (caught the
     // RangeError and returned, or went on until its time limit).
     if (run.state.broken !== undefined)
@@ -215,6 +246,10 @@ export class Sandbox {
         ...failure('WORKFLOW_MEMORY', run.state.broken, [], run.state, false),
         retire: !outcome.ok && outcome.retire === true,
       };
+    // A module never gives back memory it grew, and quickjs-emscripten's job runner reads its
+    // answer through a view that growing the memory detaches (it then makes a context of its
+    // own, which the written-back state would leave behind): the worker is replaced.
+    if (this.memoryBytes !== memoryBefore) outcome.retire = true;
     outcome.durationMs = performance.now() - started;
     return outcome;
   }
@@ -251,32 +286,20 @@ export class Sandbox {
    * last non-zero byte; what a run writes past it is free memory, as a freed chunk is.
    */
   private copyBuiltState(): BuiltState {
-    const memory = new Uint8Array(this.memory.buffer);
-    const words = new Uint32Array(this.memory.buffer);
-    let last = words.length - 1;
-    while (last >= 0 && words[last] === 0) last--;
-    // Up to the end of that page, so that nothing rests on where inside it the last byte is.
-    const heapEnd = Math.max(
-      this.layout.stackTop,
-      Math.ceil(((last + 1) * 4) / WASM_PAGE) * WASM_PAGE,
-    );
+    const memory = Buffer.from(this.memory.buffer);
+    // The end of the last page with a non-zero byte, found a page at a time (memcmp, not a loop
+    // over words): nothing rests on where inside that page the last byte is.
+    const zeroPage = Buffer.alloc(WASM_PAGE);
+    let heapEnd = memory.length;
+    while (
+      heapEnd > this.layout.stackTop &&
+      memory.subarray(heapEnd - WASM_PAGE, heapEnd).equals(zeroPage)
+    )
+      heapEnd -= WASM_PAGE;
     return {
-      statics: memory.slice(0, this.layout.stackLow),
-      heap: memory.slice(this.layout.stackTop, heapEnd),
+      statics: Uint8Array.prototype.slice.call(memory, 0, this.layout.stackLow),
+      heap: Uint8Array.prototype.slice.call(memory, this.layout.stackTop, heapEnd),
     };
-  }
-
-  /**
-   * QuickJS seeds Math.random when a context is made: every run from the built state would draw
-   * the same numbers. Each run draws from the host's generator instead.
-   */
-  private replaceRandom(): void {
-    const context = this.context;
-    const random = context.newFunction('random', () => context.newNumber(Math.random()));
-    this.hostFunctions.push(random);
-    const math = context.getProp(context.global, 'Math');
-    context.setProp(math, 'random', random);
-    math.dispose();
   }
 
   private evaluate(run: Run): SandboxOutcome {
@@ -291,6 +314,7 @@ export class Sandbox {
     const input = context.newString(job.inputJson);
     const path = context.newString(modulePath);
     const exportName = context.newString(job.exportName);
+    const seed = context.newString(randomBytes(16).toString('hex'));
     const call = context.callFunction(
       this.driver,
       context.undefined,
@@ -299,8 +323,9 @@ export class Sandbox {
       input,
       path,
       exportName,
+      seed,
     );
-    for (const handle of [input, path, exportName]) handle.dispose();
+    for (const handle of [input, path, exportName, seed]) handle.dispose();
     if (call.error) return fail(call.error);
     const promise = call.value;
     try {
@@ -418,8 +443,29 @@ export class Sandbox {
     const context = this.context;
     const handle = context.newFunction(name, (...handles) => {
       const { state } = this.current();
-      const args = fixed ?? handles.map((h) => readArgument(context, this.natives, h));
-      return toHandle(context, state.call(op, args));
+      if (this.depth >= MAX_NESTED_CALLS)
+        throw new RangeError(`pal methods may nest at most ${MAX_NESTED_CALLS} deep`);
+      this.depth += 1;
+      let value: unknown;
+      try {
+        const args = fixed ?? handles.map((h) => readArgument(context, this.natives, h));
+        try {
+          value = state.call(op, args);
+        } catch (error) {
+          // RunState's TypeError or RangeError reaches the workflow, which may catch it.
+          if (!(error instanceof Error && error.message === HOST_STACK_OVERFLOW))
+            guestErrors.add(error as object);
+          throw error;
+        }
+        return toHandle(context, value);
+      } catch (error) {
+        // Anything else failed in the host's reading or writing of guest values, or the host's
+        // stack overflowed inside the module: the module's state cannot be trusted.
+        if (!guestErrors.has(error as object)) this.failed = true;
+        throw error;
+      } finally {
+        this.depth -= 1;
+      }
     });
     this.hostFunctions.push(handle.dup());
     return handle;
