@@ -12,6 +12,7 @@
  * Before the figures, a check that a reset run sees nothing of the run before it. After them,
  * the test pals' attacks in quickjs-wasi: how each ends, and how far its memory grows.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
@@ -110,7 +111,17 @@ export async function runSandboxSnapshotBench(): Promise<void> {
     using input = vm.newString('{"n":1}');
     using path = vm.newString(MODULE_PATH);
     using exportName = vm.newString(TRIVIAL_JOB.exportName);
-    using promise = vm.callFunction(driver, vm.undefined, pal, module, input, path, exportName);
+    using seed = vm.newString(randomBytes(16).toString('hex'));
+    using promise = vm.callFunction(
+      driver,
+      vm.undefined,
+      pal,
+      module,
+      input,
+      path,
+      exportName,
+      seed,
+    );
     vm.executePendingJobs();
     const settled = await vm.resolvePromise(promise);
     if ('error' in settled) throw new Error(settled.error.consume((e) => e.toString()));

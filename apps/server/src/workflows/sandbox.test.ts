@@ -36,6 +36,9 @@ describe('the sandbox', () => {
           globalThis.leftover = 'run 1';
           Array.prototype.map = null;
           JSON.stringify = () => '"forged"';
+          String.prototype.slice = () => '0';
+          globalThis.parseInt = () => 0;
+          Function.prototype.call = () => 0;
           Object.prototype.polluted = true;
           delete Math.floor;
           Promise.resolve().then(() => { globalThis.late = 'job of run 1'; });
