@@ -511,6 +511,27 @@ describe('runs and their surroundings', () => {
     );
   });
 
+  it('a module nested deeper than the compiler can follow is refused, and the next deploy compiles', async () => {
+    const folder = join(h.dataDir, 'deep-pal');
+    mkdirSync(join(folder, 'workflows'), { recursive: true });
+    cpSync(join(FIXTURES, 'wf-tx', 'pal.json'), join(folder, 'pal.json'));
+    cpSync(join(FIXTURES, 'wf-tx', 'documents'), join(folder, 'documents'), { recursive: true });
+    writeFileSync(
+      join(folder, 'workflows', 'transaction.js'),
+      `export const x = ${'('.repeat(100_000)}1${')'.repeat(100_000)};\n`,
+    );
+    for (let i = 0; i < 3; i++) {
+      const error = await rejection(deployPal(h.domain, h.a.enterpriseId, folder));
+      expect((error as Error).name).toBe('WorkflowSyntaxError');
+      // Deeper than the parser's own stack check notices, on the thread that deploys: the host's
+      // stack overflows inside the compiler module, which is then loaded anew.
+      expect(String((error as Error).message)).toBe(
+        'workflows/transaction.js:0: the module is nested too deeply to compile',
+      );
+    }
+    await deployPal(h.domain, h.a.enterpriseId, join(FIXTURES, 'wf-tx'));
+  });
+
   it('U1 without workflow or action: 400 naming the parameter', async () => {
     const answer = await h.http('/user/runWorkflow?action=list', {
       accept: 'application/json',

@@ -41,6 +41,36 @@ describe('the worker pool', () => {
     expect(next.ok && next.value).toBe('2');
   });
 
+  it('replaces a worker whose run grew its WASM memory, even when the run succeeded', async () => {
+    const pool = startPool({ size: 1, memoryLimitBytes: 256 * MiB });
+    const first = await pool.run(job('export const run = () => 1;', { memoryBytes: 256 * MiB }));
+    expect(first.ok).toBe(true);
+    const [before] = pool.workerIds;
+    const grown = await pool.run(
+      job(
+        'export function run() { const b = []; for (let i = 0; i < 5; i++) b.push(new Uint8Array(16 << 20)); return b.length; }',
+        { memoryBytes: 256 * MiB },
+      ),
+    );
+    expect(grown).toMatchObject({ ok: true, value: '5', retire: true });
+    const next = await pool.run(job('export const run = () => 2;', { memoryBytes: 256 * MiB }));
+    expect(next.ok && next.value).toBe('2');
+    expect(pool.workerIds).toHaveLength(1);
+    expect(pool.workerIds[0]).not.toBe(before);
+  });
+
+  it("gives a worker a stack on which QuickJS's own limit comes before the thread's", async () => {
+    const pool = startPool({ size: 1 });
+    const outcome = await pool.run(
+      job(
+        'export function run() { return (0, eval)("(".repeat(100000) + "1" + ")".repeat(100000)); }',
+      ),
+    );
+    expect(outcome).toMatchObject({ ok: false, type: 'WORKFLOW_ERROR' });
+    expect(!outcome.ok && outcome.message).toMatch(/stack overflow/);
+    expect(outcome.retire).toBeFalsy();
+  });
+
   it('counts the backstop from when a worker is ready: a job that starts a worker keeps its whole time', async () => {
     // A worker from the sources takes most of a second to start; the job then runs 1.2 s of its
     // 1.5 s, with a backstop grace of 1 ms: counted from the dispatch, the backstop would end it.

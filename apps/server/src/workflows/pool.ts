@@ -58,8 +58,16 @@ interface Slot {
 const fromSources = import.meta.url.endsWith('.ts');
 const WORKER_URL = new URL(fromSources ? './worker.ts' : './worker.js', import.meta.url);
 
+/**
+ * A worker's own stack. QuickJS bounds its recursion by the C stack inside its memory (512 KiB),
+ * but some of it (JSON of deeply nested arrays, parsing deeply nested code) runs deeper on the
+ * thread's own stack: at Node's 4 MB, V8's limit came first, which fails the sandbox and costs a
+ * new worker; at 16 MB QuickJS's own stack overflow comes first, an error the run may catch.
+ */
+const WORKER_STACK_MB = 16;
+
 function startWorker(workerData: WorkerData, heapMb: number): Worker {
-  const resourceLimits = { maxOldGenerationSizeMb: heapMb };
+  const resourceLimits = { maxOldGenerationSizeMb: heapMb, stackSizeMb: WORKER_STACK_MB };
   if (!fromSources) return new Worker(WORKER_URL, { workerData, resourceLimits });
   const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
   return new Worker(bootstrap, { eval: true, workerData, resourceLimits });
@@ -115,6 +123,11 @@ export class WorkerPool {
   }
 
   /** Starts the workers now rather than at the first run. */
+  /** The thread ids of the workers, oldest first. */
+  get workerIds(): number[] {
+    return this.slots.map((slot) => slot.worker.threadId);
+  }
+
   async warm(): Promise<void> {
     while (this.slots.length < this.options.size) this.slots.push(this.spawn());
     await Promise.all(this.slots.map((slot) => slot.ready));
@@ -175,7 +188,7 @@ export class WorkerPool {
       }
       if (slot.current?.id !== message.id) return;
       this.settle(slot, message.outcome);
-      if (!message.outcome.ok && message.outcome.retire) this.replace(slot);
+      if (message.outcome.retire) this.replace(slot);
       this.dispatch();
     });
     worker.on('error', (error) => {

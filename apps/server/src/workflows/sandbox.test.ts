@@ -43,7 +43,7 @@ describe('the sandbox', () => {
           delete Math.floor;
           Promise.resolve().then(() => { globalThis.late = 'job of run 1'; });
           new Promise(() => {});
-          return [bump(), Math.random()];
+          return [bump(), Math.random(), Math.random()];
         }
         export function look(input, pal) {
           return [bump(), typeof globalThis.leftover, typeof [].map, JSON.stringify({ a: 1 }),
@@ -69,8 +69,12 @@ describe('the sandbox', () => {
       'function',
       'undefined',
     ]);
-    // QuickJS seeds Math.random once per context: each run must draw its own numbers.
+    // QuickJS seeds Math.random once per context: each run must draw its own numbers, and the
+    // seed is read through built-ins the first run replaced before its first draw (with theirs,
+    // it would be all zeros, and the first draw 0).
     expect(second[7]).not.toBe(first[1]);
+    expect(first[1]).toBeGreaterThan(0);
+    expect(first[2]).not.toBe(first[1]);
   });
 
   it('is whole again after a run that broke its memory or time limit', () => {

@@ -276,6 +276,8 @@ export class Sandbox {
   private interrupt(): boolean {
     const run = this.run;
     if (!run) return false;
+    // A failed module runs no more of the guest than it must.
+    if (this.failed) return true;
     run.interrupted ||= Date.now() > run.deadline;
     return run.interrupted;
   }

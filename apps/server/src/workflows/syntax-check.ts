@@ -26,9 +26,25 @@ export async function checkWorkflowSyntax(files: Record<string, string>): Promis
     normalizeModuleName,
   );
   const context = runtime.newContext();
+  let damaged = false;
   try {
     for (const [path, source] of sources) {
-      const result = context.evalCode(source, path, { type: 'module', compileOnly: true });
+      let result: ReturnType<typeof context.evalCode>;
+      try {
+        result = context.evalCode(source, path, { type: 'module', compileOnly: true });
+      } catch (error) {
+        // The host itself failed inside the module (its own stack overflowed on code nested
+        // deeper than QuickJS's stack limit notices): the module is not used again.
+        damaged = true;
+        compiler = undefined;
+        const message = error instanceof Error ? error.message : String(error);
+        problems.push(
+          message === 'Maximum call stack size exceeded'
+            ? `${path}:0: the module is nested too deeply to compile`
+            : `${path}:0: the module cannot be compiled (${message})`,
+        );
+        break;
+      }
       if (result.error) {
         const error = context.dump(result.error) as {
           name?: string;
@@ -42,8 +58,10 @@ export async function checkWorkflowSyntax(files: Record<string, string>): Promis
       } else result.value.dispose();
     }
   } finally {
-    context.dispose();
-    runtime.dispose();
+    if (!damaged) {
+      context.dispose();
+      runtime.dispose();
+    }
   }
   if (problems.length > 0) throw new WorkflowSyntaxError(problems.join('\n'));
 }
