@@ -2,8 +2,8 @@
 // limits, a context, the driver compiled, the `pal` objects and their host functions. Its WASM
 // memory is then copied ("the built state"), and after every run the copy is written back, so
 // each run starts from the same state and nothing of one run survives into the next: no global,
-// no changed built-in, no module, no pending job (docs/decisions.md, "The sandbox from its built
-// state"). The time limit is enforced by QuickJS's interrupt handler and the memory limit by its
+// no changed built-in, no module, no pending job (docs/decisions.md, "Workflows": "Every run
+// starts from the sandbox's built state"). The time limit is enforced by QuickJS's interrupt handler and the memory limit by its
 // allocator, with the WASM memory of the whole module capped as well (quickjs-emscripten
 // #255/#271: the allocator limit alone does not bound large strings and typed arrays). The
 // wall-clock backstop is the pool's (pool.ts).
