@@ -7,7 +7,8 @@
  * `processes`: `pal serve` with SERVER_PROCESSES=2 against 1 on PostgreSQL, and from what a request
  * costs, the figures on 4 and 8 cores.
  * `hostile` (only when named): the memory four hostile workflow runs cost the server.
- * `snapshot` (only when named): a sandbox per run from a snapshot, measured before adoption.
+ * `snapshot` (only when named): the service's sandbox beside quickjs-wasi's snapshots, the
+ *   alternative measured before the service's way was chosen.
  */
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
