@@ -99,6 +99,9 @@ export type RunOutcome<T> = { ok: true; value: T; effects: RunEffects } | RunFai
 export type SandboxOutcome = RunOutcome<string | undefined> & {
   logs: string[];
   durationMs: number;
-  /** The worker must not run anything else (its WASM memory may be damaged). */
+  /**
+   * The worker must not run anything else: its WASM memory may be damaged, or has grown (a
+   * module never gives memory back). Set on successful runs too.
+   */
   retire?: boolean;
 };

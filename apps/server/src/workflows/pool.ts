@@ -122,12 +122,12 @@ export class WorkerPool {
     });
   }
 
-  /** Starts the workers now rather than at the first run. */
   /** The thread ids of the workers, oldest first. */
   get workerIds(): number[] {
     return this.slots.map((slot) => slot.worker.threadId);
   }
 
+  /** Starts the workers now rather than at the first run. */
   async warm(): Promise<void> {
     while (this.slots.length < this.options.size) this.slots.push(this.spawn());
     await Promise.all(this.slots.map((slot) => slot.ready));
