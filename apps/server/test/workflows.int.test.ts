@@ -496,15 +496,18 @@ describe('runs and their surroundings', () => {
     );
   });
 
-  it('a pal whose module does not compile is refused at deploy time with FILE:LINE: message', async () => {
-    const folder = join(h.dataDir, 'broken-pal');
+  /** A folder with wf-tx's manifest and documents, and `source` as its transaction module. */
+  const txPalWith = (name: string, source: string): string => {
+    const folder = join(h.dataDir, name);
     mkdirSync(join(folder, 'workflows'), { recursive: true });
     cpSync(join(FIXTURES, 'wf-tx', 'pal.json'), join(folder, 'pal.json'));
     cpSync(join(FIXTURES, 'wf-tx', 'documents'), join(folder, 'documents'), { recursive: true });
-    writeFileSync(
-      join(folder, 'workflows', 'transaction.js'),
-      'export function runWorkflow() {\n  return 1 +;\n}\n',
-    );
+    writeFileSync(join(folder, 'workflows', 'transaction.js'), source);
+    return folder;
+  };
+
+  it('a pal whose module does not compile is refused at deploy time with FILE:LINE: message', async () => {
+    const folder = txPalWith('broken-pal', 'export function runWorkflow() {\n  return 1 +;\n}\n');
     const error = await rejection(deployPal(h.domain, h.a.enterpriseId, folder));
     expect(String((error as Error).message)).toBe(
       "workflows/transaction.js:2: SyntaxError: unexpected token in expression: ';'",
@@ -512,12 +515,8 @@ describe('runs and their surroundings', () => {
   });
 
   it('a module nested deeper than the compiler can follow is refused, and the next deploy compiles', async () => {
-    const folder = join(h.dataDir, 'deep-pal');
-    mkdirSync(join(folder, 'workflows'), { recursive: true });
-    cpSync(join(FIXTURES, 'wf-tx', 'pal.json'), join(folder, 'pal.json'));
-    cpSync(join(FIXTURES, 'wf-tx', 'documents'), join(folder, 'documents'), { recursive: true });
-    writeFileSync(
-      join(folder, 'workflows', 'transaction.js'),
+    const folder = txPalWith(
+      'deep-pal',
       `export const x = ${'('.repeat(100_000)}1${')'.repeat(100_000)};\n`,
     );
     for (let i = 0; i < 3; i++) {

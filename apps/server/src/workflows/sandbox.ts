@@ -3,10 +3,10 @@
 // memory is then copied ("the built state"), and after every run the copy is written back, so
 // each run starts from the same state and nothing of one run survives into the next: no global,
 // no changed built-in, no module, no pending job (docs/decisions.md, "Workflows": "Every run
-// starts from the sandbox's built state"). The time limit is enforced by QuickJS's interrupt handler and the memory limit by its
-// allocator, with the WASM memory of the whole module capped as well (quickjs-emscripten
-// #255/#271: the allocator limit alone does not bound large strings and typed arrays). The
-// wall-clock backstop is the pool's (pool.ts).
+// starts from the sandbox's built state"). The time limit is enforced by QuickJS's interrupt
+// handler and the memory limit by its allocator, with the WASM memory of the whole module capped
+// as well (quickjs-emscripten #255/#271: the allocator limit alone does not bound large strings
+// and typed arrays). The wall-clock backstop is the pool's (pool.ts).
 import {
   newQuickJSWASMModuleFromVariant,
   newVariant,
@@ -41,8 +41,11 @@ const SANDBOX_INITIAL_BYTES = 64 * 1024 * 1024;
  * the host's stack inside the module would unwind C frames without their cleanup.
  */
 const MAX_NESTED_CALLS = 32;
-/** V8's message when the host's stack overflows. */
-const HOST_STACK_OVERFLOW = 'Maximum call stack size exceeded';
+
+/** Whether `error` is V8's: the host's own stack overflowed (inside the module, often). */
+export function isHostStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && error.message === 'Maximum call stack size exceeded';
+}
 
 interface WasmMemory {
   readonly buffer: ArrayBuffer;
@@ -114,9 +117,6 @@ interface Natives {
 }
 
 const MAX_FRAMES = 20;
-
-/** Errors the host API throws on purpose, to reach the workflow. */
-const guestErrors = new WeakSet<object>();
 
 /** What the host functions of a run read and write: the run's job, its state, its deadline. */
 interface Run {
@@ -204,11 +204,7 @@ export class Sandbox {
   runJob(job: SandboxJob): SandboxOutcome {
     const started = performance.now();
     const memoryBefore = this.memoryBytes;
-    if (this.failed)
-      return {
-        ...failure('WORKFLOW_ERROR', 'the sandbox failed', [], new RunState(job)),
-        retire: true,
-      };
+    if (this.failed) return sandboxFailed(new RunState(job));
     if (this.dirty) this.restore();
     this.dirty = true;
     const run: Run = {
@@ -237,8 +233,7 @@ export class Sandbox {
     }
     // The host failed inside one of the run's `pal` calls, whatever the workflow made of the
     // error it saw there.
-    if (this.failed && (outcome.ok || outcome.retire !== true))
-      outcome = { ...failure('WORKFLOW_ERROR', 'the sandbox failed', [], run.state), retire: true };
+    if (this.failed && (outcome.ok || outcome.retire !== true)) outcome = sandboxFailed(run.state);
     // A broken bound is the run's failure, whatever the workflow did after it (caught the
     // RangeError and returned, or went on until its time limit).
     if (run.state.broken !== undefined)
@@ -288,19 +283,20 @@ export class Sandbox {
    * last non-zero byte; what a run writes past it is free memory, as a freed chunk is.
    */
   private copyBuiltState(): BuiltState {
-    const memory = Buffer.from(this.memory.buffer);
-    // The end of the last page with a non-zero byte, found a page at a time (memcmp, not a loop
-    // over words): nothing rests on where inside that page the last byte is.
+    const memory = new Uint8Array(this.memory.buffer);
+    // The end of the last page with a non-zero byte, found a page at a time (Buffer's memcmp, not
+    // a loop over words): nothing rests on where inside that page the last byte is.
+    const pages = Buffer.from(this.memory.buffer);
     const zeroPage = Buffer.alloc(WASM_PAGE);
     let heapEnd = memory.length;
     while (
       heapEnd > this.layout.stackTop &&
-      memory.subarray(heapEnd - WASM_PAGE, heapEnd).equals(zeroPage)
+      pages.subarray(heapEnd - WASM_PAGE, heapEnd).equals(zeroPage)
     )
       heapEnd -= WASM_PAGE;
     return {
-      statics: Uint8Array.prototype.slice.call(memory, 0, this.layout.stackLow),
-      heap: Uint8Array.prototype.slice.call(memory, this.layout.stackTop, heapEnd),
+      statics: memory.slice(0, this.layout.stackLow),
+      heap: memory.slice(this.layout.stackTop, heapEnd),
     };
   }
 
@@ -371,6 +367,19 @@ export class Sandbox {
       }
     } finally {
       promise.dispose();
+    }
+  }
+
+  /**
+   * The host's own reading or writing of guest values: if it throws, it failed inside the module
+   * (or the host's stack overflowed there), and the module's state cannot be trusted.
+   */
+  private trusted<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      this.failed = true;
+      throw error;
     }
   }
 
@@ -448,23 +457,19 @@ export class Sandbox {
       if (this.depth >= MAX_NESTED_CALLS)
         throw new RangeError(`pal methods may nest at most ${MAX_NESTED_CALLS} deep`);
       this.depth += 1;
-      let value: unknown;
       try {
-        const args = fixed ?? handles.map((h) => readArgument(context, this.natives, h));
+        const args = this.trusted(
+          () => fixed ?? handles.map((h) => readArgument(context, this.natives, h)),
+        );
+        let value: unknown;
         try {
           value = state.call(op, args);
         } catch (error) {
           // RunState's TypeError or RangeError reaches the workflow, which may catch it.
-          if (!(error instanceof Error && error.message === HOST_STACK_OVERFLOW))
-            guestErrors.add(error as object);
+          if (isHostStackOverflow(error)) this.failed = true;
           throw error;
         }
-        return toHandle(context, value);
-      } catch (error) {
-        // Anything else failed in the host's reading or writing of guest values, or the host's
-        // stack overflowed inside the module: the module's state cannot be trusted.
-        if (!guestErrors.has(error as object)) this.failed = true;
-        throw error;
+        return this.trusted(() => toHandle(context, value));
       } finally {
         this.depth -= 1;
       }
@@ -581,6 +586,11 @@ function guestFailure(
     stackFrames(error.stack, job.modules),
     state,
   );
+}
+
+/** The run of a sandbox whose module failed: its worker retires. */
+function sandboxFailed(state: RunState): SandboxOutcome {
+  return { ...failure('WORKFLOW_ERROR', 'the sandbox failed', [], state), retire: true };
 }
 
 function failure(

@@ -4,7 +4,7 @@
 import { posix } from 'node:path';
 import type { QuickJSWASMModule } from 'quickjs-emscripten';
 import { InvalidArgumentError } from '../domain/errors.js';
-import { loadSandboxModule, normalizeModuleName } from './sandbox.js';
+import { isHostStackOverflow, loadSandboxModule, normalizeModuleName } from './sandbox.js';
 
 let compiler: Promise<QuickJSWASMModule> | undefined;
 
@@ -37,11 +37,10 @@ export async function checkWorkflowSyntax(files: Record<string, string>): Promis
         // deeper than QuickJS's stack limit notices): the module is not used again.
         damaged = true;
         compiler = undefined;
-        const message = error instanceof Error ? error.message : String(error);
         problems.push(
-          message === 'Maximum call stack size exceeded'
+          isHostStackOverflow(error)
             ? `${path}:0: the module is nested too deeply to compile`
-            : `${path}:0: the module cannot be compiled (${message})`,
+            : `${path}:0: the module cannot be compiled (${error instanceof Error ? error.message : String(error)})`,
         );
         break;
       }
