@@ -423,6 +423,76 @@ describe('beyond ASCII', () => {
   });
 });
 
+describe('header values are UTF-8 (docs/decisions.md, "Searches")', () => {
+  // Beyond Latin-1, in the second enterprise. A transaction's name is its pal's.
+  let tx: string;
+  beforeAll(async () => {
+    await deployPalPackage(
+      h.domain,
+      h.b.enterpriseId,
+      await buildPalPackage(
+        { id: 'lodz', name: 'Łódź Übergabe', modes: { transaction: true } },
+        {},
+      ),
+    );
+    tx = await h.b.json.transactions.createTransaction({ palId: 'lodz' });
+  });
+  /** What curl sends: the text's UTF-8 bytes as they are (node:http writes a string as Latin-1). */
+  const rawUtf8 = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+  const found = async (path: string, headers: Headers) => {
+    const answer = await h.fromAddress('127.0.0.1', path, {
+      auth: h.b,
+      accept: 'application/json',
+      headers,
+    });
+    expect(answer.status, answer.text).toBe(200);
+    return (JSON.parse(answer.text) as { id: string }[]).map((x) => x.id);
+  };
+
+  it('reads raw UTF-8 bytes as UTF-8, in P1 and T2, contains and exact', async () => {
+    expect(await found(P1, { name: rawUtf8('łÓdź') })).toEqual(['lodz']);
+    expect(await found(P1, { name: rawUtf8('Łódź Übergabe'), exactName: 'true' })).toEqual([
+      'lodz',
+    ]);
+    expect(await found(T2, { name: rawUtf8('ŁÓDŹ ü') })).toEqual([tx]);
+    expect(await found(T2, { name: rawUtf8('Łodz') })).toEqual([]);
+  });
+
+  it("decodes RFC 8187's form, and refuses one that does not decode", async () => {
+    expect(await found(P1, { name: "UTF-8''%C5%82%C3%B3d%C5%BA" })).toEqual(['lodz']);
+    expect(await found(T2, { name: "utf-8'pl'%C5%81%C3%B3d%C5%BA%20%C3%9C" })).toEqual([tx]);
+    const broken = await h.http(T2, { auth: h.b, headers: { name: "UTF-8''%C5" } });
+    expectError(broken, 400, 'INVALID_ARGUMENT');
+    expect(broken.text).toContain('header name');
+  });
+
+  it('counts a filter in characters, as the XSD does: 1,000 of them, however many bytes', async () => {
+    const answer = (text: string) =>
+      h.fromAddress('127.0.0.1', T2, { auth: h.b, headers: { name: rawUtf8(text) } });
+    expect((await answer('ż'.repeat(1000))).status).toBe(200);
+    expect((await answer('😀'.repeat(1000))).status).toBe(200);
+    const over = await answer('ż'.repeat(1001));
+    expectError(over, 400, 'INVALID_ARGUMENT');
+    expect(over.text).toContain('at most 1000 characters');
+  });
+
+  it.each(['json', 'xml'] as const)(
+    'the generated client (%s) finds text beyond Latin-1, and keeps spaces at either end',
+    async (format) => {
+      const client = h.b[format];
+      expect((await client.pals.searchPals({ name: 'łódź' })).map((p) => p.id)).toEqual(['lodz']);
+      expect(
+        (await client.transactions.searchTransactions({ name: 'ź ü' })).map((t) => t.id),
+      ).toEqual([tx]);
+      expect((await client.pals.searchPals({ name: ' übergabe' })).map((p) => p.id)).toEqual([
+        'lodz',
+      ]);
+      expect(await client.pals.searchPals({ name: 'übergabe ' })).toEqual([]);
+      expect(await client.pals.searchPals({ name: "UTF-8''%C5%81" })).toEqual([]);
+    },
+  );
+});
+
 // ------------------------------------------------------------------ T2
 
 describe('T2 (TransactionSearch headers)', () => {

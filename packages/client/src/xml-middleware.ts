@@ -45,16 +45,16 @@ export function wireMiddleware(options: XmlMiddlewareOptions): Middleware {
 
   return {
     async pre({ url, init }) {
-      const headers = new Headers(init.headers);
-      headers.set('Accept', options.format === 'xml' ? 'application/xml' : 'application/json');
       const target = rewriteRoots(url, options, basePath);
+      const op = find(init.method, target);
+      const headers = new Headers(withSearchHeadersEncoded(init.headers, op));
+      headers.set('Accept', options.format === 'xml' ? 'application/xml' : 'application/json');
       let body = init.body;
       if (
         options.format === 'xml' &&
         typeof body === 'string' &&
         headers.get('Content-Type')?.startsWith('application/json')
       ) {
-        const op = find(init.method, target);
         if (op?.bodyRoot) {
           body = encodeXml(op.bodyRoot, JSON.parse(body) as RootValues[RootName]);
           headers.set('Content-Type', 'application/xml');
@@ -76,6 +76,50 @@ export function wireMiddleware(options: XmlMiddlewareOptions): Middleware {
       });
     },
   };
+}
+
+/**
+ * Search headers carry text as it is only when HTTP keeps it so (printable ASCII, no space at
+ * either end); any other text goes in RFC 8187's form, `UTF-8''M%C3%BCller`, which the service
+ * decodes. fetch itself refuses a header beyond Latin-1, and would send Latin-1 as single bytes.
+ */
+export function searchHeaderValue(text: string): string {
+  if (
+    text === '' ||
+    (/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(text) && !/^utf-8'/i.test(text))
+  )
+    return text;
+  const wellFormed = text.replace(
+    /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    '\ufffd',
+  );
+  // encodeURIComponent leaves * ' ( ) as they are; RFC 8187's attr-char does not include them.
+  const escaped = encodeURIComponent(wellFormed).replace(
+    /[*'()]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `UTF-8''${escaped}`;
+}
+
+function withSearchHeadersEncoded(
+  headers: RequestInit['headers'],
+  op: ClientOperation | undefined,
+): RequestInit['headers'] {
+  if (
+    !op ||
+    op.searchHeaders.length === 0 ||
+    !headers ||
+    headers instanceof Headers ||
+    Array.isArray(headers)
+  )
+    return headers;
+  const names = new Set(op.searchHeaders.map((n) => n.toLowerCase()));
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      names.has(name.toLowerCase()) ? searchHeaderValue(String(value)) : value,
+    ]),
+  );
 }
 
 function rewriteRoots(url: string, options: XmlMiddlewareOptions, basePath: string): string {

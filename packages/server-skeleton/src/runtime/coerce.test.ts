@@ -70,6 +70,46 @@ describe('readParams and readSearch', () => {
     }
   });
 
+  describe('search headers are UTF-8 text', () => {
+    const search = [{ name: 'name', type: 'string', required: false, maxLength: 10 }] as const;
+    // Node hands a header's bytes over one character each (Latin-1): what curl's raw UTF-8 becomes.
+    const asNodeReadsIt = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+
+    it.each([
+      ['raw UTF-8 bytes', asNodeReadsIt('Müller'), 'Müller'],
+      ['raw UTF-8 beyond Latin-1', asNodeReadsIt('Łukasz 李'), 'Łukasz 李'],
+      ['RFC 8187', "UTF-8''M%C3%BCller", 'Müller'],
+      ['RFC 8187 with a language, any case', "utf-8'de'%C5%81%c3%b3d%C5%BA", 'Łódź'],
+      ['Latin-1 bytes that are not UTF-8 (a browser fetch)', 'M\u00fcller', 'Müller'],
+      ['ASCII', 'plain', 'plain'],
+    ])('%s', (_, raw, want) => {
+      expect(readSearch(search, { name: raw }).name).toBe(want);
+    });
+
+    it.each([
+      ["UTF-8''%C3", "the RFC 8187 value's %XX escapes are not UTF-8"],
+      ["UTF-8''a b", 'may hold only'],
+      ["UTF-8''%zz", 'may hold only'],
+    ])('refuses a broken RFC 8187 value %j with a 400', (raw, want) => {
+      const e = errorOf(() => readSearch(search, { name: raw }));
+      expect(e.statusCode).toBe(400);
+      expect(e.message).toContain(want);
+    });
+
+    it('counts maxLength in characters of the decoded text, not bytes or escapes', () => {
+      expect(readSearch(search, { name: asNodeReadsIt('ü'.repeat(10)) }).name).toBe('ü'.repeat(10));
+      expect(readSearch(search, { name: `UTF-8''${'%C3%BC'.repeat(10)}` }).name).toBe(
+        'ü'.repeat(10),
+      );
+      expect(readSearch(search, { name: asNodeReadsIt('😀'.repeat(10)) }).name).toBe(
+        '😀'.repeat(10),
+      );
+      expect(
+        errorOf(() => readSearch(search, { name: asNodeReadsIt('ü'.repeat(11)) })).message,
+      ).toBe('header name: must be at most 10 characters');
+    });
+  });
+
   it('defaults absent booleans to false and startRecord to 0, matching header names case-insensitively', () => {
     const search = [
       { name: 'name', type: 'string', required: false },

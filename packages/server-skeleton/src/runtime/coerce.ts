@@ -26,6 +26,56 @@ export function coerce(type: ScalarType, raw: string, where: string): string | b
 
 export type RawValues = Record<string, string | string[] | undefined>;
 
+/** Characters as XSD's maxLength counts them: code points, not UTF-16 units. */
+function characterCount(value: string, atMost: number): number {
+  if (value.length <= atMost) return value.length;
+  let n = 0;
+  for (const _ of value) if (++n > atMost) break;
+  return n;
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+/** RFC 8187's ext-value: charset, an optional language, then attr-chars and %XX escapes. */
+const EXT_VALUE = /^utf-8'[A-Za-z0-9-]*'(.*)$/is;
+const EXT_VALUE_CHARS = /^(?:[A-Za-z0-9!#$&+.^_`|~-]|%[0-9A-Fa-f]{2})*$/;
+const NOT_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * A header's value as the text the client meant (docs/decisions.md, "Searches"). Node hands
+ * header values over byte for byte (Latin-1), so raw UTF-8 bytes, which curl sends, are read
+ * again as UTF-8; bytes that are not UTF-8 stay Latin-1, as a browser's fetch sends them. A value
+ * in RFC 8187's form `UTF-8''M%C3%BCller`, which a fetch-based client must send for text beyond
+ * Latin-1, is decoded; one that does not decode is a 400.
+ */
+export function headerText(raw: string, where: string): string {
+  const ext = EXT_VALUE.exec(raw);
+  if (ext) {
+    const encoded = ext[1]!;
+    if (!EXT_VALUE_CHARS.test(encoded))
+      throw badRequest(
+        `${where}: an RFC 8187 value (UTF-8'') may hold only letters, digits, some signs and %XX escapes`,
+      );
+    try {
+      return UTF8.decode(
+        Buffer.from(
+          encoded.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) =>
+            String.fromCharCode(parseInt(hex, 16)),
+          ),
+          'latin1',
+        ),
+      );
+    } catch {
+      throw badRequest(`${where}: the RFC 8187 value's %XX escapes are not UTF-8`);
+    }
+  }
+  if (!NOT_ASCII.test(raw)) return raw;
+  try {
+    return UTF8.decode(Buffer.from(raw, 'latin1'));
+  } catch {
+    return raw;
+  }
+}
+
 /**
  * Reads the declared parameters from raw values. Missing required ones are a 400;
  * a parameter given twice is a 400 (it would be ambiguous), and so is one longer than
@@ -36,17 +86,19 @@ export function readParams(
   raw: RawValues,
   kind: string,
   lookup: (name: string) => string = (n) => n,
+  text: (raw: string, where: string) => string = (v) => v,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const spec of specs) {
-    const value = raw[lookup(spec.name)];
+    const given = raw[lookup(spec.name)];
     const where = `${kind} ${spec.name}`;
-    if (Array.isArray(value)) throw badRequest(`${where}: given more than once`);
-    if (value === undefined || (value === '' && spec.type !== 'string')) {
+    if (Array.isArray(given)) throw badRequest(`${where}: given more than once`);
+    if (given === undefined || (given === '' && spec.type !== 'string')) {
       if (spec.required) throw badRequest(`${where}: required`);
       continue;
     }
-    if (spec.maxLength !== undefined && value.length > spec.maxLength)
+    const value = text(given, where);
+    if (spec.maxLength !== undefined && characterCount(value, spec.maxLength) > spec.maxLength)
       throw badRequest(`${where}: must be at most ${spec.maxLength} characters`);
     out[spec.name] = coerce(spec.type, value, where);
   }
@@ -54,14 +106,14 @@ export function readParams(
 }
 
 /**
- * Search headers: absent booleans are false and an absent startRecord is 0 (docs/decisions.md,
- * "Searches").
+ * Search headers: their values are UTF-8 text (headerText); absent booleans are false and an
+ * absent startRecord is 0 (docs/decisions.md, "Searches").
  */
 export function readSearch(
   specs: readonly ParamSpec[],
   headers: RawValues,
 ): Record<string, unknown> {
-  const out = readParams(specs, headers, 'header', (n) => n.toLowerCase());
+  const out = readParams(specs, headers, 'header', (n) => n.toLowerCase(), headerText);
   for (const spec of specs) {
     if (out[spec.name] !== undefined) continue;
     if (spec.type === 'boolean') out[spec.name] = false;
