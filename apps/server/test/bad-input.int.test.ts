@@ -825,6 +825,49 @@ describe('what a fuzzer found (every one a 4xx or a 200, never a 5xx)', () => {
     expect([text.status, text.type]).toEqual([200, 'text/plain; charset=utf-8']);
   });
 
+  it('a character XML cannot carry, in a path, a query, a form field: 400, with an XML answer a parser reads', async () => {
+    // h.http checks every XML answer against the XSDs with a real validator.
+    const form = (body: string) => ({
+      method: 'POST',
+      body,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
+    for (const [path, options] of [
+      [`${ROOT}/pals/a%EF%BF%BEb`, {}],
+      [`${ROOT}/transactions/a%EF%BF%BFb`, {}],
+      [`${ROOT}/enterprises/sso/status?sso=a%EF%BF%BEb`, {}],
+      [`${ROOT}/transactions/${tx}/token`, form('userSSO=a%EF%BF%BEb')],
+      ['/user/runWorkflow', form('workflow=leave-request&action=a%01b')],
+      ['/user/runWorkflow?workflow=leave-request&action=a%00b', { method: 'POST' }],
+    ] as const) {
+      for (const accept of ['application/xml', 'application/json']) {
+        const answer = await h.http(path, { ...options, accept });
+        expectError(answer, 400, 'INVALID_ARGUMENT', accept === 'application/xml' ? 'xml' : 'json');
+        expect(answer.text, path).toContain('a character that XML cannot carry');
+      }
+    }
+  });
+
+  it('the map key __proto__ in a JSON body: 400, as in XML, never silently dropped', async () => {
+    const body = JSON.stringify({
+      sizeLimit: 0,
+      listLimit: 0,
+      paging: false,
+      pageSize: 0,
+      page: 0,
+      debug: false,
+      payload: { data: { keep: '1' }, dataMaps: {}, dataLists: {} },
+    }).replace('"keep":"1"', '"__proto__":"1","constructor":"2"');
+    const answer = await h.http('/user/runWorkflow?workflow=leave-request&action=a', {
+      method: 'POST',
+      body,
+      accept: 'application/json',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expectError(answer, 400, 'INVALID_ARGUMENT', 'json');
+    expect(answer.text).toContain('the map key \\"__proto__\\" is reserved');
+  });
+
   it('P2 without an id names its parameter, id', async () => {
     const messages = await refused(`${ROOT}/pals/`, {}, 400, 'INVALID_ARGUMENT');
     expect(messages).toMatch(/^id: /);

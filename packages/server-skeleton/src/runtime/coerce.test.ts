@@ -56,6 +56,22 @@ describe('readParams and readSearch', () => {
     );
   });
 
+  it.each(['a\u0001b', 'a\u0000', 'a\ufffeb', 'a\uffff', '\ud800'])(
+    'refuses a string holding a character XML cannot carry: %j',
+    (value) => {
+      const e = errorOf(() => readParams(specs, { palId: value }, 'form field'));
+      expect([e.statusCode, e.message]).toEqual([
+        400,
+        'form field palId: contains a character that XML cannot carry',
+      ]);
+    },
+  );
+
+  it('keeps tab, line breaks and every other character', () => {
+    const value = 'a\tb\nc\rd é 😀 \u0085';
+    expect(readParams(specs, { palId: value }, 'form field')).toEqual({ palId: value });
+  });
+
   it.each([
     ['x'.repeat(200), 'accepted'],
     ['x'.repeat(201), 'path parameter id: must be at most 200 characters'],

@@ -1,4 +1,5 @@
 /** Typed values from the strings of path parameters, headers, query strings and forms. */
+import { xsString } from '@pal-workflow/validators';
 import { badRequest } from './http-error.js';
 import type { ParamSpec, ScalarType } from './operation-spec.js';
 
@@ -79,7 +80,7 @@ export function headerText(raw: string, where: string): string {
 /**
  * Reads the declared parameters from raw values. Missing required ones are a 400;
  * a parameter given twice is a 400 (it would be ambiguous), and so is one longer than
- * its maxLength; unknown ones are ignored.
+ * its maxLength or holding a character XML cannot carry; unknown ones are ignored.
  */
 export function readParams(
   specs: readonly ParamSpec[],
@@ -100,6 +101,10 @@ export function readParams(
     const value = text(given, where);
     if (spec.maxLength !== undefined && characterCount(value, spec.maxLength) > spec.maxLength)
       throw badRequest(`${where}: must be at most ${spec.maxLength} characters`);
+    // Every parameter is an xs:string or a number; a character XML cannot carry is refused here,
+    // as in a body, rather than echoed into an answer that no XML parser would read.
+    if (spec.type === 'string' && !xsString.safeParse(value).success)
+      throw badRequest(`${where}: contains a character that XML cannot carry`);
     out[spec.name] = coerce(spec.type, value, where);
   }
   return out;

@@ -53,6 +53,33 @@ describe('decodeJson', () => {
     );
     expect(issues.map((i) => i.path)).toEqual(['palInfoList[1].shell']);
   });
+
+  it('refuses the map key __proto__, as XML does, however it is spelt; other names are data', () => {
+    const response = (bindings: string) =>
+      `{"success":true,"currentPage":1,"totalPages":1,"listBindings":${bindings}}`;
+    for (const key of ['"__proto__"', '"\\u005f_proto__"', '"__pr\\u006fto__"']) {
+      const issues = issuesOf(() =>
+        decodeJson('ServiceResponse', response(`{${key}:"1","b":"2"}`)),
+      );
+      expect(issues).toEqual([
+        { path: 'ServiceResponse.listBindings', message: 'the map key "__proto__" is reserved' },
+      ]);
+    }
+    expect(decodeJson('ServiceResponse', response('{"constructor":"2","x__proto__":"3"}'))).toEqual(
+      {
+        success: true,
+        currentPage: 1,
+        totalPages: 1,
+        listBindings: { constructor: '2', x__proto__: '3' },
+      },
+    );
+  });
+
+  it('walks a deeply nested body that spells __proto__ without running out of stack', () => {
+    const depth = 100_000;
+    const text = `${'['.repeat(depth)}"__proto__"${']'.repeat(depth)}`;
+    expect(issuesOf(() => decodeJson('string', text)).length).toBeGreaterThan(0);
+  });
 });
 
 describe('validateRoot, encodeJson and schemaOf', () => {

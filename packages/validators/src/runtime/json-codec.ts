@@ -25,7 +25,41 @@ export function decodeJson<R extends RootName>(root: R, text: string): RootValue
   } catch (e) {
     throw new DecodeError([{ path: '', message: `malformed JSON: ${(e as Error).message}` }]);
   }
+  // JSON.parse keeps a key "__proto__" as data, and zod would drop it without a word; XML refuses
+  // it as a map key, and so does JSON (only text that spells it, or escapes, is walked).
+  if (text.includes('__proto__') || text.includes('\\u')) refuseProtoKeys(value, root);
   return validateRoot(root, value);
+}
+
+function refuseProtoKeys(value: unknown, root: string): void {
+  interface Visit {
+    value: object;
+    key: string | number;
+    parent: Visit | undefined;
+  }
+  const pathOf = (visit: Visit): (string | number)[] => {
+    const path: (string | number)[] = [];
+    for (let v: Visit | undefined = visit; v?.parent; v = v.parent) path.unshift(v.key);
+    return path;
+  };
+  const issues: { path: string; message: string }[] = [];
+  // A stack with links to the parent, not recursion or copied paths: a body may nest as deep as
+  // JSON.parse allows.
+  if (typeof value !== 'object' || value === null) return;
+  const stack: Visit[] = [{ value, key: '', parent: undefined }];
+  while (stack.length > 0) {
+    const visit = stack.pop()!;
+    const at = visit.value;
+    if (!Array.isArray(at) && Object.hasOwn(at, '__proto__'))
+      issues.push({
+        path: joinPath(pathOf(visit), root),
+        message: 'the map key "__proto__" is reserved',
+      });
+    for (const [key, child] of Object.entries(at))
+      if (typeof child === 'object' && child !== null)
+        stack.push({ value: child, key: Array.isArray(at) ? Number(key) : key, parent: visit });
+  }
+  if (issues.length > 0) throw new DecodeError(issues);
 }
 
 /**

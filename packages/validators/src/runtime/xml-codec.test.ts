@@ -82,6 +82,23 @@ describe('encodeXml', () => {
     expect(xml).toContain('a&lt;b&gt;&amp;c&#13;\n');
     expect(decodeXml(xml, 'string')).toBe('a<b>&c\r\n');
   });
+
+  it('writes a character XML cannot carry as U+FFFD, so that the answer stays well-formed', () => {
+    const text = 'a\u0001b\u0000c\ufffed\uffffe\ud800f\udc00g\tTab\nLF 😀 \u0085';
+    const xml = encodeXml('string', text);
+    validator.assertValid(xml);
+    expect(decodeXml(xml, 'string')).toBe(
+      'a\ufffdb\ufffdc\ufffdd\ufffde\ufffdf\ufffdg\tTab\nLF 😀 \u0085',
+    );
+    const map = encodeXml('ServiceResponse', {
+      success: true,
+      currentPage: 1,
+      totalPages: 1,
+      listBindings: { 'k\u0002': 'v\ufffe' },
+    });
+    validator.assertValid(map);
+    expect(map).toContain('<key>k\ufffd</key>');
+  });
 });
 
 describe('decodeXml', () => {

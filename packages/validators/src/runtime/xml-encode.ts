@@ -107,10 +107,14 @@ function elementWriter(name: string, type: string, nillable: boolean): Writer {
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#13;' };
 
-/** Escapes text content; CR is written as a reference so that parsers do not normalise it away. */
-const NEEDS_ESCAPE = /[&<>\r]/;
-const TO_ESCAPE = /[&<>\r]/g;
+// What XML 1.0 cannot carry at all (its Char production): C0 controls but tab, LF and CR, U+FFFE,
+// U+FFFF and lone surrogates. Inputs are refused when they hold one (xsString, the parameters),
+// but a value may still come from elsewhere (a workflow's output, a stored text): it is written as
+// U+FFFD, so that every XML answer stays one a parser reads. JSON carries such a value as it is.
+const NEEDS_ESCAPE = /[&<>\r\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff\ud800-\udfff]/u;
+const TO_ESCAPE = /[&<>\r\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff\ud800-\udfff]/gu;
 
+/** Escapes text content; CR is written as a reference so that parsers do not normalise it away. */
 export function escapeText(text: string): string {
-  return NEEDS_ESCAPE.test(text) ? text.replace(TO_ESCAPE, (c) => ESCAPES[c]!) : text;
+  return NEEDS_ESCAPE.test(text) ? text.replace(TO_ESCAPE, (c) => ESCAPES[c] ?? '\ufffd') : text;
 }
