@@ -16,6 +16,7 @@ import type { DestinationStream } from 'pino';
 import type { WorkflowContext } from './workflows/context.js';
 import { handlers } from './handlers/index.js';
 import { authenticator } from './http/authenticate.js';
+import { clientErrorHandler } from './http/client-errors.js';
 import { ClientCredentials } from './http/credentials.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerPages } from './http/pages.js';
@@ -67,6 +68,8 @@ export async function buildApp(
       reply.header('X-Request-Id', request.id);
       sendError(request, reply, routerError(error));
     },
+    // And those Node's HTTP parser refuses before any route (http/client-errors.ts).
+    clientErrorHandler,
   });
 
   // No route of the root takes a body (/healthz, /openapi.json, /docs, unknown paths): one sent

@@ -4,6 +4,7 @@
 // bodies (400), bodies over the limit (413), unknown paths (404), used e-mail addresses (409).
 // Each answers its documented 4xx with an errorResult, changes nothing, and nothing answers 5xx.
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPalPackage } from '../src/domain/pal-manifest.js';
@@ -638,6 +639,48 @@ describe('unknown paths and methods', () => {
         'json',
       );
     }
+  });
+});
+
+describe("what Node's HTTP parser refuses before any route: an errorResult too", () => {
+  /** Bytes as a client would send them, on a socket of their own; the whole answer, once closed. */
+  const exchange = (head: Buffer): Promise<{ status: number; type: string; body: string }> =>
+    new Promise((resolve, reject) => {
+      const { port, hostname } = new URL(h.url);
+      const socket = connect(Number(port), hostname, () => socket.end(head));
+      const chunks: Buffer[] = [];
+      socket.on('data', (c: Buffer) => chunks.push(c));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const [headers = '', body = ''] = text.split('\r\n\r\n');
+        resolve({
+          status: Number(/^HTTP\/1\.1 (\d{3})/.exec(headers)?.[1]),
+          type: /content-type: ([^\r]+)/i.exec(headers)?.[1] ?? '',
+          body,
+        });
+      });
+    });
+  const request = (...headerLines: (string | Buffer)[]) =>
+    exchange(
+      Buffer.concat([
+        Buffer.from(`GET ${ROOT}/pals HTTP/1.1\r\nHost: pal.test\r\n`),
+        ...headerLines.map((l) => Buffer.concat([Buffer.from(l), Buffer.from('\r\n')])),
+        Buffer.from('\r\n'),
+      ]),
+    );
+
+  it.each([
+    ['a control character in a header value', ['name: a\u0001b']],
+    ['a header name beyond ASCII (its UTF-8 bytes)', [Buffer.from('nämé: x', 'utf8')]],
+    ['headers over 16 KiB', [`Authorization: Basic ${'A'.repeat(20_000)}`]],
+    ['a space in a header name', ['bad name: x']],
+  ] as const)('%s: 400 with an errorResult in XML', async (_, lines) => {
+    const answer = await request(...lines);
+    expect(answer.status).toBe(400);
+    expect(answer.type).toBe('application/xml; charset=utf-8');
+    h.validator.assertValid(answer.body);
+    expectError({ ...answer, text: answer.body }, 400, 'INVALID_ARGUMENT');
   });
 });
 

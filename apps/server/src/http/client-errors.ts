@@ -1,0 +1,63 @@
+// Requests Node's HTTP parser refuses before any route sees them (a control character or a byte
+// no header may hold, headers over Node's 16 KiB, a request that never finished arriving). They
+// are answered as errorResults too (docs/decisions.md, "Errors"), in XML, the format of a request
+// whose Accept could not be read; Fastify's own answer was a JSON object of its own shape.
+import type { Socket } from 'node:net';
+import { encodeXml } from '@pal-workflow/validators';
+import type { FastifyInstance } from 'fastify';
+
+interface ParserError extends Error {
+  code?: string;
+}
+
+function answerTo(error: ParserError): {
+  status: number;
+  reason: string;
+  code: string;
+  message: string;
+} {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return {
+      status: 408,
+      reason: 'Request Timeout',
+      code: 'REQUEST_TIMEOUT',
+      message: 'the request did not arrive in time',
+    };
+  // A header section over the limit is a bad header value: 400, as DESIGN's table of statuses has it.
+  if (error.code === 'HPE_HEADER_OVERFLOW')
+    return {
+      status: 400,
+      reason: 'Bad Request',
+      code: 'INVALID_ARGUMENT',
+      message: 'the request headers are larger than the server reads (16 KiB)',
+    };
+  return {
+    status: 400,
+    reason: 'Bad Request',
+    code: 'INVALID_ARGUMENT',
+    message:
+      "the request is not valid HTTP: a header name or value holds a character HTTP does not allow (send text beyond ASCII as UTF-8 bytes or in the form UTF-8''%XX), or its framing is broken",
+  };
+}
+
+/**
+ * Fastify's `clientErrorHandler` (called with the instance as `this`): the answer is written to
+ * the socket, which is then closed.
+ */
+export function clientErrorHandler(
+  this: FastifyInstance,
+  error: ParserError,
+  socket: Socket,
+): void {
+  // A reset connection has nobody to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const { status, reason, code, message } = answerTo(error);
+  this.log.debug({ err: error }, 'refused by the HTTP parser');
+  if (socket.writable) {
+    const body = encodeXml('errorResult', { success: false, messages: [{ message, type: code }] });
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/xml; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
