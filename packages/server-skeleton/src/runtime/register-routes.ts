@@ -27,6 +27,7 @@ import {
   type FormLimits,
 } from './forms.js';
 import { isImmutable } from './frozen.js';
+import { utf8Body } from './utf8-body.js';
 import { badRequest, HttpError, notAcceptable } from './http-error.js';
 import { MEDIA_TYPE, negotiate, type Format } from './negotiate.js';
 import type { AnyDocument, OperationSpec, Page } from './operation-spec.js';
@@ -97,16 +98,23 @@ export async function registerRoutes<Ctx>(
     // A decoration: every request is made with its place for the context, and keeps one shape.
     scope.decorateRequest(CONTEXT, null);
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser(
-      ['application/xml', 'text/xml'],
-      { parseAs: 'string', bodyLimit },
-      (_req, text, done) => done(null, { kind: 'xml', text: String(text) } satisfies ReceivedBody),
-    );
-    scope.addContentTypeParser(
-      'application/json',
-      { parseAs: 'string', bodyLimit },
-      (_req, text, done) => done(null, { kind: 'json', text: String(text) } satisfies ReceivedBody),
-    );
+    // Read as bytes and decoded here: Fastify's string would put U+FFFD for bytes that are not
+    // UTF-8, and the body would reach the operation changed.
+    const textBodies: [string[], 'xml' | 'json'][] = [
+      [['application/xml', 'text/xml'], 'xml'],
+      [['application/json'], 'json'],
+    ];
+    for (const [types, kind] of textBodies)
+      scope.addContentTypeParser(types, { parseAs: 'buffer', bodyLimit }, (request, body, done) => {
+        let text: string;
+        try {
+          text = utf8Body(request, body as unknown as Buffer, kind);
+        } catch (error) {
+          done(error as Error);
+          return;
+        }
+        done(null, { kind, text } satisfies ReceivedBody);
+      });
     scope.addContentTypeParser(
       'application/x-www-form-urlencoded',
       { parseAs: 'string', bodyLimit: formBodyLimit },

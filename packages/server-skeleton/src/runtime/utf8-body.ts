@@ -1,0 +1,35 @@
+/**
+ * XML and JSON bodies are UTF-8 (docs/decisions.md, "Wire format"): a Content-Type naming another
+ * charset is a 415, bytes that are not UTF-8 and an XML declaration naming another encoding are a
+ * 400. Nothing is read "as well as it goes": a body is either the text that was sent, or refused.
+ */
+import type { FastifyRequest } from 'fastify';
+import { badRequest, HttpError } from './http-error.js';
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+const XML_ENCODING = /^<\?xml[^>]*?\sencoding\s*=\s*["']([^"']*)["']/;
+
+export function utf8Body(request: FastifyRequest, body: Buffer, kind: 'xml' | 'json'): string {
+  const charset = CHARSET.exec(String(request.headers['content-type'] ?? ''))?.[1];
+  if (charset !== undefined && !/^utf-?8$/i.test(charset))
+    throw new HttpError(
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      `Content-Type names charset "${charset}": bodies are read as UTF-8 only`,
+    );
+  let text: string;
+  try {
+    text = UTF8.decode(body);
+  } catch {
+    throw badRequest('the body is not valid UTF-8');
+  }
+  if (kind === 'xml') {
+    const encoding = XML_ENCODING.exec(text)?.[1];
+    if (encoding !== undefined && !/^utf-?8$/i.test(encoding))
+      throw badRequest(
+        `the XML declaration names encoding "${encoding}": bodies are read as UTF-8 only`,
+      );
+  }
+  return text;
+}
