@@ -84,6 +84,15 @@ describe('the bounds on what a run hands to the host', () => {
     expect(message.message).toMatch(/at most 1000 variables/);
   });
 
+  it('a limit broken inside a pal method (a getter pal.log reads) fails the run, and keeps nothing after it', async () => {
+    const memory = await t6({ attack: 'log-memory' });
+    expect(failedWith(memory).type).toBe('WORKFLOW_MEMORY');
+    const timedOut = await t6({ attack: 'log-loop' }, memory.id);
+    expect(failedWith(timedOut).type).toBe('WORKFLOW_TIMEOUT');
+    const after = await t6({ attack: 'read-after' }, memory.id);
+    expect(after.messages?.map((m) => m.message)).toEqual(['after: undefined']);
+  });
+
   it('large values: the run fails at the bytes a transaction’s variables may hold', async () => {
     const message = failedWith(await t6({ attack: 'vars', n: 40, size: 60_000 }));
     expect(message.type).toBe('WORKFLOW_MEMORY');

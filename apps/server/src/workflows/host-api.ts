@@ -45,7 +45,10 @@ export class Oversized {
 }
 
 /** An object argument that JSON.stringify refused (a cycle, a BigInt, a throwing getter). */
-export class Unwritable {}
+export class Unwritable {
+  /** Writing it ran the guest out of memory (a toJSON or a getter that allocates without end). */
+  constructor(readonly outOfMemory = false) {}
+}
 
 export class RunState {
   readonly logs: string[] = [];

@@ -98,6 +98,43 @@ describe('the sandbox', () => {
     }
   });
 
+  it.each([
+    [
+      'a getter that loops, read by pal.log',
+      'pal.log(new Proxy({}, { get() { for (;;) {} } }));',
+      'WORKFLOW_TIMEOUT',
+    ],
+    [
+      'a toJSON that loops, read by pal.log',
+      'pal.log({ toJSON() { for (;;) {} } });',
+      'WORKFLOW_TIMEOUT',
+    ],
+    [
+      'a getter that fills the memory, read by pal.log',
+      'pal.log(new Proxy({}, { get() { const a = []; for (;;) a.push(new Array(100000).fill(1)); } }));',
+      'WORKFLOW_MEMORY',
+    ],
+    [
+      'a toJSON that fills the memory, read by pal.vars.set',
+      'try { pal.vars.set("x", { toJSON() { const a = []; for (;;) a.push(new Array(100000).fill(1)); } }); } catch {}',
+      'WORKFLOW_MEMORY',
+    ],
+  ] as const)(
+    'fails a run that broke its limit inside a host call, whatever it did next: %s',
+    (_what, source, type) => {
+      const outcome = runJob(
+        job(
+          `export function run(input, pal) { ${source} pal.vars.set("after", "kept"); return { after: true }; }`,
+          { timeoutMs: 300 },
+        ),
+      );
+      expect(!outcome.ok && outcome.type).toBe(type);
+      expect('effects' in outcome).toBe(false);
+      const next = runJob(job('export function run() { return 1; }'));
+      expect(next.ok && next.value).toBe('1');
+    },
+  );
+
   it('takes no further run once the WASM module itself failed', async () => {
     const own = await Sandbox.create(64 * 1024 * 1024);
     // Endless recursion on this thread overflows V8's stack inside the module: a trap, after

@@ -124,6 +124,11 @@ interface Run {
   state: RunState;
   deadline: number;
   interrupted: boolean;
+  /**
+   * The guest ran out of memory in code the host called while reading one of its values (a
+   * getter, a toJSON): the host saw that error, the workflow never did.
+   */
+  outOfMemory: boolean;
 }
 
 /** The copy of what the built sandbox holds in its WASM memory: its static part and its heap. */
@@ -212,6 +217,7 @@ export class Sandbox {
       state: new RunState(job),
       deadline: Date.now() + job.timeoutMs,
       interrupted: false,
+      outOfMemory: false,
     };
     this.run = run;
     let outcome: SandboxOutcome;
@@ -234,6 +240,13 @@ export class Sandbox {
     // The host failed inside one of the run's `pal` calls, whatever the workflow made of the
     // error it saw there.
     if (this.failed && (outcome.ok || outcome.retire !== true)) outcome = sandboxFailed(run.state);
+    // A limit broken where the workflow could not see it, in guest code a host call ran (a getter
+    // or a toJSON of a pal method's argument), is the run's failure too: interrupted, the guest
+    // goes on only to the next point where QuickJS asks, which a short tail never reaches.
+    if (outcome.ok && run.interrupted)
+      outcome = failure('WORKFLOW_TIMEOUT', limitMessage('WORKFLOW_TIMEOUT', job), [], run.state);
+    if (run.outOfMemory && (outcome.ok || outcome.type !== 'WORKFLOW_MEMORY'))
+      outcome = failure('WORKFLOW_MEMORY', limitMessage('WORKFLOW_MEMORY', job), [], run.state);
     // A broken bound is the run's failure, whatever the workflow did after it (caught the
     // RangeError and returned, or went on until its time limit).
     if (run.state.broken !== undefined)
@@ -461,6 +474,8 @@ export class Sandbox {
         const args = this.trusted(
           () => fixed ?? handles.map((h) => readArgument(context, this.natives, h)),
         );
+        if (args.some((a) => a instanceof Unwritable && a.outOfMemory))
+          this.current().outOfMemory = true;
         let value: unknown;
         try {
           value = state.call(op, args);
@@ -507,8 +522,11 @@ function readArgument(context: QuickJSContext, natives: Natives, handle: QuickJS
   if (context.sameValue(handle, context.null)) return null;
   const json = context.callFunction(natives.stringify, context.undefined, handle);
   if (json.error) {
+    // Whatever the guest's code threw in there; running out of memory is kept as such (a time
+    // limit needs no mark: the run is interrupted).
+    const error = readError(context, natives, json.error);
     json.error.dispose();
-    return new Unwritable();
+    return new Unwritable(classify(error, false) === 'WORKFLOW_MEMORY');
   }
   try {
     if (context.typeof(json.value) !== 'string') return undefined;
