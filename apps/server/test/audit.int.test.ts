@@ -7,7 +7,7 @@
 // session cookies, Authorization headers): none may be in it.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, rotateClientSecret } from '../src/domain/clients.js';
+import { createClient, rotateClientSecret, upsertClientWithSecret } from '../src/domain/clients.js';
 import { deployPal } from '../src/domain/pals.js';
 import { SESSION_IDLE_MS, sweepSessions } from '../src/domain/sessions.js';
 import {
@@ -408,6 +408,21 @@ describe('the audit log records each act once', () => {
     expect(one(created.written, 'client.created')).toMatchObject({
       target: created.value.username,
     });
+  });
+
+  it('client.created for a client given its secret (the demo set-up), secret_rotated when it changes, nothing when it does not', async () => {
+    const created = await recordsOf(() =>
+      upsertClientWithSecret(h.domain, h.a.enterpriseId, 'derived', 'first-secret'),
+    );
+    expect(one(created.written, 'client.created')).toMatchObject({ target: 'derived' });
+    const same = await recordsOf(() =>
+      upsertClientWithSecret(h.domain, h.a.enterpriseId, 'derived', 'first-secret'),
+    );
+    expect(same.written).toEqual([]);
+    const changed = await recordsOf(() =>
+      upsertClientWithSecret(h.domain, h.a.enterpriseId, 'derived', 'second-secret'),
+    );
+    expect(one(changed.written, 'client.secret_rotated')).toMatchObject({ target: 'derived' });
   });
 });
 

@@ -50,6 +50,20 @@ describe('pal webhook', () => {
     );
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('unknown event type "sso.nope"');
+    for (const empty of ['', ' , ']) {
+      const none = await pal(
+        { ...env, WEBHOOK_ALLOW_PRIVATE: 'true' },
+        'webhook',
+        'add',
+        'http://127.0.0.1:9/h',
+        '--enterprise',
+        'Hooks Inc',
+        '--events',
+        empty,
+      );
+      expect(none.code).toBe(1);
+      expect(none.stderr).toContain('events: name at least one event type');
+    }
 
     const added = json(
       await pal(

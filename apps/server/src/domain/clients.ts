@@ -195,7 +195,10 @@ export async function upsertClientWithSecret(
     if (existing.enterprise_id !== enterpriseId) {
       throw new ConflictError(`API client "${username}" belongs to another enterprise`);
     }
-    if (existing.secret_hash !== hash) await setApiClientSecretHash(ctx.db, existing.id, hash);
+    if (existing.secret_hash !== hash) {
+      await setApiClientSecretHash(ctx.db, existing.id, hash);
+      await recordAudit(ctx, ctx.db, clientAudit('client.secret_rotated', enterpriseId, username));
+    }
     ctx.clientChanges.publish(username);
     return { clientId: existing.id, enterpriseId, username, createdAt: existing.created_at };
   }
@@ -210,6 +213,7 @@ export async function upsertClientWithSecret(
     throw new ConflictError(`API client "${username}" already exists`);
   }
   ctx.clientChanges.publish(username);
+  await recordAudit(ctx, ctx.db, clientAudit('client.created', enterpriseId, username));
   return { clientId: row.id, enterpriseId, username, createdAt: row.created_at };
 }
 

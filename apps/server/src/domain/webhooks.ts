@@ -90,7 +90,13 @@ function toEndpoint(row: WebhookEndpointRow, now: string): WebhookEndpoint {
 }
 
 function parseEvents(events: readonly string[] | undefined): string {
-  if (events === undefined || events.length === 0) return '*';
+  if (events === undefined) return '*';
+  // An empty list is no way to say "all": a script whose variable came out empty must not
+  // subscribe to every event type without a word.
+  if (events.length === 0)
+    throw new InvalidArgumentError(
+      `events: name at least one event type (without --events the endpoint receives all); known: ${EVENT_TYPES.join(', ')}`,
+    );
   const unknown = events.filter((e) => !isEventType(e));
   if (unknown.length > 0)
     throw new InvalidArgumentError(
