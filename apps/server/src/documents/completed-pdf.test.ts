@@ -281,6 +281,41 @@ describe('the completed PDF', () => {
     expect(darkPixels(pdf, 1, receipts)).toBeGreaterThan(darkPixels(input.pdf, 1, receipts) + 5);
   });
 
+  it('writes names and values beyond Windows-1252 as they are (DejaVu), in fields, signatures and evidence', async () => {
+    const input = await claimInput();
+    const polish = 'Łukasz Żółć';
+    input.values.employee = polish; // the PDF's own form field, flattened
+    input.values.purpose = 'Командировка → Αθήνα ✓'; // a field the manifest places, drawn
+    input.given[0]!.evidence.name = polish;
+    input.given[1] = { ...input.given[1]!, text: 'Ørjan Đorđević' };
+    input.given[1].evidence.name = 'Ørjan Đorđević';
+    const pdf = await compose(input);
+    expect(pdfinfo(pdf).errors).toBe('');
+    const first = pdftotext(pdf, 1);
+    for (const text of [polish, 'Командировка → Αθήνα ✓', 'Ørjan Đorđević'])
+      expect(first).toContain(text);
+    const evidence = pdftotext(pdf, 2).replace(/\s+/g, ' ');
+    expect(evidence).toContain(`Signer: ${polish}`);
+    expect(evidence).toContain('How: typed as "Ørjan Đorđević"');
+    expect(evidence).not.toContain('?');
+    // Embedded beside the standard fonts, as subsets of the glyphs used (DejaVuSans.ttf alone is
+    // 757 KB).
+    const fonts = execFileSync('pdffonts', [save(pdf)]).toString('utf8');
+    expect(fonts).toMatch(/DejaVuSans-\d+ +CID TrueType/);
+    expect(fonts).toMatch(/DejaVuSerif-Italic-\d+ +CID TrueType/);
+    expect(fonts).toContain('Helvetica-Bold');
+    expect(pdf.length).toBeLessThan(input.pdf.length + 120_000);
+  });
+
+  it('embeds no other font when Windows-1252 writes every text; a character DejaVu lacks is "?"', async () => {
+    const input = await claimInput();
+    expect(execFileSync('pdffonts', [save(await compose(input))]).toString('utf8')).not.toContain(
+      'DejaVu',
+    );
+    input.values.purpose = 'Reise nach 北京';
+    expect(pdftotext(await compose(input), 1)).toContain('Reise nach ??');
+  });
+
   it('leaves a box blank when its signature was not given, and an unchecked box unticked', async () => {
     const input = await claimInput();
     input.given = input.given.filter((g) => g.id !== 'manager-signature');

@@ -3,7 +3,10 @@
 // flattened, the manifest's fields drawn where they sit), each signature drawn in its box, and an
 // evidence page appended that says who signed, when, from where, and what was signed. Runs in a
 // worker thread (./completion-worker.ts), never on the event loop.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type * as Wire from '@pal-workflow/types';
+import fontkit from '@pdf-lib/fontkit';
 import {
   PDFCheckBox,
   PDFDocument,
@@ -52,12 +55,40 @@ export interface CompletionInput {
 
 export type CompletionResult = { ok: true; pdf: Uint8Array } | { ok: false; detail: string };
 
+type FontKind = 'regular' | 'bold' | 'mono' | 'script';
+
+/**
+ * The PDF standard fonts, which write Windows-1252 only, and, when some text needs more, DejaVu
+ * (Latin, Greek, Cyrillic and many signs), embedded as a subset of the glyphs used. A text goes in
+ * the standard font when that can write it, so a document of Western names is written as before.
+ */
 interface Fonts {
-  regular: PDFFont;
-  bold: PDFFont;
-  mono: PDFFont;
-  /** A typed signature: the closest the standard fonts come to a hand. */
-  script: PDFFont;
+  standard: Record<FontKind, PDFFont>;
+  wide?: Record<FontKind, PDFFont>;
+}
+
+/** The DejaVu faces standing in for each standard font (its npm package's TrueType files). */
+const WIDE_FILES: Record<FontKind, string> = {
+  regular: 'DejaVuSans.ttf',
+  bold: 'DejaVuSans-Bold.ttf',
+  mono: 'DejaVuSansMono.ttf',
+  script: 'DejaVuSerif-Italic.ttf',
+};
+const wideBytes = new Map<FontKind, Uint8Array>();
+const requireHere = createRequire(import.meta.url);
+function wideFontFile(kind: FontKind): Uint8Array {
+  let bytes = wideBytes.get(kind);
+  if (!bytes) {
+    bytes = readFileSync(requireHere.resolve(`dejavu-fonts-ttf/ttf/${WIDE_FILES[kind]}`));
+    wideBytes.set(kind, bytes);
+  }
+  return bytes;
+}
+
+/** The font to write `text` in: the standard one if it can, else its DejaVu stand-in. */
+function fontFor(fonts: Fonts, kind: FontKind, text: string): PDFFont {
+  const standard = fonts.standard[kind];
+  return fonts.wide && !writes(standard, text) ? fonts.wide[kind] : standard;
 }
 
 const INK = rgb(0.05, 0.1, 0.3);
@@ -83,11 +114,23 @@ export async function composeCompletedPdf(input: CompletionInput): Promise<Compl
 async function compose(input: CompletionInput, formFields: 'form' | 'drawn'): Promise<Uint8Array> {
   const doc = await PDFDocument.load(input.pdf, { updateMetadata: false });
   const fonts: Fonts = {
-    regular: await doc.embedFont(StandardFonts.Helvetica),
-    bold: await doc.embedFont(StandardFonts.HelveticaBold),
-    mono: await doc.embedFont(StandardFonts.Courier),
-    script: await doc.embedFont(StandardFonts.TimesRomanItalic),
+    standard: {
+      regular: await doc.embedFont(StandardFonts.Helvetica),
+      bold: await doc.embedFont(StandardFonts.HelveticaBold),
+      mono: await doc.embedFont(StandardFonts.Courier),
+      script: await doc.embedFont(StandardFonts.TimesRomanItalic),
+    },
   };
+  if (textsOf(input).some((text) => !writes(fonts.standard.regular, text))) {
+    doc.registerFontkit(fontkit);
+    const embed = (kind: FontKind) => doc.embedFont(wideFontFile(kind), { subset: true });
+    fonts.wide = {
+      regular: await embed('regular'),
+      bold: await embed('bold'),
+      mono: await embed('mono'),
+      script: await embed('script'),
+    };
+  }
   const form = doc.getForm();
   const formIds = new Set(form.getFields().map((f) => f.getName()));
   const filledInForm = new Set<string>();
@@ -95,7 +138,7 @@ async function compose(input: CompletionInput, formFields: 'form' | 'drawn'): Pr
     for (const field of input.fields) {
       if (!formIds.has(field.id!)) continue;
       const value = input.values[field.id!] ?? field.value;
-      if (value !== undefined) setFormField(form, field.id!, value, fonts.regular);
+      if (value !== undefined) setFormField(form, field.id!, value, fonts);
       filledInForm.add(field.id!);
     }
     form.flatten({ updateFieldAppearances: true });
@@ -142,9 +185,12 @@ function setFormField(
   form: ReturnType<PDFDocument['getForm']>,
   id: string,
   value: string,
-  font: PDFFont,
+  fonts: Fonts,
 ): void {
   const field = form.getField(id);
+  const font = fontFor(fonts, 'regular', value);
+  // Flattening draws a changed field in Helvetica; one whose text needs DejaVu is drawn now.
+  const drawn = font !== fonts.standard.regular;
   if (field instanceof PDFTextField) {
     const text = encodable(value, font);
     const max = field.getMaxLength();
@@ -152,6 +198,7 @@ function setFormField(
     // Auto-sized (size 0) multi-line text fills its box with a few huge words: body text instead.
     const size = /(\d+(?:\.\d+)?)\s+Tf/.exec(field.acroField.getDefaultAppearance() ?? '')?.[1];
     if (field.isMultiline() && (size === undefined || Number(size) === 0)) field.setFontSize(10);
+    if (drawn) field.updateAppearances(font);
   } else if (field instanceof PDFCheckBox) {
     if (value === 'true') field.check();
     else field.uncheck();
@@ -159,8 +206,10 @@ function setFormField(
     if (field.getOptions().includes(value)) field.select(value);
   } else if (field instanceof PDFDropdown || field instanceof PDFOptionList) {
     if (field.getOptions().includes(value)) field.select(value);
-    else if (field instanceof PDFDropdown && field.isEditable())
+    else if (field instanceof PDFDropdown && field.isEditable()) {
       field.select(encodable(value, font));
+      if (drawn) field.updateAppearances(font);
+    }
   }
 }
 
@@ -195,13 +244,46 @@ function stripForm(doc: PDFDocument): void {
 
 // The standard fonts write Windows-1252 only; anything else would make pdf-lib throw.
 const charSets = new WeakMap<PDFFont, Set<number>>();
-/** The text with each character the font cannot write replaced by "?". */
-export function encodable(text: string, font: PDFFont): string {
+function characterSet(font: PDFFont): Set<number> {
   let set = charSets.get(font);
   if (!set) {
     set = new Set(font.getCharacterSet());
     charSets.set(font, set);
   }
+  return set;
+}
+
+/** Whether the font writes every character of the text (line breaks and tabs aside). */
+function writes(font: PDFFont, text: string): boolean {
+  const set = characterSet(font);
+  for (const char of text.normalize('NFC'))
+    if (char !== '\n' && char !== '\r' && char !== '\t' && !set.has(char.codePointAt(0)!))
+      return false;
+  return true;
+}
+
+/** Every text the completed PDF may write: what decides whether DejaVu is embedded. */
+function textsOf(input: CompletionInput): string[] {
+  return [
+    input.file,
+    input.transactionId,
+    ...Object.values(input.values),
+    ...input.fields.map((f) => f.value ?? ''),
+    ...input.given.flatMap((g) => [
+      g.id,
+      g.role,
+      g.text ?? '',
+      g.sso ?? '',
+      g.evidence.name ?? '',
+      g.evidence.email ?? '',
+      g.evidence.userAgent,
+    ]),
+  ];
+}
+
+/** The text with each character the font cannot write replaced by "?". */
+export function encodable(text: string, font: PDFFont): string {
+  const set = characterSet(font);
   let out = '';
   for (const char of text.normalize('NFC')) {
     if (char === '\n' || char === '\r' || char === '\t') out += char;
@@ -277,7 +359,7 @@ function drawFieldValue(page: PDFPage, field: Wire.Field, value: string, fonts: 
     page.drawLine({ start: point(0.4, 0.8), end: point(0.85, 0.2), thickness, color: TEXT });
     return;
   }
-  const font = fonts.regular;
+  const font = fontFor(fonts, 'regular', value);
   const text = encodable(value, font);
   const pad = 2;
   const width = Math.max(1, box.width - 2 * pad);
@@ -330,11 +412,10 @@ async function drawSignature(
       return;
     }
   }
-  const name = encodable(given.text ?? given.evidence.name ?? '', fonts.script)
-    .replace(/\s+/g, ' ')
-    .trim();
+  const typed = given.text ?? given.evidence.name ?? '';
+  const font = fontFor(fonts, 'script', typed);
+  const name = encodable(typed, font).replace(/\s+/g, ' ').trim();
   if (!name) return;
-  const font = fonts.script;
   let size = Math.min(36, box.height * 0.7);
   const widthAt = (s: number) => font.widthOfTextAtSize(name, s);
   if (widthAt(size) > box.width * 0.95)
@@ -354,7 +435,8 @@ function addEvidencePages(doc: PDFDocument, input: CompletionInput, fonts: Fonts
   const width = pageWidth - 2 * MARGIN;
   let page = doc.addPage(EVIDENCE_PAGE);
   let y = pageHeight - MARGIN;
-  const line = (text: string, font: PDFFont, size: number, color = TEXT, indent = 0) => {
+  const line = (text: string, kind: FontKind, size: number, color = TEXT, indent = 0) => {
+    const font = fontFor(fonts, kind, text);
     for (const part of wrap(encodable(text, font), font, size, width - indent)) {
       if (y - size < MARGIN) {
         page = doc.addPage(EVIDENCE_PAGE);
@@ -367,40 +449,39 @@ function addEvidencePages(doc: PDFDocument, input: CompletionInput, fonts: Fonts
   const gap = (points: number) => (y -= points);
   const hex = Buffer.from(input.digest, 'base64').toString('hex');
 
-  line('Evidence of signatures', fonts.bold, 18);
+  line('Evidence of signatures', 'bold', 18);
   gap(6);
-  line(`Document: ${input.file}`, fonts.regular, 10);
-  line(`Transaction: ${input.transactionId}`, fonts.regular, 10);
-  line(`Completed: ${input.completedAt}`, fonts.regular, 10);
-  line('SHA-256 of the document as deployed (base64):', fonts.regular, 10);
-  line(input.digest, fonts.mono, 9, TEXT, 12);
-  line('The same, hexadecimal:', fonts.regular, 10);
-  line(hex, fonts.mono, 9, TEXT, 12);
+  line(`Document: ${input.file}`, 'regular', 10);
+  line(`Transaction: ${input.transactionId}`, 'regular', 10);
+  line(`Completed: ${input.completedAt}`, 'regular', 10);
+  line('SHA-256 of the document as deployed (base64):', 'regular', 10);
+  line(input.digest, 'mono', 9, TEXT, 12);
+  line('The same, hexadecimal:', 'regular', 10);
+  line(hex, 'mono', 9, TEXT, 12);
   gap(10);
   const signatures = [...input.given].sort((a, b) => a.recordTime - b.recordTime);
-  if (signatures.length === 0)
-    line('No signatures were given on this document.', fonts.regular, 10);
+  if (signatures.length === 0) line('No signatures were given on this document.', 'regular', 10);
   for (const s of signatures) {
     gap(8);
-    line(`Signature "${s.id}" (role ${s.role})`, fonts.bold, 12);
-    line(`Signer: ${s.evidence.name ?? '(no name)'}`, fonts.regular, 10, TEXT, 12);
-    line(`E-mail: ${s.evidence.email ?? '(none)'}`, fonts.regular, 10, TEXT, 12);
+    line(`Signature "${s.id}" (role ${s.role})`, 'bold', 12);
+    line(`Signer: ${s.evidence.name ?? '(no name)'}`, 'regular', 10, TEXT, 12);
+    line(`E-mail: ${s.evidence.email ?? '(none)'}`, 'regular', 10, TEXT, 12);
     line(
       `Signed at (UTC): ${new Date(s.recordTime * 1000).toISOString()}`,
-      fonts.regular,
+      'regular',
       10,
       TEXT,
       12,
     );
     line(
       `How: ${s.kind === 'DRAWN' ? 'drawn' : `typed as "${s.text ?? ''}"`}`,
-      fonts.regular,
+      'regular',
       10,
       TEXT,
       12,
     );
-    line(`IP address: ${s.evidence.ipAddress}`, fonts.regular, 10, TEXT, 12);
-    line(`User agent: ${s.evidence.userAgent}`, fonts.regular, 9, MUTED, 12);
-    if (s.sso) line(`SSO: ${s.sso}`, fonts.regular, 9, MUTED, 12);
+    line(`IP address: ${s.evidence.ipAddress}`, 'regular', 10, TEXT, 12);
+    line(`User agent: ${s.evidence.userAgent}`, 'regular', 9, MUTED, 12);
+    if (s.sso) line(`SSO: ${s.sso}`, 'regular', 9, MUTED, 12);
   }
 }
