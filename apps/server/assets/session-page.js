@@ -102,7 +102,11 @@ async function setUpSignatures() {
     );
     padBox.hidden = false;
     block.classList.add('has-pad');
-    typed.previousElementSibling.textContent = 'Or type your full name instead';
+    // A known person signs by name with a box to tick; an anonymous one types a name.
+    const byName = typed.type === 'checkbox';
+    const typedText = () => (byName ? (typed.checked ? typed.value : '') : typed.value.trim());
+    if (byName) block.querySelector('.typed-label').prepend('Or, without drawing: ');
+    else typed.previousElementSibling.textContent = 'Or type your full name instead';
     const pad = new SignaturePad(canvas, { penColor: '#0b2a6f', minWidth: 0.8, maxWidth: 2.6 });
     const fit = () => {
       // The canvas's drawing size follows its shown size and the screen's density. Changing it
@@ -124,10 +128,10 @@ async function setUpSignatures() {
         img.alt = '';
         img.src = pad.toDataURL('image/png');
         marker.append(img);
-      } else if (typed.value.trim() !== '') {
+      } else if (typedText() !== '') {
         const span = document.createElement('span');
         span.className = 'typed-preview';
-        span.textContent = typed.value;
+        span.textContent = typedText();
         marker.append(span);
       } else {
         const span = document.createElement('span');
@@ -147,12 +151,13 @@ async function setUpSignatures() {
       block.dataset.drawn = 'true';
     }
     pad.addEventListener('endStroke', () => {
-      typed.value = '';
+      if (byName) typed.checked = false;
+      else typed.value = '';
       block.dataset.drawn = 'true';
       show();
     });
-    typed.addEventListener('input', () => {
-      if (typed.value !== '') {
+    typed.addEventListener(byName ? 'change' : 'input', () => {
+      if (typedText() !== '') {
         pad.clear();
         delete block.dataset.drawn;
       }

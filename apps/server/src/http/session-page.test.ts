@@ -140,16 +140,28 @@ describe('the session page', () => {
     expect(page).toContain('Zurich &#60;HQ&#62;');
   });
 
-  it('gives the person a pad and a typed name for their signature, and not for another role', () => {
+  it('gives the person a pad and a box to sign with their name, and nothing for another role', () => {
     const page = html();
     expect(page).toContain(
       '<input type="hidden" class="signature-drawn" name="signature.mine" value="" disabled>',
     );
+    // Known by name: nothing to type.
     expect(page).toMatch(
-      /<input type="text" class="signature-typed" id="[^"]+" name="signature.mine"/,
+      /<input type="checkbox" class="signature-typed" id="[^"]+" name="signature.mine" value="Ada &#34;A&#34; Lovelace"( aria-required="true")?>/,
     );
+    expect(page).toContain('Sign as <span class="typed-name">Ada &#34;A&#34; Lovelace</span>');
+    expect(page).not.toContain('type="text" class="signature-typed"');
     expect(page).not.toContain('name="signature.boss"');
     expect(page).toContain('Signature of the owner');
+  });
+
+  it('asks an anonymous person to type the name they sign with', () => {
+    const base = view();
+    const page = html(view({ person: { ...base.person, sso: null, name: null } }));
+    expect(page).toMatch(
+      /<input type="text" class="signature-typed" id="[^"]+" name="signature.mine" value="" autocomplete="name"/,
+    );
+    expect(page).toContain('Type your full name to sign');
   });
 
   it('one button per action offered, none when none is', () => {
@@ -178,7 +190,8 @@ describe('the session page', () => {
     );
     expect(page).toContain('name="name" value="Typed again"');
     expect(page).toMatch(/name="agree" value="true" checked>/);
-    expect(page).toMatch(/name="signature.mine" value="Ada L."/);
+    // Signed by name before: the box is ticked again.
+    expect(page).toMatch(/name="signature.mine" value="Ada &#34;A&#34; Lovelace" checked/);
     expect(page).toContain('“Submit &#60;now&#62;” failed');
     expect(page).toContain('Amount &#60;missing&#62;');
   });

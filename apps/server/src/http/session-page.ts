@@ -304,13 +304,19 @@ function signatureBlock(
   const draft = view.draft?.signatures[sigId];
   const drawn = draft?.kind === 'DRAWN' ? draft.image : '';
   const typed = draft?.kind === 'TYPED' ? draft.text : '';
-  // The drawn form is filled and enabled by the script only; the typed name is the no-script form.
+  // The drawn form is filled and enabled by the script only. Without it, a person the service
+  // knows signs with their name by ticking a box (nobody types a name the service has); only an
+  // anonymous person types one.
+  const person = view.person.name;
+  const byName = person
+    ? `<label class="sign-as"><input type="checkbox" class="signature-typed" id="${id}-typed" name="${name}" value="${attr(person)}"${typed !== '' ? ' checked' : ''}${isRequired ? ' aria-required="true"' : ''}> <span class="typed-label">Sign as <span class="typed-name">${escapeHtml(person)}</span></span></label>`
+    : `<label for="${id}-typed" class="typed-label">Type your full name to sign</label>
+<input type="text" class="signature-typed" id="${id}-typed" name="${name}" value="${attr(typed)}" autocomplete="name"${isRequired ? ' aria-required="true"' : ''}>`;
   return `<fieldset class="signature mine" data-signature="${attr(sigId)}"${isRequired ? ' data-required' : ''}>
 <legend>${legend}</legend>
 <div class="pad" hidden><canvas class="pad-canvas" id="${id}-pad" aria-label="Draw your signature here with a mouse, a finger or a pen"></canvas><p class="pad-hint" aria-hidden="true">Draw with a mouse, a finger or a pen.</p><button type="button" class="pad-clear">Clear</button></div>
 <input type="hidden" class="signature-drawn" name="${name}" value="${attr(drawn)}" disabled>
-<label for="${id}-typed" class="typed-label">Type your full name to sign</label>
-<input type="text" class="signature-typed" id="${id}-typed" name="${name}" value="${attr(typed)}" autocomplete="name"${isRequired ? ' aria-required="true"' : ''}>
+${byName}
 </fieldset>`;
 }
 
