@@ -266,7 +266,7 @@ describe('expense approval in Chromium', () => {
     const morgan = await freshContext();
     const managerPage = morgan.page;
     expect((await managerPage.goto(h.url + link))?.status()).toBe(200);
-    expect(await managerPage.locator('#confirm').textContent()).toBe('Open and run review');
+    expect(await managerPage.locator('#confirm').textContent()).toBe('Open Expense approval');
     await screenshot(managerPage, '3-manager-confirm');
     expect(await seriousViolations(managerPage), 'the confirm page').toEqual([]);
     await Promise.all([

@@ -392,7 +392,7 @@ describe('values and signatures', () => {
     expect(await varsOf(a.tx)).toEqual(before);
     expect(await valuesOf(a.tx)).toEqual({});
     const page = await pages.open(SESSION_PATH, a.cookie);
-    expect(page.text).toContain('Sign “approver-sign” before you go on: it is required.');
+    expect(page.text).toContain('Sign before you go on: your signature in “note.png” is required.');
     expect(page.text).toContain('value="yes"');
     // Signed, it runs.
     expect(
@@ -484,6 +484,8 @@ describe('the session view (what the page renders)', () => {
     view = await viewOf(p.cookie);
     expect(view.outcome).toEqual({
       action: 'decline',
+      // Its button's label, which the page's heading names it by.
+      label: 'Answer no',
       ran: true,
       success: false,
       messages: [{ message: 'declined drafted' }],

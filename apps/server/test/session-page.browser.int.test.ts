@@ -291,7 +291,7 @@ describe('a form that does not go through', () => {
     // Not signed: nothing runs, the page says so, and the values are back in their controls.
     await submit();
     const outcome = page.locator('#outcome');
-    expect(await outcome.textContent()).toMatch(/employee/i);
+    expect(await outcome.textContent()).toMatch(/your signature in “[^”]+\.pdf” is required/);
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('outcome');
     expect(await received(tx)).toBeUndefined();
     expect(await page.getByLabel('Employee name').inputValue()).toBe('Ada Lovelace');

@@ -130,7 +130,10 @@ describe('judgeForm', () => {
       kind: 'incomplete',
       action: 'send',
       messages: [
-        { message: 'Sign “me” before you go on: it is required.', type: 'SIGNATURE_REQUIRED' },
+        {
+          message: 'Sign before you go on: your signature in “a.pdf” is required.',
+          type: 'SIGNATURE_REQUIRED',
+        },
       ],
       draft: { values: { name: 'Grace', agree: 'false' }, signatures: {} },
     });

@@ -143,6 +143,7 @@ export function judgeForm(
 
   const recordTime = Math.floor(now.getTime() / 1000);
   const signatures: StoredSignature[] = [];
+  /** Missing signatures, by their document's file name (as the page's link to it shows it). */
   const missing: string[] = [];
   const evidence = {
     name: signer.name,
@@ -161,7 +162,8 @@ export function judgeForm(
       const mine = signatureIsMine(signature, basis.place);
       const given = basis.states[d]!.signatures.some((s) => s.id === id);
       if (posting === '') {
-        if (mine && open && signature.required && !given) missing.push(id);
+        if (mine && open && signature.required && !given)
+          missing.push(document.file.split('/').pop()!);
         continue;
       }
       if (!mine)
@@ -227,8 +229,8 @@ export function judgeForm(
         kind: 'incomplete',
         action,
         messages: [
-          ...missing.map((id) => ({
-            message: `Sign “${id}” before you go on: it is required.`,
+          ...missing.map((where) => ({
+            message: `Sign before you go on: your signature in “${where}” is required.`,
             type: 'SIGNATURE_REQUIRED',
           })),
           ...missingUploads.map((label) => ({

@@ -61,7 +61,7 @@ export interface SessionView {
   /** The buttons, in the manifest's order: `name` is the `action` control's value. */
   actions: { name: string; label: string }[];
   /** What the last action did, or null. */
-  outcome: Omit<ActionOutcome, 'draft'> | null;
+  outcome: (Omit<ActionOutcome, 'draft'> & { label?: string }) | null;
   /** What the person typed in a form that did not go through: refill the controls with it. */
   draft: FormDraft | null;
 }
@@ -240,9 +240,22 @@ export async function loadSessionView(
       name,
       label,
     })),
-    outcome: session.outcome ? (outcome as Omit<ActionOutcome, 'draft'>) : null,
+    // Named by its button's label, which the manifest keeps after the action is offered no more.
+    outcome: session.outcome ? labelled(outcome as Omit<ActionOutcome, 'draft'>, basis) : null,
     draft: draft ?? null,
   };
+}
+
+function labelled(
+  outcome: Omit<ActionOutcome, 'draft'>,
+  basis: { manifest: PalManifest; place: PersonPlace },
+): Omit<ActionOutcome, 'draft'> & { label?: string } {
+  const actions =
+    basis.place.transaction === null
+      ? basis.manifest.actions?.console
+      : basis.manifest.actions?.transaction;
+  const label = actions?.find((a) => a.name === outcome.action)?.label;
+  return label === undefined ? outcome : { ...outcome, label };
 }
 
 /** The documents whose completed PDF is written carry its digest (domain/completed-documents.ts). */

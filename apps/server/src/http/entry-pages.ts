@@ -133,8 +133,8 @@ export function registerEntryPages(
         200,
         name,
         `<h1>${escapeHtml(name)}</h1>
-<p>This link opens the transaction and runs <strong>${escapeHtml(link.action)}</strong> for you.</p>
-<form method="post"><button type="submit" id="confirm">Open and run ${escapeHtml(link.action)}</button></form>`,
+<p>The link in your mail opens this for you, in this browser.</p>
+<form method="post"><button type="submit" id="confirm">Open ${escapeHtml(name)}</button></form>`,
       );
     } catch (error) {
       return linkError(reply, error);

@@ -119,7 +119,7 @@ describe('the session page', () => {
       'name="name" value="x&#34;&#62;&#60;script&#62;alert(1)&#60;/script&#62;"',
     );
     expect(page).toMatch(
-      /<textarea id="[^"]+" name="notes" rows="3">&#60;\/textarea&#62;&#60;b&#62;<\/textarea>/,
+      /<textarea id="[^"]+" name="notes" rows="3" maxlength="65536">&#60;\/textarea&#62;&#60;b&#62;<\/textarea>/,
     );
     // A check box: a hidden "false" first, so that an unchecked box posts "false".
     expect(page).toMatch(
@@ -159,7 +159,7 @@ describe('the session page', () => {
     const base = view();
     const page = html(view({ person: { ...base.person, sso: null, name: null } }));
     expect(page).toMatch(
-      /<input type="text" class="signature-typed" id="[^"]+" name="signature.mine" value="" autocomplete="name"/,
+      /<input type="text" class="signature-typed" id="[^"]+" name="signature.mine" value="" maxlength="200" autocomplete="name"/,
     );
     expect(page).toContain('Type your full name to sign');
   });
@@ -196,11 +196,34 @@ describe('the session page', () => {
     expect(page).toContain('Amount &#60;missing&#62;');
   });
 
-  it('links the completed PDF once it is written', () => {
+  it("names a finished action by its button's label, offered or not, and shows no message codes", () => {
+    const page = html(
+      view({
+        actions: [],
+        outcome: {
+          action: 'submit',
+          label: 'Submit the claim',
+          ran: true,
+          success: true,
+          messages: [{ message: 'Submitted 12.50 for approval', type: 'INFO' }],
+        },
+      }),
+    );
+    expect(page).toContain('<h2>“Submit the claim” done</h2>');
+    expect(page).toContain('<li data-type="INFO">Submitted 12.50 for approval</li>');
+    expect(page).not.toContain('(INFO)');
+  });
+
+  it('links the completed PDF once it is written, and says it is coming until then', () => {
     expect(html()).not.toContain('/completed');
     const done = view();
+    done.transaction = { ...done.transaction!, systemStatus: 'COMPLETED' };
+    expect(html(done)).toContain('The completed document (PDF) is being written');
+    expect(html(done)).toContain('<meta http-equiv="refresh" content="3">');
     done.documents[0]!.completed = true;
     expect(html(done)).toContain('href="/services/session/documents/0/completed"');
+    expect(html(done)).not.toContain('http-equiv="refresh"');
+    expect(html(done)).not.toContain('being written');
   });
 
   it('shows an image document as an <img> of its file; a PDF page is left to the script', () => {

@@ -5,6 +5,7 @@
 // places the fields where they sit on a wide screen, and turns each signature of the person into
 // a drawing pad; without it the same form posts the same names, with a typed signature.
 import { escapeHtml } from '../html.js';
+import { FIELD_VALUE_MAX, TYPED_SIGNATURE_MAX } from '../domain/form-submission.js';
 import type { AssetUrls } from './assets.js';
 import type {
   SessionDocument,
@@ -42,7 +43,12 @@ ${actionBar(view)}
 </form>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
+<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>${
+    // Without a script too: the page asks again until the completed PDF's link can be shown.
+    view.documents.some((d) => completedPdfPending(view, d))
+      ? '\n<meta http-equiv="refresh" content="3">'
+      : ''
+  }
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${attr(assets.stylesheet)}">
 <script type="module" src="${attr(assets.script)}"></script>
@@ -92,7 +98,8 @@ function outcomeRegion(view: SessionView): string {
     (outcome.action === 'enter' && outcome.messages.length === 0)
   )
     return '<section id="outcome" class="outcome" aria-live="polite"></section>';
-  const label = view.actions.find((a) => a.name === outcome.action)?.label ?? outcome.action;
+  const label =
+    outcome.label ?? view.actions.find((a) => a.name === outcome.action)?.label ?? outcome.action;
   const heading = !outcome.ran
     ? outcome.success
       ? `There is no action “${escapeHtml(label)}” here`
@@ -103,14 +110,22 @@ function outcomeRegion(view: SessionView): string {
       : outcome.success
         ? `“${escapeHtml(label)}” done`
         : `“${escapeHtml(label)}” failed`;
+  // A message's type is a code for programs (INFO, INVALID_ARGUMENT): it stays in the markup,
+  // for styles and scripts, and out of the text a person reads.
   const messages = outcome.messages
-    .map(
-      (m) =>
-        `<li>${escapeHtml(m.message)}${m.type ? ` <small>(${escapeHtml(m.type)})</small>` : ''}</li>`,
-    )
+    .map((m) => `<li${m.type ? ` data-type="${attr(m.type)}"` : ''}>${escapeHtml(m.message)}</li>`)
     .join('');
   const kind = outcome.ran && outcome.success ? 'success' : 'failure';
   return `<section id="outcome" class="outcome ${kind}" aria-live="polite" tabindex="-1"><h2>${heading}</h2>${messages ? `<ul>${messages}</ul>` : ''}</section>`;
+}
+
+/** A completed transaction's PDF whose completed copy is still being written (off the commit). */
+function completedPdfPending(view: SessionView, doc: SessionDocument): boolean {
+  return (
+    view.transaction?.systemStatus === 'COMPLETED' &&
+    doc.contentType === 'application/pdf' &&
+    !doc.completed
+  );
 }
 
 function documentSection(view: SessionView, doc: SessionDocument, paths: SessionPagePaths): string {
@@ -122,7 +137,11 @@ function documentSection(view: SessionView, doc: SessionDocument, paths: Session
       ? [
           `<a href="${attr(paths.completed(doc.index))}" class="completed-download" download>Download the completed document (PDF)</a>`,
         ]
-      : []),
+      : completedPdfPending(view, doc)
+        ? [
+            '<span class="completed-pending">The completed document (PDF) is being written: this page shows its link in a few seconds.</span>',
+          ]
+        : []),
   ];
   const pages = doc.pages.map((size, p) => pageBlock(view, doc, p + 1, size, paths)).join('\n');
   return `<section class="document" aria-labelledby="${heading}">
@@ -240,7 +259,7 @@ function fieldBlock(
   const labelled = `<label for="${id}">${label}</label>`;
   switch (type) {
     case 'TEXTAREA':
-      return `<div class="${cls}"${where}>${labelled}<textarea id="${id}" name="${name}" rows="3">${escapeHtml(value)}</textarea></div>`;
+      return `<div class="${cls}"${where}>${labelled}<textarea id="${id}" name="${name}" rows="3" maxlength="${FIELD_VALUE_MAX}">${escapeHtml(value)}</textarea></div>`;
     case 'CHECKBOX':
     case 'CHECKBOXCHECKED': {
       // An unchecked box posts nothing: the hidden "false" before it is what the form then sends.
@@ -268,7 +287,7 @@ function fieldBlock(
       return `<div class="${cls}"${where}>${labelled}<select id="${id}" name="${name}">${blank}${options}</select></div>`;
     }
     default:
-      return `<div class="${cls}"${where}>${labelled}<input type="text" id="${id}" name="${name}" value="${attr(value)}"></div>`;
+      return `<div class="${cls}"${where}>${labelled}<input type="text" id="${id}" name="${name}" value="${attr(value)}" maxlength="${FIELD_VALUE_MAX}"></div>`;
   }
 }
 
@@ -311,7 +330,7 @@ function signatureBlock(
   const byName = person
     ? `<label class="sign-as"><input type="checkbox" class="signature-typed" id="${id}-typed" name="${name}" value="${attr(person)}"${typed !== '' ? ' checked' : ''}${isRequired ? ' aria-required="true"' : ''}> <span class="typed-label">Sign as <span class="typed-name">${escapeHtml(person)}</span></span></label>`
     : `<label for="${id}-typed" class="typed-label">Type your full name to sign</label>
-<input type="text" class="signature-typed" id="${id}-typed" name="${name}" value="${attr(typed)}" autocomplete="name"${isRequired ? ' aria-required="true"' : ''}>`;
+<input type="text" class="signature-typed" id="${id}-typed" name="${name}" value="${attr(typed)}" maxlength="${TYPED_SIGNATURE_MAX}" autocomplete="name"${isRequired ? ' aria-required="true"' : ''}>`;
   return `<fieldset class="signature mine" data-signature="${attr(sigId)}"${isRequired ? ' data-required' : ''}>
 <legend>${legend}</legend>
 <div class="pad" hidden><canvas class="pad-canvas" id="${id}-pad" aria-label="Draw your signature here with a mouse, a finger or a pen"></canvas><p class="pad-hint" aria-hidden="true">Draw with a mouse, a finger or a pen.</p><button type="button" class="pad-clear">Clear</button></div>
