@@ -11,7 +11,7 @@ import {
   sendError,
   HttpError,
 } from '@pal-workflow/server-skeleton';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { WorkflowContext } from './workflows/context.js';
 import { handlers } from './handlers/index.js';
@@ -19,6 +19,7 @@ import { authenticator } from './http/authenticate.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { ClientCredentials } from './http/credentials.js';
 import { registerIdempotency } from './http/idempotency.js';
+import { sendPage } from './http/page.js';
 import { registerPages } from './http/pages.js';
 import { addressKey, RateLimits } from './http/rate-limits.js';
 import { requestIdOf, requestSerializer } from './http/request-log.js';
@@ -110,15 +111,23 @@ export async function buildApp(
     await limits.close();
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(
-      request,
-      reply,
-      new HttpError(
-        404,
-        'NOT_FOUND',
-        `no operation at ${request.method} ${request.url.split('?')[0]}`,
-      ),
-    ),
+    // A browser that follows a cut or mistyped page link gets a page; an API client, an errorResult.
+    wantsPage(request, config.serviceRoot)
+      ? sendPage(
+          reply,
+          404,
+          'No such page',
+          '<h1>No such page</h1><p>Nothing is at this address. If you followed a link from a mail or a message, open it again from there, whole: a link cut short leads here.</p>',
+        )
+      : sendError(
+          request,
+          reply,
+          new HttpError(
+            404,
+            'NOT_FOUND',
+            `no operation at ${request.method} ${request.url.split('?')[0]}`,
+          ),
+        ),
   );
 
   app.get('/healthz', async (_request, reply) => {
@@ -184,4 +193,15 @@ function servedDocument(domain: WorkflowContext): Record<string, unknown> {
     paths[rewritten] = item;
   }
   return { ...doc, servers: [{ url: publicUrl }], paths };
+}
+
+/**
+ * A browser's request for a page: not under the operations' paths (`/{service}/rest/…`, the user
+ * service's root), and HTML preferred by its Accept, as every browser sends it on navigation.
+ */
+function wantsPage(request: FastifyRequest, serviceRoot: string): boolean {
+  const path = request.url.split('?')[0]!;
+  if (!path.startsWith(`/${serviceRoot}/`) || path.startsWith(`/${serviceRoot}/rest/`))
+    return false;
+  return /^\s*text\/html\b/i.test(String(request.headers.accept ?? ''));
 }

@@ -666,6 +666,17 @@ describe('unknown paths and methods', () => {
     }
   });
 
+  it('a browser asking for a page that is not there gets a page; operations stay errorResults', async () => {
+    const browser = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    for (const path of ['/services/sessio', '/services/enter', '/services/']) {
+      const answer = await h.http(path, { accept: browser, auth: null });
+      expect([answer.status, answer.type], path).toEqual([404, 'text/html; charset=utf-8']);
+      expect(answer.text).toContain('<h1>No such page</h1>');
+    }
+    expectError(await h.http(`${ROOT}/nope`, { accept: browser }), 404, 'NOT_FOUND');
+    expectError(await h.http('/services/sessio', { accept: 'application/xml' }), 404, 'NOT_FOUND');
+  });
+
   it('a body sent where no route takes one is not read: 404, however large, whatever its type', async () => {
     // Broken JSON: a 400 would show it was parsed. Larger than BODY_LIMIT_BYTES: a 413 would show
     // it was read.
