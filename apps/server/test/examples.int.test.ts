@@ -267,6 +267,90 @@ describe('expense approval in a browser (the session form, as a browser posts it
   });
 });
 
+describe('a returned expense claim goes back to the employee', () => {
+  it("the manager's note is the reason, the employee is mailed a link back, changes the claim and submits it again", async () => {
+    await ensureDemoPeople(h.domain, h.b.enterpriseId);
+    const { employee, manager } = DEMO_PEOPLE;
+    const url = await h.b.json.pals.createPalToken({
+      palId: 'expense-approval',
+      userSSO: employee.sso,
+    });
+    const { cookie, page } = await pages.enter(/\/services\/enter\/(\S+)$/.exec(url)![1]!);
+    const claim = {
+      employeeName: 'Erika Employee',
+      claimDate: '2025-11-21',
+      costCentre: 'CC-4711',
+      category: 'Meals',
+      amount: '42.00',
+      description: 'Team lunch',
+      receiptsAttached: 'false',
+    };
+    const mailsBefore = h.mails.length;
+    expect(
+      (
+        await pages.post(cookie, {
+          csrf: csrfOf(page),
+          action: 'submit',
+          ...claim,
+          'signature.employee-signature': 'Erika Employee',
+        })
+      ).status,
+    ).toBe(303);
+    await h.server.outbox.drain();
+    const managerMail = h.mails[mailsBefore]!;
+    expect(managerMail.envelope.to).toEqual([manager.email]);
+    const managerLink = /http:\/\/pal\.example\.test:8443(\/services\/mail\?\S+)/.exec(
+      managerMail.mail.text!,
+    )![1]!;
+    const managerCookie = cookieOf(await pages.post(undefined, {}, {}, managerLink));
+    const managerPage = await pages.open(SESSION_PATH, managerCookie);
+
+    // Without a note the claim stays with the manager, who is told what to write.
+    await pages.post(managerCookie, { csrf: csrfOf(managerPage), action: 'returnClaim' });
+    expect((await pages.open(SESSION_PATH, managerCookie)).text).toContain(
+      'Say in the manager note what the employee should change',
+    );
+    await h.server.outbox.drain();
+    expect(h.mails.length).toBe(mailsBefore + 1);
+    await pages.post(managerCookie, {
+      csrf: csrfOf(managerPage),
+      action: 'returnClaim',
+      managerNote: 'Please attach the receipt.',
+    });
+    const returned = await pages.open(SESSION_PATH, managerCookie);
+    const id = (await h.b.json.transactions.searchTransactions({ sso: employee.sso })).find(
+      (t) => t.status === 'RETURNED',
+    )!.id!;
+    expect(returned.text).toContain(
+      'Returned to the employee, who is mailed a link to it: Please attach the receipt.',
+    );
+
+    // The employee's mail leads back to the claim, with the reason and the button to submit again.
+    await h.server.outbox.drain();
+    expect(h.mails.length).toBe(mailsBefore + 2);
+    const employeeMail = h.mails.at(-1)!;
+    expect(employeeMail.envelope.to).toEqual([employee.email]);
+    expect(employeeMail.mail.text).toContain('Please attach the receipt.');
+    const employeeLink = /http:\/\/pal\.example\.test:8443(\/services\/mail\?\S+)/.exec(
+      employeeMail.mail.text!,
+    )![1]!;
+    const again = cookieOf(await pages.post(undefined, {}, {}, employeeLink));
+    const reopened = await pages.open(SESSION_PATH, again);
+    expect(reopened.text).toContain('Returned by your manager: Please attach the receipt.');
+    expect(reopened.text).toContain('>Submit the claim</button>');
+    await pages.post(again, {
+      csrf: csrfOf(reopened),
+      action: 'submit',
+      ...claim,
+      receiptsAttached: 'true',
+    });
+    expect((await h.b.json.transactions.getTransaction({ id })).status).toBe('SUBMITTED');
+    // And the manager is asked again.
+    await h.server.outbox.drain();
+    expect(h.mails.at(-1)?.envelope.to).toEqual([manager.email]);
+  });
+});
+
 describe('customer onboarding in a browser', () => {
   it('company details and signed terms complete it; the completed terms carry them', async () => {
     await ensureDemoPeople(h.domain, h.b.enterpriseId);

@@ -3,11 +3,13 @@
 // In a browser (pal.json's `actions`): the employee fills in the claim form and signs it, then
 // "Submit the claim" runs `submit`, which gives the manager the role `manager` and mails them a
 // link; the link runs `review`, and the manager's page offers "Approve and sign" (`approve`: the
-// manager's signature is needed) and "Return to the employee" (`returnClaim`). Approval completes
-// the transaction, and the service writes the completed claim with both signatures.
+// manager's signature is needed) and "Return to the employee" (`returnClaim`: the manager note
+// says why, and the employee is mailed a link back to the claim, `reopen`, to change it and submit
+// it again). Approval completes the transaction, and the service writes the completed claim with
+// both signatures.
 //
 // Through the API: T6 (runWorkflow) takes the step from postData "step": submit, approve or
-// return, with the approver's SSO in "approver". T9 (run) lists the claim.
+// return (its "reason" required), with the approver's SSO in "approver". T9 (run) lists the claim.
 
 // The manager `npm start` creates in the demo enterprise (apps/server/src/domain/demo.ts): the
 // approver of a claim submitted from the browser, where nobody names one. A real deployment
@@ -48,6 +50,8 @@ export function submit(input, pal) {
   }
   pal.vars.set('amount', amount);
   pal.vars.set('description', description);
+  // Who submitted (a person on the claim's page): a returned claim goes back to them.
+  if (input.sso) pal.vars.set('employee', input.sso);
   pal.vars.set('submissions', Number(pal.vars.get('submissions') ?? '0') + 1);
   pal.transaction.setStatus('SUBMITTED');
   if (approver) {
@@ -85,9 +89,40 @@ export function approve(input, pal) {
 
 export function returnClaim(input, pal) {
   requireStatus(pal, 'SUBMITTED');
-  pal.vars.set('returnReason', input.values.reason ?? 'no reason given');
+  // On the claim's page the manager writes why in "Manager note"; through the API, "reason".
+  const reason = (input.values.managerNote ?? input.values.reason ?? '').trim();
+  if (!reason) {
+    return {
+      success: false,
+      messages: [
+        {
+          message: 'Say in the manager note what the employee should change',
+          type: 'INVALID_ARGUMENT',
+        },
+      ],
+    };
+  }
+  pal.vars.set('returnReason', reason);
   pal.transaction.setStatus('RETURNED');
-  return { messages: [{ message: `Returned: ${pal.vars.get('returnReason')}`, type: 'INFO' }] };
+  const employee = pal.vars.get('employee');
+  if (employee) {
+    pal.mail.send({
+      to: employee,
+      subject: `Your expense claim of ${pal.vars.get('amount')} was returned`,
+      text: `Your manager returned your claim: ${reason}\nOpen it, change what is asked, and submit it again.`,
+      action: 'reopen',
+    });
+  }
+  return {
+    messages: [
+      {
+        message: employee
+          ? `Returned to the employee, who is mailed a link to it: ${reason}`
+          : `Returned: ${reason}`,
+        type: 'INFO',
+      },
+    ],
+  };
 }
 export { returnClaim as return };
 
@@ -96,6 +131,18 @@ export function review(input, pal) {
   return {
     messages: [
       { message: `${describe(pal)}. Check it, then approve and sign, or return it.`, type: 'INFO' },
+    ],
+  };
+}
+
+/** The returned claim's mailed link: the employee lands on the claim, with its button. */
+export function reopen(input, pal) {
+  return {
+    messages: [
+      {
+        message: `Returned by your manager: ${pal.vars.get('returnReason') ?? ''}. Change what is asked, then submit the claim again.`,
+        type: 'INFO',
+      },
     ],
   };
 }
