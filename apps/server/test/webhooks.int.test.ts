@@ -354,68 +354,6 @@ describe('retries, failure and redelivery', () => {
   });
 });
 
-describe('one receiver cannot hold up the others', () => {
-  it("a receiver that holds its requests gets OUTBOX_ENDPOINT_CONCURRENCY of the slots; another enterprise's events go on", async () => {
-    const t = await testContext({
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      OUTBOX_CONCURRENCY: '4',
-      OUTBOX_ENDPOINT_CONCURRENCY: '2',
-      WEBHOOK_TIMEOUT_MS: '30000',
-    });
-    const dispatcher = new OutboxDispatcher(t.ctx);
-    const held: (() => void)[] = [];
-    try {
-      const { createSso } = await import('../src/domain/ssos.js');
-      const slowEnterprise = (await createEnterprise(t.ctx, 'Stuck')).id;
-      const fastEnterprise = (await createEnterprise(t.ctx, 'Fine')).id;
-      const hook = async (enterprise: string) => {
-        const path = `/hooks/${++paths}`;
-        const added = await addWebhookEndpoint(t.ctx, enterprise, {
-          url: `${receiver.url}${path}`,
-        });
-        receiver.secrets.set(path, [added.secret]);
-        return path;
-      };
-      const stuck = await hook(slowEnterprise);
-      const fine = await hook(fastEnterprise);
-      let arrived = 0;
-      receiver.respond = (delivery) =>
-        delivery.path === stuck
-          ? new Promise<number>((answer) => {
-              arrived += 1;
-              held.push(() => answer(204));
-            })
-          : 204;
-      await dispatcher.start();
-      for (let i = 0; i < 6; i++)
-        await createSso(t.ctx, slowEnterprise, {
-          firstName: 'S',
-          lastName: `${i}`,
-          email: `s${i}@stuck.test`,
-        });
-      await waitFor(() => arrived >= 2);
-      await createSso(t.ctx, fastEnterprise, {
-        firstName: 'F',
-        lastName: 'F',
-        email: 'f@fine.test',
-      });
-      // The other enterprise's event arrives while the stuck receiver still holds its two.
-      await receiver.until(() => receiver.of(fine).length >= 1);
-      expect(arrived).toBe(2);
-      // Released, the stuck receiver gets the rest, two at a time.
-      while (receiver.of(stuck).length < 6) {
-        for (const answer of held.splice(0)) answer();
-        await new Promise((done) => setTimeout(done, 20));
-      }
-      expect(arrived).toBe(6);
-    } finally {
-      for (const answer of held.splice(0)) answer();
-      await dispatcher.stop();
-      await t.close();
-    }
-  });
-});
-
 describe('secrets', () => {
   it('after a rotation both the new and the old secret verify, until the overlap ends', async () => {
     const ep = await endpoint({ events: ['transaction.created'] });

@@ -39,8 +39,6 @@ export class OutboxDispatcher {
   /** What this node's attempts came to since it started (recorded outcomes only). */
   readonly counts = { delivered: 0, retried: 0, failed: 0 };
   private readonly inFlight = new Set<Promise<void>>();
-  /** Deliveries in flight per webhook endpoint (OUTBOX_ENDPOINT_CONCURRENCY bounds them). */
-  private readonly endpointLoad = new Map<string, number>();
   private readonly outcomes: {
     id: string;
     claim: string;
@@ -127,18 +125,15 @@ export class OutboxDispatcher {
         const room = this.config.concurrency - this.inFlight.size;
         // Full: each delivery that ends pumps again.
         if (room <= 0) return;
-        // A few at a time, so that one endpoint's backlog cannot fill every slot in one claim.
-        const limit = Math.min(room, this.config.endpointConcurrency);
         const now = this.ctx.now();
         const claimed = await claimDueMessages(this.ctx.db, {
           claim: randomId(),
           now: now.toISOString(),
           leaseUntil: new Date(now.getTime() + this.config.leaseMs).toISOString(),
-          limit,
-          skipEndpoints: this.busyEndpoints(),
+          limit: room,
         });
-        for (const message of claimed) this.track(this.deliver(message), message.endpoint_id);
-        if (claimed.length === limit) this.again = true;
+        for (const message of claimed) this.track(this.deliver(message));
+        if (claimed.length === room) this.again = true;
       } while (this.again && !this.stopped);
       await this.scheduleNext();
     } catch (error) {
@@ -152,26 +147,12 @@ export class OutboxDispatcher {
     if (this.again && !this.stopped) this.wake();
   }
 
-  private track(delivery: Promise<void>, endpoint: string | null): void {
+  private track(delivery: Promise<void>): void {
     this.inFlight.add(delivery);
-    if (endpoint) this.endpointLoad.set(endpoint, (this.endpointLoad.get(endpoint) ?? 0) + 1);
     void delivery.finally(() => {
       this.inFlight.delete(delivery);
-      if (endpoint) {
-        const load = this.endpointLoad.get(endpoint)! - 1;
-        if (load > 0) this.endpointLoad.set(endpoint, load);
-        else this.endpointLoad.delete(endpoint);
-      }
       this.wake();
     });
-  }
-
-  /** The endpoints with as many deliveries in flight on this node as one may have. */
-  private busyEndpoints(): string[] {
-    const busy: string[] = [];
-    for (const [endpoint, load] of this.endpointLoad)
-      if (load >= this.config.endpointConcurrency) busy.push(endpoint);
-    return busy;
   }
 
   /** A timer for the next due message (a retry, a lapsed lease), at most OUTBOX_POLL_MS away. */
@@ -179,7 +160,7 @@ export class OutboxDispatcher {
     // With every slot taken, each delivery pumps again as it ends, and takes what is due then:
     // a query for the next due time per delivery would cost a tenth of a delivery.
     if (this.inFlight.size >= this.config.concurrency) return this.schedule(this.config.pollMs);
-    const due = await nextDueAt(this.ctx.db, this.busyEndpoints());
+    const due = await nextDueAt(this.ctx.db);
     const wait = due ? Date.parse(due) - this.ctx.now().getTime() : this.config.pollMs;
     this.schedule(Math.min(this.config.pollMs, wait));
   }

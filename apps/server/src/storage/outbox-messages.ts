@@ -65,22 +65,19 @@ export async function insertOutboxMessages(
  * UPDATE names only the ids (chosen-rows.ts says why: a second "pending and due" test cost 2.5 ms
  * a claim on SQLite under a backlog of 10,000).
  */
-export interface ClaimOptions {
-  claim: string;
-  now: IsoDate;
-  leaseUntil: IsoDate;
-  limit: number;
-  /** Webhook endpoints this node delivers to as much as it may now: their messages wait. */
-  skipEndpoints?: readonly string[];
-}
-
-export async function claimDueMessages(db: Db, options: ClaimOptions): Promise<OutboxMessageRow[]> {
+export async function claimDueMessages(
+  db: Db,
+  options: { claim: string; now: IsoDate; leaseUntil: IsoDate; limit: number },
+): Promise<OutboxMessageRow[]> {
   return claimDueQuery(db, options).execute();
 }
 
 /** claimDueMessages' statement, not run (its plan is tested). */
-export function claimDueQuery(db: Db, options: ClaimOptions) {
-  const { claim, now, leaseUntil, limit, skipEndpoints = [] } = options;
+export function claimDueQuery(
+  db: Db,
+  options: { claim: string; now: IsoDate; leaseUntil: IsoDate; limit: number },
+) {
+  const { claim, now, leaseUntil, limit } = options;
   const due = chosenRows(
     db,
     db
@@ -88,11 +85,6 @@ export function claimDueQuery(db: Db, options: ClaimOptions) {
       .select('id')
       .where('status', '=', 'pending')
       .where('next_attempt_at', '<=', now)
-      .$if(skipEndpoints.length > 0, (q) =>
-        q.where((eb) =>
-          eb.or([eb('endpoint_id', 'is', null), eb('endpoint_id', 'not in', skipEndpoints)]),
-        ),
-      )
       .orderBy('next_attempt_at'),
     limit,
   );
@@ -103,23 +95,12 @@ export function claimDueQuery(db: Db, options: ClaimOptions) {
     .returningAll();
 }
 
-/**
- * When the next pending message falls due (or its lease ends); undefined when none waits. The
- * messages of `skipEndpoints` are left out: they go when one of their deliveries ends.
- */
-export async function nextDueAt(
-  db: Db,
-  skipEndpoints: readonly string[] = [],
-): Promise<IsoDate | undefined> {
+/** When the next pending message falls due (or its lease ends); undefined when none waits. */
+export async function nextDueAt(db: Db): Promise<IsoDate | undefined> {
   const row = await db
     .selectFrom('outbox_messages')
     .select((eb) => eb.fn.min('next_attempt_at').as('due'))
     .where('status', '=', 'pending')
-    .$if(skipEndpoints.length > 0, (q) =>
-      q.where((eb) =>
-        eb.or([eb('endpoint_id', 'is', null), eb('endpoint_id', 'not in', skipEndpoints)]),
-      ),
-    )
     .executeTakeFirst();
   return (row?.due as IsoDate | null | undefined) ?? undefined;
 }
