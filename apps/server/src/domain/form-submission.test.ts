@@ -151,9 +151,16 @@ describe('judgeForm', () => {
       status: 400,
       message: 'The signature “me” is larger than 10 KiB (SIGNATURE_MAX_KB).',
     });
-    expect(judge({ action: 'send', 'signature.me': 'x'.repeat(201) }).verdict).toMatchObject({
+    expect(judge({ action: 'send', 'signature.me': 'x'.repeat(202) }).verdict).toMatchObject({
       kind: 'refused',
       status: 400,
+      message: 'The signature “me” is longer than 201 characters.',
+    });
+    // The longest name an SSO may have (100 + space + 100), in characters beyond the BMP too.
+    expect(
+      judge({ action: 'send', 'signature.me': `${'𝔄'.repeat(100)} ${'𝔅'.repeat(100)}` }).verdict,
+    ).toMatchObject({
+      kind: 'run',
     });
   });
 });

@@ -13,6 +13,7 @@ import type { SessionBasisView } from './session-view.js';
 import type { DraftSignature, FormDraft } from './sessions.js';
 import { FieldType } from '@pal-workflow/types';
 import { SIGNATURE_CONTROL_PREFIX } from './pal-document-manifest.js';
+import { MAX_NAME_LENGTH } from './validate.js';
 import type {
   DocumentSubmission,
   FieldWrite,
@@ -31,8 +32,12 @@ import {
 
 /** The largest drawn signature's sides, in pixels: far past any signature pad. */
 export const SIGNATURE_MAX_SIDE = 4000;
-/** The longest typed signature, in characters. */
-export const TYPED_SIGNATURE_MAX = 200;
+/**
+ * The longest typed signature, in characters (code points): room for the longest name an SSO may
+ * have (first and last name of MAX_NAME_LENGTH each, and a space), which the page's "Sign as …"
+ * box posts as it is.
+ */
+export const TYPED_SIGNATURE_MAX = 2 * MAX_NAME_LENGTH + 1;
 /** The longest value of one field, in characters (as `pal.documents.setField` allows). */
 export const FIELD_VALUE_MAX = 65_536;
 const DATA_URL = /^data:image\/png;base64,([A-Za-z0-9+/]*={0,2})$/;
@@ -162,8 +167,9 @@ export function judgeForm(
       const mine = signatureIsMine(signature, basis.place);
       const given = basis.states[d]!.signatures.some((s) => s.id === id);
       if (posting === '') {
-        if (mine && open && signature.required && !given)
-          missing.push(document.file.split('/').pop()!);
+        const where = document.file.split('/').pop()!;
+        if (mine && open && signature.required && !given && !missing.includes(where))
+          missing.push(where);
         continue;
       }
       if (!mine)
@@ -295,7 +301,7 @@ function readSignature(posted: string, maxBytes: number): SignatureReading {
       draft: { kind: 'DRAWN', image: posted },
     };
   }
-  if (posted.length > TYPED_SIGNATURE_MAX)
+  if (posted.length > TYPED_SIGNATURE_MAX && [...posted].length > TYPED_SIGNATURE_MAX)
     return { ok: false, problem: `is longer than ${TYPED_SIGNATURE_MAX} characters` };
   if (CONTROL_CHARACTERS.test(posted))
     return { ok: false, problem: 'holds characters that are not part of a name' };

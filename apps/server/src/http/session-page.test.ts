@@ -159,7 +159,7 @@ describe('the session page', () => {
     const base = view();
     const page = html(view({ person: { ...base.person, sso: null, name: null } }));
     expect(page).toMatch(
-      /<input type="text" class="signature-typed" id="[^"]+" name="signature.mine" value="" maxlength="200" autocomplete="name"/,
+      /<input type="text" class="signature-typed" id="[^"]+" name="signature.mine" value="" maxlength="201" autocomplete="name"/,
     );
     expect(page).toContain('Type your full name to sign');
   });
