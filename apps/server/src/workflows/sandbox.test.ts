@@ -135,6 +135,17 @@ describe('the sandbox', () => {
     },
   );
 
+  it('an argument whose toJSON throws errors without end is a value it cannot write, not a failed sandbox', () => {
+    const outcome = runJob(
+      job(
+        'export function run(input, pal) { const b = () => ({ toJSON() { throw { message: b() }; } }); pal.log(b()); return "on"; }',
+      ),
+    );
+    expect(outcome.ok && outcome.value).toBe('"on"');
+    expect(outcome.logs).toEqual(['[a value that cannot be written as JSON]']);
+    expect(outcome.retire).toBeFalsy();
+  });
+
   it('takes no further run once the WASM module itself failed', async () => {
     const own = await Sandbox.create(64 * 1024 * 1024);
     // Endless recursion on this thread overflows V8's stack inside the module: a trap, after

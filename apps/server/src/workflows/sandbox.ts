@@ -112,6 +112,8 @@ interface GuestError {
 interface Natives {
   slice: QuickJSHandle;
   stringify: QuickJSHandle;
+  /** Reads an error's own `message` without running a getter of it (outOfMemory). */
+  getOwnPropertyDescriptor: QuickJSHandle;
   /** Used while the sandbox is built only (the getters of `pal.transaction`). */
   defineProperty: QuickJSHandle;
 }
@@ -505,6 +507,7 @@ function takeNatives(context: QuickJSContext): Natives {
   return {
     slice: take(['String', 'prototype', 'slice']),
     stringify: take(['JSON', 'stringify']),
+    getOwnPropertyDescriptor: take(['Object', 'getOwnPropertyDescriptor']),
     defineProperty: take(['Object', 'defineProperty']),
   };
 }
@@ -524,9 +527,9 @@ function readArgument(context: QuickJSContext, natives: Natives, handle: QuickJS
   if (json.error) {
     // Whatever the guest's code threw in there; running out of memory is kept as such (a time
     // limit needs no mark: the run is interrupted).
-    const error = readError(context, natives, json.error);
+    const oom = outOfMemory(context, natives, json.error);
     json.error.dispose();
-    return new Unwritable(classify(error, false) === 'WORKFLOW_MEMORY');
+    return new Unwritable(oom);
   }
   try {
     if (context.typeof(json.value) !== 'string') return undefined;
@@ -535,6 +538,40 @@ function readArgument(context: QuickJSContext, natives: Natives, handle: QuickJS
     return JSON.parse(context.getString(json.value)) as unknown;
   } finally {
     json.value.dispose();
+  }
+}
+
+/**
+ * Whether a thrown value is QuickJS's out-of-memory error (or its "string too long"), read from
+ * its own `message` data property: no getter, toJSON or nested argument of the guest's runs here
+ * (reading the error as readError does would recurse through readArgument without end).
+ */
+function outOfMemory(context: QuickJSContext, natives: Natives, handle: QuickJSHandle): boolean {
+  if (context.typeof(handle) !== 'object' || context.sameValue(handle, context.null)) return false;
+  const key = context.newString('message');
+  const descriptor = context.callFunction(
+    natives.getOwnPropertyDescriptor,
+    context.undefined,
+    handle,
+    key,
+  );
+  key.dispose();
+  if (descriptor.error) {
+    descriptor.error.dispose();
+    return false;
+  }
+  try {
+    if (context.typeof(descriptor.value) !== 'object') return false;
+    const message = context.getProp(descriptor.value, 'value');
+    try {
+      if (context.typeof(message) !== 'string') return false;
+      const { text } = readString(context, natives, message, 20);
+      return text === 'out of memory' || text === 'string too long';
+    } finally {
+      message.dispose();
+    }
+  } finally {
+    descriptor.value.dispose();
   }
 }
 
