@@ -345,6 +345,9 @@ describe('a returned expense claim goes back to the employee', () => {
       receiptsAttached: 'true',
     });
     expect((await h.b.json.transactions.getTransaction({ id })).status).toBe('SUBMITTED');
+    // Last time's note is gone: a second return needs a reason of its own.
+    const secondLook = await pages.open(SESSION_PATH, managerCookie);
+    expect(secondLook.text).not.toContain('Please attach the receipt.</textarea>');
     // And the manager is asked again.
     await h.server.outbox.drain();
     expect(h.mails.at(-1)?.envelope.to).toEqual([manager.email]);

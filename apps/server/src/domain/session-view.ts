@@ -40,7 +40,11 @@ export interface SessionView {
     /** The free-text business status. */
     status: string;
     systemStatus: string;
+    /** When its row last changed (for a completed one: when it completed), ISO 8601. */
+    modifiedDate?: string;
   };
+  /** When the view was made, ISO 8601 (the page says how long a completed PDF has been awaited). */
+  now?: string;
   /** True in a console session (no transaction). */
   console: boolean;
   person: {
@@ -191,6 +195,7 @@ export async function loadSessionBasis(
       ...(t.description !== undefined ? { description: t.description } : {}),
       status: t.status,
       systemStatus: t.systemStatus,
+      ...(t.modifiedDate !== undefined ? { modifiedDate: t.modifiedDate } : {}),
     },
     pal,
   };
@@ -207,6 +212,7 @@ export async function loadSessionView(
   return {
     pal: basis.pal,
     ...(basis.transaction ? { transaction: basis.transaction } : {}),
+    now: ctx.now().toISOString(),
     console: basis.transaction === undefined,
     person: {
       sso: session.ssoId,

@@ -53,7 +53,10 @@ export function clientErrorHandler(
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const { status, reason, code, message } = answerTo(error);
   this.log.debug({ err: error }, 'refused by the HTTP parser');
-  if (socket.writable) {
+  // As Node's own handler: not into an answer already on its way (a 404 sent before the body
+  // was read, then broken framing), which the client would take for its next answer.
+  const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !answering?.headersSent) {
     const body = encodeXml('errorResult', { success: false, messages: [{ message, type: code }] });
     socket.write(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/xml; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -220,6 +220,14 @@ describe('the session page', () => {
     done.transaction = { ...done.transaction!, systemStatus: 'COMPLETED' };
     expect(html(done)).toContain('The completed document (PDF) is being written');
     expect(html(done)).toContain('<meta http-equiv="refresh" content="3">');
+    // Not for ever: two minutes after the transaction completed, the page stops reloading.
+    const late = structuredClone(done);
+    late.transaction!.modifiedDate = '2026-11-26T10:00:00.000Z';
+    late.now = '2026-11-26T10:02:01.000Z';
+    expect(html(late)).not.toContain('http-equiv="refresh"');
+    expect(html(late)).toContain('is not written yet: reload this page later');
+    late.now = '2026-11-26T10:01:59.000Z';
+    expect(html(late)).toContain('http-equiv="refresh"');
     done.documents[0]!.completed = true;
     expect(html(done)).toContain('href="/services/session/documents/0/completed"');
     expect(html(done)).not.toContain('http-equiv="refresh"');

@@ -45,7 +45,7 @@ ${actionBar(view)}
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>${
     // Without a script too: the page asks again until the completed PDF's link can be shown.
-    view.documents.some((d) => completedPdfPending(view, d))
+    stillAwaited(view) && view.documents.some((d) => completedPdfPending(view, d))
       ? '\n<meta http-equiv="refresh" content="3">'
       : ''
   }
@@ -119,13 +119,26 @@ function outcomeRegion(view: SessionView): string {
   return `<section id="outcome" class="outcome ${kind}" aria-live="polite" tabindex="-1"><h2>${heading}</h2>${messages ? `<ul>${messages}</ul>` : ''}</section>`;
 }
 
-/** A completed transaction's PDF whose completed copy is still being written (off the commit). */
+/** A completed transaction's PDF whose completed copy is not written yet (it is, off the commit). */
 function completedPdfPending(view: SessionView, doc: SessionDocument): boolean {
   return (
     view.transaction?.systemStatus === 'COMPLETED' &&
     doc.contentType === 'application/pdf' &&
     !doc.completed
   );
+}
+
+/**
+ * How long the page reloads itself for a completed PDF: a few seconds are usual, and a PDF that
+ * could not be written at all (or a transaction completed before completed PDFs existed) must not
+ * keep a page reloading for ever.
+ */
+const COMPLETED_PDF_WAIT_MS = 120_000;
+
+function stillAwaited(view: SessionView): boolean {
+  const since = Date.parse(view.transaction?.modifiedDate ?? '');
+  const now = Date.parse(view.now ?? '');
+  return Number.isNaN(since) || Number.isNaN(now) || now - since < COMPLETED_PDF_WAIT_MS;
 }
 
 function documentSection(view: SessionView, doc: SessionDocument, paths: SessionPagePaths): string {
@@ -139,7 +152,9 @@ function documentSection(view: SessionView, doc: SessionDocument, paths: Session
         ]
       : completedPdfPending(view, doc)
         ? [
-            '<span class="completed-pending">The completed document (PDF) is being written: this page shows its link in a few seconds.</span>',
+            stillAwaited(view)
+              ? '<span class="completed-pending">The completed document (PDF) is being written: this page shows its link in a few seconds.</span>'
+              : '<span class="completed-pending">The completed document (PDF) is not written yet: reload this page later.</span>',
           ]
         : []),
   ];

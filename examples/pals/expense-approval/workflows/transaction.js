@@ -52,6 +52,8 @@ export function submit(input, pal) {
   pal.vars.set('description', description);
   // Who submitted (a person on the claim's page): a returned claim goes back to them.
   if (input.sso) pal.vars.set('employee', input.sso);
+  // A note from an earlier return is answered by this submission: the manager writes afresh.
+  if (fromBrowser(input)) pal.documents.setField(CLAIM, 'managerNote', '');
   pal.vars.set('submissions', Number(pal.vars.get('submissions') ?? '0') + 1);
   pal.transaction.setStatus('SUBMITTED');
   if (approver) {

@@ -98,6 +98,8 @@ describe('readParams and readSearch', () => {
       ['RFC 8187 with a language, any case', "utf-8'de'%C5%81%c3%b3d%C5%BA", 'Łódź'],
       ['Latin-1 bytes that are not UTF-8 (a browser fetch)', 'M\u00fcller', 'Müller'],
       ['ASCII', 'plain', 'plain'],
+      ["RFC 8187's ISO-8859-1 form", "ISO-8859-1''M%FCller", 'Müller'],
+      ['a byte-order mark, kept as the character it is', "UTF-8''%EF%BB%BFabc", '\ufeffabc'],
     ])('%s', (_, raw, want) => {
       expect(readSearch(search, { name: raw }).name).toBe(want);
     });

@@ -35,9 +35,10 @@ function characterCount(value: string, atMost: number): number {
   return n;
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
+// A byte-order mark in a value is a character of it, as any other.
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 /** RFC 8187's ext-value: charset, an optional language, then attr-chars and %XX escapes. */
-const EXT_VALUE = /^utf-8'[A-Za-z0-9-]*'(.*)$/is;
+const EXT_VALUE = /^(utf-8|iso-8859-1)'[A-Za-z0-9-]*'(.*)$/is;
 const EXT_VALUE_CHARS = /^(?:[A-Za-z0-9!#$&+.^_`|~-]|%[0-9A-Fa-f]{2})*$/;
 const NOT_ASCII = /[^\x00-\x7f]/;
 
@@ -45,26 +46,25 @@ const NOT_ASCII = /[^\x00-\x7f]/;
  * A header's value as the text the client meant (docs/decisions.md, "Searches"). Node hands
  * header values over byte for byte (Latin-1), so raw UTF-8 bytes, which curl sends, are read
  * again as UTF-8; bytes that are not UTF-8 stay Latin-1, as a browser's fetch sends them. A value
- * in RFC 8187's form `UTF-8''M%C3%BCller`, which a fetch-based client must send for text beyond
- * Latin-1, is decoded; one that does not decode is a 400.
+ * in RFC 8187's form `UTF-8''M%C3%BCller` (or its `ISO-8859-1''M%FCller`), which a fetch-based
+ * client must send for text beyond Latin-1, is decoded; one that does not decode is a 400.
  */
 export function headerText(raw: string, where: string): string {
   const ext = EXT_VALUE.exec(raw);
   if (ext) {
-    const encoded = ext[1]!;
+    const latin1 = ext[1]!.toLowerCase() === 'iso-8859-1';
+    const encoded = ext[2]!;
     if (!EXT_VALUE_CHARS.test(encoded))
       throw badRequest(
         `${where}: an RFC 8187 value (UTF-8'') may hold only letters, digits, some signs and %XX escapes`,
       );
+    // Each %XX is one byte; read as one character each, the bytes are the Latin-1 text.
+    const bytes = encoded.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) =>
+      String.fromCharCode(parseInt(hex, 16)),
+    );
+    if (latin1) return bytes;
     try {
-      return UTF8.decode(
-        Buffer.from(
-          encoded.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) =>
-            String.fromCharCode(parseInt(hex, 16)),
-          ),
-          'latin1',
-        ),
-      );
+      return UTF8.decode(Buffer.from(bytes, 'latin1'));
     } catch {
       throw badRequest(`${where}: the RFC 8187 value's %XX escapes are not UTF-8`);
     }
