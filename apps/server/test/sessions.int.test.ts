@@ -277,7 +277,7 @@ describe('a page runs nothing on a transaction whose systemStatus forbids runs',
       action: 'note',
     });
     const { page } = await pages.enter(token);
-    expect(page.text).toContain('“note” failed');
+    expect(page.text).toContain('“Keep the note” failed');
     expect(page.text).toContain('cannot run while its systemStatus is CANCELLED');
     expect(await noteOf(tx)).toBeUndefined();
   });
