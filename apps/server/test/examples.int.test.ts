@@ -369,7 +369,7 @@ describe('customer onboarding in a browser', () => {
       vatId: 'CHE123456789',
       address: 'Bahnhofstrasse 1\n8001 Zurich',
       email: 'it@initech.example',
-      'signature.customer-signature': 'Peter Gibbons',
+      'signature.customer-signature': 'Erika Employee',
     };
     const passport = {
       'upload.identity': { name: 'passport.pdf', type: 'application/pdf', bytes: PASSPORT },
@@ -403,7 +403,7 @@ describe('customer onboarding in a browser', () => {
     });
     expect(download.status).toBe(200);
     const text = pdftotext(new Uint8Array(await download.arrayBuffer()));
-    for (const expected of ['Initech AG', 'CHE123456789', '8001 Zurich', 'Peter Gibbons'])
+    for (const expected of ['Initech AG', 'CHE123456789', '8001 Zurich', 'Erika Employee'])
       expect(text).toContain(expected);
   });
 });

@@ -41,14 +41,15 @@ beforeAll(async () => {
 afterAll(() => h?.close());
 
 let people = 0;
-async function person(): Promise<{ sso: string; email: string }> {
+async function person(): Promise<{ sso: string; email: string; name: string }> {
   const email = `fay-${++people}@forms.test`;
   const sso = await createSso(h.domain, h.a.enterpriseId, {
     firstName: 'Fay',
     lastName: `Form-${people}`,
     email,
   });
-  return { sso, email };
+  // A known person signs by name with their own (the page's "Sign as" box).
+  return { sso, email, name: `Fay Form-${people}` };
 }
 
 /** A new wf-tx transaction and a T5 (participant) session on it. */
@@ -228,7 +229,7 @@ describe('values and signatures', () => {
             reviewed: 'on',
             decision: 'yes', // the approver's field
             office: 'Paris', // the owner's field
-            'signature.participant-sign': 'Fay Typed',
+            'signature.participant-sign': p.name,
           },
           { 'User-Agent': 'FormTest/1.0' },
         )
@@ -244,7 +245,7 @@ describe('values and signatures', () => {
       role: 'participant',
       sso_id: p.sso,
       kind: 'TYPED',
-      text: 'Fay Typed',
+      text: p.name,
       image: null,
       signer_name: expect.stringMatching(/^Fay Form-\d+$/),
       signer_email: p.email,
@@ -297,7 +298,7 @@ describe('values and signatures', () => {
         csrf: p.csrf,
         action: 'note',
         text: 'again',
-        'signature.participant-sign': 'Fay Again',
+        'signature.participant-sign': p.name,
       }),
       400,
       'was already given',
@@ -328,7 +329,7 @@ describe('values and signatures', () => {
         csrf: p.csrf,
         action,
         text: 'draft <text>',
-        'signature.participant-sign': 'Fay Draft',
+        'signature.participant-sign': p.name,
       });
       expect(answer.status, answer.text).toBe(303);
       expect(await valuesOf(p.tx)).toEqual({});
@@ -401,7 +402,7 @@ describe('values and signatures', () => {
           csrf: a.csrf,
           action: 'approve',
           decision: 'yes',
-          'signature.approver-sign': 'Ann Approver',
+          'signature.approver-sign': a.name,
         })
       ).status,
     ).toBe(303);
@@ -500,14 +501,14 @@ describe('the session view (what the page renders)', () => {
       csrf: p.csrf,
       action: 'note',
       text: 'kept',
-      'signature.participant-sign': 'Fay Kept',
+      'signature.participant-sign': p.name,
     });
     view = await viewOf(p.cookie);
     expect(view.draft).toBeNull();
     expect(view.documents[0]!.fields[0]!.value).toBe('kept');
     expect(view.documents[0]!.signatures[0]!.given).toEqual({
       kind: 'TYPED',
-      text: 'Fay Kept',
+      text: p.name,
       recordTime: expect.any(Number),
       signerName: view.person.name,
     });
@@ -524,7 +525,7 @@ describe('the host API: pal.documents', () => {
           csrf: p.csrf,
           action: 'fill',
           text: 'typed',
-          'signature.participant-sign': 'Fay Fill',
+          'signature.participant-sign': p.name,
         })
       ).status,
     ).toBe(303);
@@ -553,7 +554,7 @@ describe('the host API: pal.documents', () => {
         role: 'participant',
         sso: p.sso,
         kind: 'TYPED',
-        text: 'Fay Fill',
+        text: p.name,
         recordTime: expect.any(Number),
       },
     ]);

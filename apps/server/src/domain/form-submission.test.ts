@@ -85,7 +85,7 @@ describe('judgeForm', () => {
       action: 'send',
       agree: 'on',
       salary: '1000000',
-      'signature.me': '  Ada Lovelace ',
+      'signature.me': '  Ada L ',
     });
     expect(ignored).toEqual(['salary']);
     expect(verdict).toMatchObject({
@@ -99,7 +99,7 @@ describe('judgeForm', () => {
           role: 'owner',
           sso: 's',
           kind: 'TYPED',
-          text: 'Ada Lovelace',
+          text: 'Ada L',
           recordTime: NOW.getTime() / 1000,
         },
       ],
@@ -151,16 +151,33 @@ describe('judgeForm', () => {
       status: 400,
       message: 'The signature “me” is larger than 10 KiB (SIGNATURE_MAX_KB).',
     });
-    expect(judge({ action: 'send', 'signature.me': 'x'.repeat(202) }).verdict).toMatchObject({
+    const anonymous = { ...SIGNER, sso: null, name: null };
+    const asAnonymous = (posted: Record<string, string>) =>
+      judgeForm(basis(), posted, anonymous, { signatureMaxBytes: 10 * 1024 }, NOW).verdict;
+    expect(asAnonymous({ action: 'send', 'signature.me': 'x'.repeat(202) })).toMatchObject({
       kind: 'refused',
       status: 400,
       message: 'The signature “me” is longer than 201 characters.',
     });
-    // The longest name an SSO may have (100 + space + 100), in characters beyond the BMP too.
-    expect(
-      judge({ action: 'send', 'signature.me': `${'𝔄'.repeat(100)} ${'𝔅'.repeat(100)}` }).verdict,
-    ).toMatchObject({
+    expect(asAnonymous({ action: 'send', 'signature.me': 'Anyone At All' })).toMatchObject({
       kind: 'run',
     });
+    // A known person signs with their own name only.
+    expect(judge({ action: 'send', 'signature.me': 'Grace Hopper' }).verdict).toMatchObject({
+      kind: 'refused',
+      status: 400,
+      message: 'The signature “me” is signed with your own name, Ada L, or drawn.',
+    });
+    // The longest name an SSO may have (100 + space + 100), in characters beyond the BMP too.
+    const longest = `${'𝔄'.repeat(100)} ${'𝔅'.repeat(100)}`;
+    expect(
+      judgeForm(
+        basis(),
+        { action: 'send', 'signature.me': longest },
+        { ...SIGNER, name: longest },
+        { signatureMaxBytes: 10 * 1024 },
+        NOW,
+      ).verdict,
+    ).toMatchObject({ kind: 'run' });
   });
 });

@@ -176,7 +176,7 @@ export function judgeForm(
         return refuse(400, `The signature “${id}” is for the role ${signature.role}, not yours.`);
       if (!open) return refuse(400, 'The documents of this transaction can no longer be signed.');
       if (given) return refuse(400, `The signature “${id}” was already given.`);
-      const made = readSignature(posting, limits.signatureMaxBytes);
+      const made = readSignature(posting, limits.signatureMaxBytes, signer.name);
       if (!made.ok) return refuse(400, `The signature “${id}” ${made.problem}.`);
       draft.signatures[id] = made.draft;
       signatures.push({
@@ -281,7 +281,12 @@ type SignatureReading =
   | { ok: false; problem: string };
 
 /** A posted signature: a `data:image/png;base64,…` URL of a real PNG, or a typed name. */
-function readSignature(posted: string, maxBytes: number): SignatureReading {
+/**
+ * A drawn PNG or a typed name. A person the service knows types no name: the page's "Sign as …"
+ * box posts their own, and any other text would put in the signature's box a name that the
+ * evidence page contradicts. Only an anonymous person (`ownName` null) types one.
+ */
+function readSignature(posted: string, maxBytes: number, ownName: string | null): SignatureReading {
   if (posted.startsWith('data:')) {
     const match = DATA_URL.exec(posted);
     if (!match)
@@ -301,10 +306,12 @@ function readSignature(posted: string, maxBytes: number): SignatureReading {
       draft: { kind: 'DRAWN', image: posted },
     };
   }
-  if (posted.length > TYPED_SIGNATURE_MAX && [...posted].length > TYPED_SIGNATURE_MAX)
-    return { ok: false, problem: `is longer than ${TYPED_SIGNATURE_MAX} characters` };
   if (CONTROL_CHARACTERS.test(posted))
     return { ok: false, problem: 'holds characters that are not part of a name' };
+  if (ownName !== null && posted !== ownName.trim())
+    return { ok: false, problem: `is signed with your own name, ${ownName.trim()}, or drawn` };
+  if (posted.length > TYPED_SIGNATURE_MAX && [...posted].length > TYPED_SIGNATURE_MAX)
+    return { ok: false, problem: `is longer than ${TYPED_SIGNATURE_MAX} characters` };
   return {
     ok: true,
     signature: { kind: 'TYPED', text: posted },
