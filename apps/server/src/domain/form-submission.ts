@@ -280,9 +280,8 @@ type SignatureReading =
     }
   | { ok: false; problem: string };
 
-/** A posted signature: a `data:image/png;base64,…` URL of a real PNG, or a typed name. */
 /**
- * A drawn PNG or a typed name. A person the service knows types no name: the page's "Sign as …"
+ * A posted signature: a `data:image/png;base64,…` URL of a real PNG, or a typed name. A person the service knows types no name: the page's "Sign as …"
  * box posts their own, and any other text would put in the signature's box a name that the
  * evidence page contradicts. Only an anonymous person (`ownName` null) types one.
  */
