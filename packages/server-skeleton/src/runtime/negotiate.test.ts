@@ -8,6 +8,11 @@ describe('negotiate', () => {
     { accept: '*/*', simple: false, want: 'xml' },
     { accept: 'application/json', simple: false, want: 'json' },
     { accept: 'text/xml', simple: false, want: 'xml' },
+    { accept: 'text/xml; q=0.5, text/html', simple: false, want: 'xml' },
+    // text/* asks for text: a structured answer is none (406), a simple one is text/plain.
+    { accept: 'text/*', simple: false, want: undefined },
+    { accept: 'text/*', simple: true, want: 'text' },
+    { accept: 'text/*, application/json;q=0.5', simple: false, want: 'json' },
     { accept: 'text/plain', simple: true, want: 'text' },
     { accept: 'text/plain', simple: false, want: undefined },
     { accept: 'text/html', simple: true, want: undefined },

@@ -15,6 +15,10 @@ export const MEDIA_TYPE: Record<Format, string> = {
 
 const OFFERS_SIMPLE = ['application/xml', 'application/json', 'text/plain', 'text/xml'];
 const OFFERS_STRUCTURED = ['application/xml', 'application/json', 'text/xml'];
+// text/xml is XML for a client that names it; `text/*` asks for text, which a structured answer
+// is not (406), and which a simple one is as text/plain.
+const NAMES_TEXT_XML = /(^|,)\s*text\/xml\s*(;|,|$)/i;
+const withoutTextXml = (offers: string[]) => offers.filter((o) => o !== 'text/xml');
 
 const BY_MEDIA_TYPE: Record<string, Format> = {
   'application/xml': 'xml',
@@ -40,8 +44,9 @@ export function negotiate(accept: string | undefined, simple: boolean): Format |
   if (known !== undefined) return known ?? undefined;
   let format: Format | undefined = 'xml';
   if (accept.trim() !== '') {
+    const offers = simple ? OFFERS_SIMPLE : OFFERS_STRUCTURED;
     const chosen = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(
-      simple ? OFFERS_SIMPLE : OFFERS_STRUCTURED,
+      NAMES_TEXT_XML.test(accept) ? offers : withoutTextXml(offers),
     );
     format = chosen ? BY_MEDIA_TYPE[chosen] : undefined;
   }
