@@ -27,6 +27,17 @@ describe('pal webhook', () => {
 
   let id: string;
   let secret: string;
+  /** `pal webhook add` of a loopback URL for Hooks Inc, with loopback allowed. */
+  const addLoopback = (...options: string[]) =>
+    pal(
+      { ...env, WEBHOOK_ALLOW_PRIVATE: 'true' },
+      'webhook',
+      'add',
+      'http://127.0.0.1:9/h',
+      '--enterprise',
+      'Hooks Inc',
+      ...options,
+    );
   it('add prints {id, url, secret} once; a loopback URL is refused without WEBHOOK_ALLOW_PRIVATE', async () => {
     const refused = await pal(
       env,
@@ -38,45 +49,17 @@ describe('pal webhook', () => {
     );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('WEBHOOK_ALLOW_PRIVATE');
-    const unknown = await pal(
-      { ...env, WEBHOOK_ALLOW_PRIVATE: 'true' },
-      'webhook',
-      'add',
-      'http://127.0.0.1:9/h',
-      '--enterprise',
-      'Hooks Inc',
-      '--events',
-      'sso.created,sso.nope',
-    );
+    const unknown = await addLoopback('--events', 'sso.created,sso.nope');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('unknown event type "sso.nope"');
     for (const empty of ['', ' , ']) {
-      const none = await pal(
-        { ...env, WEBHOOK_ALLOW_PRIVATE: 'true' },
-        'webhook',
-        'add',
-        'http://127.0.0.1:9/h',
-        '--enterprise',
-        'Hooks Inc',
-        '--events',
-        empty,
-      );
+      const none = await addLoopback('--events', empty);
       expect(none.code).toBe(1);
       expect(none.stderr).toContain('events: name at least one event type');
     }
 
     const added = json(
-      await pal(
-        { ...env, WEBHOOK_ALLOW_PRIVATE: 'true' },
-        'webhook',
-        'add',
-        'http://127.0.0.1:9/h',
-        '--enterprise',
-        'Hooks Inc',
-        '--events',
-        'sso.created,transaction.completed',
-        '--json',
-      ),
+      await addLoopback('--events', 'sso.created,transaction.completed', '--json'),
     );
     expect(added).toEqual({
       id: expect.stringMatching(/^ep_[A-Za-z0-9_-]{22}$/),

@@ -182,11 +182,7 @@ describe('expense approval in a browser (the session form, as a browser posts it
   it('the employee fills in and signs, the mailed manager approves and signs, the completed claim has both', async () => {
     await ensureDemoPeople(h.domain, h.b.enterpriseId);
     const { employee, manager } = DEMO_PEOPLE;
-    const url = await h.b.json.pals.createPalToken({
-      palId: 'expense-approval',
-      userSSO: employee.sso,
-    });
-    const { cookie, page } = await pages.enter(/\/services\/enter\/(\S+)$/.exec(url)![1]!);
+    const { cookie, page } = await enterAsEmployee('expense-approval');
     const mailsBefore = h.mails.length;
     const submitted = await pages.post(cookie, {
       csrf: csrfOf(page),
@@ -209,9 +205,7 @@ describe('expense approval in a browser (the session form, as a browser posts it
     // The manager's mail: its link's POST enters the claim and runs `review`.
     expect(h.mails.length).toBe(mailsBefore + 1);
     expect(h.mails.at(-1)?.envelope.to).toEqual([manager.email]);
-    const link = /http:\/\/pal\.example\.test:8443(\/services\/mail\?\S+)/.exec(
-      h.mails.at(-1)!.mail.text!,
-    )![1]!;
+    const link = mailedLinkIn(h.mails.at(-1)!.mail.text!);
     // The mail page's button: an empty form post, as a browser sends it.
     const entered = await pages.post(undefined, {}, {}, link);
     expect(entered.status).toBe(303);
@@ -271,11 +265,7 @@ describe('a returned expense claim goes back to the employee', () => {
   it("the manager's note is the reason, the employee is mailed a link back, changes the claim and submits it again", async () => {
     await ensureDemoPeople(h.domain, h.b.enterpriseId);
     const { employee, manager } = DEMO_PEOPLE;
-    const url = await h.b.json.pals.createPalToken({
-      palId: 'expense-approval',
-      userSSO: employee.sso,
-    });
-    const { cookie, page } = await pages.enter(/\/services\/enter\/(\S+)$/.exec(url)![1]!);
+    const { cookie, page } = await enterAsEmployee('expense-approval');
     const claim = {
       employeeName: 'Erika Employee',
       claimDate: '2025-11-21',
@@ -299,9 +289,7 @@ describe('a returned expense claim goes back to the employee', () => {
     await h.server.outbox.drain();
     const managerMail = h.mails[mailsBefore]!;
     expect(managerMail.envelope.to).toEqual([manager.email]);
-    const managerLink = /http:\/\/pal\.example\.test:8443(\/services\/mail\?\S+)/.exec(
-      managerMail.mail.text!,
-    )![1]!;
+    const managerLink = mailedLinkIn(managerMail.mail.text!);
     const managerCookie = cookieOf(await pages.post(undefined, {}, {}, managerLink));
     const managerPage = await pages.open(SESSION_PATH, managerCookie);
 
@@ -331,9 +319,7 @@ describe('a returned expense claim goes back to the employee', () => {
     const employeeMail = h.mails.at(-1)!;
     expect(employeeMail.envelope.to).toEqual([employee.email]);
     expect(employeeMail.mail.text).toContain('Please attach the receipt.');
-    const employeeLink = /http:\/\/pal\.example\.test:8443(\/services\/mail\?\S+)/.exec(
-      employeeMail.mail.text!,
-    )![1]!;
+    const employeeLink = mailedLinkIn(employeeMail.mail.text!);
     const again = cookieOf(await pages.post(undefined, {}, {}, employeeLink));
     const reopened = await pages.open(SESSION_PATH, again);
     expect(reopened.text).toContain('Returned by your manager: Please attach the receipt.');
@@ -357,11 +343,7 @@ describe('a returned expense claim goes back to the employee', () => {
 describe('customer onboarding in a browser', () => {
   it('company details and signed terms complete it; the completed terms carry them', async () => {
     await ensureDemoPeople(h.domain, h.b.enterpriseId);
-    const url = await h.b.json.pals.createPalToken({
-      palId: 'customer-onboarding',
-      userSSO: DEMO_PEOPLE.employee.sso,
-    });
-    const { cookie, page } = await pages.enter(/\/services\/enter\/(\S+)$/.exec(url)![1]!);
+    const { cookie, page } = await enterAsEmployee('customer-onboarding');
     const form = {
       csrf: csrfOf(page),
       action: 'submit',
@@ -409,6 +391,17 @@ describe('customer onboarding in a browser', () => {
 });
 
 /** A small PDF, as a scanned identity document would be. */
+/** A P3 entry of the demo employee into a new transaction of the pal: the session's cookie and page. */
+async function enterAsEmployee(palId: string) {
+  const url = await h.b.json.pals.createPalToken({ palId, userSSO: DEMO_PEOPLE.employee.sso });
+  return pages.enter(/\/services\/enter\/(\S+)$/.exec(url)![1]!);
+}
+
+/** The path and query of the link a workflow's mail carries (PUBLIC_URL is the harness's). */
+function mailedLinkIn(text: string): string {
+  return /http:\/\/pal\.example\.test:8443(\/services\/mail\?\S+)/.exec(text)![1]!;
+}
+
 const PASSPORT = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
 
 function pdftotext(pdf: Uint8Array): string {

@@ -57,5 +57,6 @@ export {
   xsBoolean,
   xsInt,
   xsString,
+  isXmlText,
   xsUnsignedShort,
 } from './runtime/xsd-builtins.js';

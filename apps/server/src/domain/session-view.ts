@@ -23,6 +23,7 @@ import { getTransactionDetails } from './transactions.js';
 import {
   fieldEditable,
   listItems,
+  actionsOfPlace,
   offeredActions,
   uploadAllowed,
   signatureIsMine,
@@ -256,11 +257,9 @@ function labelled(
   outcome: Omit<ActionOutcome, 'draft'>,
   basis: { manifest: PalManifest; place: PersonPlace },
 ): Omit<ActionOutcome, 'draft'> & { label?: string } {
-  const actions =
-    basis.place.transaction === null
-      ? basis.manifest.actions?.console
-      : basis.manifest.actions?.transaction;
-  const label = actions?.find((a) => a.name === outcome.action)?.label;
+  const label = actionsOfPlace(basis.manifest.actions, basis.place).find(
+    (a) => a.name === outcome.action,
+  )?.label;
   return label === undefined ? outcome : { ...outcome, label };
 }
 

@@ -51,12 +51,20 @@ function allows(list: string | undefined, item: string | null): boolean {
  */
 export function offeredActions(actions: PalActions | undefined, place: PersonPlace): PalAction[] {
   const { transaction } = place;
-  if (transaction === null) return [...(actions?.console ?? [])];
+  if (transaction === null) return [...actionsOfPlace(actions, place)];
   if (!(RUNNABLE_SYSTEM_STATUSES as readonly string[]).includes(transaction.systemStatus))
     return [];
-  return (actions?.transaction ?? []).filter(
+  return actionsOfPlace(actions, place).filter(
     (a) => allows(a.roles, place.role) && allows(a.statuses, transaction.status),
   );
+}
+
+/** The manifest's actions of the session's kind (console or transaction), offered or not. */
+export function actionsOfPlace(
+  actions: PalActions | undefined,
+  place: PersonPlace,
+): readonly PalAction[] {
+  return (place.transaction === null ? actions?.console : actions?.transaction) ?? [];
 }
 
 /** The action named `name` if it is offered to the person now. */

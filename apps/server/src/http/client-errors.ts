@@ -2,7 +2,9 @@
 // no header may hold, headers over Node's 16 KiB, a request that never finished arriving). They
 // are answered as errorResults too (docs/decisions.md, "Errors"), in XML, the format of a request
 // whose Accept could not be read; Fastify's own answer was a JSON object of its own shape.
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { errorResult } from '@pal-workflow/server-skeleton';
 import { encodeXml } from '@pal-workflow/validators';
 import type { FastifyInstance } from 'fastify';
 
@@ -10,35 +12,26 @@ interface ParserError extends Error {
   code?: string;
 }
 
-function answerTo(error: ParserError): {
-  status: number;
-  reason: string;
-  code: string;
-  message: string;
-} {
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
-    return {
-      status: 408,
-      reason: 'Request Timeout',
-      code: 'REQUEST_TIMEOUT',
-      message: 'the request did not arrive in time',
-    };
+/** What each parser error is answered with; any other is broken HTTP (400). */
+const ANSWERS: Record<string, { status: number; code: string; message: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    code: 'REQUEST_TIMEOUT',
+    message: 'the request did not arrive in time',
+  },
   // A header section over the limit is a bad header value: 400, as DESIGN's table of statuses has it.
-  if (error.code === 'HPE_HEADER_OVERFLOW')
-    return {
-      status: 400,
-      reason: 'Bad Request',
-      code: 'INVALID_ARGUMENT',
-      message: 'the request headers are larger than the server reads (16 KiB)',
-    };
-  return {
+  HPE_HEADER_OVERFLOW: {
     status: 400,
-    reason: 'Bad Request',
     code: 'INVALID_ARGUMENT',
-    message:
-      "the request is not valid HTTP: a header name or value holds a character HTTP does not allow (send text beyond ASCII as UTF-8 bytes or in the form UTF-8''%XX), or its framing is broken",
-  };
-}
+    message: 'the request headers are larger than the server reads (16 KiB)',
+  },
+};
+const BROKEN_HTTP = {
+  status: 400,
+  code: 'INVALID_ARGUMENT',
+  message:
+    "the request is not valid HTTP: a header name or value holds a character HTTP does not allow (send text beyond ASCII as UTF-8 bytes or in the form UTF-8''%XX), or its framing is broken",
+};
 
 /**
  * Fastify's `clientErrorHandler` (called with the instance as `this`): the answer is written to
@@ -51,15 +44,18 @@ export function clientErrorHandler(
 ): void {
   // A reset connection has nobody to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const { status, reason, code, message } = answerTo(error);
+  const { status, code, message } = (error.code && ANSWERS[error.code]) || BROKEN_HTTP;
   this.log.debug({ err: error }, 'refused by the HTTP parser');
   // As Node's own handler: not into an answer already on its way (a 404 sent before the body
   // was read, then broken framing), which the client would take for its next answer.
   const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !answering?.headersSent) {
-    const body = encodeXml('errorResult', { success: false, messages: [{ message, type: code }] });
+    const body = encodeXml(
+      'errorResult',
+      errorResult({ status, code, messages: [message], headers: {} }),
+    );
     socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/xml; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/xml; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(error);

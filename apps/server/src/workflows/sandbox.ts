@@ -566,7 +566,7 @@ function outOfMemory(context: QuickJSContext, natives: Natives, handle: QuickJSH
     try {
       if (context.typeof(message) !== 'string') return false;
       const { text } = readString(context, natives, message, 20);
-      return text === 'out of memory' || text === 'string too long';
+      return OUT_OF_MEMORY_MESSAGES.has(text);
     } finally {
       message.dispose();
     }
@@ -696,15 +696,17 @@ function readError(context: QuickJSContext, natives: Natives, handle: QuickJSHan
   };
 }
 
+/**
+ * QuickJS's messages for memory it would not grant. "string too long": its own cap on one string,
+ * reached before the allocator's limit because that limit does not count large strings
+ * (quickjs-emscripten #271).
+ */
+const OUT_OF_MEMORY_MESSAGES = new Set(['out of memory', 'string too long']);
+
 function classify(error: GuestError, interrupted: boolean): FailureType {
   if (interrupted || (error.name === 'InternalError' && error.message === 'interrupted'))
     return 'WORKFLOW_TIMEOUT';
-  // "string too long": QuickJS's own cap on one string, reached before the allocator's limit
-  // because that limit does not count large strings (quickjs-emscripten #271).
-  if (
-    error.name === 'InternalError' &&
-    (error.message === 'out of memory' || error.message === 'string too long')
-  )
+  if (error.name === 'InternalError' && OUT_OF_MEMORY_MESSAGES.has(error.message))
     return 'WORKFLOW_MEMORY';
   return 'WORKFLOW_ERROR';
 }

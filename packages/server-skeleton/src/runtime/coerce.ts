@@ -1,5 +1,5 @@
 /** Typed values from the strings of path parameters, headers, query strings and forms. */
-import { xsString } from '@pal-workflow/validators';
+import { isXmlText } from '@pal-workflow/validators';
 import { badRequest } from './http-error.js';
 import type { ParamSpec, ScalarType } from './operation-spec.js';
 
@@ -103,7 +103,7 @@ export function readParams(
       throw badRequest(`${where}: must be at most ${spec.maxLength} characters`);
     // Every parameter is an xs:string or a number; a character XML cannot carry is refused here,
     // as in a body, rather than echoed into an answer that no XML parser would read.
-    if (spec.type === 'string' && !xsString.safeParse(value).success)
+    if (spec.type === 'string' && !isXmlText(value))
       throw badRequest(`${where}: contains a character that XML cannot carry`);
     out[spec.name] = coerce(spec.type, value, where);
   }

@@ -10,6 +10,11 @@ const XML_CHARS = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]*$/u;
 
 export const xsString = z.string().regex(XML_CHARS, 'contains a character that XML cannot carry');
 
+/** Whether every character of `text` is one XML can carry (xsString's rule, without zod). */
+export function isXmlText(text: string): boolean {
+  return XML_CHARS.test(text);
+}
+
 export const xsBase64Binary = z.base64();
 
 export const xsBoolean = z.boolean();
