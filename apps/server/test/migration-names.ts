@@ -21,4 +21,5 @@ export const MIGRATION_NAMES = [
   '0025_deferred_text_index',
   '0026_text_statistics',
   '0027_spent_tokens_index',
+  '0028_outbox_lanes',
 ];

@@ -6,6 +6,10 @@
 // (each message is held by one node at a time); a node killed mid-send frees its messages when
 // their lease runs out, and another node (or the same one, restarted) sends them again: at least
 // once, never lost.
+//
+// A node serves its messages in lanes, each with slots of its own: mails, completion jobs, and
+// the webhooks of each endpoint. A receiver that answers slowly, or not at all, holds at most
+// OUTBOX_ENDPOINT_CONCURRENCY slots of this node; other endpoints, and mail, go on meanwhile.
 import { runCompletionJob } from '../domain/completed-documents.js';
 import type { DomainContext } from '../domain/context.js';
 import { randomId } from '../domain/ids.js';
@@ -17,11 +21,15 @@ import {
   claimDueMessages,
   countDueMessages,
   deleteFinishedMessages,
+  dueWebhookEndpoints,
   nextDueAt,
   recordAttempt,
   type AttemptOutcome,
+  type OutboxLane,
   type OutboxMessageRow,
 } from '../storage/outbox-messages.js';
+import type { Db } from '../storage/database.js';
+import type { IsoDate, OutboxKind } from '../storage/schema.js';
 import { findWebhookEndpoint } from '../storage/webhook-endpoints.js';
 import { nextAttemptAt } from './backoff.js';
 import { WebhookSender } from './webhook-sender.js';
@@ -32,6 +40,19 @@ const MIN_WAIT_MS = 10;
 const RETENTION_SWEEP_MS = 3_600_000;
 /** Longest error text kept with a message. */
 const MAX_ERROR_LENGTH = 500;
+/**
+ * Completion jobs of one node at a time: each writes PDFs in a worker thread of up to
+ * COMPLETION_LIMITS' memory, and one waiting for another would hold its lease meanwhile.
+ */
+const COMPLETION_SLOTS = 1;
+
+const MAIL_LANE: OutboxLane = { kind: 'mail', endpointId: null };
+const COMPLETION_LANE: OutboxLane = { kind: 'completion', endpointId: null };
+
+/** The key of a message's lane in the dispatcher's counts of deliveries under way. */
+function laneKey(message: Pick<OutboxMessageRow, 'kind' | 'endpoint_id'>): string {
+  return message.kind === 'webhook' ? `webhook ${message.endpoint_id}` : message.kind;
+}
 
 type Attempt = { ok: true } | { ok: false; error: string; permanent?: boolean };
 
@@ -39,6 +60,9 @@ export class OutboxDispatcher {
   /** What this node's attempts came to since it started (recorded outcomes only). */
   readonly counts = { delivered: 0, retried: 0, failed: 0 };
   private readonly inFlight = new Set<Promise<void>>();
+  /** Deliveries under way, per lane (laneKey) and per kind. */
+  private readonly laneLoad = new Map<string, number>();
+  private readonly kindLoad = { mail: 0, completion: 0, webhook: 0 };
   private readonly outcomes: {
     id: string;
     claim: string;
@@ -51,9 +75,12 @@ export class OutboxDispatcher {
   private sweepTimer: NodeJS.Timeout | undefined;
   private stopListening: (() => Promise<void>) | undefined;
   private pumping = false;
-  /** The completion jobs of this node, one after another. */
-  private completions: Promise<void> = Promise.resolve();
-  private again = false;
+  /** Every lane is to be looked at (a commit wrote messages, a timer, the start). */
+  private lookEverywhere = false;
+  /** Lanes whose slots freed since the last round: only they, and whom they made room for. */
+  private readonly freed = new Map<string, OutboxLane>();
+  /** The last round left endpoints with due webhooks for want of webhook slots in all. */
+  private webhooksWaiting = false;
   private stopped = false;
 
   constructor(private readonly ctx: DomainContext) {
@@ -78,8 +105,9 @@ export class OutboxDispatcher {
     this.wake();
   }
 
-  /** Looks for due messages now. */
+  /** Looks for due messages now, in every lane. */
   wake(): void {
+    this.lookEverywhere = true;
     void this.pump();
   }
 
@@ -114,28 +142,24 @@ export class OutboxDispatcher {
 
   private async pump(): Promise<void> {
     if (this.stopped) return;
-    if (this.pumping) {
-      this.again = true;
-      return;
-    }
+    if (this.pumping) return; // the loop below sees what came meanwhile
     this.pumping = true;
     try {
-      do {
-        this.again = false;
-        const room = this.config.concurrency - this.inFlight.size;
-        // Full: each delivery that ends pumps again.
-        if (room <= 0) return;
-        const now = this.ctx.now();
-        const claimed = await claimDueMessages(this.ctx.db, {
-          claim: randomId(),
-          now: now.toISOString(),
-          leaseUntil: new Date(now.getTime() + this.config.leaseMs).toISOString(),
-          limit: room,
-        });
-        for (const message of claimed) this.track(this.deliver(message));
-        if (claimed.length === room) this.again = true;
-      } while (this.again && !this.stopped);
-      await this.scheduleNext();
+      // A round takes the due messages of the lanes it looks at, up to each lane's room: a lane
+      // left with room has nothing more due, and a full one is looked at again as each of its
+      // attempts ends. Another round only for what came meanwhile.
+      let lookedEverywhere = false;
+      while ((this.lookEverywhere || this.freed.size > 0) && !this.stopped) {
+        const everywhere = this.lookEverywhere;
+        const freed = [...this.freed.values()];
+        this.lookEverywhere = false;
+        this.freed.clear();
+        lookedEverywhere ||= everywhere;
+        for (const message of await this.claimRound(everywhere ? 'all' : freed))
+          this.track(message);
+      }
+      // A round of freed slots alone leaves the timer as it was.
+      if (lookedEverywhere) await this.scheduleNext();
     } catch (error) {
       // The database is away: look again after the poll interval.
       this.ctx.log.error({ err: error }, 'outbox: could not take due messages');
@@ -144,22 +168,102 @@ export class OutboxDispatcher {
       this.pumping = false;
     }
     // Woken while it looked for the next due time: look again now.
-    if (this.again && !this.stopped) this.wake();
+    if ((this.lookEverywhere || this.freed.size > 0) && !this.stopped) void this.pump();
   }
 
-  private track(delivery: Promise<void>): void {
+  /**
+   * Claims what the lanes looked at have due, up to each one's room: every lane (mails, a
+   * completion job, then the webhooks of each endpoint, the one waiting longest first, until the
+   * webhook slots are taken), or only those whose slots freed. Several statements go in one
+   * database transaction: one commit.
+   */
+  private claimRound(lanes: 'all' | OutboxLane[]): Promise<OutboxMessageRow[]> {
+    const { concurrency, endpointConcurrency, leaseMs } = this.config;
+    const now = this.ctx.now();
+    const options = {
+      claim: randomId(),
+      now: now.toISOString() as IsoDate,
+      leaseUntil: new Date(now.getTime() + leaseMs).toISOString() as IsoDate,
+    };
+    const all = lanes === 'all';
+    const looks = (kind: OutboxKind) => all || lanes.some((lane) => lane.kind === kind);
+    const freedEndpoints = all
+      ? []
+      : lanes.flatMap((lane) => (lane.kind === 'webhook' ? [lane.endpointId!] : []));
+    // A freed webhook slot makes room for whoever waited for one, not only its own endpoint.
+    const walk = all || (this.webhooksWaiting && freedEndpoints.length > 0);
+    const round = async (db: Db) => {
+      const claimed: OutboxMessageRow[] = [];
+      const take = async (lane: OutboxLane, limit: number) => {
+        if (limit <= 0) return 0;
+        const rows = await claimDueMessages(db, { ...options, limit, lane });
+        claimed.push(...rows);
+        return rows.length;
+      };
+      if (looks('mail')) await take(MAIL_LANE, concurrency - this.kindLoad.mail);
+      if (looks('completion'))
+        await take(COMPLETION_LANE, COMPLETION_SLOTS - this.kindLoad.completion);
+      let room = concurrency - this.kindLoad.webhook;
+      const endpoints = walk ? await dueWebhookEndpoints(db, options.now) : freedEndpoints;
+      let waiting = false;
+      for (const endpointId of endpoints) {
+        if (room <= 0) {
+          waiting = walk;
+          break;
+        }
+        const load = this.laneLoad.get(laneKey({ kind: 'webhook', endpoint_id: endpointId })) ?? 0;
+        room -= await take(
+          { kind: 'webhook', endpointId },
+          Math.min(room, endpointConcurrency - load),
+        );
+      }
+      if (walk) this.webhooksWaiting = waiting;
+      return claimed;
+    };
+    const oneStatement = !walk && lanes.length === 1;
+    return oneStatement ? round(this.ctx.db) : this.ctx.db.transaction().execute(round);
+  }
+
+  /**
+   * Delivers `message` in a slot of its lane, and records the outcome. The slot frees (and the
+   * node looks for more) when the attempt ends: the record's commit, which the message's claim
+   * covers meanwhile, holds no receiver's or mail server's connection.
+   */
+  private track(message: OutboxMessageRow): void {
+    const lane = laneKey(message);
+    const kind = message.kind;
+    this.laneLoad.set(lane, (this.laneLoad.get(lane) ?? 0) + 1);
+    this.kindLoad[kind] += 1;
+    const attempt = this.attempt(message);
+    const delivery = attempt.then((result) => this.settle(message, result));
     this.inFlight.add(delivery);
-    void delivery.finally(() => {
-      this.inFlight.delete(delivery);
-      this.wake();
+    void attempt.then(() => {
+      const load = this.laneLoad.get(lane)! - 1;
+      if (load === 0) this.laneLoad.delete(lane);
+      else this.laneLoad.set(lane, load);
+      this.kindLoad[kind] -= 1;
+      this.freed.set(lane, { kind, endpointId: message.endpoint_id });
+      void this.pump();
     });
+    void delivery.finally(() => this.inFlight.delete(delivery));
+  }
+
+  /** Whether some lane has every slot taken (its deliveries pump again as they end). */
+  private someLaneFull(): boolean {
+    const { concurrency, endpointConcurrency } = this.config;
+    if (this.kindLoad.mail >= concurrency || this.kindLoad.webhook >= concurrency) return true;
+    if (this.kindLoad.completion >= COMPLETION_SLOTS) return true;
+    for (const [lane, load] of this.laneLoad)
+      if (lane.startsWith('webhook ') && load >= endpointConcurrency) return true;
+    return false;
   }
 
   /** A timer for the next due message (a retry, a lapsed lease), at most OUTBOX_POLL_MS away. */
   private async scheduleNext(): Promise<void> {
-    // With every slot taken, each delivery pumps again as it ends, and takes what is due then:
-    // a query for the next due time per delivery would cost a tenth of a delivery.
-    if (this.inFlight.size >= this.config.concurrency) return this.schedule(this.config.pollMs);
+    // A full lane pumps again as each of its deliveries ends, and takes what is due then (its
+    // own and every other lane's); the next due time may be one of its own messages, due now
+    // but waiting for a slot. A query for it per delivery would cost a tenth of a delivery.
+    if (this.someLaneFull()) return this.schedule(this.config.pollMs);
     const due = await nextDueAt(this.ctx.db);
     const wait = due ? Date.parse(due) - this.ctx.now().getTime() : this.config.pollMs;
     this.schedule(Math.min(this.config.pollMs, wait));
@@ -172,7 +276,21 @@ export class OutboxDispatcher {
     this.timer.unref();
   }
 
-  private async deliver(message: OutboxMessageRow): Promise<void> {
+  /** One attempt at sending `message` (never rejects: a fault is a failed attempt). */
+  private async attempt(message: OutboxMessageRow): Promise<Attempt> {
+    try {
+      return message.kind === 'mail'
+        ? await this.sendMail(message)
+        : message.kind === 'completion'
+          ? await this.complete(message)
+          : await this.sendWebhook(message);
+    } catch (error) {
+      return { ok: false, error: (error as Error)?.message ?? String(error) };
+    }
+  }
+
+  /** Records an attempt's outcome while the claim holds, and logs it. */
+  private async settle(message: OutboxMessageRow, attempt: Attempt): Promise<void> {
     const { log } = this.ctx;
     const fields = {
       messageId: message.id,
@@ -181,17 +299,6 @@ export class OutboxDispatcher {
       endpointId: message.endpoint_id ?? undefined,
       attempt: message.attempts,
     };
-    let attempt: Attempt;
-    try {
-      attempt =
-        message.kind === 'mail'
-          ? await this.sendMail(message)
-          : message.kind === 'completion'
-            ? await this.complete(message)
-            : await this.sendWebhook(message);
-    } catch (error) {
-      attempt = { ok: false, error: (error as Error)?.message ?? String(error) };
-    }
     const outcome = this.outcome(message, attempt);
     let recorded: boolean;
     try {
@@ -213,6 +320,8 @@ export class OutboxDispatcher {
     } else if (outcome.kind === 'retry') {
       this.counts.retried += 1;
       log.warn({ ...fields, error: outcome.error, retryAt: outcome.at }, 'outbox: will retry');
+      // Its retry may come before the timer: set the timer anew.
+      this.wake();
     } else {
       this.counts.failed += 1;
       log.error({ ...fields, error: outcome.error }, 'outbox: gave up, marked failed');
@@ -278,16 +387,9 @@ export class OutboxDispatcher {
    * in a worker thread of up to COMPLETION_LIMITS' memory. A fault (the database, the worker)
    * is retried; a file that cannot be written fails for good.
    */
-  private complete(message: OutboxMessageRow): Promise<Attempt> {
-    const run = this.completions.then(async (): Promise<Attempt> => {
-      const outcome = await runCompletionJob(this.ctx, message.payload);
-      return outcome.ok ? { ok: true } : { ok: false, permanent: true, error: outcome.error };
-    });
-    this.completions = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
+  private async complete(message: OutboxMessageRow): Promise<Attempt> {
+    const outcome = await runCompletionJob(this.ctx, message.payload);
+    return outcome.ok ? { ok: true } : { ok: false, permanent: true, error: outcome.error };
   }
 
   private async sendWebhook(message: OutboxMessageRow): Promise<Attempt> {

@@ -3,8 +3,10 @@
 import { ConfigError, enumSetting, integerSetting } from '../setting-parsers.js';
 
 export interface OutboxConfig {
-  /** Messages one node delivers at once. */
+  /** Mails one node delivers at once, and webhooks, each kind with slots of its own. */
   concurrency: number;
+  /** Webhooks one node sends to one endpoint at once: what a slow receiver can hold. */
+  endpointConcurrency: number;
   /** The fallback check for due messages (a commit that writes messages wakes the nodes at once). */
   pollMs: number;
   /** How long a node holds a message it took; a node killed while sending frees it after this. */
@@ -25,7 +27,8 @@ export interface OutboxConfig {
 }
 
 export const OUTBOX_DEFAULTS = {
-  OUTBOX_CONCURRENCY: 8,
+  OUTBOX_CONCURRENCY: 32,
+  OUTBOX_ENDPOINT_CONCURRENCY: 8,
   OUTBOX_POLL_MS: 2000,
   OUTBOX_LEASE_SECONDS: 60,
   OUTBOX_RETRY_BASE_MS: 5000,
@@ -43,6 +46,7 @@ export function outboxSettings(get: (name: string) => string | undefined): Outbo
     integerSetting(name, get(name), OUTBOX_DEFAULTS[name], min, max);
   const config: OutboxConfig = {
     concurrency: int('OUTBOX_CONCURRENCY', 1, 256),
+    endpointConcurrency: int('OUTBOX_ENDPOINT_CONCURRENCY', 1, 256),
     pollMs: int('OUTBOX_POLL_MS', 10, 600_000),
     leaseMs: int('OUTBOX_LEASE_SECONDS', 1, 3600) * 1000,
     retryBaseMs: int('OUTBOX_RETRY_BASE_MS', 1, 3_600_000),

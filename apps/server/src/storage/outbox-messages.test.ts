@@ -1,7 +1,8 @@
 // The outbox's claim on each engine: of several handles (pools, processes) claiming at once,
 // each message goes to one; a lapsed lease lets another take it, and the first holder can then
-// no longer record an outcome; an announcement reaches listeners only once its transaction
-// commits.
+// no longer record an outcome; a claim takes only its lane's messages, and the walk of the
+// endpoints with due webhooks finds each once; an announcement reaches listeners only once its
+// transaction commits.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { engine, freshDatabaseEnv } from '../../test/engine.js';
 import { migratedDatabase, tempDir, testConfig } from '../../test/helpers.js';
@@ -11,6 +12,8 @@ import { CompiledQuery } from 'kysely';
 import {
   claimDueMessages,
   claimDueQuery,
+  dueWebhookEndpoints,
+  dueWebhookEndpointsQuery,
   insertOutboxMessages,
   recordAttempt,
   requeueMessage,
@@ -19,6 +22,7 @@ import { openDatabase } from './database.js';
 
 const T0 = '2025-01-01T00:00:00.000Z';
 const at = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000).toISOString();
+const mail = { kind: 'mail', endpointId: null } as const;
 
 describe(`outbox messages (${engine})`, () => {
   let dir: ReturnType<typeof tempDir>;
@@ -55,6 +59,7 @@ describe(`outbox messages (${engine})`, () => {
               now: at(1),
               leaseUntil: at(60),
               limit: 7,
+              lane: mail,
             });
             if (claimed.length === 0) return;
             taken[i]!.push(...claimed.map((m) => m.id));
@@ -76,17 +81,25 @@ describe(`outbox messages (${engine})`, () => {
       now: at(1),
       leaseUntil: at(60),
       limit: 10,
+      lane: mail,
     });
     expect(first).toMatchObject({ id: 'msg_0000', attempts: 1, claim: 'a' });
     // Held: not due before the lease ends.
     expect(
-      await claimDueMessages(db, { claim: 'b', now: at(59), leaseUntil: at(120), limit: 10 }),
+      await claimDueMessages(db, {
+        claim: 'b',
+        now: at(59),
+        leaseUntil: at(120),
+        limit: 10,
+        lane: mail,
+      }),
     ).toEqual([]);
     const [again] = await claimDueMessages(db, {
       claim: 'b',
       now: at(60),
       leaseUntil: at(120),
       limit: 10,
+      lane: mail,
     });
     expect(again).toMatchObject({ id: 'msg_0000', attempts: 2, claim: 'b' });
     const delivered = { kind: 'delivered' as const, now: at(61), clearPayload: true };
@@ -101,7 +114,13 @@ describe(`outbox messages (${engine})`, () => {
     });
     // Finished: nothing to claim; redelivery makes it due again with a fresh window.
     expect(
-      await claimDueMessages(db, { claim: 'c', now: at(999), leaseUntil: at(1999), limit: 10 }),
+      await claimDueMessages(db, {
+        claim: 'c',
+        now: at(999),
+        leaseUntil: at(1999),
+        limit: 10,
+        lane: mail,
+      }),
     ).toEqual([]);
     expect(await requeueMessage(db, 'msg_0000', at(1000))).toBe(true);
     expect(await requeueMessage(db, 'msg_0000', at(1000))).toBe(false);
@@ -110,8 +129,87 @@ describe(`outbox messages (${engine})`, () => {
       now: at(1000),
       leaseUntil: at(1060),
       limit: 10,
+      lane: mail,
     });
     expect(requeued).toMatchObject({ retries_since: at(1000), attempts: 3 });
+  });
+
+  /** Enterprise `ent_1` with endpoints `ep_1` … `ep_n`. */
+  async function endpoints(n: number): Promise<string[]> {
+    await db
+      .insertInto('enterprises')
+      .values({ id: 'ent_1', name: 'One', name_key: 'one', created_at: T0 })
+      .execute();
+    const ids = Array.from({ length: n }, (_, i) => `ep_${i + 1}`);
+    await db
+      .insertInto('webhook_endpoints')
+      .values(
+        ids.map((id) => ({
+          id,
+          enterprise_id: 'ent_1',
+          url: `https://${id}.example.test/`,
+          events: '*',
+          secret: 'sealed',
+          previous_secret: null,
+          previous_secret_until: null,
+          created_at: T0,
+        })),
+      )
+      .execute();
+    return ids;
+  }
+
+  const webhooks = (endpointId: string, n: number, from = 0) =>
+    Array.from({ length: n }, (_, i) => ({
+      id: `hook_${endpointId}_${String(from + i).padStart(4, '0')}`,
+      kind: 'webhook' as const,
+      enterpriseId: 'ent_1',
+      endpointId,
+      payload: '{}',
+    }));
+
+  it("takes only the lane it is asked for: mails, or one endpoint's webhooks", async () => {
+    const [one, two] = await endpoints(2);
+    await insertOutboxMessages(db, webhooks(one!, 5), T0);
+    await insertOutboxMessages(db, [...messages(2), ...webhooks(two!, 3)], at(1));
+    const claim = (lane: Parameters<typeof claimDueMessages>[1]['lane'], limit = 10) =>
+      claimDueMessages(db, { claim: 'x', now: at(2), leaseUntil: at(60), limit, lane }).then(
+        (rows) => rows.map((row) => row.id).sort(),
+      );
+    expect(await claim(mail)).toEqual(['msg_0000', 'msg_0001']);
+    expect(await claim({ kind: 'webhook', endpointId: two! })).toEqual(
+      webhooks(two!, 3).map((m) => m.id),
+    );
+    // The oldest first, up to the limit.
+    expect(await claim({ kind: 'webhook', endpointId: one! }, 2)).toEqual(
+      webhooks(one!, 2).map((m) => m.id),
+    );
+    expect(await claim({ kind: 'completion', endpointId: null })).toEqual([]);
+  });
+
+  it('finds each endpoint with due webhooks once, the longest waiting first', async () => {
+    const ids = await endpoints(5);
+    // ep_1: due since 30 s; ep_2: none; ep_3: due since 10 s, with a backlog; ep_4: held under a
+    // lease and waiting for a retry, none due; ep_5: due since 20 s, and one delivered.
+    await insertOutboxMessages(db, webhooks('ep_1', 1), at(30));
+    await insertOutboxMessages(db, webhooks('ep_3', 200), at(10));
+    await insertOutboxMessages(db, webhooks('ep_4', 2), at(0));
+    await insertOutboxMessages(db, webhooks('ep_5', 2), at(20));
+    await db
+      .updateTable('outbox_messages')
+      .set({ next_attempt_at: at(500) })
+      .where('endpoint_id', '=', 'ep_4')
+      .execute();
+    await db
+      .updateTable('outbox_messages')
+      .set({ status: 'delivered', next_attempt_at: at(0) })
+      .where('id', '=', webhooks('ep_5', 1)[0]!.id)
+      .execute();
+    expect(ids).toHaveLength(5);
+    expect(await dueWebhookEndpoints(db, at(100))).toEqual(['ep_3', 'ep_5', 'ep_1']);
+    expect(await dueWebhookEndpoints(db, at(15))).toEqual(['ep_3']);
+    expect(await dueWebhookEndpoints(db, at(5))).toEqual([]);
+    expect(await dueWebhookEndpoints(db, at(600))).toEqual(['ep_3', 'ep_5', 'ep_1', 'ep_4']);
   });
 
   it('announces messages to listeners when their transaction commits, never on rollback', async () => {
@@ -152,6 +250,7 @@ describe(`outbox messages (${engine})`, () => {
         now: T0,
         leaseUntil: at(60),
         limit: 8,
+        lane: mail,
       }).compile();
       const plan = await db.executeQuery<{ detail: string }>(
         CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
@@ -164,4 +263,39 @@ describe(`outbox messages (${engine})`, () => {
       expect(details.some((d) => /LIST SUBQUERY/.test(d))).toBe(true);
     },
   );
+
+  // A backlog of one endpoint must not be read by every claim: the walk seeks from one endpoint
+  // to the next in the lane index, and the claim of a lane reads its due messages only.
+  it.runIf(engine === 'sqlite')('walks the lane index, not the messages', async () => {
+    // A connection plans with the schema it last read: run the statements once first, so that
+    // both connections know of the lane index.
+    await dueWebhookEndpoints(db, T0);
+    await claimDueMessages(db, {
+      claim: 'c',
+      now: T0,
+      leaseUntil: at(60),
+      limit: 4,
+      lane: { kind: 'webhook', endpointId: 'ep_1' },
+    });
+    const compiled = claimDueQuery(db, {
+      claim: 'c',
+      now: T0,
+      leaseUntil: at(60),
+      limit: 4,
+      lane: { kind: 'webhook', endpointId: 'ep_1' },
+    }).compile();
+    const claimPlan = await db.executeQuery<{ detail: string }>(
+      CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
+    );
+    expect(claimPlan.rows.map((row) => row.detail).join('\n')).toMatch(
+      /SEARCH outbox_messages USING (COVERING )?INDEX outbox_messages_lane \(status=\? AND kind=\? AND endpoint_id=\? AND next_attempt_at<\?\)/,
+    );
+    const query = dueWebhookEndpointsQuery(T0).compile(db);
+    const walk = await db.executeQuery<{ detail: string }>(
+      CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
+    );
+    const details = walk.rows.map((row) => row.detail);
+    expect(details.filter((d) => /SCAN outbox_messages/.test(d))).toEqual([]);
+    expect(details.filter((d) => /outbox_messages_lane/.test(d)).length).toBeGreaterThanOrEqual(3);
+  });
 });

@@ -60,30 +60,44 @@ export async function insertOutboxMessages(
 }
 
 /**
- * Takes up to `limit` pending messages due at `now`, for `leaseUntil`: each gets the claim token
- * and one more attempt. On PostgreSQL rows another node is taking right now are skipped. The
- * UPDATE names only the ids (chosen-rows.ts says why: a second "pending and due" test cost 2.5 ms
- * a claim on SQLite under a backlog of 10,000).
+ * A line of messages that a node serves with slots of its own (outbox/dispatcher.ts): mails,
+ * completion jobs, and the webhooks of each endpoint, so that a slow receiver holds only its own.
  */
-export async function claimDueMessages(
-  db: Db,
-  options: { claim: string; now: IsoDate; leaseUntil: IsoDate; limit: number },
-): Promise<OutboxMessageRow[]> {
+export interface OutboxLane {
+  kind: OutboxKind;
+  /** The endpoint of a webhook lane; null for mails and completion jobs. */
+  endpointId: string | null;
+}
+
+export interface ClaimOptions {
+  claim: string;
+  now: IsoDate;
+  leaseUntil: IsoDate;
+  limit: number;
+  lane: OutboxLane;
+}
+
+/**
+ * Takes up to `limit` pending messages of `lane` due at `now`, for `leaseUntil`: each gets the
+ * claim token and one more attempt. On PostgreSQL rows another node is taking right now are
+ * skipped. The UPDATE names only the ids (chosen-rows.ts says why: a second "pending and due"
+ * test cost 2.5 ms a claim on SQLite under a backlog of 10,000).
+ */
+export async function claimDueMessages(db: Db, options: ClaimOptions): Promise<OutboxMessageRow[]> {
   return claimDueQuery(db, options).execute();
 }
 
 /** claimDueMessages' statement, not run (its plan is tested). */
-export function claimDueQuery(
-  db: Db,
-  options: { claim: string; now: IsoDate; leaseUntil: IsoDate; limit: number },
-) {
-  const { claim, now, leaseUntil, limit } = options;
+export function claimDueQuery(db: Db, options: ClaimOptions) {
+  const { claim, now, leaseUntil, limit, lane } = options;
   const due = chosenRows(
     db,
     db
       .selectFrom('outbox_messages')
       .select('id')
       .where('status', '=', 'pending')
+      .where('kind', '=', lane.kind)
+      .where('endpoint_id', lane.endpointId === null ? 'is' : '=', lane.endpointId)
       .where('next_attempt_at', '<=', now)
       .orderBy('next_attempt_at'),
     limit,
@@ -93,6 +107,41 @@ export function claimDueQuery(
     .set({ claim, next_attempt_at: leaseUntil, attempts: sql<number>`attempts + 1` })
     .where('id', 'in', due)
     .returningAll();
+}
+
+/**
+ * The endpoints with webhooks due at `now`, the longest waiting first. A walk of the lane index
+ * (migration 0028) from one endpoint with pending messages to the next: a step per such
+ * endpoint, however many messages each has waiting.
+ */
+export async function dueWebhookEndpoints(db: Db, now: IsoDate): Promise<string[]> {
+  const { rows } = await dueWebhookEndpointsQuery(now).execute(db);
+  return rows.map((row) => row.endpoint_id);
+}
+
+/** dueWebhookEndpoints' statement, not run (its plan is tested). */
+export function dueWebhookEndpointsQuery(now: IsoDate) {
+  const pending = sql`m.status = 'pending' and m.kind = 'webhook'`;
+  return sql<{ endpoint_id: string; due: IsoDate }>`
+    with recursive lanes(endpoint_id) as (
+      select (select m.endpoint_id from outbox_messages m
+              where ${pending} and m.endpoint_id is not null
+              order by m.endpoint_id limit 1)
+      union all
+      select (select m.endpoint_id from outbox_messages m
+              where ${pending} and m.endpoint_id > lanes.endpoint_id
+              order by m.endpoint_id limit 1)
+      from lanes where lanes.endpoint_id is not null
+    )
+    select endpoint_id, due from (
+      select lanes.endpoint_id,
+             (select m.next_attempt_at from outbox_messages m
+              where ${pending} and m.endpoint_id = lanes.endpoint_id
+              order by m.next_attempt_at limit 1) as due
+      from lanes where lanes.endpoint_id is not null
+    ) firsts
+    where due <= ${now}
+    order by due`;
 }
 
 /** When the next pending message falls due (or its lease ends); undefined when none waits. */

@@ -21,6 +21,7 @@ import { completedDocuments } from './0024-completed-documents.js';
 import { deferredTextIndex } from './0025-deferred-text-index.js';
 import { textStatistics } from './0026-text-statistics.js';
 import { spentTokensIndex } from './0027-spent-tokens-index.js';
+import { outboxLanes } from './0028-outbox-lanes.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0025_deferred_text_index': deferredTextIndex,
   '0026_text_statistics': textStatistics,
   '0027_spent_tokens_index': spentTokensIndex,
+  '0028_outbox_lanes': outboxLanes,
 };

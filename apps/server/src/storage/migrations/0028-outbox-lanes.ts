@@ -1,0 +1,19 @@
+// The outbox's lanes (outbox/dispatcher.ts): a node serves mails, completion jobs and each webhook
+// endpoint with slots of their own, and claims a lane's due messages through this index: the
+// lane's kind and endpoint, then its messages in order of their due time. It also takes the
+// dispatcher from one endpoint with pending webhooks to the next without reading the messages
+// between (storage/outbox-messages.ts: dueWebhookEndpoints).
+import type { Kysely, Migration } from 'kysely';
+
+export const outboxLanes: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createIndex('outbox_messages_lane')
+      .on('outbox_messages')
+      .columns(['status', 'kind', 'endpoint_id', 'next_attempt_at'])
+      .execute();
+  },
+  async down(db: Kysely<any>) {
+    await db.schema.dropIndex('outbox_messages_lane').ifExists().execute();
+  },
+};
