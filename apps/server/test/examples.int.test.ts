@@ -183,6 +183,10 @@ describe('expense approval in a browser (the session form, as a browser posts it
     await ensureDemoPeople(h.domain, h.b.enterpriseId);
     const { employee, manager } = DEMO_PEOPLE;
     const { cookie, page } = await enterAsEmployee('expense-approval');
+    // The pal's `enter` filled in the employee's name from input.person.
+    expect(/<input[^>]*name="employeeName"[^>]*>/.exec(page.text)?.[0]).toContain(
+      `value="${employee.firstName} ${employee.lastName}"`,
+    );
     const mailsBefore = h.mails.length;
     const submitted = await pages.post(cookie, {
       csrf: csrfOf(page),

@@ -47,6 +47,7 @@ export type {
   PalRoles,
   PalTransaction,
   PalVars,
+  Person,
   RunInputBase,
   TransactionInput,
   TransactionReturn,

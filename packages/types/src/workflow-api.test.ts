@@ -74,6 +74,26 @@ export function submit(input, pal) {
     );
   });
 
+  it('accept an entry that fills in the person, and flag a person taken for a string', () => {
+    expect(
+      check(`
+/** @param {import(API).TransactionInput} input
+ *  @param {import(API).Pal} pal */
+export function enter(input, pal) {
+  const { firstName, lastName, email } = input.person ?? { firstName: '', lastName: '', email: '' };
+  pal.documents?.setField('documents/claim.pdf', 'name', \`\${firstName} \${lastName}\`);
+  pal.vars.set('email', email);
+}`),
+    ).toEqual([]);
+    expect(
+      check(`
+/** @param {import(API).TransactionInput} input */
+export function enter(input) {
+  return input.person.toUpperCase();
+}`).join('\n'),
+    ).toMatch(/'input.person' is possibly 'undefined'[\s\S]*Property 'toUpperCase' does not exist/);
+  });
+
   it('accept a run that hands the completed PDF on, and flag using it as a string unchecked', () => {
     expect(
       check(`

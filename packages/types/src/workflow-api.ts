@@ -144,6 +144,19 @@ export interface RunInputBase {
   action: string;
   /** The SSO of an entry or mail link. */
   sso?: string;
+  /**
+   * The person of that SSO, in runs a browser session starts (an entry, a mail link, a session
+   * page's form), so a workflow can fill in what the service knows instead of asking for it.
+   * A guest of a P3 entry (`userSSO=auto`) is named "Guest" and a tag.
+   */
+  person?: Person;
+}
+
+/** A person as the enterprise knows them: the account of an SSO. */
+export interface Person {
+  firstName: string;
+  lastName: string;
+  email: string;
 }
 
 /** Input of the `console` module (C2, C7, C6 entries). */

@@ -21,7 +21,7 @@ import {
   type SessionStart,
 } from '../domain/sessions.js';
 import type { GivenSignature } from '../domain/document-state.js';
-import { createSso } from '../domain/ssos.js';
+import { createSso, getSso } from '../domain/ssos.js';
 import type { DocumentSubmission, UploadInfo } from '../domain/transaction-documents.js';
 import { assignRole } from '../domain/transaction-roles.js';
 import { redeemToken, type RedeemedToken } from '../domain/tokens.js';
@@ -176,11 +176,16 @@ export async function runAction(
   /** The transaction as the caller just read it (TransactionRunOptions.known). */
   known?: KnownTransaction,
 ): Promise<ActionOutcome> {
+  const sso = session.ssoId ? await getSso(ctx, session.enterpriseId, session.ssoId) : undefined;
   const input = {
     values,
     ...(form ? { signatures: form.signatures, uploads: form.uploads } : {}),
     action,
     ...(session.ssoId ? { sso: session.ssoId } : {}),
+    // The page never asks a person for what the service knows of them: the workflow may fill it in.
+    ...(sso
+      ? { person: { firstName: sso.firstName, lastName: sso.lastName, email: sso.email } }
+      : {}),
   };
   // A missing module or export is no error: the action did not run.
   const failed: RunAnswer<ActionOutcome>['failed'] = (failure) =>

@@ -151,6 +151,15 @@ export function reopen(input, pal) {
 
 /** Runs when a person enters the transaction (T5, P3 tokens). */
 export function enter(input, pal) {
+  // The employee who opened the claim is known by the entry: their name is filled in, not typed.
+  const owner = pal.roles.list().some((r) => r.sso === input.sso && r.role === 'owner');
+  if (input.person && owner && fieldValue(pal, 'employeeName') === '') {
+    pal.documents.setField(
+      CLAIM,
+      'employeeName',
+      `${input.person.firstName} ${input.person.lastName}`,
+    );
+  }
   return { messages: [{ message: describe(pal), type: 'INFO' }] };
 }
 
@@ -167,6 +176,12 @@ export function run(input, pal) {
 /** A session's form posts the claim's fields and signatures; T6 posts a "step". */
 function fromBrowser(input) {
   return Array.isArray(input.signatures) && input.values.step === undefined;
+}
+
+/** A field of the claim as it stands ('' when empty). */
+function fieldValue(pal, id) {
+  const claim = pal.documents.list().find((d) => d.filename === CLAIM);
+  return claim?.fields?.find((f) => f.id === id)?.value ?? '';
 }
 
 /** The signature is given in this form, or was kept before. */
