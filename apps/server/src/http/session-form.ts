@@ -176,6 +176,7 @@ export async function registerSessionForm(
     let outcome;
     try {
       outcome = await runAction(domain, session, verdict.action, verdict.values, request.id, {
+        sso: sso ?? null,
         signatures: verdict.signatures,
         uploads: verdict.uploads,
         submission: verdict.submission,

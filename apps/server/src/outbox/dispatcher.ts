@@ -21,10 +21,10 @@ import {
   claimDueMessages,
   countDueMessages,
   deleteFinishedMessages,
-  dueWebhookEndpoints,
-  nextDueAt,
+  laneHeads,
   recordAttempt,
   type AttemptOutcome,
+  type LaneHead,
   type OutboxLane,
   type OutboxMessageRow,
 } from '../storage/outbox-messages.js';
@@ -49,6 +49,14 @@ const COMPLETION_SLOTS = 1;
 const MAIL_LANE: OutboxLane = { kind: 'mail', endpointId: null };
 const COMPLETION_LANE: OutboxLane = { kind: 'completion', endpointId: null };
 
+/** The endpoints with webhooks due at `now`, the one waiting longest first. */
+function dueEndpoints(heads: readonly LaneHead[], now: IsoDate): string[] {
+  return heads
+    .filter((head) => head.kind === 'webhook' && head.due !== null && head.due <= now)
+    .sort((a, b) => (a.due! < b.due! ? -1 : a.due! > b.due! ? 1 : 0))
+    .map((head) => head.endpointId!);
+}
+
 /** The key of a message's lane in the dispatcher's counts of deliveries under way. */
 function laneKey(message: Pick<OutboxMessageRow, 'kind' | 'endpoint_id'>): string {
   return message.kind === 'webhook' ? `webhook ${message.endpoint_id}` : message.kind;
@@ -72,6 +80,8 @@ export class OutboxDispatcher {
   }[] = [];
   private readonly sender: WebhookSender;
   private timer: NodeJS.Timeout | undefined;
+  /** When the timer fires (Date.now() time). */
+  private timerAt = Infinity;
   private sweepTimer: NodeJS.Timeout | undefined;
   private stopListening: (() => Promise<void>) | undefined;
   private pumping = false;
@@ -203,21 +213,21 @@ export class OutboxDispatcher {
       if (looks('mail')) await take(MAIL_LANE, concurrency - this.kindLoad.mail);
       if (looks('completion'))
         await take(COMPLETION_LANE, COMPLETION_SLOTS - this.kindLoad.completion);
+      if (!walk && freedEndpoints.length === 0) return claimed;
       let room = concurrency - this.kindLoad.webhook;
-      const endpoints = walk ? await dueWebhookEndpoints(db, options.now) : freedEndpoints;
+      const endpoints = walk ? dueEndpoints(await laneHeads(db), options.now) : freedEndpoints;
+      // Whether an endpoint got fewer than its own slots allow because the webhook slots ran out:
+      // then the next freed webhook slot, whoever's, looks at every endpoint again.
       let waiting = false;
       for (const endpointId of endpoints) {
-        if (room <= 0) {
-          waiting = walk;
-          break;
-        }
         const load = this.laneLoad.get(laneKey({ kind: 'webhook', endpoint_id: endpointId })) ?? 0;
-        room -= await take(
-          { kind: 'webhook', endpointId },
-          Math.min(room, endpointConcurrency - load),
-        );
+        const own = endpointConcurrency - load;
+        if (own <= 0) continue;
+        if (room < own) waiting = true;
+        if (room <= 0) break;
+        room -= await take({ kind: 'webhook', endpointId }, Math.min(room, own));
       }
-      if (walk) this.webhooksWaiting = waiting;
+      this.webhooksWaiting = waiting;
       return claimed;
     };
     const oneStatement = !walk && lanes.length === 1;
@@ -245,34 +255,40 @@ export class OutboxDispatcher {
       this.freed.set(lane, { kind, endpointId: message.endpoint_id });
       void this.pump();
     });
-    void delivery.finally(() => this.inFlight.delete(delivery));
+    void delivery
+      .catch((error: unknown) => this.ctx.log.error({ err: error }, 'outbox: an attempt failed'))
+      .finally(() => this.inFlight.delete(delivery));
   }
 
-  /** Whether some lane has every slot taken (its deliveries pump again as they end). */
-  private someLaneFull(): boolean {
-    const { concurrency, endpointConcurrency } = this.config;
-    if (this.kindLoad.mail >= concurrency || this.kindLoad.webhook >= concurrency) return true;
-    if (this.kindLoad.completion >= COMPLETION_SLOTS) return true;
-    for (const [lane, load] of this.laneLoad)
-      if (lane.startsWith('webhook ') && load >= endpointConcurrency) return true;
-    return false;
-  }
-
-  /** A timer for the next due message (a retry, a lapsed lease), at most OUTBOX_POLL_MS away. */
+  /**
+   * A timer for the next due message (a retry, a lapsed lease) of a lane with a free slot, at most
+   * OUTBOX_POLL_MS away. A full lane needs none: each of its attempts, as it ends, looks again.
+   */
   private async scheduleNext(): Promise<void> {
-    // A full lane pumps again as each of its deliveries ends, and takes what is due then (its
-    // own and every other lane's); the next due time may be one of its own messages, due now
-    // but waiting for a slot. A query for it per delivery would cost a tenth of a delivery.
-    if (this.someLaneFull()) return this.schedule(this.config.pollMs);
-    const due = await nextDueAt(this.ctx.db);
-    const wait = due ? Date.parse(due) - this.ctx.now().getTime() : this.config.pollMs;
-    this.schedule(Math.min(this.config.pollMs, wait));
+    const { concurrency, endpointConcurrency } = this.config;
+    const free = (head: LaneHead) => {
+      if (head.kind === 'mail') return this.kindLoad.mail < concurrency;
+      if (head.kind === 'completion') return this.kindLoad.completion < COMPLETION_SLOTS;
+      const load = this.laneLoad.get(laneKey({ kind: 'webhook', endpoint_id: head.endpointId }));
+      return this.kindLoad.webhook < concurrency && (load ?? 0) < endpointConcurrency;
+    };
+    const next = Math.min(
+      ...(await laneHeads(this.ctx.db))
+        .filter((head) => head.due !== null && free(head))
+        .map((head) => Date.parse(head.due!)),
+    );
+    this.schedule(Math.min(this.config.pollMs, next - this.ctx.now().getTime()));
   }
 
   private schedule(waitMs: number): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.wake(), Math.max(MIN_WAIT_MS, waitMs));
+    const wait = Math.max(MIN_WAIT_MS, waitMs);
+    this.timerAt = Date.now() + wait;
+    this.timer = setTimeout(() => {
+      this.timerAt = Infinity;
+      this.wake();
+    }, wait);
     this.timer.unref();
   }
 
@@ -320,8 +336,9 @@ export class OutboxDispatcher {
     } else if (outcome.kind === 'retry') {
       this.counts.retried += 1;
       log.warn({ ...fields, error: outcome.error, retryAt: outcome.at }, 'outbox: will retry');
-      // Its retry may come before the timer: set the timer anew.
-      this.wake();
+      // A retry due before the timer fires brings the timer forward.
+      const wait = Date.parse(outcome.at) - this.ctx.now().getTime();
+      if (Date.now() + wait < this.timerAt) this.schedule(wait);
     } else {
       this.counts.failed += 1;
       log.error({ ...fields, error: outcome.error }, 'outbox: gave up, marked failed');

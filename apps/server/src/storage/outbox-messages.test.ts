@@ -8,13 +8,13 @@ import { engine, freshDatabaseEnv } from '../../test/engine.js';
 import { migratedDatabase, tempDir, testConfig } from '../../test/helpers.js';
 import type { Db } from './database.js';
 import { dialectOf } from './adapter-dialect.js';
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import {
   claimDueMessages,
   claimDueQuery,
-  dueWebhookEndpoints,
-  dueWebhookEndpointsQuery,
   insertOutboxMessages,
+  laneHeads,
+  laneHeadsQuery,
   recordAttempt,
   requeueMessage,
 } from './outbox-messages.js';
@@ -187,7 +187,7 @@ describe(`outbox messages (${engine})`, () => {
     expect(await claim({ kind: 'completion', endpointId: null })).toEqual([]);
   });
 
-  it('finds each endpoint with due webhooks once, the longest waiting first', async () => {
+  it('finds when each lane falls due: mails, completion jobs, each endpoint once', async () => {
     const ids = await endpoints(5);
     // ep_1: due since 30 s; ep_2: none; ep_3: due since 10 s, with a backlog; ep_4: held under a
     // lease and waiting for a retry, none due; ep_5: due since 20 s, and one delivered.
@@ -205,11 +205,23 @@ describe(`outbox messages (${engine})`, () => {
       .set({ status: 'delivered', next_attempt_at: at(0) })
       .where('id', '=', webhooks('ep_5', 1)[0]!.id)
       .execute();
+    await insertOutboxMessages(db, messages(3), at(40));
     expect(ids).toHaveLength(5);
-    expect(await dueWebhookEndpoints(db, at(100))).toEqual(['ep_3', 'ep_5', 'ep_1']);
-    expect(await dueWebhookEndpoints(db, at(15))).toEqual(['ep_3']);
-    expect(await dueWebhookEndpoints(db, at(5))).toEqual([]);
-    expect(await dueWebhookEndpoints(db, at(600))).toEqual(['ep_3', 'ep_5', 'ep_1', 'ep_4']);
+    const heads = await laneHeads(db);
+    expect(
+      heads
+        .filter((h) => h.kind === 'webhook')
+        .sort((a, b) => (a.endpointId! < b.endpointId! ? -1 : 1)),
+    ).toEqual([
+      { kind: 'webhook', endpointId: 'ep_1', due: at(30) },
+      { kind: 'webhook', endpointId: 'ep_3', due: at(10) },
+      { kind: 'webhook', endpointId: 'ep_4', due: at(500) },
+      { kind: 'webhook', endpointId: 'ep_5', due: at(20) },
+    ]);
+    expect(heads.filter((h) => h.kind !== 'webhook')).toEqual([
+      { kind: 'mail', endpointId: null, due: at(40) },
+      { kind: 'completion', endpointId: null, due: null },
+    ]);
   });
 
   it('announces messages to listeners when their transaction commits, never on rollback', async () => {
@@ -264,12 +276,39 @@ describe(`outbox messages (${engine})`, () => {
     },
   );
 
+  // PostgreSQL reads an index in order only past equalities: each lane's claim must take its
+  // first due messages from an index, not sort every due one (mails have no endpoint, so they
+  // have an index of their own).
+  it.runIf(engine === 'postgres')('claims each lane in index order on PostgreSQL', async () => {
+    for (const lane of [mail, { kind: 'webhook', endpointId: 'ep_1' } as const]) {
+      const compiled = claimDueQuery(db, {
+        claim: 'c',
+        now: T0,
+        leaseUntil: at(60),
+        limit: 4,
+        lane,
+      }).compile();
+      const plan = await db.transaction().execute(async (trx) => {
+        // An empty table is read whole; the plan for a backlog is the one asked about.
+        await sql`set local enable_seqscan = off`.execute(trx);
+        return trx.executeQuery<{ 'QUERY PLAN': string }>(
+          CompiledQuery.raw(`explain ${compiled.sql}`, [...compiled.parameters]),
+        );
+      });
+      const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect(text).not.toMatch(/Sort/);
+      expect(text).toMatch(
+        lane.kind === 'mail' ? /outbox_messages_kind_due/ : /outbox_messages_lane/,
+      );
+    }
+  });
+
   // A backlog of one endpoint must not be read by every claim: the walk seeks from one endpoint
   // to the next in the lane index, and the claim of a lane reads its due messages only.
   it.runIf(engine === 'sqlite')('walks the lane index, not the messages', async () => {
     // A connection plans with the schema it last read: run the statements once first, so that
     // both connections know of the lane index.
-    await dueWebhookEndpoints(db, T0);
+    await laneHeads(db);
     await claimDueMessages(db, {
       claim: 'c',
       now: T0,
@@ -290,7 +329,7 @@ describe(`outbox messages (${engine})`, () => {
     expect(claimPlan.rows.map((row) => row.detail).join('\n')).toMatch(
       /SEARCH outbox_messages USING (COVERING )?INDEX outbox_messages_lane \(status=\? AND kind=\? AND endpoint_id=\? AND next_attempt_at<\?\)/,
     );
-    const query = dueWebhookEndpointsQuery(T0).compile(db);
+    const query = laneHeadsQuery().compile(db);
     const walk = await db.executeQuery<{ detail: string }>(
       CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
     );

@@ -109,49 +109,46 @@ export function claimDueQuery(db: Db, options: ClaimOptions) {
     .returningAll();
 }
 
-/**
- * The endpoints with webhooks due at `now`, the longest waiting first. A walk of the lane index
- * (migration 0028) from one endpoint with pending messages to the next: a step per such
- * endpoint, however many messages each has waiting.
- */
-export async function dueWebhookEndpoints(db: Db, now: IsoDate): Promise<string[]> {
-  const { rows } = await dueWebhookEndpointsQuery(now).execute(db);
-  return rows.map((row) => row.endpoint_id);
+/** A lane's first pending message: when it falls due (or its lease ends); null when none waits. */
+export interface LaneHead extends OutboxLane {
+  due: IsoDate | null;
 }
 
-/** dueWebhookEndpoints' statement, not run (its plan is tested). */
-export function dueWebhookEndpointsQuery(now: IsoDate) {
-  const pending = sql`m.status = 'pending' and m.kind = 'webhook'`;
-  return sql<{ endpoint_id: string; due: IsoDate }>`
+/**
+ * When each lane's first pending message falls due: mails, completion jobs, and every endpoint
+ * with pending webhooks. A walk of the lane index (migration 0028) from one such endpoint to the
+ * next: two index seeks per endpoint, however many messages each has waiting.
+ */
+export async function laneHeads(db: Db): Promise<LaneHead[]> {
+  const { rows } = await laneHeadsQuery().execute(db);
+  return rows.map((row) => ({ kind: row.kind, endpointId: row.endpoint_id, due: row.due }));
+}
+
+/** laneHeads' statement, not run (its plan is tested). */
+export function laneHeadsQuery() {
+  const pending = (kind: OutboxKind) => sql`m.status = 'pending' and m.kind = ${sql.lit(kind)}`;
+  const head = (kind: OutboxKind) => sql`(select m.next_attempt_at from outbox_messages m
+    where ${pending(kind)} and m.endpoint_id is null order by m.next_attempt_at limit 1)`;
+  return sql<{ kind: OutboxKind; endpoint_id: string | null; due: IsoDate | null }>`
     with recursive lanes(endpoint_id) as (
       select (select m.endpoint_id from outbox_messages m
-              where ${pending} and m.endpoint_id is not null
+              where ${pending('webhook')} and m.endpoint_id is not null
               order by m.endpoint_id limit 1)
       union all
       select (select m.endpoint_id from outbox_messages m
-              where ${pending} and m.endpoint_id > lanes.endpoint_id
+              where ${pending('webhook')} and m.endpoint_id > lanes.endpoint_id
               order by m.endpoint_id limit 1)
       from lanes where lanes.endpoint_id is not null
     )
-    select endpoint_id, due from (
-      select lanes.endpoint_id,
-             (select m.next_attempt_at from outbox_messages m
-              where ${pending} and m.endpoint_id = lanes.endpoint_id
-              order by m.next_attempt_at limit 1) as due
-      from lanes where lanes.endpoint_id is not null
-    ) firsts
-    where due <= ${now}
-    order by due`;
-}
-
-/** When the next pending message falls due (or its lease ends); undefined when none waits. */
-export async function nextDueAt(db: Db): Promise<IsoDate | undefined> {
-  const row = await db
-    .selectFrom('outbox_messages')
-    .select((eb) => eb.fn.min('next_attempt_at').as('due'))
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return (row?.due as IsoDate | null | undefined) ?? undefined;
+    select 'webhook' as kind, lanes.endpoint_id,
+           (select m.next_attempt_at from outbox_messages m
+            where ${pending('webhook')} and m.endpoint_id = lanes.endpoint_id
+            order by m.next_attempt_at limit 1) as due
+    from lanes where lanes.endpoint_id is not null
+    union all
+    select 'mail', null, ${head('mail')}
+    union all
+    select 'completion', null, ${head('completion')}`;
 }
 
 /** How many pending messages are due at `now` (not held by a node). */

@@ -57,7 +57,8 @@ export interface RunAnswer<T> {
 export interface RunOptions<T> {
   exportName: string;
   /** The export's input, in JSON wire form, for the pal that runs (a transaction names it). */
-  input: (palId: string) => object;
+  /** Asked only when the run is about to start (an export the module lacks asks nothing). */
+  input: (palId: string) => object | Promise<object>;
   answer: RunAnswer<T>;
   requestId?: string;
 }
@@ -453,7 +454,7 @@ async function execute<T>(
       ...job,
       ...jobBounds(ctx.config),
       exportName: options.exportName,
-      inputJson: JSON.stringify(options.input(palId)),
+      inputJson: JSON.stringify(await options.input(palId)),
     },
     enterpriseId,
   );

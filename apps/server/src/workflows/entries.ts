@@ -5,6 +5,7 @@
 // export is no error. Then a browser session starts, showing the outcome. An entry whose person
 // may not act (domain/session-standing.ts) starts nothing; an action on a transaction whose
 // systemStatus forbids runs is not run, and the page says so.
+import type { Person } from '@pal-workflow/types';
 import type { WorkflowContext } from './context.js';
 import { recordAudit } from '../domain/audit.js';
 import { ConflictError, ForbiddenError, GoneError, TooManyRunsError } from '../domain/errors.js';
@@ -21,7 +22,8 @@ import {
   type SessionStart,
 } from '../domain/sessions.js';
 import type { GivenSignature } from '../domain/document-state.js';
-import { createSso, getSso } from '../domain/ssos.js';
+import { createSso } from '../domain/ssos.js';
+import { findSso } from '../storage/ssos.js';
 import type { DocumentSubmission, UploadInfo } from '../domain/transaction-documents.js';
 import { assignRole } from '../domain/transaction-roles.js';
 import { redeemToken, type RedeemedToken } from '../domain/tokens.js';
@@ -145,18 +147,29 @@ async function enterNewTransaction(
   return createSession(ctx, { ...start, outcome: outcome.ran ? outcome : null });
 }
 
+/** Where a guest's made-up address is: no mail goes there, and nothing is known of them. */
+const GUEST_DOMAIN = '@guest.invalid';
+
 /** P3 with userSSO=auto: a person of the enterprise known only by this SSO. */
 async function guestSso(ctx: WorkflowContext, enterpriseId: string): Promise<string> {
   const tag = randomId(9);
   return createSso(ctx, enterpriseId, {
     firstName: 'Guest',
     lastName: tag,
-    email: `guest-${tag.toLowerCase()}@guest.invalid`,
+    email: `guest-${tag.toLowerCase()}${GUEST_DOMAIN}`,
   });
+}
+
+/** A run's `input.person`: the session's SSO as the enterprise knows them; none for a guest. */
+function personOf(sso: Person | null | undefined): { person?: Person } {
+  if (!sso || sso.email.endsWith(GUEST_DOMAIN)) return {};
+  return { person: { firstName: sso.firstName, lastName: sso.lastName, email: sso.email } };
 }
 
 /** What a session page's form gives a run beside its values (domain/form-submission.ts). */
 export interface FormRun {
+  /** The session's SSO as the form read it (for `input.person`); null for an anonymous session. */
+  sso: Person | null;
   /** `input.signatures`. */
   signatures: GivenSignature[];
   /** `input.uploads`: the form's files, described. */
@@ -176,16 +189,20 @@ export async function runAction(
   /** The transaction as the caller just read it (TransactionRunOptions.known). */
   known?: KnownTransaction,
 ): Promise<ActionOutcome> {
-  const sso = session.ssoId ? await getSso(ctx, session.enterpriseId, session.ssoId) : undefined;
-  const input = {
-    values,
-    ...(form ? { signatures: form.signatures, uploads: form.uploads } : {}),
-    action,
-    ...(session.ssoId ? { sso: session.ssoId } : {}),
-    // The page never asks a person for what the service knows of them: the workflow may fill it in.
-    ...(sso
-      ? { person: { firstName: sso.firstName, lastName: sso.lastName, email: sso.email } }
-      : {}),
+  const input = async () => {
+    const sso = form
+      ? form.sso
+      : session.ssoId
+        ? await findSso(ctx.db, session.enterpriseId, session.ssoId)
+        : null;
+    return {
+      values,
+      ...(form ? { signatures: form.signatures, uploads: form.uploads } : {}),
+      action,
+      ...(session.ssoId ? { sso: session.ssoId } : {}),
+      // A page never asks a person for what the service knows of them: the workflow may fill it in.
+      ...personOf(sso),
+    };
   };
   // A missing module or export is no error: the action did not run.
   const failed: RunAnswer<ActionOutcome>['failed'] = (failure) =>
@@ -207,14 +224,18 @@ export async function runAction(
     return session.transactionId === null
       ? await runConsoleModule(ctx, session.enterpriseId, session.palId, {
           exportName: action,
-          input: (palId) => ({ ...input, palId }),
+          input: async (palId) => ({ ...(await input()), palId }),
           answer: { shape: (value, palId) => shown(consoleResult(value, palId)), failed },
           requestId,
         })
       : await runTransactionModule(ctx, session.enterpriseId, session.transactionId, {
           exportName: action,
           webService: false,
-          input: (palId) => ({ ...input, transactionId: session.transactionId!, palId }),
+          input: async (palId) => ({
+            ...(await input()),
+            transactionId: session.transactionId!,
+            palId,
+          }),
           answer: {
             shape: (value, palId) => shown(transactionResult(value, palId, session.transactionId!)),
             failed,

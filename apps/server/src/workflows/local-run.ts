@@ -74,7 +74,7 @@ export async function runLocally(
     module: options.module,
     ...jobBounds(config),
     exportName: options.exportName,
-    inputJson: JSON.stringify(run.input(palId)),
+    inputJson: JSON.stringify(await run.input(palId)),
     vars: options.vars ?? {},
     ...(options.module === 'transaction'
       ? {

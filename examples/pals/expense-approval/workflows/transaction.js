@@ -151,9 +151,11 @@ export function reopen(input, pal) {
 
 /** Runs when a person enters the transaction (T5, P3 tokens). */
 export function enter(input, pal) {
-  // The employee who opened the claim is known by the entry: their name is filled in, not typed.
+  // The employee who opened the claim is known by the entry: their name is filled in, not typed,
+  // while the claim is theirs to change (not once submitted).
   const owner = pal.roles.list().some((r) => r.sso === input.sso && r.role === 'owner');
-  if (input.person && owner && fieldValue(pal, 'employeeName') === '') {
+  const editable = !['SUBMITTED', 'APPROVED'].includes(pal.transaction.status);
+  if (input.person && owner && editable && fieldValue(pal, 'employeeName') === '') {
     pal.documents.setField(
       CLAIM,
       'employeeName',
