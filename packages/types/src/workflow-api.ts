@@ -147,7 +147,7 @@ export interface RunInputBase {
   /**
    * The person of that SSO, in runs a browser session starts (an entry, a mail link, a session
    * page's form), so a workflow can fill in what the service knows instead of asking for it.
-   * A guest of a P3 entry (`userSSO=auto`) is named "Guest" and a tag.
+   * Absent for a guest of a P3 entry (`userSSO=auto`), of whom nothing is known.
    */
   person?: Person;
 }
