@@ -151,6 +151,8 @@ describe('tokens and entry', () => {
     );
     expect(page.text).toContain('<dd id="your-role">owner</dd>');
     expect(page.text).toMatch(/welcome [A-Za-z0-9_-]{22} as owner/);
+    // Nothing is known of a guest: the run gets no input.person.
+    expect(page.text).not.toContain('you are');
     const after = (
       await h.a.json.transactions.searchTransactionsRaw({ palId: 'wf-tx' })
     ).raw.headers.get('X-Total-Count');
@@ -161,6 +163,7 @@ describe('tokens and entry', () => {
     const url = await h.a.json.pals.createPalToken({ palId: 'wf-tx', userSSO: sso });
     const { page } = await enter(url.split('/').pop()!);
     expect(page.text).toContain(`welcome ${sso} as owner`);
+    expect(page.text).toContain('you are Eno Entry, eno@example.test');
 
     await h.a.json.console.grantConsolePalAccess({
       palId: 'wf-console',
