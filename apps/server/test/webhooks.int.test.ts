@@ -17,10 +17,12 @@ import {
 import { OutboxDispatcher } from '../src/outbox/dispatcher.js';
 import { runAction } from '../src/workflows/entries.js';
 import { form, startHarness, type Harness } from './harness.js';
-import { testContext } from './helpers.js';
+import { manualClock, testContext } from './helpers.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'workflow-pals');
+/** OUTBOX_RETRY_WINDOW_HOURS' default, 72 hours. */
+const RETRY_WINDOW_MS = 72 * 3_600_000;
 const ROOT = '/services/rest';
 
 let h: Harness;
@@ -284,10 +286,8 @@ describe('retries, failure and redelivery', () => {
   });
 
   it('past its retry window a message is marked failed; redeliver sends it again, same id', async () => {
-    const t = await testContext({
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      OUTBOX_RETRY_WINDOW_HOURS: '0',
-    });
+    const clock = manualClock(new Date());
+    const t = await testContext({ WEBHOOK_ALLOW_PRIVATE: 'true' }, { now: clock.now });
     const dispatcher = new OutboxDispatcher(t.ctx);
     try {
       const enterprise = (await createEnterprise(t.ctx, 'Fails')).id;
@@ -295,9 +295,11 @@ describe('retries, failure and redelivery', () => {
       const added = await addWebhookEndpoint(t.ctx, enterprise, { url: `${receiver.url}${path}` });
       receiver.secrets.set(path, [added.secret]);
       receiver.respond = (hook) => (hook.path === path ? 503 : 204);
-      await dispatcher.start();
       const { createSso } = await import('../src/domain/ssos.js');
       await createSso(t.ctx, enterprise, { firstName: 'F', lastName: 'G', email: 'f@g.test' });
+      // Its first attempt comes as the retry window (72 hours) closes: the next would fall past it.
+      clock.advance(RETRY_WINDOW_MS);
+      await dispatcher.start();
       await receiver.until(() => receiver.of(path).length >= 1);
       await dispatcher.drain();
       const [failed] = await listDeliveries(t.ctx, added.id);
@@ -412,7 +414,9 @@ describe('endpoints on inner addresses (SSRF)', () => {
   });
 
   it('are refused at send time too (a name that now resolves to loopback)', async () => {
-    const t = await testContext({ OUTBOX_RETRY_WINDOW_HOURS: '0' });
+    // Past the retry window at the first attempt: a refused send is marked failed at once.
+    const clock = manualClock(new Date());
+    const t = await testContext({}, { now: clock.now });
     const dispatcher = new OutboxDispatcher(t.ctx);
     try {
       const enterprise = (await createEnterprise(t.ctx, 'Rebound')).id;
@@ -432,6 +436,7 @@ describe('endpoints on inner addresses (SSRF)', () => {
       const { createSso } = await import('../src/domain/ssos.js');
       await createSso(t.ctx, enterprise, { firstName: 'R', lastName: 'B', email: 'r@b.test' });
       const before = receiver.received.length;
+      clock.advance(RETRY_WINDOW_MS);
       await dispatcher.start();
       await dispatcher.drain();
       expect(receiver.received.length).toBe(before);

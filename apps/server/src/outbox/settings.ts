@@ -51,7 +51,8 @@ export function outboxSettings(get: (name: string) => string | undefined): Outbo
     leaseMs: int('OUTBOX_LEASE_SECONDS', 1, 3600) * 1000,
     retryBaseMs: int('OUTBOX_RETRY_BASE_MS', 1, 3_600_000),
     retryMaxMs: int('OUTBOX_RETRY_MAX_MS', 1, 86_400_000),
-    retryWindowMs: int('OUTBOX_RETRY_WINDOW_HOURS', 0, 24 * 30) * HOUR_MS,
+    // At least a day of retries (docs/events.md, "Retries").
+    retryWindowMs: int('OUTBOX_RETRY_WINDOW_HOURS', 24, 24 * 30) * HOUR_MS,
     retentionMs: int('OUTBOX_RETENTION_DAYS', 1, 3650) * 24 * HOUR_MS,
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 100, 300_000),
     webhookAllowPrivate:
