@@ -328,11 +328,36 @@ describe('a returned expense claim goes back to the employee', () => {
     const reopened = await pages.open(SESSION_PATH, again);
     expect(reopened.text).toContain('Returned by your manager: Please attach the receipt.');
     expect(reopened.text).toContain('>Submit the claim</button>');
+    // The return took the employee's signature back: what they submit now, they sign anew.
+    expect(reopened.text).toContain('Sign as <span class="typed-name">Erika Employee</span>');
+    const cleared = await h.domain.db
+      .selectFrom('audit_log')
+      .select(['action', 'details'])
+      .where('action', '=', 'document.signature_cleared')
+      .where('target', '=', id)
+      .execute();
+    expect(cleared).toHaveLength(1);
+    expect(JSON.parse(cleared[0]!.details!)).toMatchObject({
+      file: 'documents/claim-form.pdf',
+      signature: 'employee-signature',
+      signedBy: employee.sso,
+    });
     await pages.post(again, {
       csrf: csrfOf(reopened),
       action: 'submit',
       ...claim,
       receiptsAttached: 'true',
+    });
+    expect((await pages.open(SESSION_PATH, again)).text).toContain(
+      'Sign before you go on: your signature in',
+    );
+    expect((await h.b.json.transactions.getTransaction({ id })).status).toBe('RETURNED');
+    await pages.post(again, {
+      csrf: csrfOf(reopened),
+      action: 'submit',
+      ...claim,
+      receiptsAttached: 'true',
+      'signature.employee-signature': 'Erika Employee',
     });
     expect((await h.b.json.transactions.getTransaction({ id })).status).toBe('SUBMITTED');
     // Last time's note is gone: a second return needs a reason of its own.

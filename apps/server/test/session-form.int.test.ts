@@ -102,6 +102,12 @@ async function approver() {
   return { ...who, tx, cookie, csrf: csrfOf(page), page };
 }
 
+/** The session page's data for the session of `cookie`. */
+const viewOf = async (cookie: string) => {
+  const read = await readSession(h.domain, cookie.slice(cookie.indexOf('=') + 1));
+  if (read.state !== 'live') throw new Error('expected a live session');
+  return loadSessionView(h.domain, read.session);
+};
 const varsOf = async (tx: string) =>
   (await readVariables(h.domain.db, transactionScope(tx))).values;
 const valuesOf = async (tx: string) =>
@@ -427,12 +433,6 @@ describe('values and signatures', () => {
 });
 
 describe('the session view (what the page renders)', () => {
-  const viewOf = async (cookie: string) => {
-    const read = await readSession(h.domain, cookie.slice(cookie.indexOf('=') + 1));
-    if (read.state !== 'live') throw new Error('expected a live session');
-    return loadSessionView(h.domain, read.session);
-  };
-
   it("holds the person's editable fields, their signatures, the offered actions and the draft", async () => {
     const p = await participant();
     let view = await viewOf(p.cookie);
@@ -560,6 +560,42 @@ describe('the host API: pal.documents', () => {
     ]);
     // The workflow's value is the last word.
     expect((await valuesOf(p.tx)).text).toBe(`filled by ${p.sso}`);
+  });
+
+  it('clearSignature takes a kept signature back, with an audit record; it may be given again', async () => {
+    const p = await participant();
+    const fill = (fields: Record<string, string>) =>
+      pages.post(p.cookie, { csrf: p.csrf, action: 'fill', ...fields }).then((a) => a.status);
+    expect(await fill({ text: 'first', 'signature.participant-sign': p.name })).toBe(303);
+    const signed = (await viewOf(p.cookie)).documents[0]!.signatures[0]!;
+    expect(signed.given?.kind).toBe('TYPED');
+
+    expect(await fill({ text: 'retract' })).toBe(303);
+    const seen = JSON.parse((await varsOf(p.tx)).documents!);
+    expect(seen.retracted).toBe(
+      'pal.documents.clearSignature: "documents/note.png" has no signature "nobody"',
+    );
+    const sign = (doc: { signatures: { id: string; recordTime: number }[] }) =>
+      doc.signatures.find((s) => s.id === 'participant-sign')!.recordTime;
+    expect(sign(seen.before[0])).toBeGreaterThan(0);
+    expect(sign(seen.after[0])).toBe(0);
+    const view = await viewOf(p.cookie);
+    expect(view.documents[0]!.signatures[0]!.given).toBeUndefined();
+    const records = await h.domain.db
+      .selectFrom('audit_log')
+      .select(['details'])
+      .where('action', '=', 'document.signature_cleared')
+      .where('target', '=', p.tx)
+      .execute();
+    expect(records.map((r) => JSON.parse(r.details!))).toEqual([
+      { file: FILE, signature: 'participant-sign', signedBy: p.sso },
+    ]);
+
+    // Given again: kept as any signature is.
+    expect(await fill({ text: 'again', 'signature.participant-sign': p.name })).toBe(303);
+    expect((await viewOf(p.cookie)).documents[0]!.signatures[0]!.given?.recordTime).toBeGreaterThan(
+      0,
+    );
   });
 });
 

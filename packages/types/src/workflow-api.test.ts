@@ -59,6 +59,7 @@ export function submit(input, pal) {
   const documents = pal.documents?.list() ?? [];
   const amount = documents[0]?.fields?.find((f) => f.id === 'amount')?.value ?? '0';
   pal.documents?.setField('documents/claim.pdf', 'total', Number(amount) + signed.length);
+  pal.documents?.clearSignature('documents/claim.pdf', 'employee');
 }`),
     ).toEqual([]);
     expect(

@@ -77,6 +77,12 @@ export interface PalDocuments {
    * field cannot hold, throws a TypeError.
    */
   setField(file: string, fieldId: string, value: string | number | boolean): void;
+  /**
+   * Takes back the signature `signatureId` of the document `file`, kept with the run's other
+   * effects, so that its person gives it again (a returned claim is signed anew). An unknown file
+   * or signature throws a TypeError; one not given yet stays so.
+   */
+  clearSignature(file: string, signatureId: string): void;
   /** The files uploaded on the session pages (the manifest's `uploads`), described. */
   uploads(): UploadInfo[];
   /**

@@ -42,6 +42,7 @@ export const AUDIT_ACTIONS = {
   'webhook.secret_rotated': "a webhook endpoint's signing secret was replaced",
   'pal.deployed': 'a pal version was deployed',
   'document.signed': 'a person signed a document',
+  'document.signature_cleared': 'a workflow took a signature back, to be given again',
 } as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

@@ -4,6 +4,7 @@
 import type * as Wire from '@pal-workflow/types';
 import { FieldType } from '@pal-workflow/types';
 import {
+  deleteSignatures,
   findFieldValues,
   findSignatures,
   findUploads,
@@ -176,19 +177,26 @@ export function toStateDocuments(
   });
 }
 
+/** A signature of a transaction's document, by its document's file and its id. */
+export interface SignatureRef {
+  file: string;
+  signatureId: string;
+}
+
 /**
  * Keeps a successful run's document changes inside its commit (`dbTx`): the form's values, then the
- * values the workflow set (so the workflow's word is the last), then the form's signatures, each
- * recorded in the audit log and sent as `document.signed`. A signature that another run kept
- * first fails the run (ConflictError): a signature is given once.
+ * values the workflow set (so the workflow's word is the last); the signatures the workflow took
+ * back (`pal.documents.clearSignature`), each recorded in the audit log; then the form's
+ * signatures but those, each recorded and sent as `document.signed`. A signature that another
+ * run kept first fails the run (ConflictError): a signature is given once, until taken back.
  */
 export async function keepDocumentChanges(
   dbTx: DomainContext,
   transaction: { enterpriseId: string; id: string; palId: string },
   submission: DocumentSubmission | undefined,
-  workflowValues: readonly FieldWrite[],
+  workflow: { fields: readonly FieldWrite[]; clearedSignatures: readonly SignatureRef[] },
 ): Promise<void> {
-  const values = [...(submission?.values ?? []), ...workflowValues];
+  const values = [...(submission?.values ?? []), ...workflow.fields];
   const key = {
     enterpriseId: transaction.enterpriseId,
     transactionId: transaction.id,
@@ -212,7 +220,23 @@ export async function keepDocumentChanges(
         uploaded_at: u.uploadedAt,
       })),
     );
-  const signatures = submission?.signatures ?? [];
+  const cleared = workflow.clearedSignatures;
+  if (cleared.length > 0) {
+    const removed = await deleteSignatures(dbTx.db, transaction.id, cleared);
+    await recordAudits(
+      dbTx,
+      dbTx.db,
+      removed.map((r) => ({
+        action: 'document.signature_cleared' as const,
+        enterpriseId: transaction.enterpriseId,
+        target: { type: 'transaction', id: transaction.id },
+        details: { file: r.file, signature: r.signature_id, signedBy: r.sso_id },
+      })),
+    );
+  }
+  const signatures = (submission?.signatures ?? []).filter(
+    (s) => !cleared.some((c) => c.file === s.file && c.signatureId === s.id),
+  );
   if (signatures.length === 0) return;
   const kept = await insertSignatures(
     dbTx.db,

@@ -56,6 +56,26 @@ export async function upsertFieldValues(
   }
 }
 
+/** Removes given signatures of a transaction; the ones there were, with who had given them. */
+export async function deleteSignatures(
+  db: Db,
+  transactionId: string,
+  signatures: readonly { file: string; signatureId: string }[],
+): Promise<{ file: string; signature_id: string; sso_id: string | null }[]> {
+  const removed = [];
+  for (const s of signatures)
+    removed.push(
+      ...(await db
+        .deleteFrom('transaction_signatures')
+        .where('transaction_id', '=', transactionId)
+        .where('file', '=', s.file)
+        .where('signature_id', '=', s.signatureId)
+        .returning(['file', 'signature_id', 'sso_id'])
+        .execute()),
+    );
+  return removed;
+}
+
 /**
  * Keeps signatures. A signature already given is never replaced: false when one of them was
  * (another run signed it first), and the caller's commit is rolled back.

@@ -404,7 +404,7 @@ async function applyTransactionEffects(
     const mails = await checkMailRecipients(dbTx, enterpriseId, effects.mails);
     await countWorkflowMails(dbTx, enterpriseId, mails.length);
     await queueWorkflowMails(dbTx, transaction, mails);
-    await keepDocumentChanges(dbTx, transaction, options.submission, effects.fields);
+    await keepDocumentChanges(dbTx, transaction, options.submission, effects);
     if (options.webService) after = await moveWebServiceStatus(dbTx, enterpriseId, id, 'succeed');
     return { result: true, after };
   });

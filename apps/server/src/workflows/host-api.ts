@@ -27,6 +27,7 @@ export const OPERATIONS = [
   'mail.send',
   'documents.list',
   'documents.setField',
+  'documents.clearSignature',
   'documents.completed',
   'documents.uploads',
 ] as const;
@@ -52,7 +53,14 @@ export class Unwritable {
 
 export class RunState {
   readonly logs: string[] = [];
-  readonly effects: RunEffects = { vars: {}, moves: [], roles: [], mails: [], fields: [] };
+  readonly effects: RunEffects = {
+    vars: {},
+    moves: [],
+    roles: [],
+    mails: [],
+    fields: [],
+    clearedSignatures: [],
+  };
   /** The first bound the run broke; once set, the run fails whatever the workflow does next. */
   broken?: string;
   private readonly vars: Map<string, string>;
@@ -215,6 +223,30 @@ export class RunState {
           );
         field.value = value;
         this.effects.fields.push({ file, fieldId, value });
+        return undefined;
+      }
+      case 'documents.clearSignature': {
+        const documents = this.documentsOf('pal.documents.clearSignature');
+        const file = text('pal.documents.clearSignature: file', args[0], MAX_NAME * 5);
+        const signatureId = text('pal.documents.clearSignature: signatureId', args[1], MAX_NAME);
+        const document = documents.find((d) => d.filename === file);
+        if (!document)
+          throw new TypeError(
+            `pal.documents.clearSignature: the transaction has no document "${file}"`,
+          );
+        const signature = document.signatures?.find((s) => s.id === signatureId);
+        if (!signature)
+          throw new TypeError(
+            `pal.documents.clearSignature: "${file}" has no signature "${signatureId}"`,
+          );
+        // Each signature of each document at most once: the manifest bounds how many there are.
+        if (
+          !this.effects.clearedSignatures.some(
+            (c) => c.file === file && c.signatureId === signatureId,
+          )
+        )
+          this.effects.clearedSignatures.push({ file, signatureId });
+        signature.recordTime = 0;
         return undefined;
       }
     }

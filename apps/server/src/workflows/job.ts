@@ -70,6 +70,8 @@ export interface RunEffects {
   mails: { to: string; subject: string; text: string; action: string }[];
   /** Field values set by `pal.documents.setField`, in order (a later one of a field wins). */
   fields: { file: string; fieldId: string; value: string }[];
+  /** Signatures `pal.documents.clearSignature` took back, to be given again. */
+  clearedSignatures: { file: string; signatureId: string }[];
 }
 
 /** One stack frame of a failed run: `function (module:line)` in DebugInfo's words. */

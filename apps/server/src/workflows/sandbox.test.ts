@@ -231,6 +231,7 @@ describe('the sandbox', () => {
       ],
       mails: [{ to: 's2', subject: 'Hi', text: 'Body', action: 'approve' }],
       fields: [],
+      clearedSignatures: [],
     });
     expect(outcome.logs).toEqual(['a {"b":1} 2']);
   });

@@ -453,6 +453,7 @@ export class Sandbox {
         group({
           list: 'documents.list',
           setField: 'documents.setField',
+          clearSignature: 'documents.clearSignature',
           completed: 'documents.completed',
           uploads: 'documents.uploads',
         }),

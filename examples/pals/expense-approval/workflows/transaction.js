@@ -4,8 +4,8 @@
 // "Submit the claim" runs `submit`, which gives the manager the role `manager` and mails them a
 // link; the link runs `review`, and the manager's page offers "Approve and sign" (`approve`: the
 // manager's signature is needed) and "Return to the employee" (`returnClaim`: the manager note
-// says why, and the employee is mailed a link back to the claim, `reopen`, to change it and submit
-// it again). Approval completes the transaction, and the service writes the completed claim with
+// says why, and the employee is mailed a link back to the claim, `reopen`, to change it, sign it
+// anew and submit it again). Approval completes the transaction, and the service writes the completed claim with
 // both signatures.
 //
 // Through the API: T6 (runWorkflow) takes the step from postData "step": submit, approve or
@@ -106,6 +106,8 @@ export function returnClaim(input, pal) {
   }
   pal.vars.set('returnReason', reason);
   pal.transaction.setStatus('RETURNED');
+  // The employee will change the claim: their signature must cover what they submit next.
+  pal.documents.clearSignature(CLAIM, 'employee-signature');
   const employee = pal.vars.get('employee');
   if (employee) {
     pal.mail.send({
