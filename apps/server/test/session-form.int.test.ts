@@ -35,7 +35,7 @@ beforeAll(async () => {
   await deployPal(h.domain, h.a.enterpriseId, join(FIXTURES, 'wf-tx'));
   await addWebhookEndpoint(h.domain, h.a.enterpriseId, {
     url: 'http://127.0.0.1:9/hook',
-    events: ['document.signed'],
+    events: ['document.signed', 'document.signature_cleared'],
   });
 });
 afterAll(() => h?.close());
@@ -588,8 +588,26 @@ describe('the host API: pal.documents', () => {
       .where('target', '=', p.tx)
       .execute();
     expect(records.map((r) => JSON.parse(r.details!))).toEqual([
-      { file: FILE, signature: 'participant-sign', signedBy: p.sso },
+      {
+        file: FILE,
+        signature: 'participant-sign',
+        signedBy: p.sso,
+        kind: 'TYPED',
+        signedAt: new Date(signed.given!.recordTime * 1000).toISOString(),
+      },
     ]);
+    const events = await h.domain.db
+      .selectFrom('outbox_messages')
+      .select('payload')
+      .where('event_type', '=', 'document.signature_cleared')
+      .execute();
+    expect(events.map((e) => JSON.parse(e.payload).data)).toContainEqual({
+      transactionId: p.tx,
+      palId: 'wf-tx',
+      documentId: FILE,
+      signatureId: 'participant-sign',
+      sso: p.sso,
+    });
 
     // Given again: kept as any signature is.
     expect(await fill({ text: 'again', 'signature.participant-sign': p.name })).toBe(303);

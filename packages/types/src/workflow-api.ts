@@ -74,13 +74,14 @@ export interface PalDocuments {
   /**
    * Sets a field's value, kept with the run's other effects. `file` is the document's `filename`
    * (its path in the pal folder). An unknown file or field, or a value a CHECKBOX or a choice
-   * field cannot hold, throws a TypeError.
+   * field cannot hold, throws a TypeError; so does a transaction that is not OPEN.
    */
   setField(file: string, fieldId: string, value: string | number | boolean): void;
   /**
    * Takes back the signature `signatureId` of the document `file`, kept with the run's other
    * effects, so that its person gives it again (a returned claim is signed anew). An unknown file
-   * or signature throws a TypeError; one not given yet stays so.
+   * or signature, or a transaction that is not OPEN, throws a TypeError; a signature not given
+   * yet stays so.
    */
   clearSignature(file: string, signatureId: string): void;
   /** The files uploaded on the session pages (the manifest's `uploads`), described. */

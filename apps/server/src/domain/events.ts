@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'sso.activated',
   'sso.deleted',
   'document.signed',
+  'document.signature_cleared',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -45,6 +46,14 @@ export interface EventData {
    * `signatureId` the Signature's id, `sso` the signer (null for an anonymous session).
    */
   'document.signed': {
+    transactionId: string;
+    palId: string;
+    documentId: string;
+    signatureId: string;
+    sso: string | null;
+  };
+  /** A workflow took a signature back (pal.documents.clearSignature): `sso` had given it. */
+  'document.signature_cleared': {
     transactionId: string;
     palId: string;
     documentId: string;

@@ -230,7 +230,27 @@ export async function keepDocumentChanges(
         action: 'document.signature_cleared' as const,
         enterpriseId: transaction.enterpriseId,
         target: { type: 'transaction', id: transaction.id },
-        details: { file: r.file, signature: r.signature_id, signedBy: r.sso_id },
+        details: {
+          file: r.file,
+          signature: r.signature_id,
+          signedBy: r.sso_id,
+          kind: r.kind,
+          signedAt: new Date(Number(r.record_time) * 1000).toISOString(),
+        },
+      })),
+    );
+    await emitEvents(
+      dbTx,
+      removed.map((r) => ({
+        enterpriseId: transaction.enterpriseId,
+        type: 'document.signature_cleared' as const,
+        data: {
+          transactionId: transaction.id,
+          palId: transaction.palId,
+          documentId: r.file,
+          signatureId: r.signature_id,
+          sso: r.sso_id,
+        },
       })),
     );
   }

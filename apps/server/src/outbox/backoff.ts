@@ -2,7 +2,8 @@
 // jitter. Attempt n is followed, after a failure, by a wait drawn evenly between half and all of
 // min(OUTBOX_RETRY_MAX_MS, OUTBOX_RETRY_BASE_MS × 2^(n−1)), so receivers coming back after an
 // outage are not met by every node at once; a message whose next attempt would fall past its
-// retry window (OUTBOX_RETRY_WINDOW_HOURS from the first attempt) is marked failed instead.
+// retry window (OUTBOX_RETRY_WINDOW_HOURS from when it was queued, or requeued by redeliver) is
+// marked failed instead.
 import type { OutboxConfig } from './settings.js';
 
 /** The wait after the `attempt`-th attempt failed (attempt ≥ 1). */

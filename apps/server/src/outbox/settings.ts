@@ -14,7 +14,7 @@ export interface OutboxConfig {
   /** First retry after about this long; each later one waits twice as long, up to retryMaxMs. */
   retryBaseMs: number;
   retryMaxMs: number;
-  /** A message still failing this long after its first attempt is marked failed. */
+  /** A message still failing this long after it was queued (or requeued) is marked failed. */
   retryWindowMs: number;
   /** Delivered and failed messages are removed this long after they finished. */
   retentionMs: number;

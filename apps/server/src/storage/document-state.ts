@@ -61,7 +61,7 @@ export async function deleteSignatures(
   db: Db,
   transactionId: string,
   signatures: readonly { file: string; signatureId: string }[],
-): Promise<{ file: string; signature_id: string; sso_id: string | null }[]> {
+): Promise<Pick<SignatureRow, 'file' | 'signature_id' | 'sso_id' | 'kind' | 'record_time'>[]> {
   const removed = [];
   for (const s of signatures)
     removed.push(
@@ -70,7 +70,7 @@ export async function deleteSignatures(
         .where('transaction_id', '=', transactionId)
         .where('file', '=', s.file)
         .where('signature_id', '=', s.signatureId)
-        .returning(['file', 'signature_id', 'sso_id'])
+        .returning(['file', 'signature_id', 'sso_id', 'kind', 'record_time'])
         .execute()),
     );
   return removed;

@@ -66,6 +66,11 @@ export class RunState {
   private readonly vars: Map<string, string>;
   private roles: RoleView[];
   private readonly transaction: SandboxJob['transaction'];
+  /**
+   * The transaction was OPEN when the run started: its documents may change. Once it is not
+   * (COMPLETED, CANCELLED, …), its completed PDFs are written and its forms closed.
+   */
+  private readonly documentsOpen: boolean;
   private readonly documents: Wire.Document[] | undefined;
   /** What the scope's names and values take, in UTF-8 bytes. */
   private scopeBytes = 0;
@@ -77,6 +82,7 @@ export class RunState {
     for (const [name, value] of this.vars) this.scopeBytes += bytes(name) + bytes(value);
     this.roles = (job.roles ?? []).map((r) => ({ ...r }));
     this.transaction = job.transaction && { ...job.transaction };
+    this.documentsOpen = job.transaction?.systemStatus === 'OPEN';
     this.documents =
       job.documents && (JSON.parse(JSON.stringify(job.documents)) as Wire.Document[]);
   }
@@ -196,7 +202,7 @@ export class RunState {
         this.tx('pal.documents.uploads');
         return (this.job.uploads ?? []).map((u) => ({ ...u }));
       case 'documents.setField': {
-        const documents = this.documentsOf('pal.documents.setField');
+        const documents = this.changingDocuments('pal.documents.setField');
         const file = text('pal.documents.setField: file', args[0], MAX_NAME * 5);
         const fieldId = text('pal.documents.setField: fieldId', args[1], MAX_NAME);
         let value = args[2];
@@ -226,7 +232,7 @@ export class RunState {
         return undefined;
       }
       case 'documents.clearSignature': {
-        const documents = this.documentsOf('pal.documents.clearSignature');
+        const documents = this.changingDocuments('pal.documents.clearSignature');
         const file = text('pal.documents.clearSignature: file', args[0], MAX_NAME * 5);
         const signatureId = text('pal.documents.clearSignature: signatureId', args[1], MAX_NAME);
         const document = documents.find((d) => d.filename === file);
@@ -255,6 +261,16 @@ export class RunState {
   private documentsOf(what: string): Wire.Document[] {
     this.tx(what);
     return this.documents ?? [];
+  }
+
+  /** The documents, for a change: only while the transaction is OPEN (a TypeError otherwise). */
+  private changingDocuments(what: string): Wire.Document[] {
+    const documents = this.documentsOf(what);
+    if (!this.documentsOpen)
+      throw new TypeError(
+        `${what}: the transaction is ${this.transaction!.systemStatus}; its documents change only while it is OPEN`,
+      );
+    return documents;
   }
 
   /** RUN_BOUNDS on variables, checked before `name` is set to `value`. */

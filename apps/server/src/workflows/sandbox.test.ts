@@ -256,6 +256,57 @@ describe('the sandbox', () => {
     expect(outcome.ok && JSON.parse(outcome.value!)).toMatch(message);
   });
 
+  it("changes a transaction's documents only while it is OPEN: clearSignature, setField", () => {
+    const documents = [
+      {
+        filename: 'documents/claim.pdf',
+        contentType: 'application/pdf',
+        fields: [{ id: 'name', type: 'TEXT', page: 1, x: 0, y: 0, width: 10, height: 10 }],
+        signatures: [
+          { id: 'employee', role: 'owner', page: 1, x: 0, y: 0, recordTime: 1_700_000_000 },
+        ],
+      },
+    ] as unknown as SandboxJob['documents'];
+    const source = `export function run(input, pal) {
+      const tried = [];
+      for (const change of [
+        () => pal.documents.clearSignature('documents/claim.pdf', 'employee'),
+        () => pal.documents.setField('documents/claim.pdf', 'name', 'Ada'),
+        () => pal.documents.clearSignature('documents/claim.pdf', 'nobody'),
+      ]) {
+        try { change(); tried.push('ok'); } catch (e) { tried.push(e.name + ': ' + e.message); }
+      }
+      return { tried, signed: pal.documents.list()[0].signatures[0].recordTime };
+    }`;
+    const open = runJob(job(source, { documents }));
+    expect(open.ok && JSON.parse(open.value!)).toEqual({
+      tried: [
+        'ok',
+        'ok',
+        'TypeError: pal.documents.clearSignature: "documents/claim.pdf" has no signature "nobody"',
+      ],
+      signed: 0,
+    });
+    expect(open.ok && open.effects.clearedSignatures).toEqual([
+      { file: 'documents/claim.pdf', signatureId: 'employee' },
+    ]);
+    const completed = runJob(
+      job(source, {
+        documents,
+        transaction: { ...job('').transaction!, systemStatus: 'COMPLETED' },
+      }),
+    );
+    expect(completed.ok && JSON.parse(completed.value!)).toEqual({
+      tried: [
+        'TypeError: pal.documents.clearSignature: the transaction is COMPLETED; its documents change only while it is OPEN',
+        'TypeError: pal.documents.setField: the transaction is COMPLETED; its documents change only while it is OPEN',
+        'TypeError: pal.documents.clearSignature: the transaction is COMPLETED; its documents change only while it is OPEN',
+      ],
+      signed: 1_700_000_000,
+    });
+    expect(completed.ok && completed.effects).toMatchObject({ fields: [], clearedSignatures: [] });
+  });
+
   it('console runs have no transaction, roles or mail', () => {
     const outcome = runJob(
       job(

@@ -106,8 +106,10 @@ export function returnClaim(input, pal) {
   }
   pal.vars.set('returnReason', reason);
   pal.transaction.setStatus('RETURNED');
-  // The employee will change the claim: their signature must cover what they submit next.
+  // The employee will change the claim: their signature must cover what they submit next, and
+  // the manager's (if given with the return) what they approve then.
   pal.documents.clearSignature(CLAIM, 'employee-signature');
+  pal.documents.clearSignature(CLAIM, 'manager-signature');
   const employee = pal.vars.get('employee');
   if (employee) {
     pal.mail.send({
@@ -156,7 +158,9 @@ export function enter(input, pal) {
   // The employee who opened the claim is known by the entry: their name is filled in, not typed,
   // while the claim is theirs to change (not once submitted).
   const owner = pal.roles.list().some((r) => r.sso === input.sso && r.role === 'owner');
-  const editable = !['SUBMITTED', 'APPROVED'].includes(pal.transaction.status);
+  const editable =
+    pal.transaction.systemStatus === 'OPEN' &&
+    !['SUBMITTED', 'APPROVED'].includes(pal.transaction.status);
   if (input.person && owner && editable && fieldValue(pal, 'employeeName') === '') {
     pal.documents.setField(
       CLAIM,

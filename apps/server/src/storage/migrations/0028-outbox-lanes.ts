@@ -4,7 +4,8 @@
 // dispatcher from one endpoint with pending webhooks to the next without reading the messages
 // between (storage/outbox-messages.ts: laneHeads). Mails and completion jobs, which have no
 // endpoint, get an index of their own: PostgreSQL reads an index in order past an equality only,
-// and `endpoint_id is null` is none, so their claims would sort every due one.
+// and `endpoint_id is null` is none, so their claims would sort every due one. Each index holds
+// only its own messages, so a message is written to one of them.
 import { sql, type Kysely, type Migration } from 'kysely';
 
 export const outboxLanes: Migration = {
@@ -13,6 +14,7 @@ export const outboxLanes: Migration = {
       .createIndex('outbox_messages_lane')
       .on('outbox_messages')
       .columns(['status', 'kind', 'endpoint_id', 'next_attempt_at'])
+      .where(sql.ref('endpoint_id'), 'is not', null)
       .execute();
     await db.schema
       .createIndex('outbox_messages_kind_due')
