@@ -5,7 +5,8 @@
 // by the outbox after the commit, is downloaded through Chromium and read with poppler: the values,
 // both signers and the evidence page's times in its text, and ink in both signature boxes where
 // the blank form has none. axe-core finds no serious or critical violation on the mailed link's
-// confirm page and on the completed transaction's page.
+// confirm page and on the completed transaction's page. A claim the manager returns comes back to
+// the employee unsigned: they change it, are told to sign, tick "Sign as" and submit it again.
 import { AxeBuilder } from '@axe-core/playwright';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -374,6 +375,80 @@ describe('expense approval in Chromium', () => {
     }
     writeFileSync(join(SCREENSHOTS, 'expense-web-7-completed-page1.png'), readFileSync(completed));
 
+    expect(erika.problems).toEqual([]);
+    expect(morgan.problems).toEqual([]);
+    await erika.context.close();
+    await morgan.context.close();
+  });
+
+  it('a returned claim is signed anew: the mailed employee changes it, must sign again, and submits', async () => {
+    const mailLink = (text: string) =>
+      new RegExp(`${PUBLIC_URL.replace(/[.:/]/g, '\\$&')}(/services/mail\\?\\S+)`).exec(text)![1]!;
+    const mailTo = (address: string, after: number) =>
+      until(`the mail to ${address}`, async () =>
+        h.mails.slice(after).find((m) => m.envelope.to.includes(address)),
+      );
+    const openMailed = async (page: Page, link: string) => {
+      expect((await page.goto(h.url + link))?.status()).toBe(200);
+      await Promise.all([
+        page.waitForURL(`${h.url}/services/session`, { waitUntil: 'load' }),
+        page.locator('#confirm').click(),
+      ]);
+      await page.waitForSelector('main[data-pads-ready="true"]');
+    };
+
+    // The employee submits, signing with the "Sign as" box (no drawing).
+    const entry = await h.b.json.pals.createPalToken({
+      palId: 'expense-approval',
+      userSSO: employee.sso,
+    });
+    const erika = await freshContext();
+    await erika.page.goto(entry.replace(PUBLIC_URL, h.url));
+    await erika.page.waitForSelector('main[data-pads-ready="true"]');
+    await erika.page.getByLabel('Claim date').fill(CLAIM.claimDate);
+    await erika.page.getByLabel('Cost centre').fill(CLAIM.costCentre);
+    await erika.page.getByLabel('Amount').fill('99.00');
+    await erika.page.getByLabel('Description').fill('Taxi to the airport');
+    const signAs = erika.page.getByLabel(`Sign as ${CLAIM.employeeName}`);
+    await signAs.check();
+    let mails = h.mails.length;
+    await press(erika.page, 'Submit the claim');
+    expect(await erika.page.locator('#status').textContent()).toBe('SUBMITTED');
+
+    // The manager returns it with a note.
+    const morgan = await freshContext();
+    await openMailed(morgan.page, mailLink((await mailTo(manager.email, mails)).mail.text!));
+    await morgan.page.getByLabel('Manager note').fill('The receipt says 89.00.');
+    mails = h.mails.length;
+    await press(morgan.page, 'Return to the employee');
+    expect(await morgan.page.locator('#status').textContent()).toBe('RETURNED');
+
+    // The employee's mailed link: the claim is theirs to change again, and unsigned.
+    await openMailed(erika.page, mailLink((await mailTo(employee.email, mails)).mail.text!));
+    expect(await erika.page.locator('#outcome').textContent()).toContain('The receipt says 89.00.');
+    expect(await erika.page.locator('[data-marker="employee-signature"] img').count()).toBe(0);
+    expect(await signAs.isChecked()).toBe(false);
+    await erika.page.getByLabel('Amount').fill('89.00');
+    await press(erika.page, 'Submit the claim');
+    expect(await erika.page.locator('#outcome').textContent()).toContain('Sign before you go on');
+    expect(await erika.page.locator('#status').textContent()).toBe('RETURNED');
+    // What was typed is kept for the second try.
+    expect(await erika.page.getByLabel('Amount').inputValue()).toBe('89.00');
+    await signAs.check();
+    const resigned = second(Date.now());
+    await press(erika.page, 'Submit the claim');
+    expect(await erika.page.locator('#outcome').textContent()).toContain('Submitted 89.00');
+    expect(await erika.page.locator('#status').textContent()).toBe('SUBMITTED');
+    const transactionId = (
+      await h.b.json.transactions.searchTransactions({ sso: employee.sso })
+    ).find((t) => t.status === 'SUBMITTED')!.id!;
+    const [kept] = await h.domain.db
+      .selectFrom('transaction_signatures')
+      .select(['kind', 'record_time'])
+      .where('transaction_id', '=', transactionId)
+      .execute();
+    expect(kept!.kind).toBe('TYPED');
+    expect(Number(kept!.record_time) * 1000).toBeGreaterThanOrEqual(resigned);
     expect(erika.problems).toEqual([]);
     expect(morgan.problems).toEqual([]);
     await erika.context.close();
