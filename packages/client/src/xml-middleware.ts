@@ -101,6 +101,16 @@ export function searchHeaderValue(text: string): string {
   return `UTF-8''${escaped}`;
 }
 
+const searchHeaderNames = new WeakMap<ClientOperation, ReadonlySet<string>>();
+
+/** An operation's search headers in lower case (header names are matched whatever their case). */
+function lowerCaseNames(op: ClientOperation): ReadonlySet<string> {
+  let names = searchHeaderNames.get(op);
+  if (!names)
+    searchHeaderNames.set(op, (names = new Set(op.searchHeaders.map((n) => n.toLowerCase()))));
+  return names;
+}
+
 function withSearchHeadersEncoded(
   headers: RequestInit['headers'],
   op: ClientOperation | undefined,
@@ -113,7 +123,7 @@ function withSearchHeadersEncoded(
     Array.isArray(headers)
   )
     return headers;
-  const names = new Set(op.searchHeaders.map((n) => n.toLowerCase()));
+  const names = lowerCaseNames(op);
   return Object.fromEntries(
     Object.entries(headers).map(([name, value]) => [
       name,

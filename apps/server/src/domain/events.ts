@@ -41,25 +41,22 @@ export interface EventData {
   'sso.created': { sso: string; status: 'ACTIVE' | 'PENDING_ACTIVATION' };
   'sso.activated': { sso: string };
   'sso.deleted': { sso: string };
-  /**
-   * A person signed a document of a transaction (web mode): `documentId` is the document's file,
-   * `signatureId` the Signature's id, `sso` the signer (null for an anonymous session).
-   */
-  'document.signed': {
-    transactionId: string;
-    palId: string;
-    documentId: string;
-    signatureId: string;
-    sso: string | null;
-  };
-  /** A workflow took a signature back (pal.documents.clearSignature): `sso` had given it. */
-  'document.signature_cleared': {
-    transactionId: string;
-    palId: string;
-    documentId: string;
-    signatureId: string;
-    sso: string | null;
-  };
+  /** A person signed a document of a transaction (web mode). */
+  'document.signed': SignatureEventData;
+  /** A workflow took a signature back (pal.documents.clearSignature). */
+  'document.signature_cleared': SignatureEventData;
+}
+
+/**
+ * A signature of a transaction's document: `documentId` is the document's file, `signatureId`
+ * the Signature's id, `sso` its signer (null for an anonymous session).
+ */
+export interface SignatureEventData {
+  transactionId: string;
+  palId: string;
+  documentId: string;
+  signatureId: string;
+  sso: string | null;
 }
 
 export interface DomainEvent<T extends EventType = EventType> {

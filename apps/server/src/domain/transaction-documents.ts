@@ -18,7 +18,7 @@ import { recordAudits } from './audit.js';
 import type { DomainContext } from './context.js';
 import type { StoredSignature, TransactionDocumentState } from './document-state.js';
 import { ConflictError } from './errors.js';
-import { emitEvents } from './events.js';
+import { emitEvents, type SignatureEventData } from './events.js';
 import { toWireDocument, type PalDocument } from './pal-documents.js';
 
 /** A field's value before anyone set it: the manifest's, or what its control shows unset. */
@@ -221,39 +221,7 @@ export async function keepDocumentChanges(
       })),
     );
   const cleared = workflow.clearedSignatures;
-  if (cleared.length > 0) {
-    const removed = await deleteSignatures(dbTx.db, transaction.id, cleared);
-    await recordAudits(
-      dbTx,
-      dbTx.db,
-      removed.map((r) => ({
-        action: 'document.signature_cleared' as const,
-        enterpriseId: transaction.enterpriseId,
-        target: { type: 'transaction', id: transaction.id },
-        details: {
-          file: r.file,
-          signature: r.signature_id,
-          signedBy: r.sso_id,
-          kind: r.kind,
-          signedAt: new Date(Number(r.record_time) * 1000).toISOString(),
-        },
-      })),
-    );
-    await emitEvents(
-      dbTx,
-      removed.map((r) => ({
-        enterpriseId: transaction.enterpriseId,
-        type: 'document.signature_cleared' as const,
-        data: {
-          transactionId: transaction.id,
-          palId: transaction.palId,
-          documentId: r.file,
-          signatureId: r.signature_id,
-          sso: r.sso_id,
-        },
-      })),
-    );
-  }
+  if (cleared.length > 0) await takeBackSignatures(dbTx, transaction, cleared);
   const signatures = (submission?.signatures ?? []).filter(
     (s) => !cleared.some((c) => c.file === s.file && c.signatureId === s.id),
   );
@@ -295,15 +263,57 @@ export async function keepDocumentChanges(
     signatures.map((s) => ({
       enterpriseId: transaction.enterpriseId,
       type: 'document.signed' as const,
-      data: {
-        transactionId: transaction.id,
-        palId: transaction.palId,
-        documentId: s.file,
-        signatureId: s.id,
-        sso: s.sso,
+      data: signatureEvent(transaction, s.file, s.id, s.sso),
+    })),
+  );
+}
+
+/** Removes given signatures (pal.documents.clearSignature), each recorded and sent. */
+async function takeBackSignatures(
+  dbTx: DomainContext,
+  transaction: { enterpriseId: string; id: string; palId: string },
+  signatures: readonly SignatureRef[],
+): Promise<void> {
+  const removed = await deleteSignatures(dbTx.db, transaction.id, signatures);
+  await recordAudits(
+    dbTx,
+    dbTx.db,
+    removed.map((r) => ({
+      action: 'document.signature_cleared' as const,
+      enterpriseId: transaction.enterpriseId,
+      target: { type: 'transaction', id: transaction.id },
+      details: {
+        file: r.file,
+        signature: r.signature_id,
+        signedBy: r.sso_id,
+        kind: r.kind,
+        signedAt: new Date(Number(r.record_time) * 1000).toISOString(),
       },
     })),
   );
+  await emitEvents(
+    dbTx,
+    removed.map((r) => ({
+      enterpriseId: transaction.enterpriseId,
+      type: 'document.signature_cleared' as const,
+      data: signatureEvent(transaction, r.file, r.signature_id, r.sso_id),
+    })),
+  );
+}
+
+function signatureEvent(
+  transaction: { id: string; palId: string },
+  file: string,
+  signatureId: string,
+  sso: string | null,
+): SignatureEventData {
+  return {
+    transactionId: transaction.id,
+    palId: transaction.palId,
+    documentId: file,
+    signatureId,
+    sso,
+  };
 }
 
 /** One write per field: the last one given. */

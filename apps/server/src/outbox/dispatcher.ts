@@ -188,7 +188,7 @@ export class OutboxDispatcher {
    * database transaction: one commit.
    */
   private claimRound(lanes: 'all' | OutboxLane[]): Promise<OutboxMessageRow[]> {
-    const { concurrency, endpointConcurrency, leaseMs } = this.config;
+    const { leaseMs } = this.config;
     const now = this.ctx.now();
     const options = {
       claim: randomId(),
@@ -210,18 +210,16 @@ export class OutboxDispatcher {
         claimed.push(...rows);
         return rows.length;
       };
-      if (looks('mail')) await take(MAIL_LANE, concurrency - this.kindLoad.mail);
-      if (looks('completion'))
-        await take(COMPLETION_LANE, COMPLETION_SLOTS - this.kindLoad.completion);
+      if (looks('mail')) await take(MAIL_LANE, this.kindRoom('mail'));
+      if (looks('completion')) await take(COMPLETION_LANE, this.kindRoom('completion'));
       if (!walk && freedEndpoints.length === 0) return claimed;
-      let room = concurrency - this.kindLoad.webhook;
+      let room = this.kindRoom('webhook');
       const endpoints = walk ? dueEndpoints(await laneHeads(db), options.now) : freedEndpoints;
       // Whether an endpoint got fewer than its own slots allow because the webhook slots ran out:
       // then the next freed webhook slot, whoever's, looks at every endpoint again.
       let waiting = false;
       for (const endpointId of endpoints) {
-        const load = this.laneLoad.get(laneKey({ kind: 'webhook', endpoint_id: endpointId })) ?? 0;
-        const own = endpointConcurrency - load;
+        const own = this.endpointRoom(endpointId);
         if (own <= 0) continue;
         if (room < own) waiting = true;
         if (room <= 0) break;
@@ -232,6 +230,18 @@ export class OutboxDispatcher {
     };
     const oneStatement = !walk && lanes.length === 1;
     return oneStatement ? round(this.ctx.db) : this.ctx.db.transaction().execute(round);
+  }
+
+  /** Free slots of a kind: mails, completion jobs, or webhooks in all. */
+  private kindRoom(kind: OutboxKind): number {
+    const slots = kind === 'completion' ? COMPLETION_SLOTS : this.config.concurrency;
+    return slots - this.kindLoad[kind];
+  }
+
+  /** Free slots of one endpoint's own (besides the webhook slots in all). */
+  private endpointRoom(endpointId: string): number {
+    const load = this.laneLoad.get(laneKey({ kind: 'webhook', endpoint_id: endpointId })) ?? 0;
+    return this.config.endpointConcurrency - load;
   }
 
   /**
@@ -265,13 +275,9 @@ export class OutboxDispatcher {
    * OUTBOX_POLL_MS away. A full lane needs none: each of its attempts, as it ends, looks again.
    */
   private async scheduleNext(): Promise<void> {
-    const { concurrency, endpointConcurrency } = this.config;
-    const free = (head: LaneHead) => {
-      if (head.kind === 'mail') return this.kindLoad.mail < concurrency;
-      if (head.kind === 'completion') return this.kindLoad.completion < COMPLETION_SLOTS;
-      const load = this.laneLoad.get(laneKey({ kind: 'webhook', endpoint_id: head.endpointId }));
-      return this.kindLoad.webhook < concurrency && (load ?? 0) < endpointConcurrency;
-    };
+    const free = (head: LaneHead) =>
+      this.kindRoom(head.kind) > 0 &&
+      (head.kind !== 'webhook' || this.endpointRoom(head.endpointId!) > 0);
     const next = Math.min(
       ...(await laneHeads(this.ctx.db))
         .filter((head) => head.due !== null && free(head))

@@ -12,6 +12,39 @@ export interface ClientOperation {
   searchHeaders: readonly string[];
 }
 
+/** The headers of each search type. */
+const searchHeaders = {
+  PalSearch: [
+    'name',
+    'description',
+    'category',
+    'publisher',
+    'exactName',
+    'exactDescription',
+    'exactCategory',
+    'exactPublisher',
+    'startRecord',
+    'includeTest',
+    'includeInstalled',
+    'matchAny',
+  ],
+  TransactionSearch: [
+    'name',
+    'description',
+    'category',
+    'status',
+    'systemStatus',
+    'webServiceStatus',
+    'palId',
+    'sso',
+    'exactName',
+    'exactDescription',
+    'exactCategory',
+    'startRecord',
+    'includeTest',
+  ],
+} as const;
+
 export const clientOperations: readonly ClientOperation[] = [
   {
     id: 'listConsolePals',
@@ -20,20 +53,7 @@ export const clientOperations: readonly ClientOperation[] = [
     pattern: '^/{service}/rest/console/consolePalList$',
     bodyRoot: undefined,
     responseRoot: 'palInfoList',
-    searchHeaders: [
-      'name',
-      'description',
-      'category',
-      'publisher',
-      'exactName',
-      'exactDescription',
-      'exactCategory',
-      'exactPublisher',
-      'startRecord',
-      'includeTest',
-      'includeInstalled',
-      'matchAny',
-    ],
+    searchHeaders: searchHeaders.PalSearch,
   },
   {
     id: 'runConsolePal',
@@ -96,21 +116,7 @@ export const clientOperations: readonly ClientOperation[] = [
     pattern: '^/{service}/rest/transactions$',
     bodyRoot: undefined,
     responseRoot: 'transactionInfoList',
-    searchHeaders: [
-      'name',
-      'description',
-      'category',
-      'status',
-      'systemStatus',
-      'webServiceStatus',
-      'palId',
-      'sso',
-      'exactName',
-      'exactDescription',
-      'exactCategory',
-      'startRecord',
-      'includeTest',
-    ],
+    searchHeaders: searchHeaders.TransactionSearch,
   },
   {
     id: 'createTransaction',
@@ -263,20 +269,7 @@ export const clientOperations: readonly ClientOperation[] = [
     pattern: '^/{service}/rest/pals$',
     bodyRoot: undefined,
     responseRoot: 'palInfoList',
-    searchHeaders: [
-      'name',
-      'description',
-      'category',
-      'publisher',
-      'exactName',
-      'exactDescription',
-      'exactCategory',
-      'exactPublisher',
-      'startRecord',
-      'includeTest',
-      'includeInstalled',
-      'matchAny',
-    ],
+    searchHeaders: searchHeaders.PalSearch,
   },
   {
     id: 'getPal',

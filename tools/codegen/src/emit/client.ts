@@ -154,17 +154,26 @@ function withoutModels(rel: string, text: string): string {
 }
 
 function operationsFile(ctx: GenerateContext, api: ApiModel): EmittedFile {
+  // Each search type's headers once: every operation that searches by the type shares them.
+  const searches = new Map<string, string[]>();
+  for (const op of api.operations)
+    if (op.search)
+      searches.set(
+        op.search.type,
+        op.search.headers.map((h) => h.name),
+      );
+  const searchRows = [...searches].map(([type, names]) => `  ${type}: ${JSON.stringify(names)},`);
   const rows = api.operations.map((op) => {
     const pattern = `^/${op.root === 'service' ? '{service}' : '{user}'}${op.path.replace(/\{\w+\}/g, '[^/]+')}$`;
     return `  { id: ${JSON.stringify(op.id)}, method: ${JSON.stringify(op.method)}, root: ${JSON.stringify(op.root)}, pattern: ${JSON.stringify(pattern)}, bodyRoot: ${
       op.body?.kind === 'typed' ? JSON.stringify(op.body.root) : 'undefined'
-    }, responseRoot: ${JSON.stringify(op.response.root)}, searchHeaders: ${JSON.stringify(
-      (op.search?.headers ?? []).map((h) => h.name),
-    )} },`;
+    }, responseRoot: ${JSON.stringify(op.response.root)}, searchHeaders: ${
+      op.search ? `searchHeaders.${op.search.type}` : '[]'
+    } },`;
   });
   return {
     path: `${ctx.out.client}/operations.gen.ts`,
-    content: `import type { RootName } from '@pal-workflow/validators';\n\n/** Where each operation's XML bodies and responses begin, and its search headers: read by the wire middleware. */\nexport interface ClientOperation { id: string; method: 'GET' | 'POST'; root: 'service' | 'user'; pattern: string; bodyRoot: RootName | undefined; responseRoot: RootName; searchHeaders: readonly string[] }\n\nexport const clientOperations: readonly ClientOperation[] = [\n${rows.join('\n')}\n];\n\n/** The first path segments of a service unless it is configured otherwise (x-roots of the OpenAPI document). */\nexport const defaultRoots = ${JSON.stringify(api.roots)} as const;\n`,
+    content: `import type { RootName } from '@pal-workflow/validators';\n\n/** Where each operation's XML bodies and responses begin, and its search headers: read by the wire middleware. */\nexport interface ClientOperation { id: string; method: 'GET' | 'POST'; root: 'service' | 'user'; pattern: string; bodyRoot: RootName | undefined; responseRoot: RootName; searchHeaders: readonly string[] }\n\n/** The headers of each search type. */\nconst searchHeaders = {\n${searchRows.join('\n')}\n} as const;\n\nexport const clientOperations: readonly ClientOperation[] = [\n${rows.join('\n')}\n];\n\n/** The first path segments of a service unless it is configured otherwise (x-roots of the OpenAPI document). */\nexport const defaultRoots = ${JSON.stringify(api.roots)} as const;\n`,
     generator: 'emit/client.ts',
     sources: ['schemas/openapi/operations.yaml'],
   };
