@@ -13,15 +13,39 @@ const serverDir = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(serverDir, 'bin/pal.js');
 
 describe('serverNodeFlags', () => {
-  it('gives a 4 MiB semi-space by default, and nothing for a setting of 0', () => {
-    expect(serverNodeFlags({})).toEqual({ flags: ['--max-semi-space-size=4'] });
-    expect(serverNodeFlags({ V8_SEMI_SPACE_MB: '', V8_OLD_SPACE_MB: '' })).toEqual({
-      flags: ['--max-semi-space-size=4'],
+  it('gives a 4 MiB semi-space and a growing factor of 1.2 by default, nothing for a setting of 0', () => {
+    const defaults = ['--max-semi-space-size=4', '--heap-growing-percent=20'];
+    expect(serverNodeFlags({})).toEqual({ flags: defaults });
+    expect(
+      serverNodeFlags({ V8_SEMI_SPACE_MB: '', V8_OLD_SPACE_MB: '', V8_HEAP_GROWING_PERCENT: '' }),
+    ).toEqual({ flags: defaults });
+    expect(serverNodeFlags({ V8_SEMI_SPACE_MB: '0', V8_HEAP_GROWING_PERCENT: '0' })).toEqual({
+      flags: [],
     });
-    expect(serverNodeFlags({ V8_SEMI_SPACE_MB: '0' })).toEqual({ flags: [] });
-    expect(serverNodeFlags({ V8_SEMI_SPACE_MB: '16', V8_OLD_SPACE_MB: '512' })).toEqual({
-      flags: ['--max-semi-space-size=16', '--max-old-space-size=512'],
+    expect(
+      serverNodeFlags({
+        V8_SEMI_SPACE_MB: '16',
+        V8_OLD_SPACE_MB: '512',
+        V8_HEAP_GROWING_PERCENT: '100',
+      }),
+    ).toEqual({
+      flags: ['--max-semi-space-size=16', '--max-old-space-size=512', '--heap-growing-percent=100'],
     });
+  });
+
+  it('gives node flags that it takes, and that set what they say', async () => {
+    // Every default flag among them: one node did not take would stop `pal serve` at start.
+    const { flags } = serverNodeFlags({ V8_OLD_SPACE_MB: '300' });
+    const limit = await new Promise<string>((done, fail) =>
+      execFile(
+        process.execPath,
+        [...flags!, '-p', "require('node:v8').getHeapStatistics().heap_size_limit"],
+        (error, stdout) => (error ? fail(error) : done(stdout)),
+      ),
+    );
+    // The old generation's 300 MiB and the young one's semi-spaces (V8 adds them to the limit).
+    expect(Number(limit) / 2 ** 20).toBeGreaterThanOrEqual(300);
+    expect(Number(limit) / 2 ** 20).toBeLessThan(400);
   });
 
   it('names a bad setting', () => {
@@ -29,17 +53,24 @@ describe('serverNodeFlags', () => {
       expect(serverNodeFlags({ V8_SEMI_SPACE_MB: raw }).error).toBe(
         `bad setting V8_SEMI_SPACE_MB: expected an integer from 0 to 1024, got "${raw}"`,
       );
+    expect(serverNodeFlags({ V8_HEAP_GROWING_PERCENT: '1001' }).error).toBe(
+      'bad setting V8_HEAP_GROWING_PERCENT: expected an integer from 0 to 1000, got "1001"',
+    );
     expect(serverNodeFlags({ V8_OLD_SPACE_MB: '1e3' }).error).toMatch(
       /^bad setting V8_OLD_SPACE_MB/,
     );
   });
 
   it('leaves a flag that node is already given to it', () => {
-    expect(serverNodeFlags({}, ['--max-semi-space-size=32'])).toEqual({ flags: [] });
-    expect(serverNodeFlags({}, ['--max_semi_space_size=32'])).toEqual({ flags: [] });
+    const growing = '--heap-growing-percent=20';
+    expect(serverNodeFlags({}, ['--max-semi-space-size=32'])).toEqual({ flags: [growing] });
+    expect(serverNodeFlags({}, ['--max_semi_space_size=32'])).toEqual({ flags: [growing] });
+    expect(serverNodeFlags({}, ['--heap_growing_percent=0'])).toEqual({
+      flags: ['--max-semi-space-size=4'],
+    });
     expect(
       serverNodeFlags({ V8_OLD_SPACE_MB: '256', NODE_OPTIONS: '--max-semi-space-size=1' }),
-    ).toEqual({ flags: ['--max-old-space-size=256'] });
+    ).toEqual({ flags: ['--max-old-space-size=256', growing] });
   });
 });
 
@@ -98,7 +129,9 @@ describe('bin/pal.js serve', () => {
       // The bin's own process, started again with the flags.
       const commands = processTree(child.pid!).map((p) => p.command);
       expect(commands).toHaveLength(1);
-      expect(commands[0]).toMatch(/--max-semi-space-size=4 --max-old-space-size=700 /);
+      expect(commands[0]).toMatch(
+        /--max-semi-space-size=4 --max-old-space-size=700 --heap-growing-percent=20 /,
+      );
     } finally {
       for (const { pid } of processTree(child.pid!).reverse()) process.kill(pid, 'SIGTERM');
       await exited;
@@ -170,7 +203,7 @@ describe('bin/pal.js serve', () => {
     // One process: node started again with the node options it was given and the flags.
     expect(run.commands).toHaveLength(1);
     expect(run.commands[0]).toMatch(
-      /--stack-size=2000 --max-semi-space-size=4 --import tsx .*src\/main\.ts serve/,
+      /--stack-size=2000 --max-semi-space-size=4 --heap-growing-percent=20 --import tsx .*src\/main\.ts serve/,
     );
     expect(run.ended).toBe(0);
     expect(run.stillServing).toBe(false);

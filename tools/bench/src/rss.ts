@@ -61,7 +61,11 @@ async function measure(root: string, env: Record<string, string>): Promise<Figur
 
 export async function runRssBench(root: string): Promise<void> {
   const started = await measure(root, {});
-  const defaults = await measure(root, { V8_SEMI_SPACE_MB: '0', V8_OLD_SPACE_MB: '0' });
+  const defaults = await measure(root, {
+    V8_SEMI_SPACE_MB: '0',
+    V8_OLD_SPACE_MB: '0',
+    V8_HEAP_GROWING_PERCENT: '0',
+  });
   const named = (f: Figures) => (f.flags.length ? f.flags.join(' ') : "V8's defaults");
   const rows: Row[] = [];
   for (const [f, target] of [
