@@ -92,12 +92,12 @@ export function readParams(
   const out: Record<string, unknown> = {};
   for (const spec of specs) {
     const given = raw[lookup(spec.name)];
-    const where = `${kind} ${spec.name}`;
-    if (Array.isArray(given)) throw badRequest(`${where}: given more than once`);
     if (given === undefined || (given === '' && spec.type !== 'string')) {
-      if (spec.required) throw badRequest(`${where}: required`);
+      if (spec.required) throw badRequest(`${kind} ${spec.name}: required`);
       continue;
     }
+    const where = `${kind} ${spec.name}`;
+    if (Array.isArray(given)) throw badRequest(`${where}: given more than once`);
     const value = text(given, where);
     if (spec.maxLength !== undefined && characterCount(value, spec.maxLength) > spec.maxLength)
       throw badRequest(`${where}: must be at most ${spec.maxLength} characters`);
@@ -110,6 +110,14 @@ export function readParams(
   return out;
 }
 
+/** Node gives header names in lower case; a search's dozen are looked up on every request. */
+const lowerNames = new Map<string, string>();
+function lowerCase(name: string): string {
+  let lower = lowerNames.get(name);
+  if (lower === undefined) lowerNames.set(name, (lower = name.toLowerCase()));
+  return lower;
+}
+
 /**
  * Search headers: their values are UTF-8 text (headerText); absent booleans are false and an
  * absent startRecord is 0 (docs/decisions.md, "Searches").
@@ -118,7 +126,7 @@ export function readSearch(
   specs: readonly ParamSpec[],
   headers: RawValues,
 ): Record<string, unknown> {
-  const out = readParams(specs, headers, 'header', (n) => n.toLowerCase(), headerText);
+  const out = readParams(specs, headers, 'header', lowerCase, headerText);
   for (const spec of specs) {
     if (out[spec.name] !== undefined) continue;
     if (spec.type === 'boolean') out[spec.name] = false;
