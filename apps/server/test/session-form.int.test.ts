@@ -180,8 +180,15 @@ describe('the actions offered', () => {
     expectRefused(
       await pages.post(p.cookie, { csrf: 'é'.repeat(p.csrf.length), action: 'note', text: 'x' }),
       403,
+      'This form was not sent',
+    );
+    // Without a token at all, as from no page of the service.
+    expectRefused(
+      await pages.post(p.cookie, { action: 'note', text: 'x' }),
+      403,
       'This form was refused',
     );
+    expect(await valuesOf(p.tx)).toEqual({});
   });
 
   it('a form whose turn comes after the transaction completed keeps nothing of it', async () => {

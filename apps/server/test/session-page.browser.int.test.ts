@@ -325,6 +325,56 @@ describe('a form that does not go through', () => {
   });
 });
 
+describe('two links opened in one browser', () => {
+  it("the earlier page's form goes into neither transaction, and its page says which one the browser holds now", async () => {
+    const first = await newTransaction();
+    const second = await newTransaction();
+    await h.domain.db
+      .updateTable('transactions')
+      .set({ name: 'Claim for March', name_key: 'claim for march' })
+      .where('id', '=', second)
+      .execute();
+    const { context, page, problems } = await newContext({ viewport: PHONE });
+    await page.goto(`${h.url}/services/enter/${await participantToken(first)}`);
+    await page.waitForSelector('main[data-pads-ready="true"]');
+    // The person follows a second link in another tab of the same browser.
+    const other = await context.newPage();
+    await other.goto(`${h.url}/services/enter/${await participantToken(second)}`);
+    await other.waitForSelector('main[data-pads-ready="true"]');
+    expect(await other.locator('h1').textContent()).toBe('Claim for March');
+
+    // Back in the first tab, they fill in the first claim and submit it.
+    await page.bringToFront();
+    await fillEveryControl(page);
+    await drawWithMouse(page, 'employee');
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Submit the claim' }).click(),
+    ]);
+    await page.waitForLoadState('load');
+    expect(answer.status()).toBe(403);
+    expect(await page.locator('h1').textContent()).toBe('This form was not sent');
+    expect(await page.locator('main').textContent()).toContain(
+      'a link opened Claim for March in this browser',
+    );
+    expect(await received(first)).toBeUndefined();
+    expect(await received(second)).toBeUndefined();
+    await expectAccessible(page, 'a form of an earlier session');
+    await shot(page, 'earlier-session');
+
+    // Its link leads to the session page, which shows the claim the browser holds now.
+    const link = page.getByRole('link', { name: 'Go to Claim for March' });
+    expect(await link.getAttribute('href')).toBe('/services/session');
+    // Going back shows the first claim as they filled it in.
+    await page.goBack();
+    expect(await page.getByLabel('Employee name').inputValue()).toBe('Ada Lovelace');
+    expect(await page.getByLabel('Category').inputValue()).toBe('Travel');
+    // Chromium logs the 403 page's status as a console error; nothing else went wrong.
+    expect(problems.filter((p) => !/status of 403 .*\/services\/session$/.test(p))).toEqual([]);
+    await context.close();
+  });
+});
+
 describe('the session page without JavaScript', () => {
   it('fills the plain form in page order, signs by typing, and submits', async () => {
     const tx = await newTransaction();

@@ -23,6 +23,7 @@ import { findSso } from '../storage/ssos.js';
 import type { WorkflowContext } from '../workflows/context.js';
 import { runAction } from '../workflows/entries.js';
 import { sendPage } from './page.js';
+import { titleOf } from './session-page.js';
 
 /**
  * The largest urlencoded session form, and the most its text parts may hold as multipart: room
@@ -135,8 +136,19 @@ export async function registerSessionForm(
       request.log.info({ err: error }, 'a session form could not be read');
       return sendFormRefused(reply, status, message, sessionPath);
     }
-    if (!helpers.sameOrigin(request) || !csrfMatches(session, form.fields.csrf))
+    if (!helpers.sameOrigin(request) || typeof form.fields.csrf !== 'string')
       return sendPage(reply, 403, helpers.refused.title, helpers.refused.body);
+    if (!csrfMatches(session, form.fields.csrf)) {
+      // From this origin with a token of another session: the page was shown to an earlier
+      // session of this browser, whose cookie a later entry (another tab, another link) replaced.
+      // Nothing of it is taken into the session the cookie holds now.
+      request.log.info(
+        { transactionId: session.transactionId },
+        "a session form came from a page of this browser's earlier session",
+      );
+      const now = titleOf(await loadSessionBasis(domain, session));
+      return sendPage(reply, 403, 'This form was not sent', earlierPageBody(now, sessionPath));
+    }
 
     const basis = await loadSessionBasis(domain, session);
     const sso = session.ssoId
@@ -198,6 +210,18 @@ export async function registerSessionForm(
     );
     return reply.code(303).header('Location', sessionPath).send();
   });
+}
+
+/**
+ * The page for a form of an earlier session of the browser. A browser holds one session (its
+ * cookie); what the person typed is still in the page they left, if they go back to it.
+ */
+function earlierPageBody(now: string, sessionPath: string): string {
+  const name = escapeHtml(now);
+  return `<h1>This form was not sent</h1>
+<p>Since this page was opened, a link opened <strong>${name}</strong> in this browser, and a browser works on one at a time. Nothing you filled in on this page was saved.</p>
+<p>To go on with it, open its link again from where you first opened it (the application or the mail that gave it to you). Going back in your browser shows what you typed.</p>
+<p><a href="${escapeHtml(sessionPath)}">Go to ${name}</a></p>`;
 }
 
 /** The 4xx status a multipart error carries (a cap: 413), or 400 for any other. */
