@@ -39,7 +39,12 @@ describe('serverNodeFlags', () => {
     const limit = await new Promise<string>((done, fail) =>
       execFile(
         process.execPath,
-        [...flags!, '-p', "require('node:v8').getHeapStatistics().heap_size_limit"],
+        // Written as plain text: `-p` colours a number when FORCE_COLOR is set (as nx sets it).
+        [
+          ...flags!,
+          '-e',
+          "process.stdout.write(String(require('node:v8').getHeapStatistics().heap_size_limit))",
+        ],
         (error, stdout) => (error ? fail(error) : done(stdout)),
       ),
     );
