@@ -10,7 +10,7 @@ export const DEFAULT_SEMI_SPACE_MB = 4;
 
 /** How far V8 lets its old generation grow past what a full GC left live before it collects
  * again. Left to V8, the factor is 1.1 to 4, by its measure of GC and allocation speeds: under a
- * burst of requests it chose about 4 in one run of five, and RSS went from about 180 to 290–315
+ * burst of requests it chose about 4 in three runs of 15, and RSS went from about 180 to 287–314
  * MiB and stayed. Fixed at 1.2, it holds RSS under 200 MiB without bounding the heap, as
  * V8_OLD_SPACE_MB would (docs/performance.md). */
 export const DEFAULT_HEAP_GROWING_PERCENT = 20;

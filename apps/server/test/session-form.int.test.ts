@@ -182,12 +182,27 @@ describe('the actions offered', () => {
       403,
       'This form was not sent',
     );
-    // Without a token at all, as from no page of the service.
-    expectRefused(
-      await pages.post(p.cookie, { action: 'note', text: 'x' }),
-      403,
-      'This form was refused',
-    );
+    // Without a token, or an empty one, as from no page of the service.
+    for (const fields of [{}, { csrf: '' }] as Record<string, string>[])
+      expectRefused(
+        await pages.post(p.cookie, { ...fields, action: 'note', text: 'x' }),
+        403,
+        'This form was refused',
+      );
+    expect(await valuesOf(p.tx)).toEqual({});
+  });
+
+  it("a form of an earlier session names the session's transaction, escaped", async () => {
+    const p = await participant();
+    await h.domain.db
+      .updateTable('transactions')
+      .set({ name: '<b>Claim</b> & co', name_key: '<b>claim</b> & co' })
+      .where('id', '=', p.tx)
+      .execute();
+    const answer = await pages.post(p.cookie, { csrf: 'x'.repeat(p.csrf.length), action: 'note' });
+    expect(answer.status).toBe(403);
+    expect(answer.text).toContain('<strong>&#60;b&#62;Claim&#60;/b&#62; &#38; co</strong>');
+    expect(answer.text).not.toContain('<b>Claim</b>');
     expect(await valuesOf(p.tx)).toEqual({});
   });
 

@@ -37,7 +37,8 @@ const CONNECTIONS = 50;
 
 /**
  * The V8 flags `npm start` gives the server (apps/server/bin/node-flags.js), from the same
- * settings (V8_SEMI_SPACE_MB, V8_OLD_SPACE_MB) in `env`: every bench server runs as a user's does.
+ * settings (V8_SEMI_SPACE_MB, V8_OLD_SPACE_MB, V8_HEAP_GROWING_PERCENT) in `env`: every bench
+ * server runs as a user's does.
  */
 export function serverFlags(env: Record<string, string | undefined>): string[] {
   const { flags, error } = serverNodeFlags(env);

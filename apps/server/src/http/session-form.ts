@@ -136,7 +136,7 @@ export async function registerSessionForm(
       request.log.info({ err: error }, 'a session form could not be read');
       return sendFormRefused(reply, status, message, sessionPath);
     }
-    if (!helpers.sameOrigin(request) || typeof form.fields.csrf !== 'string')
+    if (!helpers.sameOrigin(request) || !form.fields.csrf)
       return sendPage(reply, 403, helpers.refused.title, helpers.refused.body);
     if (!csrfMatches(session, form.fields.csrf)) {
       // From this origin with a token of another session: the page was shown to an earlier
@@ -214,13 +214,15 @@ export async function registerSessionForm(
 
 /**
  * The page for a form of an earlier session of the browser. A browser holds one session (its
- * cookie); what the person typed is still in the page they left, if they go back to it.
+ * cookie), and the session page's address is the same for all: going back or reloading shows
+ * the session the browser holds now, with what the browser kept of the typing restored into it.
+ * So the page sends the person to the earlier one's link, not back.
  */
 function earlierPageBody(now: string, sessionPath: string): string {
   const name = escapeHtml(now);
   return `<h1>This form was not sent</h1>
 <p>Since this page was opened, a link opened <strong>${name}</strong> in this browser, and a browser works on one at a time. Nothing you filled in on this page was saved.</p>
-<p>To go on with it, open its link again from where you first opened it (the application or the mail that gave it to you). Going back in your browser shows what you typed.</p>
+<p>To go on with what you were filling in, open its link again from where you first opened it (the application or the mail that gave it to you), not by going back: this browser now shows ${name} there.</p>
 <p><a href="${escapeHtml(sessionPath)}">Go to ${name}</a></p>`;
 }
 
