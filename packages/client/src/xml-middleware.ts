@@ -8,11 +8,7 @@
  */
 import { decodeXml, encodeXml, type RootName, type RootValues } from '@pal-workflow/validators';
 import type { Middleware } from './generated/runtime.gen.js';
-import {
-  clientOperations,
-  defaultRoots,
-  type ClientOperation,
-} from './generated/operations.gen.js';
+import { clientOperations, defaultRoots } from './generated/operations.gen.js';
 
 export type WireFormat = 'json' | 'xml';
 
@@ -30,6 +26,8 @@ export interface XmlMiddlewareOptions {
 export function wireMiddleware(options: XmlMiddlewareOptions): Middleware {
   const routes = clientOperations.map((op) => ({
     op,
+    // Its search headers in lower case: header names are matched whatever their case.
+    searchNames: new Set(op.searchHeaders.map((n) => n.toLowerCase())),
     regex: new RegExp(
       op.pattern
         .replace('{service}', escapeRegex(options.serviceRoot))
@@ -37,17 +35,19 @@ export function wireMiddleware(options: XmlMiddlewareOptions): Middleware {
     ),
   }));
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
-  const find = (method: string | undefined, url: string): ClientOperation | undefined => {
+  const find = (method: string | undefined, url: string) => {
     const path = pathAfterBase(new URL(url).pathname, basePath);
-    return routes.find((r) => r.op.method === (method ?? 'GET').toUpperCase() && r.regex.test(path))
-      ?.op;
+    return routes.find(
+      (r) => r.op.method === (method ?? 'GET').toUpperCase() && r.regex.test(path),
+    );
   };
 
   return {
     async pre({ url, init }) {
       const target = rewriteRoots(url, options, basePath);
-      const op = find(init.method, target);
-      const headers = new Headers(withSearchHeadersEncoded(init.headers, op));
+      const route = find(init.method, target);
+      const op = route?.op;
+      const headers = new Headers(withSearchHeadersEncoded(init.headers, route?.searchNames));
       headers.set('Accept', options.format === 'xml' ? 'application/xml' : 'application/json');
       let body = init.body;
       if (
@@ -101,29 +101,19 @@ export function searchHeaderValue(text: string): string {
   return `UTF-8''${escaped}`;
 }
 
-const searchHeaderNames = new WeakMap<ClientOperation, ReadonlySet<string>>();
-
-/** An operation's search headers in lower case (header names are matched whatever their case). */
-function lowerCaseNames(op: ClientOperation): ReadonlySet<string> {
-  let names = searchHeaderNames.get(op);
-  if (!names)
-    searchHeaderNames.set(op, (names = new Set(op.searchHeaders.map((n) => n.toLowerCase()))));
-  return names;
-}
-
+/** `names`: the operation's search headers in lower case. */
 function withSearchHeadersEncoded(
   headers: RequestInit['headers'],
-  op: ClientOperation | undefined,
+  names: ReadonlySet<string> | undefined,
 ): RequestInit['headers'] {
   if (
-    !op ||
-    op.searchHeaders.length === 0 ||
+    !names ||
+    names.size === 0 ||
     !headers ||
     headers instanceof Headers ||
     Array.isArray(headers)
   )
     return headers;
-  const names = lowerCaseNames(op);
   return Object.fromEntries(
     Object.entries(headers).map(([name, value]) => [
       name,

@@ -84,8 +84,6 @@ export class RateLimits {
   readonly shared: Record<RatePolicy, BatchedConsumer> | undefined;
   private readonly memory: Record<RatePolicy, MemoryWindows>;
   private readonly quota: Record<RatePolicy, number>;
-  /** Each policy's RateLimit-Policy header: the same on every answer. */
-  private readonly policyHeader: Record<RatePolicy, string>;
 
   /** `pool`: PostgreSQL's shared counts (storage/rate-counts.ts); without it, this process's memory. */
   constructor(
@@ -93,9 +91,6 @@ export class RateLimits {
     private readonly pool?: pg.Pool,
   ) {
     this.quota = { client: config.clientRequests, address: config.addressRequests };
-    const policyHeader = (policy: RatePolicy) =>
-      `"${policy}";q=${this.quota[policy]};w=${config.windowSeconds}`;
-    this.policyHeader = { client: policyHeader('client'), address: policyHeader('address') };
     const windowMs = config.windowSeconds * 1000;
     this.memory = {
       client: new MemoryWindows(this.quota.client, windowMs),
@@ -147,11 +142,12 @@ export class RateLimits {
   writeHeaders(request: FastifyRequest, reply: FastifyReply): void {
     const standing = request.rateStanding;
     if (!standing) return;
-    reply.header('RateLimit-Policy', this.policyHeader[standing.policy]);
+    const name = `"${standing.policy}"`;
     reply.header(
-      'RateLimit',
-      `"${standing.policy}";r=${standing.remaining};t=${standing.resetSeconds}`,
+      'RateLimit-Policy',
+      `${name};q=${this.quota[standing.policy]};w=${this.config.windowSeconds}`,
     );
+    reply.header('RateLimit', `${name};r=${standing.remaining};t=${standing.resetSeconds}`);
   }
 
   /** Ends the shared counts' pool (the app is closing). */

@@ -110,14 +110,6 @@ export function readParams(
   return out;
 }
 
-/** Node gives header names in lower case; a search's dozen are looked up on every request. */
-const lowerNames = new Map<string, string>();
-function lowerCase(name: string): string {
-  let lower = lowerNames.get(name);
-  if (lower === undefined) lowerNames.set(name, (lower = name.toLowerCase()));
-  return lower;
-}
-
 /**
  * Search headers: their values are UTF-8 text (headerText); absent booleans are false and an
  * absent startRecord is 0 (docs/decisions.md, "Searches").
@@ -126,7 +118,7 @@ export function readSearch(
   specs: readonly ParamSpec[],
   headers: RawValues,
 ): Record<string, unknown> {
-  const out = readParams(specs, headers, 'header', lowerCase, headerText);
+  const out = readParams(specs, headers, 'header', (n) => n.toLowerCase(), headerText);
   for (const spec of specs) {
     if (out[spec.name] !== undefined) continue;
     if (spec.type === 'boolean') out[spec.name] = false;

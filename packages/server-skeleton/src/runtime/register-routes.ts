@@ -194,7 +194,7 @@ export async function registerRoutes<Ctx>(
           }
           return reply
             .code(200)
-            .type(CONTENT_TYPE[format])
+            .type(`${MEDIA_TYPE[format]}; charset=utf-8`)
             .send(writeValue(format, spec.response.root, value));
         },
       });
@@ -274,12 +274,6 @@ function checkJsonObject(text: string): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new DecodeError([{ path: '', message: 'expected a JSON object' }]);
 }
-
-const CONTENT_TYPE: Record<Format, string> = {
-  xml: `${MEDIA_TYPE.xml}; charset=utf-8`,
-  json: `${MEDIA_TYPE.json}; charset=utf-8`,
-  text: `${MEDIA_TYPE.text}; charset=utf-8`,
-};
 
 /** The bytes immutable values were written as (frozen.ts), by format and root. */
 const written = new WeakMap<object, Map<string, string>>();
