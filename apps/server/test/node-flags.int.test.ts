@@ -5,11 +5,14 @@ import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { serverNodeFlags } from '../bin/node-flags.js';
 import { tempDir } from './helpers.js';
 
 const serverDir = fileURLToPath(new URL('..', import.meta.url));
+/** What this node prints to stdout when run with `args`. */
+const node = async (args: string[]) => (await promisify(execFile)(process.execPath, args)).stdout;
 const bin = join(serverDir, 'bin/pal.js');
 
 describe('serverNodeFlags', () => {
@@ -36,33 +39,22 @@ describe('serverNodeFlags', () => {
   it('gives node flags that it takes, and that set what they say', async () => {
     // Every default flag among them: one node did not take would stop `pal serve` at start.
     const { flags } = serverNodeFlags({ V8_OLD_SPACE_MB: '300' });
-    const limit = await new Promise<string>((done, fail) =>
-      execFile(
-        process.execPath,
-        // Written as plain text: `-p` colours a number when FORCE_COLOR is set (as nx sets it).
-        [
-          ...flags!,
-          '-e',
-          "process.stdout.write(String(require('node:v8').getHeapStatistics().heap_size_limit))",
-        ],
-        (error, stdout) => (error ? fail(error) : done(stdout)),
-      ),
-    );
+    // Written as plain text: `-p` colours a number when FORCE_COLOR is set (as nx sets it).
+    const limit = await node([
+      ...flags!,
+      '-e',
+      "process.stdout.write(String(require('node:v8').getHeapStatistics().heap_size_limit))",
+    ]);
     // The old generation's 300 MiB and the young one's semi-spaces (V8 adds them to the limit).
     expect(Number(limit) / 2 ** 20).toBeGreaterThanOrEqual(300);
     expect(Number(limit) / 2 ** 20).toBeLessThan(400);
   });
 
   it('makes V8 grow the old generation by a fifth after a full collection (by up to 4 times, left to it)', async () => {
-    const factors = (flags: string[]) =>
-      new Promise<string[]>((done, fail) =>
-        execFile(
-          process.execPath,
-          [...flags, '--trace-gc-verbose', '--expose-gc', '-e', 'globalThis.gc()'],
-          (error, stdout) =>
-            error ? fail(error) : done([...new Set(stdout.match(/factor \d+\.\d/g))]),
-        ),
-      );
+    const factors = async (flags: string[]) => {
+      const trace = await node([...flags, '--trace-gc-verbose', '--expose-gc', '-e', 'gc()']);
+      return [...new Set(trace.match(/factor \d+\.\d/g))];
+    };
     expect(await factors(serverNodeFlags({}).flags!)).toEqual(['factor 1.2']);
     // V8's own choice: its ceiling here (4.0 where the heap limit is 2 GiB or more).
     const own = await factors([]);
