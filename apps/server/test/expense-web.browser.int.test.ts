@@ -204,6 +204,13 @@ const EMPLOYEE_BOX = { x: 48, y: 632, width: 230, height: 70 };
 const MANAGER_BOX = { x: 317, y: 632, width: 230, height: 70 };
 
 /** Whole seconds, as the evidence page records a signature's time. */
+/** The mailed link's path and query, from a mail's text (its host is PUBLIC_URL's). */
+function mailLink(text: string): string {
+  return new RegExp(`${PUBLIC_URL.replace(/[.:/]/g, '\\$&')}(/services/mail\\?\\S+)`).exec(
+    text,
+  )![1]!;
+}
+
 const second = (ms: number) => Math.floor(ms / 1000) * 1000;
 
 describe('expense approval in Chromium', () => {
@@ -261,9 +268,7 @@ describe('expense approval in Chromium', () => {
     );
     expect(mail.envelope.to).toEqual([manager.email]);
     expect(mail.mail.subject).toBe(`Expense claim of ${CLAIM.amount} to approve`);
-    const link = new RegExp(`${PUBLIC_URL.replace(/[.:/]/g, '\\$&')}(/services/mail\\?\\S+)`).exec(
-      mail.mail.text!,
-    )![1]!;
+    const link = mailLink(mail.mail.text!);
 
     // In a browser of its own: nothing of the employee's session.
     const morgan = await freshContext();
@@ -382,8 +387,6 @@ describe('expense approval in Chromium', () => {
   });
 
   it('a returned claim is signed anew: the mailed employee changes it, must sign again, and submits', async () => {
-    const mailLink = (text: string) =>
-      new RegExp(`${PUBLIC_URL.replace(/[.:/]/g, '\\$&')}(/services/mail\\?\\S+)`).exec(text)![1]!;
     const mailTo = (address: string, after: number) =>
       until(`the mail to ${address}`, async () =>
         h.mails.slice(after).find((m) => m.envelope.to.includes(address)),
