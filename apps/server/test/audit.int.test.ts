@@ -331,7 +331,7 @@ describe('the audit log records each act once', () => {
 
   it('roles.removed: T7 on one transaction, T4 on all of them, with the number removed', async () => {
     const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
-    const { cookie } = await enter(
+    const { cookie, entered } = await enter(
       await h.a.json.transactions.createTransactionToken({ transactionId: tx, userSSO: sso }),
     );
     const t7 = await recordsOf(() =>
@@ -341,7 +341,7 @@ describe('the audit log records each act once', () => {
     expect(one(t7.written, 'roles.removed')).toMatchObject({ target: sso, actor: h.a.username });
     expect(one(t7.written, 'roles.removed').facts).toEqual({ transactionId: tx, removed: 1 });
     // The session that role gave ends at its next request: session.ended, withdrawn.
-    const next = await recordsOf(() => browse('/services/session', 'GET', cookie));
+    const next = await recordsOf(() => browse(entered.headers.get('location')!, 'GET', cookie));
     expect(next.value.status).toBe(403);
     const ended = one(next.written, 'session.ended');
     expect(ended).toMatchObject({ target: tx, actor_type: 'system' });

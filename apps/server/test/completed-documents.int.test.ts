@@ -17,7 +17,7 @@ import { createSso } from '../src/domain/ssos.js';
 import { insertSignatures, upsertFieldValues } from '../src/storage/document-state.js';
 import { inkPng } from './documents.js';
 import { startHarness, type Harness } from './harness.js';
-import { sessionBrowser, type SessionBrowser } from './session-pages.js';
+import { sessionBrowser, sessionPathOf, type SessionBrowser } from './session-pages.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pal-completed-int-'));
 let h: Harness;
@@ -25,7 +25,9 @@ let pages: SessionBrowser;
 let claim: Uint8Array;
 
 const FILE = 'documents/claim.pdf';
-const DOWNLOAD = '/services/session/documents/0/completed';
+/** The download of the first document's completed PDF, from the page of session `cookie`. */
+const download = (cookie: string, index: number | string = 0) =>
+  `${sessionPathOf(cookie)}/documents/${index}/completed`;
 
 async function claimPdf(): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
@@ -157,7 +159,7 @@ describe('completed documents', () => {
     const b = await signedTransaction('b');
 
     // Before completion: nothing to download, no completed PDF, the deployed file's digest.
-    const early = await pages.open(DOWNLOAD, a.cookie);
+    const early = await pages.open(download(a.cookie), a.cookie);
     expect(early.status).toBe(404);
     expect(early.type).toBe('text/html; charset=utf-8');
     const deployedDigest = createHash('sha256').update(claim).digest('base64');
@@ -175,7 +177,7 @@ describe('completed documents', () => {
     expect(run.messages?.[0]?.message).toBe('COMPLETED');
 
     // The harness waits for the outbox after each request: the completion job has run.
-    const response = await fetch(h.url + DOWNLOAD, { headers: { Cookie: a.cookie } });
+    const response = await fetch(h.url + download(a.cookie), { headers: { Cookie: a.cookie } });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/pdf');
     expect(response.headers.get('content-disposition')).toBe(
@@ -211,15 +213,11 @@ describe('completed documents', () => {
 
     // Another enterprise's session: its own transaction is not completed, and it cannot name
     // another. An index past the documents, and a session-less request, get nothing either.
-    expect((await pages.open(DOWNLOAD, b.cookie)).status).toBe(404);
+    expect((await pages.open(download(b.cookie), b.cookie)).status).toBe(404);
     expect(await getCompletedDocument(h.domain, b.enterpriseId, a.tx, FILE)).toBeUndefined();
-    expect((await pages.open('/services/session/documents/1/completed', a.cookie)).status).toBe(
-      404,
-    );
-    expect((await pages.open('/services/session/documents/x/completed', a.cookie)).status).toBe(
-      404,
-    );
-    expect((await pages.open(DOWNLOAD)).status).toBe(401);
+    expect((await pages.open(download(a.cookie, 1), a.cookie)).status).toBe(404);
+    expect((await pages.open(download(a.cookie, 'x'), a.cookie)).status).toBe(404);
+    expect((await pages.open(download(a.cookie))).status).toBe(401);
   });
 
   it('are written anew when a reopened transaction completes again, with the values of then', async () => {

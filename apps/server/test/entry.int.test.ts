@@ -9,13 +9,20 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deployPal } from '../src/domain/pals.js';
 import { createSso, deleteSso } from '../src/domain/ssos.js';
+import { hashToken } from '../src/domain/ids.js';
 import { sweepEntries } from '../src/domain/sessions.js';
 import { issueTransactionToken } from '../src/domain/tokens.js';
 import { listRoles } from '../src/domain/transaction-roles.js';
 import { transitionTransaction } from '../src/domain/transactions.js';
 import { launchChromium, SCREENSHOTS } from './browser.js';
 import { apiError, PUBLIC_URL, startHarness, type Harness } from './harness.js';
-import { cookieOf, csrfOf, sessionBrowser, type SessionBrowser } from './session-pages.js';
+import {
+  cookieOf,
+  csrfOf,
+  sessionBrowser,
+  sessionPathOf,
+  type SessionBrowser,
+} from './session-pages.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'workflow-pals');
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -55,9 +62,14 @@ describe('tokens and entry', () => {
     expect(token).toMatch(TOKEN);
     const entered = await open(`/services/enter/${token}`);
     expect(entered.status).toBe(303);
+    // A cookie of its own, named by the session's handle, which names its page too.
+    const [, handle] = /^pal_session_([\w-]{12})=[\w-]{43}; /.exec(
+      entered.headers.get('set-cookie')!,
+    )!;
     expect(entered.headers.get('set-cookie')).toMatch(
-      /^pal_session=[A-Za-z0-9_-]{43}; Path=\/services\/; HttpOnly; SameSite=Lax; Max-Age=1800$/,
+      /^pal_session_[\w-]{12}=[\w-]{43}; Path=\/services\/; HttpOnly; SameSite=Lax; Max-Age=1800$/,
     );
+    expect(entered.headers.get('location')).toBe(`/services/session/${handle}`);
     const { page } = await enter(
       await h.a.json.transactions.createTransactionToken({ transactionId: id, userSSO: sso }),
     );
@@ -111,7 +123,7 @@ describe('tokens and entry', () => {
       await h.a.json.transactions.createTransactionToken({ transactionId: tx, userSSO: sso }),
     );
     expect(await post(cookie, { csrf: csrfOf(page), action: 'note', text: 'hello' })).toBe(303);
-    const after = await open('/services/session', cookie);
+    const after = await pages.page(cookie);
     expect(after.text).toContain('noted hello &#60;b&#62;escaped&#60;/b&#62;');
     expect(after.text).not.toContain('<b>escaped</b>');
   });
@@ -130,11 +142,20 @@ describe('tokens and entry', () => {
     expect(await post(cookie, { action: 'note', csrf }, { 'Sec-Fetch-Site': 'cross-site' })).toBe(
       403,
     );
-    expect(await post(undefined, { action: 'note', csrf })).toBe(401);
+    expect(
+      (await pages.post(undefined, { action: 'note', csrf }, {}, sessionPathOf(cookie))).status,
+    ).toBe(401);
     // And the right form still works.
     expect(await post(cookie, { action: 'note', csrf, text: 'ok' })).toBe(303);
-    expect((await open('/services/session', `pal_session=${'A'.repeat(43)}`)).status).toBe(401);
-    expect((await open('/services/session', 'pal_session=forged')).status).toBe(401);
+    // A forged value, or another session's, under this session's cookie name: no session.
+    const path = sessionPathOf(cookie);
+    const name = cookie.slice(0, cookie.indexOf('='));
+    const other = await enter(
+      await h.a.json.transactions.createTransactionToken({ transactionId: tx, userSSO: sso }),
+    );
+    for (const forged of ['A'.repeat(43), 'forged', other.cookie.slice(name.length + 1)])
+      expect((await open(path, `${name}=${forged}`)).status).toBe(401);
+    expect((await open(path)).status).toBe(401);
     expect((await open('/services/session')).status).toBe(401);
   });
 
@@ -373,6 +394,71 @@ async function mailedLink(): Promise<{ tx: string; path: string }> {
   return { tx, path: url![1]! };
 }
 
+describe("a browser's sessions", () => {
+  /** A T5 entry into a new transaction; its session's cookie. */
+  const entered = async () => {
+    const transactionId = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+    return (
+      await enter(
+        await h.a.json.transactions.createTransactionToken({ transactionId, userSSO: sso }),
+      )
+    ).cookie;
+  };
+  const attributes = 'Path=/services/; HttpOnly; SameSite=Lax';
+
+  it('keeps each 30 minutes from its last page; an address without a handle goes to the last used', async () => {
+    const one = await entered();
+    const two = await entered();
+    const page = await open(sessionPathOf(one), `${one}; ${two}`);
+    expect(page.status).toBe(200);
+    // Its cookie kept another 30 minutes from now, not from the entry; the other's untouched.
+    expect(page.headers.getSetCookie()).toEqual([`${one}; ${attributes}; Max-Age=1800`]);
+    const bare = await open('/services/session', `${two}; ${one}`);
+    expect(bare.status).toBe(303);
+    expect(bare.headers.get('location')).toBe(sessionPathOf(one));
+    // A form of a page from before pages had addresses of their own: which session is unknown.
+    const outdated = await pages.post(
+      `${two}; ${one}`,
+      { action: 'note' },
+      {},
+      '/services/session',
+    );
+    expect(outdated.status).toBe(409);
+    expect(outdated.text).toContain('This form was not sent');
+  });
+
+  it('holds at most 20: an entry drops the cookies of ended sessions first, then the least recently used', async () => {
+    const held: string[] = [];
+    for (let i = 0; i < 19; i++) held.push(await entered());
+    const enterWith = async (cookies: string[]) => {
+      const transactionId = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+      const token = await h.a.json.transactions.createTransactionToken({
+        transactionId,
+        userSSO: sso,
+      });
+      const answer = await open(`/services/enter/${token}`, cookies.join('; '));
+      expect(answer.status).toBe(303);
+      return answer.headers.getSetCookie();
+    };
+    const nameOf = (cookie: string) => cookie.slice(0, cookie.indexOf('='));
+    const dropped = (cookie: string) => `${nameOf(cookie)}=; ${attributes}; Max-Age=0`;
+    // Under 20 held: only the new session's cookie.
+    expect(await enterWith(held.slice(0, 5))).toHaveLength(1);
+    // 19 live and one that names no session: that one goes.
+    const ended = `pal_session_AAAAAAAAAAAA=${'A'.repeat(43)}`;
+    const [kept, ...drops] = await enterWith([...held, ended]);
+    expect(drops).toEqual([dropped(ended)]);
+    held.push(kept!.split(';')[0]!);
+    // 20 live: the one seen longest ago goes, wherever the browser sends it.
+    await h.domain.db
+      .updateTable('browser_sessions')
+      .set({ last_seen_at: new Date(h.domain.now().getTime() - 60_000).toISOString() })
+      .where('id_hash', '=', hashToken(held[7]!.slice(held[7]!.indexOf('=') + 1)))
+      .execute();
+    expect((await enterWith(held)).slice(1)).toEqual([dropped(held[7]!)]);
+  });
+});
+
 describe('links in mails', () => {
   it('GET shows a confirm page and changes nothing; its POST enters as the recipient and runs the action', async () => {
     const { tx, path } = await mailedLink();
@@ -388,7 +474,8 @@ describe('links in mails', () => {
     const response = await pages.post(undefined, {}, {}, path);
     expect(response.status).toBe(303);
     const cookie = cookieOf(response);
-    const page = await open('/services/session', cookie);
+    expect(response.headers.get('location')).toBe(sessionPathOf(cookie));
+    const page = await pages.page(cookie);
     expect(page.text).toContain(`approved by ${sso}`);
     expect(page.text).toContain('<dd id="your-role">approver</dd>');
     expect((await h.a.json.transactions.getTransaction({ id: tx })).status).toBe('APPROVED');
@@ -428,7 +515,7 @@ describe('entering in Chromium', () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     const response = await page.goto(`${h.url}/services/enter/${token}`);
     expect(response?.status()).toBe(200);
-    expect(page.url()).toBe(`${h.url}/services/session`);
+    expect(page.url()).toMatch(new RegExp(`^${h.url}/services/session/[\\w-]{12}$`));
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(
       'Workflow transaction test pal',
     );
@@ -459,7 +546,7 @@ describe('entering in Chromium', () => {
     expect((await page.goto(h.url + path))?.status()).toBe(200);
     await page.screenshot({ path: join(SCREENSHOTS, 'mail-link-confirm.png'), fullPage: true });
     await Promise.all([
-      page.waitForURL(`${h.url}/services/session`),
+      page.waitForURL(`${h.url}/services/session/*`),
       page.locator('#confirm').click(),
     ]);
     expect(await page.locator('#outcome').textContent()).toContain(`approved by ${sso}`);
@@ -476,18 +563,18 @@ describe('entering in Chromium', () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(`${h.url}/services/enter/${token}`);
-    // A page of another origin (the same server by IP name vs localhost) posts to the session.
+    // A page of another origin (the same server by IP name vs localhost) posts to the session,
+    // its address known.
+    const sessionUrl = page.url();
     const other = h.url.replace('127.0.0.1', 'localhost');
     await page.route(`${other}/evil`, (route) =>
       route.fulfill({
         contentType: 'text/html',
-        body: `<form id="f" method="post" action="${h.url}/services/session"><input name="action" value="note"><input name="csrf" value="guess"></form><script>document.getElementById('f').submit()</script>`,
+        body: `<form id="f" method="post" action="${sessionUrl}"><input name="action" value="note"><input name="csrf" value="guess"></form><script>document.getElementById('f').submit()</script>`,
       }),
     );
     const [answer] = await Promise.all([
-      page.waitForResponse(
-        (r) => r.url() === `${h.url}/services/session` && r.request().method() === 'POST',
-      ),
+      page.waitForResponse((r) => r.url() === sessionUrl && r.request().method() === 'POST'),
       page.goto(`${other}/evil`),
     ]);
     // Refused: SameSite=Lax keeps the session cookie off a cross-site post (401), and the origin

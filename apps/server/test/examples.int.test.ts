@@ -16,8 +16,8 @@ import { startHarness, type Harness } from './harness.js';
 import {
   cookieOf,
   csrfOf,
-  SESSION_PATH,
   sessionBrowser,
+  sessionPathOf,
   type SessionBrowser,
 } from './session-pages.js';
 
@@ -201,7 +201,7 @@ describe('expense approval in a browser (the session form, as a browser posts it
       'signature.employee-signature': `data:image/png;base64,${inkPng(300, 100).toString('base64')}`,
     });
     expect(submitted.status, submitted.text).toBe(303);
-    const after = await pages.open(SESSION_PATH, cookie);
+    const after = await pages.page(cookie);
     expect(after.text).toContain('Submitted 184.60 for approval');
     const id = (await h.b.json.transactions.searchTransactions({ sso: employee.sso }))[0]!.id!;
     expect((await h.b.json.transactions.getTransaction({ id })).status).toBe('SUBMITTED');
@@ -214,7 +214,7 @@ describe('expense approval in a browser (the session form, as a browser posts it
     const entered = await pages.post(undefined, {}, {}, link);
     expect(entered.status).toBe(303);
     const managerCookie = cookieOf(entered);
-    const managerPage = await pages.open(SESSION_PATH, managerCookie);
+    const managerPage = await pages.page(managerCookie);
     expect(managerPage.text).toContain('approve and sign, or return it');
 
     // Approving without signing is refused by the workflow; signed (typed), it completes.
@@ -224,9 +224,7 @@ describe('expense approval in a browser (the session form, as a browser posts it
       managerNote: 'Fine.',
     });
     expect(unsigned.status).toBe(303);
-    expect((await pages.open(SESSION_PATH, managerCookie)).text).toContain(
-      'Sign the claim to approve it',
-    );
+    expect((await pages.page(managerCookie)).text).toContain('Sign the claim to approve it');
     const approved = await pages.post(managerCookie, {
       csrf: csrfOf(managerPage),
       action: 'approve',
@@ -240,7 +238,7 @@ describe('expense approval in a browser (the session form, as a browser posts it
     ).toContainEqual(expect.objectContaining({ id }));
 
     await h.server.outbox.drain();
-    const download = await fetch(`${h.url}/services/session/documents/0/completed`, {
+    const download = await fetch(`${h.url}${sessionPathOf(managerCookie)}/documents/0/completed`, {
       headers: { Cookie: managerCookie },
     });
     expect(download.status).toBe(200);
@@ -295,11 +293,11 @@ describe('a returned expense claim goes back to the employee', () => {
     expect(managerMail.envelope.to).toEqual([manager.email]);
     const managerLink = mailedLinkIn(managerMail.mail.text!);
     const managerCookie = cookieOf(await pages.post(undefined, {}, {}, managerLink));
-    const managerPage = await pages.open(SESSION_PATH, managerCookie);
+    const managerPage = await pages.page(managerCookie);
 
     // Without a note the claim stays with the manager, who is told what to write.
     await pages.post(managerCookie, { csrf: csrfOf(managerPage), action: 'returnClaim' });
-    expect((await pages.open(SESSION_PATH, managerCookie)).text).toContain(
+    expect((await pages.page(managerCookie)).text).toContain(
       'Say in the manager note what the employee should change',
     );
     await h.server.outbox.drain();
@@ -309,7 +307,7 @@ describe('a returned expense claim goes back to the employee', () => {
       action: 'returnClaim',
       managerNote: 'Please attach the receipt.',
     });
-    const returned = await pages.open(SESSION_PATH, managerCookie);
+    const returned = await pages.page(managerCookie);
     const id = (await h.b.json.transactions.searchTransactions({ sso: employee.sso })).find(
       (t) => t.status === 'RETURNED',
     )!.id!;
@@ -325,7 +323,7 @@ describe('a returned expense claim goes back to the employee', () => {
     expect(employeeMail.mail.text).toContain('Please attach the receipt.');
     const employeeLink = mailedLinkIn(employeeMail.mail.text!);
     const again = cookieOf(await pages.post(undefined, {}, {}, employeeLink));
-    const reopened = await pages.open(SESSION_PATH, again);
+    const reopened = await pages.page(again);
     expect(reopened.text).toContain('Returned by your manager: Please attach the receipt.');
     expect(reopened.text).toContain('>Submit the claim</button>');
     // The return took the employee's signature back: what they submit now, they sign anew.
@@ -348,9 +346,7 @@ describe('a returned expense claim goes back to the employee', () => {
       ...claim,
       receiptsAttached: 'true',
     });
-    expect((await pages.open(SESSION_PATH, again)).text).toContain(
-      'Sign before you go on: your signature in',
-    );
+    expect((await pages.page(again)).text).toContain('Sign before you go on: your signature in');
     expect((await h.b.json.transactions.getTransaction({ id })).status).toBe('RETURNED');
     await pages.post(again, {
       csrf: csrfOf(reopened),
@@ -361,7 +357,7 @@ describe('a returned expense claim goes back to the employee', () => {
     });
     expect((await h.b.json.transactions.getTransaction({ id })).status).toBe('SUBMITTED');
     // Last time's note is gone: a second return needs a reason of its own.
-    const secondLook = await pages.open(SESSION_PATH, managerCookie);
+    const secondLook = await pages.page(managerCookie);
     expect(secondLook.text).not.toContain('Please attach the receipt.</textarea>');
     // And the manager is asked again.
     await h.server.outbox.drain();
@@ -387,16 +383,16 @@ describe('customer onboarding in a browser', () => {
     };
     // No identity document: the service stops the form before any run.
     expect((await pages.postMultipart(cookie, { ...form, acceptTerms: 'true' })).status).toBe(303);
-    expect((await pages.open(SESSION_PATH, cookie)).text).not.toContain('is onboarded');
+    expect((await pages.page(cookie)).text).not.toContain('is onboarded');
     // The terms not accepted: the workflow says so, and nothing is kept.
     expect((await pages.postMultipart(cookie, form, passport)).status).toBe(303);
-    expect((await pages.open(SESSION_PATH, cookie)).text).toContain(
+    expect((await pages.page(cookie)).text).toContain(
       'acceptTerms: tick the box to accept the terms',
     );
     expect(
       (await pages.postMultipart(cookie, { ...form, acceptTerms: 'true' }, passport)).status,
     ).toBe(303);
-    expect((await pages.open(SESSION_PATH, cookie)).text).toContain('Initech AG is onboarded');
+    expect((await pages.page(cookie)).text).toContain('Initech AG is onboarded');
     const tx = (
       await h.b.json.transactions.searchTransactions({
         palId: 'customer-onboarding',
@@ -409,7 +405,7 @@ describe('customer onboarding in a browser', () => {
     });
     // The completion job of the outbox writes the completed PDF after the run's commit.
     await h.server.outbox.drain();
-    const download = await fetch(`${h.url}/services/session/documents/0/completed`, {
+    const download = await fetch(`${h.url}${sessionPathOf(cookie)}/documents/0/completed`, {
       headers: { Cookie: cookie },
     });
     expect(download.status).toBe(200);

@@ -197,7 +197,7 @@ describe.runIf(engine === 'postgres')('two pal serve processes on one PostgreSQL
     await entered.arrayBuffer();
     expect(entered.status).toBe(303);
     const cookie = (entered.headers.get('set-cookie') ?? '').split(';')[0]!;
-    const onB = await fetch(`${b.url}/services/session`, { headers: { cookie } });
+    const onB = await fetch(b.url + entered.headers.get('location')!, { headers: { cookie } });
     const page = await onB.text();
     expect(onB.status).toBe(200);
     expect(page).toContain('participant');

@@ -159,12 +159,11 @@ describe('the session form', () => {
     const token = await issueTransactionToken(t.ctx, enterprise.id, tx, sso, 'participant');
     const entered = await get(`/services/enter/${token}`);
     const cookie = entered.headers.get('set-cookie')!.split(';')[0]!;
-    const page = await (
-      await fetch(`${url}/services/session`, { headers: { Cookie: cookie } })
-    ).text();
+    const sessionUrl = url + entered.headers.get('location')!;
+    const page = await (await fetch(sessionUrl, { headers: { Cookie: cookie } })).text();
     const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
     const before = lines.length;
-    const posted = await fetch(`${url}/services/session`, {
+    const posted = await fetch(sessionUrl, {
       method: 'POST',
       redirect: 'manual',
       headers: { Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded' },

@@ -19,7 +19,7 @@ import { readVariables, transactionScope } from '../src/storage/variables.js';
 import { png } from './documents.js';
 import { startHarness, type Answer, type Harness } from './harness.js';
 import { tempDir } from './helpers.js';
-import { csrfOf, SESSION_PATH, sessionBrowser, type SessionBrowser } from './session-pages.js';
+import { csrfOf, sessionBrowser, sessionPathOf, type SessionBrowser } from './session-pages.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'workflow-pals');
 const FILE = 'documents/note.png';
@@ -97,7 +97,7 @@ async function approver() {
   const entered = await pages.post(undefined, {}, {}, link.pathname + link.search);
   expect(entered.status, entered.text).toBe(303);
   const cookie = entered.headers.get('set-cookie')!.split(';')[0]!;
-  const page = await pages.open(SESSION_PATH, cookie);
+  const page = await pages.page(cookie);
   expect(page.text).toContain('<dd id="your-role">approver</dd>');
   return { ...who, tx, cookie, csrf: csrfOf(page), page };
 }
@@ -175,15 +175,13 @@ describe('the actions offered', () => {
     expect(await valuesOf(p.tx)).toEqual({});
   });
 
-  it('a CSRF token of as many characters but other bytes is refused, never a 500', async () => {
+  it('a CSRF token of as many characters but other bytes, or none, is refused, never a 500', async () => {
     const p = await participant();
-    expectRefused(
-      await pages.post(p.cookie, { csrf: 'é'.repeat(p.csrf.length), action: 'note', text: 'x' }),
-      403,
-      'This form was not sent',
-    );
-    // Without a token, or an empty one, as from no page of the service.
-    for (const fields of [{}, { csrf: '' }] as Record<string, string>[])
+    // Other bytes; without a token, or an empty one, as from no page of the service.
+    for (const fields of [{ csrf: 'é'.repeat(p.csrf.length) }, {}, { csrf: '' }] as Record<
+      string,
+      string
+    >[])
       expectRefused(
         await pages.post(p.cookie, { ...fields, action: 'note', text: 'x' }),
         403,
@@ -192,18 +190,27 @@ describe('the actions offered', () => {
     expect(await valuesOf(p.tx)).toEqual({});
   });
 
-  it("a form of an earlier session names the session's transaction, escaped", async () => {
-    const p = await participant();
-    await h.domain.db
-      .updateTable('transactions')
-      .set({ name: '<b>Claim</b> & co', name_key: '<b>claim</b> & co' })
-      .where('id', '=', p.tx)
-      .execute();
-    const answer = await pages.post(p.cookie, { csrf: 'x'.repeat(p.csrf.length), action: 'note' });
-    expect(answer.status).toBe(403);
-    expect(answer.text).toContain('<strong>&#60;b&#62;Claim&#60;/b&#62; &#38; co</strong>');
-    expect(answer.text).not.toContain('<b>Claim</b>');
-    expect(await valuesOf(p.tx)).toEqual({});
+  it('two links opened in one browser: each page posts for its own transaction only', async () => {
+    const first = await participant();
+    const second = await participant();
+    // One browser: it sends both sessions' cookies with every request.
+    const both = `${first.cookie}; ${second.cookie}`;
+    const post = (to: string, csrf: string, text: string) =>
+      pages.post(both, { csrf, action: 'note', text }, {}, sessionPathOf(to));
+    // The earlier page's form, after the later link was opened, goes to its own transaction.
+    expect((await post(first.cookie, first.csrf, 'for the first')).status).toBe(303);
+    expect((await post(second.cookie, second.csrf, 'for the second')).status).toBe(303);
+    expect((await varsOf(first.tx)).note).toBe('for the first');
+    expect((await varsOf(second.tx)).note).toBe('for the second');
+    // A page's token posted to the other page's address is not that session's: refused.
+    expectRefused(await post(second.cookie, first.csrf, 'crossed'), 403, 'This form was refused');
+    expect((await varsOf(second.tx)).note).toBe('for the second');
+    // Each address shows its own transaction, whichever was opened last.
+    for (const { cookie, tx } of [first, second]) {
+      const page = await pages.open(sessionPathOf(cookie), both);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(`noted for the ${tx === first.tx ? 'first' : 'second'}`);
+    }
   });
 
   it('a form whose turn comes after the transaction completed keeps nothing of it', async () => {
@@ -225,7 +232,7 @@ describe('the actions offered', () => {
     const answer = await posting;
     expect(answer.status).toBe(303);
     expect(await valuesOf(p.tx)).toEqual({});
-    const page = await pages.open(SESSION_PATH, p.cookie);
+    const page = await pages.page(p.cookie);
     expect(page.text).toContain('nothing of it was kept');
   });
 
@@ -317,7 +324,7 @@ describe('values and signatures', () => {
     });
 
     // The page shows the value kept; the signature is given and offered no more.
-    const page = await pages.open(SESSION_PATH, p.cookie);
+    const page = await pages.page(p.cookie);
     expect(page.text).toContain('value="hello"');
     expect(page.text).not.toContain('name="signature.participant-sign"');
     // A second signature of the same box is refused, and nothing runs.
@@ -363,7 +370,7 @@ describe('values and signatures', () => {
       expect(await valuesOf(p.tx)).toEqual({});
       expect(await signaturesOf(p.tx)).toEqual([]);
       expect((await varsOf(p.tx)).refused).toBeUndefined();
-      const page = await pages.open(SESSION_PATH, p.cookie);
+      const page = await pages.page(p.cookie);
       expect(page.text).toContain(
         action === 'refuse' ? 'refused with draft &#60;text&#62;' : 'declined draft &#60;text&#62;',
       );
@@ -420,7 +427,7 @@ describe('values and signatures', () => {
     expect(await statusOf(a.tx)).toBe('SUBMITTED');
     expect(await varsOf(a.tx)).toEqual(before);
     expect(await valuesOf(a.tx)).toEqual({});
-    const page = await pages.open(SESSION_PATH, a.cookie);
+    const page = await pages.page(a.cookie);
     expect(page.text).toContain('Sign before you go on: your signature in “note.png” is required.');
     expect(page.text).toContain('value="yes"');
     // Signed, it runs.
@@ -734,7 +741,7 @@ describe('uploads', () => {
     const tx = /<dd id="your-role">owner<\/dd>/.test(page.text);
     expect(tx).toBe(true);
     expect((await pages.post(cookie, { csrf, action: 'note', text: 'no proof' })).status).toBe(303);
-    const after = await pages.open(SESSION_PATH, cookie);
+    const after = await pages.page(cookie);
     expect(after.text).toContain('Upload “Proof of address” before you go on: it is required.');
     expectRefused(
       await pages.postMultipart(
@@ -754,7 +761,7 @@ describe('uploads', () => {
         )
       ).status,
     ).toBe(303);
-    expect((await pages.open(SESSION_PATH, cookie)).text).toContain('noted with proof');
+    expect((await pages.page(cookie)).text).toContain('noted with proof');
   });
 });
 
@@ -772,7 +779,7 @@ describe('bodies a page never sends', () => {
     for (let i = 0; i < 2100; i++) many[`f${i}`] = '1';
     expect((await pages.post(p.cookie, many)).status).toBe(413);
     expect((await pages.postMultipart(p.cookie, many)).status).toBe(413);
-    const broken = await fetch(h.url + SESSION_PATH, {
+    const broken = await fetch(h.url + sessionPathOf(p.cookie), {
       method: 'POST',
       redirect: 'manual',
       headers: { Cookie: p.cookie, 'Content-Type': 'multipart/form-data; boundary=xyz' },
@@ -800,7 +807,7 @@ describe('bodies a page never sends', () => {
     );
     expect(broken.status).toBe(400);
     expect(await broken.text()).toContain('not a readable multipart/form-data body');
-    const json = await fetch(h.url + SESSION_PATH, {
+    const json = await fetch(h.url + sessionPathOf(p.cookie), {
       method: 'POST',
       redirect: 'manual',
       headers: { Cookie: p.cookie, 'Content-Type': 'application/json' },

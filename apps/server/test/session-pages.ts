@@ -7,14 +7,16 @@ import type { Answer } from './harness.js';
 export interface SessionBrowser {
   /** A browser's GET: no credentials, redirects not followed, the cookie if any. */
   open(path: string, cookie?: string): Promise<Answer>;
-  /** A form post (urlencoded, redirects not followed) to `path`, by default the session page. */
+  /** A GET of the page of the session whose cookie is `cookie`. */
+  page(cookie: string): Promise<Answer>;
+  /** A form post (urlencoded, redirects not followed) to `path`, by default the cookie's session page. */
   post(
     cookie: string | undefined,
     fields: Record<string, string>,
     headers?: Record<string, string>,
     path?: string,
   ): Promise<Answer>;
-  /** A multipart post to the session page, as a browser sends a form with enctype="multipart/form-data". */
+  /** A multipart post to the cookie's session page, as a browser sends a form with enctype="multipart/form-data". */
   postMultipart(
     cookie: string,
     fields: Record<string, string>,
@@ -24,7 +26,16 @@ export interface SessionBrowser {
   enter(token: string): Promise<{ cookie: string; page: Answer }>;
 }
 
-export const SESSION_PATH = '/services/session';
+/** Each session's page is at its own address, named by its handle (as its cookie's name is). */
+export const SESSION_ROOT = '/services/session';
+const COOKIE_PREFIX = 'pal_session_';
+
+/** The address of the page of the session whose cookie (`name=value`) is `cookie`. */
+export function sessionPathOf(cookie: string): string {
+  const name = cookie.slice(0, cookie.indexOf('='));
+  expect(name.startsWith(COOKIE_PREFIX), cookie).toBe(true);
+  return `${SESSION_ROOT}/${name.slice(COOKIE_PREFIX.length)}`;
+}
 
 async function answer(response: Response): Promise<Answer> {
   return {
@@ -35,9 +46,9 @@ async function answer(response: Response): Promise<Answer> {
   };
 }
 
-/** The `name=value` of the session cookie an answer sets. */
+/** The `name=value` of the (first) session cookie an answer sets. */
 export function cookieOf(page: Answer): string {
-  const header = page.headers.get('set-cookie') ?? '';
+  const header = page.headers.getSetCookie()[0] ?? '';
   return header.split(';')[0]!;
 }
 
@@ -53,7 +64,8 @@ export function sessionBrowser(url: string): SessionBrowser {
     );
   return {
     open,
-    async post(cookie, fields, headers = {}, path = SESSION_PATH) {
+    page: (cookie) => open(sessionPathOf(cookie), cookie),
+    async post(cookie, fields, headers = {}, path = cookie ? sessionPathOf(cookie) : SESSION_ROOT) {
       return answer(
         await fetch(url + path, {
           method: 'POST',
@@ -73,7 +85,7 @@ export function sessionBrowser(url: string): SessionBrowser {
       for (const [name, file] of Object.entries(files))
         body.append(name, new Blob([file.bytes], { type: file.type }), file.name);
       return answer(
-        await fetch(url + SESSION_PATH, {
+        await fetch(url + sessionPathOf(cookie), {
           method: 'POST',
           redirect: 'manual',
           headers: { Cookie: cookie },
@@ -84,9 +96,9 @@ export function sessionBrowser(url: string): SessionBrowser {
     async enter(token) {
       const entered = await open(`/services/enter/${token}`);
       expect(entered.status, entered.text).toBe(303);
-      expect(entered.headers.get('location')).toBe(SESSION_PATH);
       const cookie = cookieOf(entered);
-      const page = await open(SESSION_PATH, cookie);
+      expect(entered.headers.get('location')).toBe(sessionPathOf(cookie));
+      const page = await open(sessionPathOf(cookie), cookie);
       expect(page.status, page.text).toBe(200);
       return { cookie, page };
     },

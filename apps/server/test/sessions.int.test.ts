@@ -13,7 +13,7 @@ import { createSso } from '../src/domain/ssos.js';
 import { transitionTransaction } from '../src/domain/transactions.js';
 import { palScope, readVariables, transactionScope } from '../src/storage/variables.js';
 import { apiError, expectError, form, startHarness, type Answer, type Harness } from './harness.js';
-import { csrfOf, SESSION_PATH, sessionBrowser, type SessionBrowser } from './session-pages.js';
+import { csrfOf, sessionBrowser, type SessionBrowser } from './session-pages.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'workflow-pals');
 const ROOT = '/services/rest';
@@ -73,12 +73,12 @@ function expectWithdrawn(answer: Answer, reason: string): void {
   expect(answer.text).toContain(reason);
   expect(answer.text).not.toContain('name="csrf"');
   // The cookie goes too.
-  expect(answer.headers.get('set-cookie')).toMatch(/^pal_session=; .*Max-Age=0/);
+  expect(answer.headers.get('set-cookie')).toMatch(/^pal_session_[\w-]{12}=; .*Max-Age=0/);
 }
 
 /** Once ended, the session is no more: the one 401 page. */
 async function expectEnded(cookie: string): Promise<Answer> {
-  const answer = await pages.open(SESSION_PATH, cookie);
+  const answer = await pages.page(cookie);
   expect(answer.status, answer.text).toBe(401);
   expect(answer.text).toContain('Your session has ended');
   return answer;
@@ -191,17 +191,11 @@ describe('a session re-checks its person on every request', () => {
     expect(
       await h.a.json.transactions.removeTransactionRole({ transactionId: one.tx, userSSO: sso }),
     ).toBe(1);
-    expectWithdrawn(
-      await pages.open(SESSION_PATH, one.cookie),
-      'Your role on this transaction was removed',
-    );
+    expectWithdrawn(await pages.page(one.cookie), 'Your role on this transaction was removed');
     // The other transaction's session goes on, until T4 removes every role.
-    expect((await pages.open(SESSION_PATH, two.cookie)).status).toBe(200);
+    expect((await pages.page(two.cookie)).status).toBe(200);
     expect(await h.a.json.transactions.removeAllRoles({ userSSO: sso })).toBe(1);
-    expectWithdrawn(
-      await pages.open(SESSION_PATH, two.cookie),
-      'Your role on this transaction was removed',
-    );
+    expectWithdrawn(await pages.page(two.cookie), 'Your role on this transaction was removed');
   });
 
   it('ends 12 hours after it started, however active', async () => {
@@ -215,7 +209,7 @@ describe('a session re-checks its person on every request', () => {
         .execute();
     // Used a minute ago (never idle), started 11 h 59 min ago: still on.
     await started(12 * 3_600_000 - 60_000);
-    expect((await pages.open(SESSION_PATH, cookie)).status).toBe(200);
+    expect((await pages.page(cookie)).status).toBe(200);
     await started(12 * 3_600_000 + 1000);
     const ended = await expectEnded(cookie);
     expect(ended.text).toContain('12 hours after they start');
@@ -235,12 +229,12 @@ describe('a session re-checks its person on every request', () => {
     expect(one.page.text).toContain('<dd id="your-role">anonymous</dd>');
     expect(one.page.text).not.toContain(sso);
     await h.a.json.transactions.removeTransactionRole({ transactionId: one.tx, userSSO: sso });
-    expectWithdrawn(await pages.open(SESSION_PATH, one.cookie), 'This link was withdrawn');
+    expectWithdrawn(await pages.page(one.cookie), 'This link was withdrawn');
 
     const two = await anonymous();
     for (const move of ['cancel', 'archive'] as const)
       await transitionTransaction(h.domain, h.a.enterpriseId, two.tx, move);
-    expectWithdrawn(await pages.open(SESSION_PATH, two.cookie), 'This transaction is archived');
+    expectWithdrawn(await pages.page(two.cookie), 'This transaction is archived');
   });
 });
 
@@ -250,7 +244,7 @@ describe('a page runs nothing on a transaction whose systemStatus forbids runs',
     const { tx, cookie, page } = await participantSession(sso);
     expect(page.text).toContain('value="note"');
     await transitionTransaction(h.domain, h.a.enterpriseId, tx, 'cancel');
-    const still = await pages.open(SESSION_PATH, cookie);
+    const still = await pages.page(cookie);
     expect(still.status).toBe(200);
     expect(still.text).toContain('<dd id="state">CANCELLED</dd>');
     expect(still.text).not.toContain('value="note"');
@@ -264,7 +258,7 @@ describe('a page runs nothing on a transaction whose systemStatus forbids runs',
     expect(refused.text).toContain('This action is not offered to you now');
     expect(await noteOf(tx)).toBeUndefined();
     // The person may still look at it.
-    expect((await pages.open(SESSION_PATH, cookie)).status).toBe(200);
+    expect((await pages.page(cookie)).status).toBe(200);
   });
 
   it('an entry with an action on a CANCELLED transaction enters but does not run it, and says why', async () => {
@@ -313,12 +307,9 @@ describe('links in mails', () => {
     const entered = await confirm(path);
     expect(entered.status).toBe(303);
     const cookie = entered.headers.get('set-cookie')!.split(';')[0]!;
-    expect((await pages.open(SESSION_PATH, cookie)).text).toContain(`approved by ${recipient}`);
+    expect((await pages.page(cookie)).text).toContain(`approved by ${recipient}`);
     await h.a.json.enterprise.deleteSso({ sso: recipient });
-    expectWithdrawn(
-      await pages.open(SESSION_PATH, cookie),
-      'You can no longer act for this enterprise',
-    );
+    expectWithdrawn(await pages.page(cookie), 'You can no longer act for this enterprise');
     expectGone(await pages.open(path));
     expectGone(await confirm(path));
     expect((await h.a.json.transactions.getTransaction({ id: tx })).status).toBe('APPROVED');
@@ -340,7 +331,7 @@ describe('links in mails', () => {
     await transitionTransaction(h.domain, h.a.enterpriseId, tx, 'cancel');
     const entered = await confirm(path);
     expect(entered.status).toBe(303);
-    const page = await pages.open(SESSION_PATH, entered.headers.get('set-cookie')!.split(';')[0]);
+    const page = await pages.page(entered.headers.get('set-cookie')!.split(';')[0]!);
     expect(page.text).toContain('cannot run while its systemStatus is CANCELLED');
     expect((await h.a.json.transactions.getTransaction({ id: tx })).status).toBe('SUBMITTED');
   });

@@ -1,6 +1,7 @@
 /**
  * The session page of web mode (docs/web-mode.md) on the bench server's 3-page, 20-field PDF:
- * time to first byte of GET /services/session (a live session's cookie, 10 requests at a time),
+ * time to first byte of GET /services/session/{handle} (a live session's page with its cookie, 10
+ * requests at a time),
  * and the bytes a phone downloads before the first page of the document is visible, measured in
  * real Chromium (Debian's, as the tests use it) at 360 × 740: every response until the page's
  * script says the first page is drawn (HTML, stylesheet, scripts, pdf.js and its worker, the PDF,
@@ -16,8 +17,14 @@ const CONCURRENCY = Number(process.env.BENCH_WEB_CONCURRENCY ?? 10);
 const REQUESTS = Number(process.env.BENCH_WEB_REQUESTS ?? 2000);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** T5 for the web transaction, redeemed: the session cookie (`pal_session=…`). */
-async function enter(info: Started): Promise<string> {
+/** A session: its cookie (`pal_session_{handle}=…`) and its page's path. */
+interface Session {
+  cookie: string;
+  path: string;
+}
+
+/** T5 for the web transaction, redeemed. */
+async function enter(info: Started): Promise<Session> {
   const answer = await fetch(
     `${info.url}/services/rest/transactions/${info.web.transactionId}/token`,
     {
@@ -35,7 +42,10 @@ async function enter(info: Started): Promise<string> {
   const token = text.startsWith('"') ? (JSON.parse(text) as string) : text.trim();
   const entered = await fetch(`${info.url}/services/enter/${token}`, { redirect: 'manual' });
   if (entered.status !== 303) throw new Error(`entry answered ${entered.status}`);
-  return (entered.headers.get('set-cookie') ?? '').split(';')[0]!;
+  return {
+    cookie: (entered.headers.get('set-cookie') ?? '').split(';')[0]!,
+    path: entered.headers.get('location')!,
+  };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -43,13 +53,13 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** Milliseconds to the answer's headers, for REQUESTS GETs of the session page. */
-async function timeToFirstByte(url: string, cookie: string): Promise<number[]> {
+async function timeToFirstByte(url: string, { cookie, path }: Session): Promise<number[]> {
   const times: number[] = [];
   let left = REQUESTS;
   const worker = async () => {
     while (left-- > 0) {
       const start = performance.now();
-      const response = await fetch(`${url}/services/session`, { headers: { cookie } });
+      const response = await fetch(url + path, { headers: { cookie } });
       times.push(performance.now() - start);
       if (response.status !== 200) throw new Error(`session page answered ${response.status}`);
       await response.arrayBuffer();
@@ -57,7 +67,7 @@ async function timeToFirstByte(url: string, cookie: string): Promise<number[]> {
   };
   // Warm up (the first gzip of each asset, the JIT), then measure.
   for (let i = 0; i < 50; i++)
-    await (await fetch(`${url}/services/session`, { headers: { cookie } })).arrayBuffer();
+    await (await fetch(url + path, { headers: { cookie } })).arrayBuffer();
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   return times.sort((a, b) => a - b);
 }
@@ -100,7 +110,7 @@ async function countingRelay(
 /** What a phone's Chromium fetched until the first page was drawn: bytes by path, and in all. */
 async function phoneBytes(
   url: string,
-  cookie: string,
+  { cookie, path }: Session,
 ): Promise<{ byPath: Map<string, number>; total: number }> {
   const relay = await countingRelay(url);
   const browser = await chromium.launch({
@@ -131,7 +141,7 @@ async function phoneBytes(
         }),
       ),
     );
-    await page.goto(`${relay.url}/services/session`);
+    await page.goto(relay.url + path);
     await page.waitForSelector('main[data-first-page-drawn="true"]', { timeout: 60_000 });
     const total = relay.received();
     await Promise.all(pending);
@@ -143,9 +153,9 @@ async function phoneBytes(
 }
 
 export async function webPageRows(info: Started): Promise<Row[]> {
-  const cookie = await enter(info);
-  const times = await timeToFirstByte(info.url, cookie);
-  const { byPath, total } = await phoneBytes(info.url, cookie);
+  const session = await enter(info);
+  const times = await timeToFirstByte(info.url, session);
+  const { byPath, total } = await phoneBytes(info.url, session);
   const kib = (n: number) => n / 1024;
   // The browser's own per-request figures (a worker's requests are not all among them); the
   // total is what the relay counted.

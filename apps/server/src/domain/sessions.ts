@@ -1,13 +1,14 @@
 // Browser sessions (docs/entry.md): made by an entry, named by a cookie whose value is random and
-// stored only hashed, ended after 30 minutes without a request and 12 hours after they started,
-// however active, and at the first request after their person's standing is gone
-// (./session-standing.ts). The session page shows the outcome of the last action, kept here.
+// stored only hashed (a cookie per session: a browser holds one for each link it opened), ended
+// after 30 minutes without a request and 12 hours after they started, however active, and at the
+// first request after their person's standing is gone (./session-standing.ts). The session page shows the outcome of the last action, kept here.
 import { timingSafeEqual } from 'node:crypto';
 import {
   countBrowserSessions,
   deleteBrowserSession,
   deleteEndedBrowserSessions,
   insertBrowserSession,
+  liveBrowserSessions,
   setBrowserSessionOutcome,
   touchBrowserSession,
   type BrowserSessionRow,
@@ -194,6 +195,36 @@ export async function readSession(
     return { state: 'withdrawn', reason: standing.reason };
   }
   return { state: 'live', session: { ...session, role: standing.role } };
+}
+
+/**
+ * The name a session's page address and cookie carry (`/{service_root}/session/{handle}`): the
+ * reference its audit records give it, a prefix of the stored hash, so it says nothing of the
+ * cookie's value. A browser holds a session per entry, each page at its own address.
+ */
+export function sessionHandle(cookie: string): string {
+  return hashRef(hashToken(cookie));
+}
+
+/**
+ * Of the session cookie values a browser sent, those whose sessions are live, the one last seen
+ * first. Reads only: neither their idle time nor their person's standing is touched.
+ */
+export async function liveSessionsOf(
+  ctx: DomainContext,
+  cookies: readonly string[],
+): Promise<string[]> {
+  const byHash = new Map(cookies.filter(looksLikeToken).map((value) => [hashToken(value), value]));
+  const now = ctx.now().getTime();
+  const rows = await liveBrowserSessions(
+    ctx.db,
+    [...byHash.keys()],
+    new Date(now - SESSION_IDLE_MS).toISOString(),
+    new Date(now - SESSION_LIFETIME_MS).toISOString(),
+  );
+  return rows
+    .sort((a, b) => b.last_seen_at.localeCompare(a.last_seen_at))
+    .map((row) => byHash.get(row.id_hash)!);
 }
 
 export async function saveOutcome(

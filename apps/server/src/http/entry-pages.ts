@@ -1,22 +1,33 @@
 // The pages a person sees after entering with a token (docs/entry.md):
-//   GET  /{service_root}/enter/{token}  consumes the token, starts a session, 303 to the session page
-//   GET  /{service_root}/session        the console pal or the transaction: its documents with
-//                                        their fields and signatures, the actions offered, and the
-//                                        last outcome (http/session-page.ts)
-//   GET  /{service_root}/session/documents/{index}   a document's file, for the session's page
-//   POST /{service_root}/session        the page's form: an offered action with the person's values and
-//                                        signatures (CSRF token, same origin; http/session-form.ts)
+//   GET  /{service_root}/enter/{token}  consumes the token, starts a session, 303 to its page
+//   GET  /{service_root}/session/{handle}   the session's page: the console pal or the
+//                                        transaction, its documents with their fields and
+//                                        signatures, the actions offered, and the last outcome
+//                                        (http/session-page.ts)
+//   GET  /{service_root}/session/{handle}/documents/{index}   a document's file, for that page
+//   POST /{service_root}/session/{handle}   the page's form: an offered action with the person's
+//                                        values and signatures (CSRF token, same origin;
+//                                        http/session-form.ts)
+//   GET  /{service_root}/session        303 to the page of the browser's session last used
 //   GET  /{service_root}/mail?encryptedToken=…&encryptedAction=…   a mailed link's confirm page:
 //                                        changes nothing (mail scanners open links first)
 //   POST /{service_root}/mail?…          enters the transaction as the recipient and runs the action
-// An unknown, used or expired token is one 410 page; a missing or ended session one 401 page; a
-// session whose person may no longer act (domain/session-standing.ts) ends with a 403 page that
-// says why; an action on a transaction whose systemStatus forbids runs is a 409 page.
+// A session has a cookie of its own (http/session-cookies.ts) and its page an address of its own:
+// two links opened in one browser are two pages, each acting for its own transaction, however
+// the person goes back, reloads or switches tabs. An unknown, used or expired token is one 410
+// page; a missing or ended session one 401 page; a session whose person may no longer act
+// (domain/session-standing.ts) ends with a 403 page that says why; an action on a transaction
+// whose systemStatus forbids runs is a 409 page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordRefusedToken } from '../domain/audit-attempts.js';
 import type { WorkflowContext } from '../workflows/context.js';
 import { isDomainError } from '../domain/errors.js';
-import { readSession, SESSION_IDLE_MS, type SessionRead } from '../domain/sessions.js';
+import {
+  liveSessionsOf,
+  readSession,
+  sessionHandle,
+  type SessionRead,
+} from '../domain/sessions.js';
 import { getTransactionDetails } from '../domain/transactions.js';
 import { escapeHtml } from '../html.js';
 import { loadSessionView } from '../domain/session-view.js';
@@ -25,10 +36,11 @@ import { readMailLink } from '../domain/mail-links.js';
 import { enter, enterFromMail, mailLinkSession } from '../workflows/entries.js';
 import { sessionDocumentFile } from '../domain/session-document-file.js';
 import type { AssetUrls } from './assets.js';
+import { registerCompletedDocumentRoute } from './completed-document-route.js';
+import { sessionCookies } from './session-cookies.js';
 import { isGone, SESSION_PAGE_CSP, sendHtml, sendPage, type PageText } from './page.js';
 import { renderSessionPage, type SessionPagePaths } from './session-page.js';
 
-const COOKIE = 'pal_session';
 const GONE: PageText = {
   title: 'This link is no longer valid',
   body: '<h1>This link is no longer valid</h1><p>It was already used, or it has expired. Ask for a new one.</p>',
@@ -57,21 +69,33 @@ export function registerEntryPages(
   assets: AssetUrls,
 ): void {
   const root = domain.config.serviceRoot;
-  const sessionPath = `/${root}/session`;
-  const paths: SessionPagePaths = {
-    session: sessionPath,
-    document: (index) => `${sessionPath}/documents/${index}`,
-    completed: (index) => `${sessionPath}/documents/${index}/completed`,
-  };
-  const secure = domain.config.publicUrl.startsWith('https:');
-  const cookie = (value: string, maxAge = SESSION_IDLE_MS / 1000) =>
-    `${COOKIE}=${value}; Path=/${root}/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
+  const sessionRoot = `/${root}/session`;
+  const pathsOf = (handle: string): SessionPagePaths => ({
+    session: `${sessionRoot}/${handle}`,
+    document: (index) => `${sessionRoot}/${handle}/documents/${index}`,
+    completed: (index) => `${sessionRoot}/${handle}/documents/${index}/completed`,
+  });
+  const cookies = sessionCookies(root, domain.config.publicUrl.startsWith('https:'));
   /** The page for a request without a live session; a withdrawn one also loses its cookie. */
-  const noSession = (reply: FastifyReply, read: Exclude<SessionRead, { state: 'live' }>) => {
+  const noSession = (
+    reply: FastifyReply,
+    read: Exclude<SessionRead, { state: 'live' }>,
+    handle: string,
+  ) => {
     if (read.state === 'none') return sendPage(reply, 401, NO_SESSION.title, NO_SESSION.body);
     const text = withdrawn(read.reason);
-    return sendPage(reply.header('Set-Cookie', cookie('', 0)), 403, text.title, text.body);
+    return sendPage(reply.header('Set-Cookie', cookies.drop(handle)), 403, text.title, text.body);
   };
+  /** The session of page `handle` as its cookie in `request` names it (idle time reset). */
+  const sessionAt = (request: FastifyRequest, handle: string) =>
+    readSession(domain, cookies.valueFor(request, handle));
+  /** The answer to an entry: the session's cookie, and 303 to its page. */
+  const enterSession = async (request: FastifyRequest, reply: FastifyReply, value: string) =>
+    reply
+      .code(303)
+      .header('Set-Cookie', await cookies.forEntry(domain, request, value))
+      .header('Location', pathsOf(sessionHandle(value)).session)
+      .send();
 
   app.get<{ Params: { token: string } }>(`/${root}/enter/:token`, async (request, reply) => {
     let value: string;
@@ -95,11 +119,7 @@ export function registerEntryPages(
         );
       throw error;
     }
-    return reply
-      .code(303)
-      .header('Set-Cookie', cookie(value))
-      .header('Location', sessionPath)
-      .send();
+    return enterSession(request, reply, value);
   });
 
   type MailQuery = { Querystring: { encryptedToken?: string; encryptedAction?: string } };
@@ -149,27 +169,40 @@ export function registerEntryPages(
     } catch (error) {
       return linkError(reply, error);
     }
+    return enterSession(request, reply, value);
+  });
+
+  // An address without a session's handle (typed, or kept from before handles): the page of
+  // the session this browser used last, if it holds one.
+  app.get(sessionRoot, async (request, reply) => {
+    const [last] = await liveSessionsOf(domain, cookies.valuesOf(request));
+    if (last === undefined) return sendPage(reply, 401, NO_SESSION.title, NO_SESSION.body);
     return reply
       .code(303)
-      .header('Set-Cookie', cookie(value))
-      .header('Location', sessionPath)
+      .header('Location', pathsOf(sessionHandle(last)).session)
       .send();
   });
 
-  app.get(sessionPath, async (request, reply) => {
-    const read = await readSession(domain, cookieOf(request));
-    if (read.state !== 'live') return noSession(reply, read);
+  app.get<{ Params: { handle: string } }>(`${sessionRoot}/:handle`, async (request, reply) => {
+    const { handle } = request.params;
+    const read = await sessionAt(request, handle);
+    if (read.state !== 'live') return noSession(reply, read, handle);
     const view = await loadSessionView(domain, read.session);
-    return sendHtml(reply, 200, renderSessionPage(view, paths, assets), SESSION_PAGE_CSP);
+    return sendHtml(
+      reply.header('Set-Cookie', cookies.keep(cookies.valueFor(request, handle)!)),
+      200,
+      renderSessionPage(view, pathsOf(handle), assets),
+      SESSION_PAGE_CSP,
+    );
   });
 
   // The file a page draws (pdf.js fetches it) or shows (an image document): only the session's
   // own pal version's, by its place in the manifest.
-  app.get<{ Params: { index: string } }>(
-    `${sessionPath}/documents/:index`,
+  app.get<{ Params: { handle: string; index: string } }>(
+    `${sessionRoot}/:handle/documents/:index`,
     async (request, reply) => {
-      const read = await readSession(domain, cookieOf(request));
-      if (read.state !== 'live') return noSession(reply, read);
+      const read = await sessionAt(request, request.params.handle);
+      if (read.state !== 'live') return noSession(reply, read, request.params.handle);
       const notFound = () => sendPage(reply, 404, 'No such document', '<h1>No such document</h1>');
       if (!/^\d{1,4}$/.test(request.params.index)) return notFound();
       let file;
@@ -194,24 +227,26 @@ export function registerEntryPages(
     },
   );
 
+  registerCompletedDocumentRoute(app, domain, {
+    path: `${sessionRoot}/:handle/documents/:index/completed`,
+    sessionAt: async (request, handle) => {
+      const read = await sessionAt(request, handle);
+      return read.state === 'live' ? read.session : undefined;
+    },
+  });
+
   // The session form has a scope of its own: its parsers take a drawn signature and multipart.
   void app.register((scope) =>
     registerSessionForm(scope, domain, {
-      sessionPath,
+      sessionRoot,
+      pathsOf,
       noSession,
-      cookieOf,
+      sessionAt,
+      cookies,
       sameOrigin: (request) => sameOrigin(request, domain),
       refused: REFUSED,
     }),
   );
-}
-
-export function cookieOf(request: FastifyRequest): string | undefined {
-  for (const part of (request.headers.cookie ?? '').split(';')) {
-    const [name, ...rest] = part.trim().split('=');
-    if (name === COOKIE) return rest.join('=');
-  }
-  return undefined;
 }
 
 /**

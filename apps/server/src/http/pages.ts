@@ -4,7 +4,6 @@ import { parseUrlEncoded } from '@pal-workflow/server-skeleton';
 import type { FastifyInstance } from 'fastify';
 import type { WorkflowContext } from '../workflows/context.js';
 import { loadAssets, registerAssets } from './assets.js';
-import { registerCompletedDocumentRoute } from './completed-document-route.js';
 import { registerEntryPages } from './entry-pages.js';
 import { registerInvitationPages } from './invitation-pages.js';
 
@@ -39,7 +38,6 @@ export async function registerPages(app: FastifyInstance, domain: WorkflowContex
     registerAssets(scope, domain.config.serviceRoot, assets);
     registerInvitationPages(scope, domain);
     registerEntryPages(scope, domain, assets.urls);
-    registerCompletedDocumentRoute(scope, domain);
   });
 }
 

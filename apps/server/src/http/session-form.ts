@@ -17,13 +17,14 @@ import {
 } from '../domain/form-submission.js';
 import { MAX_UPLOADS } from '../domain/pal-manifest.js';
 import { loadSessionBasis } from '../domain/session-view.js';
-import { readSession, saveOutcome, csrfMatches, type SessionRead } from '../domain/sessions.js';
+import { saveOutcome, csrfMatches, type SessionRead } from '../domain/sessions.js';
 import { escapeHtml } from '../html.js';
 import { findSso } from '../storage/ssos.js';
 import type { WorkflowContext } from '../workflows/context.js';
 import { runAction } from '../workflows/entries.js';
 import { sendPage } from './page.js';
-import { titleOf } from './session-page.js';
+import type { SessionCookies } from './session-cookies.js';
+import type { SessionPagePaths } from './session-page.js';
 
 /**
  * The largest urlencoded session form, and the most its text parts may hold as multipart: room
@@ -44,6 +45,11 @@ export interface PostedForm {
   files?: Record<string, PostedFile>;
 }
 
+const OUTDATED = {
+  title: 'This form was not sent',
+  body: '<h1>This form was not sent</h1><p>The service was updated after this page was opened, and the page no longer says what it was for. Nothing you filled in on it was saved. Open the link you came from again to go on.</p>',
+};
+
 /** A posted form the page refuses before judging it: why, as a page. */
 class FormRefused extends Error {
   constructor(
@@ -60,10 +66,18 @@ function dataUrlLength(maxBytes: number): number {
 }
 
 export interface SessionFormHelpers {
-  sessionPath: string;
+  /** `/{service_root}/session`, below which each session's page has its address. */
+  sessionRoot: string;
+  pathsOf: (handle: string) => SessionPagePaths;
   /** The page for a request without a live session (entry-pages.ts). */
-  noSession: (reply: FastifyReply, read: Exclude<SessionRead, { state: 'live' }>) => unknown;
-  cookieOf: (request: FastifyRequest) => string | undefined;
+  noSession: (
+    reply: FastifyReply,
+    read: Exclude<SessionRead, { state: 'live' }>,
+    handle: string,
+  ) => unknown;
+  /** The session of page `handle` as the request's cookie names it. */
+  sessionAt: (request: FastifyRequest, handle: string) => Promise<SessionRead>;
+  cookies: SessionCookies;
   sameOrigin: (request: FastifyRequest) => boolean;
   refused: { title: string; body: string };
 }
@@ -74,7 +88,6 @@ export async function registerSessionForm(
   domain: WorkflowContext,
   helpers: SessionFormHelpers,
 ): Promise<void> {
-  const { sessionPath } = helpers;
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser(
     'application/x-www-form-urlencoded',
@@ -109,121 +122,116 @@ export async function registerSessionForm(
   });
   // A body the parsers refuse (too large, too many fields, malformed) is a page, as any answer
   // to a person in a browser; anything else goes on to the service's error handler.
-  scope.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
+  scope.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
     const status = error.statusCode;
     if (status === undefined || status < 400 || status >= 500) throw error;
-    return sendFormRefused(reply, status, error.message, sessionPath);
+    const { handle } = request.params as { handle?: string };
+    return sendFormRefused(reply, status, error.message, helpers.pathsOf(handle ?? '').session);
   });
 
-  scope.post(sessionPath, async (request, reply) => {
-    const cookie = helpers.cookieOf(request);
-    const read = await readSession(domain, cookie);
-    if (read.state !== 'live') return helpers.noSession(reply, read);
-    const { session } = read;
-    let form: PostedForm;
-    try {
-      form = request.isMultipart()
-        ? await readMultipart(request, domain.config.uploadMaxBytes)
-        : ((request.body as PostedForm | undefined) ?? { fields: {} });
-    } catch (error) {
-      // Whatever reading the parts throws is the body's fault: a part over its cap (413), or a
-      // malformed body that busboy gave up on (400).
-      const status = error instanceof FormRefused ? error.status : httpStatusOf(error);
-      const message =
-        error instanceof FormRefused || status !== 400
-          ? (error as Error).message
-          : 'the form is not a readable multipart/form-data body';
-      request.log.info({ err: error }, 'a session form could not be read');
-      return sendFormRefused(reply, status, message, sessionPath);
-    }
-    if (!helpers.sameOrigin(request) || !form.fields.csrf)
-      return sendPage(reply, 403, helpers.refused.title, helpers.refused.body);
-    if (!csrfMatches(session, form.fields.csrf)) {
-      // From this origin with a token of another session: the page was shown to an earlier
-      // session of this browser, whose cookie a later entry (another tab, another link) replaced.
-      // Nothing of it is taken into the session the cookie holds now.
-      request.log.info(
-        { transactionId: session.transactionId },
-        "a session form came from a page of this browser's earlier session",
-      );
-      const now = titleOf(await loadSessionBasis(domain, session));
-      return sendPage(reply, 403, 'This form was not sent', earlierPageBody(now, sessionPath));
-    }
+  // A page of before session pages had addresses of their own (a deploy while it was open)
+  // posts here. Which session it was for is not known: nothing is taken.
+  scope.post(helpers.sessionRoot, async (_request, reply) =>
+    sendPage(reply, 409, OUTDATED.title, OUTDATED.body),
+  );
 
-    const basis = await loadSessionBasis(domain, session);
-    const sso = session.ssoId
-      ? await findSso(domain.db, session.enterpriseId, session.ssoId)
-      : null;
-    const { verdict, ignored } = judgeForm(
-      basis,
-      form.fields,
-      {
-        sso: session.ssoId,
-        name: sso ? `${sso.firstName} ${sso.lastName}`.trim() : null,
-        email: sso?.email ?? null,
-        ipAddress: request.ip,
-        userAgent: (request.headers['user-agent'] ?? '').slice(0, 512),
-      },
-      { signatureMaxBytes: domain.config.signatureMaxBytes },
-      domain.now(),
-      form.files,
-    );
-    if (ignored.length > 0)
-      request.log.warn(
-        { fields: ignored, transactionId: session.transactionId },
-        'posted values for fields the person may not edit were ignored',
-      );
-    if (verdict.kind === 'refused')
-      return sendFormRefused(reply, verdict.status, verdict.message, sessionPath);
-    if (verdict.kind === 'incomplete') {
-      await saveOutcome(domain, cookie!, {
-        action: verdict.action,
-        ran: false,
-        success: false,
-        messages: verdict.messages,
-        draft: verdict.draft,
-      });
-      return reply.code(303).header('Location', sessionPath).send();
-    }
-    let outcome;
-    try {
-      outcome = await runAction(domain, session, verdict.action, verdict.values, request.id, {
-        sso: sso ?? null,
-        signatures: verdict.signatures,
-        uploads: verdict.uploads,
-        submission: verdict.submission,
-      });
-    } catch (error) {
-      // The transaction's systemStatus forbids runs (the rule of T6 and T9): nothing ran.
-      if (!(error instanceof ConflictError)) throw error;
-      return sendPage(
-        reply,
-        409,
-        'This action cannot run now',
-        `<h1>This action cannot run now</h1><p>${escapeHtml(error.message)}.</p><p><a href="${escapeHtml(sessionPath)}">Back to the transaction</a></p>`,
-      );
-    }
-    await saveOutcome(
-      domain,
-      cookie!,
-      outcome.ran && outcome.success ? outcome : { ...outcome, draft: verdict.draft },
-    );
-    return reply.code(303).header('Location', sessionPath).send();
-  });
-}
+  scope.post<{ Params: { handle: string } }>(
+    `${helpers.sessionRoot}/:handle`,
+    async (request, reply) => {
+      const { handle } = request.params;
+      const sessionPath = helpers.pathsOf(handle).session;
+      const read = await helpers.sessionAt(request, handle);
+      if (read.state !== 'live') return helpers.noSession(reply, read, handle);
+      const { session } = read;
+      const cookie = helpers.cookies.valueFor(request, handle)!;
+      let form: PostedForm;
+      try {
+        form = request.isMultipart()
+          ? await readMultipart(request, domain.config.uploadMaxBytes)
+          : ((request.body as PostedForm | undefined) ?? { fields: {} });
+      } catch (error) {
+        // Whatever reading the parts throws is the body's fault: a part over its cap (413), or a
+        // malformed body that busboy gave up on (400).
+        const status = error instanceof FormRefused ? error.status : httpStatusOf(error);
+        const message =
+          error instanceof FormRefused || status !== 400
+            ? (error as Error).message
+            : 'the form is not a readable multipart/form-data body';
+        request.log.info({ err: error }, 'a session form could not be read');
+        return sendFormRefused(reply, status, message, sessionPath);
+      }
+      if (!helpers.sameOrigin(request) || !csrfMatches(session, form.fields.csrf))
+        return sendPage(reply, 403, helpers.refused.title, helpers.refused.body);
 
-/**
- * The page for a form of an earlier session of the browser. A browser holds one session (its
- * cookie), and the session page's address is the same for all: going back or reloading shows
- * the session the browser holds now, with what the browser kept of the typing restored into it.
- * So the page sends the person to the earlier one's link, not back.
- */
-function earlierPageBody(now: string, sessionPath: string): string {
-  const name = escapeHtml(now);
-  return `<h1>This form was not sent</h1>
-<p>Since this page was opened, a link opened <strong>${name}</strong> in this browser, and a browser works on one at a time. Nothing you filled in on this page was saved.</p>
-<p>To go on with what you were filling in, open its link again from where you first opened it (the application or the mail that gave it to you), not by going back: this browser now shows ${name} there.</p>
-<p><a href="${escapeHtml(sessionPath)}">Go to ${name}</a></p>`;
+      const basis = await loadSessionBasis(domain, session);
+      const sso = session.ssoId
+        ? await findSso(domain.db, session.enterpriseId, session.ssoId)
+        : null;
+      const { verdict, ignored } = judgeForm(
+        basis,
+        form.fields,
+        {
+          sso: session.ssoId,
+          name: sso ? `${sso.firstName} ${sso.lastName}`.trim() : null,
+          email: sso?.email ?? null,
+          ipAddress: request.ip,
+          userAgent: (request.headers['user-agent'] ?? '').slice(0, 512),
+        },
+        { signatureMaxBytes: domain.config.signatureMaxBytes },
+        domain.now(),
+        form.files,
+      );
+      if (ignored.length > 0)
+        request.log.warn(
+          { fields: ignored, transactionId: session.transactionId },
+          'posted values for fields the person may not edit were ignored',
+        );
+      if (verdict.kind === 'refused')
+        return sendFormRefused(reply, verdict.status, verdict.message, sessionPath);
+      if (verdict.kind === 'incomplete') {
+        await saveOutcome(domain, cookie, {
+          action: verdict.action,
+          ran: false,
+          success: false,
+          messages: verdict.messages,
+          draft: verdict.draft,
+        });
+        return reply
+          .code(303)
+          .header('Set-Cookie', helpers.cookies.keep(cookie))
+          .header('Location', sessionPath)
+          .send();
+      }
+      let outcome;
+      try {
+        outcome = await runAction(domain, session, verdict.action, verdict.values, request.id, {
+          sso: sso ?? null,
+          signatures: verdict.signatures,
+          uploads: verdict.uploads,
+          submission: verdict.submission,
+        });
+      } catch (error) {
+        // The transaction's systemStatus forbids runs (the rule of T6 and T9): nothing ran.
+        if (!(error instanceof ConflictError)) throw error;
+        return sendPage(
+          reply,
+          409,
+          'This action cannot run now',
+          `<h1>This action cannot run now</h1><p>${escapeHtml(error.message)}.</p><p><a href="${escapeHtml(sessionPath)}">Back to the transaction</a></p>`,
+        );
+      }
+      await saveOutcome(
+        domain,
+        cookie,
+        outcome.ran && outcome.success ? outcome : { ...outcome, draft: verdict.draft },
+      );
+      return reply
+        .code(303)
+        .header('Set-Cookie', helpers.cookies.keep(cookie))
+        .header('Location', sessionPath)
+        .send();
+    },
+  );
 }
 
 /** The 4xx status a multipart error carries (a cap: 413), or 400 for any other. */

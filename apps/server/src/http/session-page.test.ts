@@ -8,9 +8,9 @@ import type { AssetUrls } from './assets.js';
 import { fieldLabel, renderSessionPage, type SessionPagePaths } from './session-page.js';
 
 const PATHS: SessionPagePaths = {
-  session: '/services/session',
-  document: (i) => `/services/session/documents/${i}`,
-  completed: (i) => `/services/session/documents/${i}/completed`,
+  session: '/services/session/Ab12Cd34Ef56',
+  document: (i) => `/services/session/Ab12Cd34Ef56/documents/${i}`,
+  completed: (i) => `/services/session/Ab12Cd34Ef56/documents/${i}/completed`,
 };
 const ASSETS: AssetUrls = {
   pdfjs: '/services/assets/pdfjs-1/pdf.min.mjs',
@@ -229,7 +229,7 @@ describe('the session page', () => {
     late.now = '2026-11-26T10:01:59.000Z';
     expect(html(late)).toContain('http-equiv="refresh"');
     done.documents[0]!.completed = true;
-    expect(html(done)).toContain('href="/services/session/documents/0/completed"');
+    expect(html(done)).toContain('href="/services/session/Ab12Cd34Ef56/documents/0/completed"');
     expect(html(done)).not.toContain('http-equiv="refresh"');
     expect(html(done)).not.toContain('being written');
   });
@@ -239,7 +239,7 @@ describe('the session page', () => {
     const image = view();
     image.documents[0]!.contentType = 'image/png';
     expect(html(image)).toContain(
-      '<img class="page-image" src="/services/session/documents/0" alt="" width="200" height="400">',
+      '<img class="page-image" src="/services/session/Ab12Cd34Ef56/documents/0" alt="" width="200" height="400">',
     );
     expect(html(image)).toContain('data-kind="image"');
   });

@@ -68,7 +68,7 @@ function attr(text: string): string {
 }
 
 /** The transaction's name, else the pal's. */
-export function titleOf(view: Pick<SessionView, 'transaction' | 'pal'>): string {
+function titleOf(view: Pick<SessionView, 'transaction' | 'pal'>): string {
   return view.transaction?.name ?? view.pal.name ?? view.pal.id;
 }
 

@@ -30,6 +30,26 @@ export function touchBrowserSession(
     .executeTakeFirst();
 }
 
+/**
+ * Of the sessions named by `idHashes`, those still live (seen after `liveSince`, started after
+ * `startedAfter`), with when they started and were last seen; without touching them.
+ */
+export function liveBrowserSessions(
+  db: Db,
+  idHashes: readonly string[],
+  liveSince: string,
+  startedAfter: string,
+): Promise<Pick<BrowserSessionRow, 'id_hash' | 'created_at' | 'last_seen_at'>[]> {
+  if (idHashes.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('browser_sessions')
+    .select(['id_hash', 'created_at', 'last_seen_at'])
+    .where('id_hash', 'in', idHashes)
+    .where('last_seen_at', '>', liveSince)
+    .where('created_at', '>', startedAfter)
+    .execute();
+}
+
 export async function deleteBrowserSession(db: Db, idHash: string): Promise<void> {
   await db.deleteFrom('browser_sessions').where('id_hash', '=', idHash).execute();
 }

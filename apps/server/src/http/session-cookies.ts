@@ -1,0 +1,67 @@
+// A browser's session cookies (docs/entry.md): one per session, named by the session's handle
+// (`pal_session_{handle}`), so that a browser holds every link it opened at once and each session
+// page, at its own address, acts for its own session only. HttpOnly, SameSite=Lax,
+// Path=/{service_root}/, Secure under an https PUBLIC_URL; each lives 30 minutes from its session's
+// last page or form, as the session does.
+import type { FastifyRequest } from 'fastify';
+import type { DomainContext } from '../domain/context.js';
+import { liveSessionsOf, sessionHandle, SESSION_IDLE_MS } from '../domain/sessions.js';
+
+const PREFIX = 'pal_session_';
+/**
+ * The session cookies a browser keeps. An entry past it drops the cookies of ended sessions, then
+ * those least recently used: a client that enters again and again keeps a Cookie header of a
+ * couple of kilobytes, far below what a server takes (16 KiB).
+ */
+export const MAX_BROWSER_SESSIONS = 20;
+
+export interface SessionCookies {
+  /** The Set-Cookie header that keeps the session `value` another 30 minutes. */
+  keep(value: string): string;
+  /** The Set-Cookie header that drops the cookie of session `handle`. */
+  drop(handle: string): string;
+  /** The value of the cookie of session `handle` in a request, if it is that session's. */
+  valueFor(request: FastifyRequest, handle: string): string | undefined;
+  /** Every session cookie value of a request. */
+  valuesOf(request: FastifyRequest): string[];
+  /**
+   * The Set-Cookie headers of an entry that started session `value`: its cookie, and drops that
+   * keep the browser within MAX_BROWSER_SESSIONS.
+   */
+  forEntry(domain: DomainContext, request: FastifyRequest, value: string): Promise<string[]>;
+}
+
+export function sessionCookies(serviceRoot: string, secure: boolean): SessionCookies {
+  const attributes = `Path=/${serviceRoot}/; HttpOnly; SameSite=Lax`;
+  const set = (name: string, value: string, maxAge: number) =>
+    `${name}=${value}; ${attributes}; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
+  const keep = (value: string) => set(PREFIX + sessionHandle(value), value, SESSION_IDLE_MS / 1000);
+  return {
+    keep,
+    drop: (handle) => set(PREFIX + handle, '', 0),
+    valuesOf: (request) => [...cookiesOf(request).values()],
+    valueFor(request, handle) {
+      const value = cookiesOf(request).get(PREFIX + handle);
+      return value !== undefined && sessionHandle(value) === handle ? value : undefined;
+    },
+    async forEntry(domain, request, value) {
+      const held = cookiesOf(request);
+      if (held.size < MAX_BROWSER_SESSIONS) return [keep(value)];
+      const live = await liveSessionsOf(domain, [...held.values()]);
+      const kept = new Set(live.slice(0, MAX_BROWSER_SESSIONS - 1));
+      const dropped = [...held].filter(([, cookie]) => !kept.has(cookie));
+      return [keep(value), ...dropped.map(([name]) => set(name, '', 0))];
+    },
+  };
+}
+
+/** A request's session cookies by name. */
+function cookiesOf(request: FastifyRequest): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const at = part.indexOf('=');
+    const name = part.slice(0, at).trim();
+    if (at > 0 && name.startsWith(PREFIX)) found.set(name, part.slice(at + 1).trim());
+  }
+  return found;
+}
