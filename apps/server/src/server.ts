@@ -43,6 +43,18 @@ export async function startServer(
   const domain = createWorkflowContext({ db, config });
   await options.prepare?.(domain);
   const app = await buildApp(domain, { logger: options.logger ?? true });
+  // Signals are taken from before the port is open: one that came between the listen and the
+  // end of the start (the outbox, the sweeps) would otherwise end the process at once, without
+  // closing anything. Such a signal waits for the start, then closes.
+  let started!: () => void;
+  const start = new Promise<void>((done) => (started = done));
+  if (options.handleSignals) {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const)
+      process.once(signal, () => {
+        app.log.info({ signal }, 'shutting down');
+        void start.then(close).then(() => process.exit(0));
+      });
+  }
   const url = await app.listen({ host: config.host, port: config.port });
   const outbox = new OutboxDispatcher(domain);
   await outbox.start();
@@ -102,12 +114,6 @@ export async function startServer(
       await db.destroy();
       app.log.info('server closed');
     })());
-  if (options.handleSignals) {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const)
-      process.once(signal, () => {
-        app.log.info({ signal }, 'shutting down');
-        void close().then(() => process.exit(0));
-      });
-  }
+  started();
   return { app, domain, outbox, url, close };
 }

@@ -1,5 +1,6 @@
 // `pal start` (what npm start runs) end to end: a fresh DATA_DIR, the demo set up, the printed
-// credentials and demo-client.txt work against the listening server, and SIGTERM stops it.
+// credentials and demo-client.txt work against the listening server, and SIGTERM stops it; and
+// `pal serve` stopped as soon as its port is open.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -7,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
+import { PalServe } from './serve-process.js';
 
 const serverDir = fileURLToPath(new URL('..', import.meta.url));
 const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
@@ -56,5 +58,30 @@ describe('pal start', () => {
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+  });
+});
+
+describe('pal serve, stopped at once', () => {
+  const dir = tempDir('pal-serve-');
+  afterAll(() => dir.remove());
+
+  it('closes cleanly on a SIGTERM sent the moment its port is open, before its start has ended', async () => {
+    const server = new PalServe({
+      PATH: process.env.PATH ?? '',
+      DATA_DIR: join(dir.path, 'data'),
+      PORT: '0',
+      LOG_LEVEL: 'info',
+    });
+    // At Fastify's "listening" line, the outbox and the sweeps are still starting: a signal then
+    // ended the process at once (by the signal, closing nothing) before it was taken that early.
+    let sent = false;
+    server.child.stdout!.on('data', () => {
+      if (sent || !server.output().includes('Server listening at')) return;
+      sent = true;
+      server.child.kill('SIGTERM');
+    });
+    expect(await server.exited).toBe(0);
+    expect(server.child.signalCode).toBeNull();
+    expect(server.lines().map((line) => line.msg)).toContain('server closed');
   });
 });
