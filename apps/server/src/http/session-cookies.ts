@@ -55,13 +55,19 @@ export function sessionCookies(serviceRoot: string, secure: boolean): SessionCoo
   };
 }
 
-/** A request's session cookies by name. */
+/** A session cookie's name: the prefix and a handle (12 base64url characters). */
+const SESSION_COOKIE_NAME = /^pal_session_[\w-]{12}$/;
+
+/**
+ * A request's session cookies by name. Other names are not looked at: a name is only ever sent
+ * back (to drop it) when it is one this service gives.
+ */
 function cookiesOf(request: FastifyRequest): Map<string, string> {
   const found = new Map<string, string>();
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const at = part.indexOf('=');
     const name = part.slice(0, at).trim();
-    if (at > 0 && name.startsWith(PREFIX)) found.set(name, part.slice(at + 1).trim());
+    if (at > 0 && SESSION_COOKIE_NAME.test(name)) found.set(name, part.slice(at + 1).trim());
   }
   return found;
 }
