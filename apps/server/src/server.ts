@@ -44,17 +44,42 @@ export async function startServer(
   await options.prepare?.(domain);
   const app = await buildApp(domain, { logger: options.logger ?? true });
   // Signals are taken from before the port is open: one that came between the listen and the
-  // end of the start (the outbox, the sweeps) would otherwise end the process at once, without
-  // closing anything. Such a signal waits for the start, then closes.
-  let started!: () => void;
-  const start = new Promise<void>((done) => (started = done));
-  if (options.handleSignals) {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const)
-      process.once(signal, () => {
-        app.log.info({ signal }, 'shutting down');
-        void start.then(close).then(() => process.exit(0));
-      });
+  // end of the start (the outbox, the sweeps) would otherwise end the process at once, closing
+  // nothing. Such a signal waits for the start, then closes; after a start that failed it does
+  // nothing (the start's error ends the command), and the next one ends the process as Node does.
+  const signals = options.handleSignals ? (['SIGINT', 'SIGTERM'] as const) : [];
+  let started!: (running: RunningServer | undefined) => void;
+  const whenStarted = new Promise<RunningServer | undefined>((done) => (started = done));
+  const onSignal = (signal: NodeJS.Signals) => {
+    app.log.info({ signal }, 'shutting down');
+    void whenStarted.then(async (running) => {
+      if (!running) return;
+      await running.close();
+      process.exit(0);
+    });
+  };
+  for (const signal of signals) process.once(signal, onSignal);
+  try {
+    const running = await run(app, domain, config);
+    started(running);
+    return running;
+  } catch (error) {
+    for (const signal of signals) process.off(signal, onSignal);
+    started(undefined);
+    // Nothing of a start that failed stays open (the port, the pool): the command ends with it.
+    await app.close().catch(() => undefined);
+    await db.destroy().catch(() => undefined);
+    throw error;
   }
+}
+
+/** Listens, starts the outbox and the sweeps; `close` ends them all and the database. */
+async function run(
+  app: FastifyInstance,
+  domain: WorkflowContext,
+  config: Config,
+): Promise<RunningServer> {
+  const { db } = domain;
   const url = await app.listen({ host: config.host, port: config.port });
   const outbox = new OutboxDispatcher(domain);
   await outbox.start();
@@ -114,6 +139,5 @@ export async function startServer(
       await db.destroy();
       app.log.info('server closed');
     })());
-  started();
   return { app, domain, outbox, url, close };
 }

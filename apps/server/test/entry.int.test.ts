@@ -416,15 +416,32 @@ describe("a browser's sessions", () => {
     const bare = await open('/services/session', `${two}; ${one}`);
     expect(bare.status).toBe(303);
     expect(bare.headers.get('location')).toBe(sessionPathOf(one));
-    // A form of a page from before pages had addresses of their own: which session is unknown.
-    const outdated = await pages.post(
-      `${two}; ${one}`,
-      { action: 'note' },
-      {},
-      '/services/session',
-    );
-    expect(outdated.status).toBe(409);
-    expect(outdated.text).toContain('This form was not sent');
+    // A form posted to the address without a handle: its CSRF token names its session, whose
+    // page gets it again (307: the browser posts the same body there); without one, nothing.
+    const both = `${two}; ${one}`;
+    const csrf = csrfOf(await pages.page(one));
+    const redirected = await pages.post(both, { csrf, action: 'note' }, {}, '/services/session');
+    expect(redirected.status).toBe(307);
+    expect(redirected.headers.get('location')).toBe(sessionPathOf(one));
+    // As a client that follows redirects: the form is taken on its page.
+    const followed = await fetch(`${h.url}/services/session`, {
+      method: 'POST',
+      headers: { Cookie: both, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf, action: 'note', text: 'via the old address' }).toString(),
+    });
+    expect(followed.url).toBe(h.url + sessionPathOf(one));
+    expect(await followed.text()).toContain('noted via the old address');
+    for (const fields of [{ action: 'note' }, { csrf: 'x'.repeat(43), action: 'note' }] as Record<
+      string,
+      string
+    >[]) {
+      const outdated = await pages.post(both, fields, {}, '/services/session');
+      expect(outdated.status).toBe(409);
+      expect(outdated.text).toContain('This form was not sent');
+    }
+    // Another session's page, documents and completed PDFs, with only this session's cookie.
+    for (const below of ['', '/documents/0', '/documents/0/completed'])
+      expect((await open(sessionPathOf(one) + below, two)).status).toBe(401);
   });
 
   it('holds at most 20: an entry drops the cookies of ended sessions first, then the least recently used', async () => {

@@ -66,21 +66,26 @@ const consoleCount = async () =>
   (await readVariables(h.domain.db, palScope(h.a.enterpriseId, 'wf-console'))).values.count;
 
 /** The answer a session gets once its person may no longer act: a 403 page saying why. */
-function expectWithdrawn(answer: Answer, reason: string): void {
+function expectWithdrawn(cookie: string, answer: Answer, reason: string): void {
   expect(answer.status, answer.text).toBe(403);
   expect(answer.type).toBe('text/html; charset=utf-8');
   expect(answer.text).toContain('Your access has ended');
   expect(answer.text).toContain(reason);
   expect(answer.text).not.toContain('name="csrf"');
-  // The cookie goes too.
-  expect(answer.headers.get('set-cookie')).toMatch(/^pal_session_[\w-]{12}=; .*Max-Age=0/);
+  // Its cookie goes too.
+  expect(answer.headers.getSetCookie()).toEqual([dropped(cookie)]);
 }
 
-/** Once ended, the session is no more: the one 401 page. */
+/** The Set-Cookie header that drops session cookie `cookie` (`name=value`). */
+const dropped = (cookie: string) =>
+  `${cookie.slice(0, cookie.indexOf('='))}=; Path=/services/; HttpOnly; SameSite=Lax; Max-Age=0`;
+
+/** Once ended, the session is no more: the one 401 page, and its cookie dropped. */
 async function expectEnded(cookie: string): Promise<Answer> {
   const answer = await pages.page(cookie);
   expect(answer.status, answer.text).toBe(401);
   expect(answer.text).toContain('Your session has ended');
+  expect(answer.headers.getSetCookie()).toEqual([dropped(cookie)]);
   return answer;
 }
 
@@ -155,6 +160,7 @@ describe('C6 and the console grant (C3, C4)', () => {
       }),
     ).toBe(true);
     expectWithdrawn(
+      cookie,
       await pages.post(cookie, { csrf: csrfOf(page), action: 'runWorkflow' }),
       'Your access to this pal was removed',
     );
@@ -177,6 +183,7 @@ describe('a session re-checks its person on every request', () => {
     const { tx, cookie, page } = await participantSession(sso);
     expect(await h.a.json.enterprise.deleteSso({ sso })).toBe(true);
     expectWithdrawn(
+      cookie,
       await pages.post(cookie, { csrf: csrfOf(page), action: 'note', text: 'after' }),
       'You can no longer act for this enterprise',
     );
@@ -191,11 +198,19 @@ describe('a session re-checks its person on every request', () => {
     expect(
       await h.a.json.transactions.removeTransactionRole({ transactionId: one.tx, userSSO: sso }),
     ).toBe(1);
-    expectWithdrawn(await pages.page(one.cookie), 'Your role on this transaction was removed');
+    expectWithdrawn(
+      one.cookie,
+      await pages.page(one.cookie),
+      'Your role on this transaction was removed',
+    );
     // The other transaction's session goes on, until T4 removes every role.
     expect((await pages.page(two.cookie)).status).toBe(200);
     expect(await h.a.json.transactions.removeAllRoles({ userSSO: sso })).toBe(1);
-    expectWithdrawn(await pages.page(two.cookie), 'Your role on this transaction was removed');
+    expectWithdrawn(
+      two.cookie,
+      await pages.page(two.cookie),
+      'Your role on this transaction was removed',
+    );
   });
 
   it('ends 12 hours after it started, however active', async () => {
@@ -229,12 +244,12 @@ describe('a session re-checks its person on every request', () => {
     expect(one.page.text).toContain('<dd id="your-role">anonymous</dd>');
     expect(one.page.text).not.toContain(sso);
     await h.a.json.transactions.removeTransactionRole({ transactionId: one.tx, userSSO: sso });
-    expectWithdrawn(await pages.page(one.cookie), 'This link was withdrawn');
+    expectWithdrawn(one.cookie, await pages.page(one.cookie), 'This link was withdrawn');
 
     const two = await anonymous();
     for (const move of ['cancel', 'archive'] as const)
       await transitionTransaction(h.domain, h.a.enterpriseId, two.tx, move);
-    expectWithdrawn(await pages.page(two.cookie), 'This transaction is archived');
+    expectWithdrawn(two.cookie, await pages.page(two.cookie), 'This transaction is archived');
   });
 });
 
@@ -309,7 +324,7 @@ describe('links in mails', () => {
     const cookie = entered.headers.get('set-cookie')!.split(';')[0]!;
     expect((await pages.page(cookie)).text).toContain(`approved by ${recipient}`);
     await h.a.json.enterprise.deleteSso({ sso: recipient });
-    expectWithdrawn(await pages.page(cookie), 'You can no longer act for this enterprise');
+    expectWithdrawn(cookie, await pages.page(cookie), 'You can no longer act for this enterprise');
     expectGone(await pages.open(path));
     expectGone(await confirm(path));
     expect((await h.a.json.transactions.getTransaction({ id: tx })).status).toBe('APPROVED');

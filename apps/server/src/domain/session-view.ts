@@ -86,7 +86,7 @@ export interface SessionDocument {
   digest: string;
   /**
    * The completed PDF is written (docs/web-mode.md): the page offers it for download at
-   * `session/documents/{index}/completed`.
+   * `session/{handle}/documents/{index}/completed`.
    */
   completed: boolean;
 }

@@ -208,12 +208,13 @@ export function sessionHandle(cookie: string): string {
 
 /**
  * Of the session cookie values a browser sent, those whose sessions are live, the one last seen
- * first. Reads only: neither their idle time nor their person's standing is touched.
+ * first, with their CSRF tokens. Reads only: neither their idle time nor their person's standing
+ * is touched (a session whose person may no longer act counts until a request of its own ends it).
  */
 export async function liveSessionsOf(
   ctx: DomainContext,
   cookies: readonly string[],
-): Promise<string[]> {
+): Promise<{ cookie: string; csrf: string }[]> {
   const byHash = new Map(cookies.filter(looksLikeToken).map((value) => [hashToken(value), value]));
   const now = ctx.now().getTime();
   const rows = await liveBrowserSessions(
@@ -224,7 +225,7 @@ export async function liveSessionsOf(
   );
   return rows
     .sort((a, b) => b.last_seen_at.localeCompare(a.last_seen_at))
-    .map((row) => byHash.get(row.id_hash)!);
+    .map((row) => ({ cookie: byHash.get(row.id_hash)!, csrf: row.csrf }));
 }
 
 export async function saveOutcome(
@@ -236,7 +237,7 @@ export async function saveOutcome(
 }
 
 /** The form's CSRF token is the session's, compared in constant time. */
-export function csrfMatches(session: BrowserSession, given: unknown): boolean {
+export function csrfMatches(session: Pick<BrowserSession, 'csrf'>, given: unknown): boolean {
   if (typeof given !== 'string') return false;
   // Bytes, not characters: `timingSafeEqual` throws on buffers of different lengths.
   const a = Buffer.from(given);

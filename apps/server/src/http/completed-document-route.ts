@@ -2,10 +2,10 @@
 // transaction's document (docs/web-mode.md, "Completed documents"), as a download. Only with a
 // live session, and only of its own transaction: anything else, and a document whose completed
 // PDF is not written yet, is one 404 page.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { completedFileName, getCompletedDocumentAt } from '../domain/completed-documents.js';
 import type { WorkflowContext } from '../workflows/context.js';
-import type { BrowserSession } from '../domain/sessions.js';
+import type { SessionRead } from '../domain/sessions.js';
 import { sendPage } from './page.js';
 
 const NOT_HERE = {
@@ -13,26 +13,36 @@ const NOT_HERE = {
   body: '<h1>No completed document here</h1><p>The document is completed once the transaction is: come back to the transaction page then.</p>',
 };
 
-/** The live session of page `handle` as a request's cookie names it (http/entry-pages.ts). */
-export type SessionOfPage = (
-  request: FastifyRequest,
-  handle: string,
-) => Promise<BrowserSession | undefined>;
+/** What the session pages give this route (http/entry-pages.ts). */
+export interface SessionPageRoute {
+  path: string;
+  /** The session of page `handle` as the request's cookie names it. */
+  sessionAt: (request: FastifyRequest, reply: FastifyReply, handle: string) => Promise<SessionRead>;
+  /** The page for a withdrawn session (its cookie dropped). */
+  noSession: (
+    reply: FastifyReply,
+    read: Exclude<SessionRead, { state: 'live' }>,
+    handle: string,
+  ) => unknown;
+}
 
 export function registerCompletedDocumentRoute(
   app: FastifyInstance,
   domain: WorkflowContext,
-  page: { path: string; sessionAt: SessionOfPage },
+  page: SessionPageRoute,
 ): void {
   app.get<{ Params: { handle: string; index: string } }>(page.path, async (request, reply) => {
-    const session = await page.sessionAt(request, request.params.handle);
-    if (!session)
+    const { handle } = request.params;
+    const read = await page.sessionAt(request, reply, handle);
+    if (read.state === 'withdrawn') return page.noSession(reply, read, handle);
+    if (read.state === 'none')
       return sendPage(
         reply,
         401,
         'Your session has ended',
         '<h1>Your session has ended</h1><p>Open a new link to download the document.</p>',
       );
+    const { session } = read;
     const index = /^\d{1,4}$/.test(request.params.index) ? Number(request.params.index) : -1;
     const completed =
       session.transactionId !== null && index >= 0

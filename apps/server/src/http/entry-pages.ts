@@ -86,9 +86,18 @@ export function registerEntryPages(
     const text = withdrawn(read.reason);
     return sendPage(reply.header('Set-Cookie', cookies.drop(handle)), 403, text.title, text.body);
   };
-  /** The session of page `handle` as its cookie in `request` names it (idle time reset). */
-  const sessionAt = (request: FastifyRequest, handle: string) =>
-    readSession(domain, cookies.valueFor(request, handle));
+  /**
+   * The session of page `handle` as its cookie in `request` names it, its idle time reset. The
+   * answer keeps a live session's cookie another 30 minutes, and drops one that names no session.
+   */
+  const sessionAt = async (request: FastifyRequest, reply: FastifyReply, handle: string) => {
+    const cookie = cookies.valueFor(request, handle);
+    const read = await readSession(domain, cookie);
+    if (read.state === 'live') reply.header('Set-Cookie', cookies.keep(cookie!));
+    else if (read.state === 'none' && cookie !== undefined)
+      reply.header('Set-Cookie', cookies.drop(handle));
+    return read;
+  };
   /** The answer to an entry: the session's cookie, and 303 to its page. */
   const enterSession = async (request: FastifyRequest, reply: FastifyReply, value: string) =>
     reply
@@ -179,21 +188,16 @@ export function registerEntryPages(
     if (last === undefined) return sendPage(reply, 401, NO_SESSION.title, NO_SESSION.body);
     return reply
       .code(303)
-      .header('Location', pathsOf(sessionHandle(last)).session)
+      .header('Location', pathsOf(sessionHandle(last.cookie)).session)
       .send();
   });
 
   app.get<{ Params: { handle: string } }>(`${sessionRoot}/:handle`, async (request, reply) => {
     const { handle } = request.params;
-    const read = await sessionAt(request, handle);
+    const read = await sessionAt(request, reply, handle);
     if (read.state !== 'live') return noSession(reply, read, handle);
     const view = await loadSessionView(domain, read.session);
-    return sendHtml(
-      reply.header('Set-Cookie', cookies.keep(cookies.valueFor(request, handle)!)),
-      200,
-      renderSessionPage(view, pathsOf(handle), assets),
-      SESSION_PAGE_CSP,
-    );
+    return sendHtml(reply, 200, renderSessionPage(view, pathsOf(handle), assets), SESSION_PAGE_CSP);
   });
 
   // The file a page draws (pdf.js fetches it) or shows (an image document): only the session's
@@ -201,7 +205,7 @@ export function registerEntryPages(
   app.get<{ Params: { handle: string; index: string } }>(
     `${sessionRoot}/:handle/documents/:index`,
     async (request, reply) => {
-      const read = await sessionAt(request, request.params.handle);
+      const read = await sessionAt(request, reply, request.params.handle);
       if (read.state !== 'live') return noSession(reply, read, request.params.handle);
       const notFound = () => sendPage(reply, 404, 'No such document', '<h1>No such document</h1>');
       if (!/^\d{1,4}$/.test(request.params.index)) return notFound();
@@ -229,10 +233,8 @@ export function registerEntryPages(
 
   registerCompletedDocumentRoute(app, domain, {
     path: `${sessionRoot}/:handle/documents/:index/completed`,
-    sessionAt: async (request, handle) => {
-      const read = await sessionAt(request, handle);
-      return read.state === 'live' ? read.session : undefined;
-    },
+    sessionAt,
+    noSession,
   });
 
   // The session form has a scope of its own: its parsers take a drawn signature and multipart.

@@ -39,18 +39,26 @@ export function sessionCookies(serviceRoot: string, secure: boolean): SessionCoo
   return {
     keep,
     drop: (handle) => set(PREFIX + handle, '', 0),
-    valuesOf: (request) => [...cookiesOf(request).values()],
+    valuesOf: (request) => cookiesOf(request).map((cookie) => cookie.value),
     valueFor(request, handle) {
-      const value = cookiesOf(request).get(PREFIX + handle);
-      return value !== undefined && sessionHandle(value) === handle ? value : undefined;
+      // A name may come twice (one planted from a sibling domain): the value that is the
+      // handle's session's counts.
+      const name = PREFIX + handle;
+      return cookiesOf(request).find(
+        (cookie) => cookie.name === name && sessionHandle(cookie.value) === handle,
+      )?.value;
     },
     async forEntry(domain, request, value) {
       const held = cookiesOf(request);
-      if (held.size < MAX_BROWSER_SESSIONS) return [keep(value)];
-      const live = await liveSessionsOf(domain, [...held.values()]);
-      const kept = new Set(live.slice(0, MAX_BROWSER_SESSIONS - 1));
-      const dropped = [...held].filter(([, cookie]) => !kept.has(cookie));
-      return [keep(value), ...dropped.map(([name]) => set(name, '', 0))];
+      const names = new Set(held.map((cookie) => cookie.name));
+      if (names.size < MAX_BROWSER_SESSIONS) return [keep(value)];
+      const live = await liveSessionsOf(
+        domain,
+        held.map((cookie) => cookie.value),
+      );
+      const kept = new Set(live.slice(0, MAX_BROWSER_SESSIONS - 1).map((s) => s.cookie));
+      for (const cookie of held) if (kept.has(cookie.value)) names.delete(cookie.name);
+      return [keep(value), ...[...names].map((name) => set(name, '', 0))];
     },
   };
 }
@@ -59,15 +67,16 @@ export function sessionCookies(serviceRoot: string, secure: boolean): SessionCoo
 const SESSION_COOKIE_NAME = /^pal_session_[\w-]{12}$/;
 
 /**
- * A request's session cookies by name. Other names are not looked at: a name is only ever sent
- * back (to drop it) when it is one this service gives.
+ * A request's session cookies, in the order sent. Other names are not looked at: a name is only
+ * ever sent back (to drop it) when it is one this service gives.
  */
-function cookiesOf(request: FastifyRequest): Map<string, string> {
-  const found = new Map<string, string>();
+function cookiesOf(request: FastifyRequest): { name: string; value: string }[] {
+  const found: { name: string; value: string }[] = [];
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const at = part.indexOf('=');
     const name = part.slice(0, at).trim();
-    if (at > 0 && SESSION_COOKIE_NAME.test(name)) found.set(name, part.slice(at + 1).trim());
+    if (at > 0 && SESSION_COOKIE_NAME.test(name))
+      found.push({ name, value: part.slice(at + 1).trim() });
   }
   return found;
 }

@@ -1,4 +1,4 @@
-// POST /{service_root}/session: the session page's form (docs/entry.md, "The session form"). Each
+// POST /{service_root}/session/{handle}: the session page's form (docs/entry.md, "The session form"). Each
 // field's control is named by its field id, a signature by `signature.{id}`, the button by
 // `action`, beside `csrf`; posted as `application/x-www-form-urlencoded` or `multipart/form-data`,
 // within the caps below. The form is judged by domain/form-submission.ts: an action not offered
@@ -17,7 +17,13 @@ import {
 } from '../domain/form-submission.js';
 import { MAX_UPLOADS } from '../domain/pal-manifest.js';
 import { loadSessionBasis } from '../domain/session-view.js';
-import { saveOutcome, csrfMatches, type SessionRead } from '../domain/sessions.js';
+import {
+  csrfMatches,
+  liveSessionsOf,
+  saveOutcome,
+  sessionHandle,
+  type SessionRead,
+} from '../domain/sessions.js';
 import { escapeHtml } from '../html.js';
 import { findSso } from '../storage/ssos.js';
 import type { WorkflowContext } from '../workflows/context.js';
@@ -45,9 +51,12 @@ export interface PostedForm {
   files?: Record<string, PostedFile>;
 }
 
+/** A session page's handle: 12 base64url characters (domain/sessions.ts, sessionHandle). */
+const HANDLE = /^[\w-]{12}$/;
+
 const OUTDATED = {
   title: 'This form was not sent',
-  body: '<h1>This form was not sent</h1><p>The service was updated after this page was opened, and the page no longer says what it was for. Nothing you filled in on it was saved. Open the link you came from again to go on.</p>',
+  body: '<h1>This form was not sent</h1><p>It does not say which of the pages open in this browser it belongs to (the service may have been updated since the page was opened). Nothing you filled in on it was saved. Open the link you came from again to go on.</p>',
 };
 
 /** A posted form the page refuses before judging it: why, as a page. */
@@ -75,8 +84,8 @@ export interface SessionFormHelpers {
     read: Exclude<SessionRead, { state: 'live' }>,
     handle: string,
   ) => unknown;
-  /** The session of page `handle` as the request's cookie names it. */
-  sessionAt: (request: FastifyRequest, handle: string) => Promise<SessionRead>;
+  /** The session of page `handle` as the request's cookie names it (its cookie kept or dropped). */
+  sessionAt: (request: FastifyRequest, reply: FastifyReply, handle: string) => Promise<SessionRead>;
   cookies: SessionCookies;
   sameOrigin: (request: FastifyRequest) => boolean;
   refused: { title: string; body: string };
@@ -125,22 +134,37 @@ export async function registerSessionForm(
   scope.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
     const status = error.statusCode;
     if (status === undefined || status < 400 || status >= 500) throw error;
+    // The page to go back to, if the address names one (its handle is only a name here: no
+    // session was read).
     const { handle } = request.params as { handle?: string };
-    return sendFormRefused(reply, status, error.message, helpers.pathsOf(handle ?? '').session);
+    const back =
+      handle !== undefined && HANDLE.test(handle)
+        ? helpers.pathsOf(handle).session
+        : helpers.sessionRoot;
+    return sendFormRefused(reply, status, error.message, back);
   });
 
-  // A page of before session pages had addresses of their own (a deploy while it was open)
-  // posts here. Which session it was for is not known: nothing is taken.
-  scope.post(helpers.sessionRoot, async (_request, reply) =>
-    sendPage(reply, 409, OUTDATED.title, OUTDATED.body),
-  );
+  // A form posted to the address without a handle: a page of before session pages had
+  // addresses of their own (a deploy while it was open), or a client that posts there. The CSRF
+  // token says which of the browser's sessions it is for: 307 to that page, where the same
+  // form is taken (the browser posts it again). Without such a session nothing is taken.
+  scope.post(helpers.sessionRoot, async (request, reply) => {
+    const { csrf } = (request.body as PostedForm | undefined)?.fields ?? {};
+    const live = csrf ? await liveSessionsOf(domain, helpers.cookies.valuesOf(request)) : [];
+    const own = live.find((session) => csrfMatches(session, csrf));
+    if (!own) return sendPage(reply, 409, OUTDATED.title, OUTDATED.body);
+    return reply
+      .code(307)
+      .header('Location', helpers.pathsOf(sessionHandle(own.cookie)).session)
+      .send();
+  });
 
   scope.post<{ Params: { handle: string } }>(
     `${helpers.sessionRoot}/:handle`,
     async (request, reply) => {
       const { handle } = request.params;
       const sessionPath = helpers.pathsOf(handle).session;
-      const read = await helpers.sessionAt(request, handle);
+      const read = await helpers.sessionAt(request, reply, handle);
       if (read.state !== 'live') return helpers.noSession(reply, read, handle);
       const { session } = read;
       const cookie = helpers.cookies.valueFor(request, handle)!;
@@ -198,7 +222,7 @@ export async function registerSessionForm(
         });
         return reply
           .code(303)
-          .header('Set-Cookie', helpers.cookies.keep(cookie))
+
           .header('Location', sessionPath)
           .send();
       }
@@ -227,7 +251,7 @@ export async function registerSessionForm(
       );
       return reply
         .code(303)
-        .header('Set-Cookie', helpers.cookies.keep(cookie))
+
         .header('Location', sessionPath)
         .send();
     },

@@ -19,9 +19,9 @@ import type {
 export interface SessionPagePaths {
   /** The session page: the form posts here. */
   session: string;
-  /** `…/session/documents/{index}`: a document's file. */
+  /** `…/session/{handle}/documents/{index}`: a document's file. */
   document(index: number): string;
-  /** `…/session/documents/{index}/completed`: its completed PDF, once the view says it is written. */
+  /** `…/session/{handle}/documents/{index}/completed`: its completed PDF, once the view says it is written. */
   completed(index: number): string;
 }
 

@@ -32,18 +32,18 @@ export function touchBrowserSession(
 
 /**
  * Of the sessions named by `idHashes`, those still live (seen after `liveSince`, started after
- * `startedAfter`), with when they started and were last seen; without touching them.
+ * `startedAfter`), with their CSRF tokens and when they were last seen; without touching them.
  */
 export function liveBrowserSessions(
   db: Db,
   idHashes: readonly string[],
   liveSince: string,
   startedAfter: string,
-): Promise<Pick<BrowserSessionRow, 'id_hash' | 'created_at' | 'last_seen_at'>[]> {
+): Promise<Pick<BrowserSessionRow, 'id_hash' | 'csrf' | 'last_seen_at'>[]> {
   if (idHashes.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('browser_sessions')
-    .select(['id_hash', 'created_at', 'last_seen_at'])
+    .select(['id_hash', 'csrf', 'last_seen_at'])
     .where('id_hash', 'in', idHashes)
     .where('last_seen_at', '>', liveSince)
     .where('created_at', '>', startedAfter)
