@@ -41,8 +41,20 @@ export async function startServer(
 ): Promise<RunningServer> {
   const { db } = await connectDatabase(config);
   const domain = createWorkflowContext({ db, config });
-  await options.prepare?.(domain);
-  const app = await buildApp(domain, { logger: options.logger ?? true });
+  /** Nothing of a start that failed stays open (the pool, the port): the command ends with it. */
+  const failed = async (error: unknown, app?: FastifyInstance): Promise<never> => {
+    await app?.close().catch(() => undefined);
+    domain.mailer.close?.();
+    await db.destroy().catch(() => undefined);
+    throw error;
+  };
+  let app: FastifyInstance;
+  try {
+    await options.prepare?.(domain);
+    app = await buildApp(domain, { logger: options.logger ?? true });
+  } catch (error) {
+    return failed(error);
+  }
   // Signals are taken from before the port is open: one that came between the listen and the
   // end of the start (the outbox, the sweeps) would otherwise end the process at once, closing
   // nothing. Such a signal waits for the start, then closes; after a start that failed it does
@@ -52,11 +64,16 @@ export async function startServer(
   const whenStarted = new Promise<RunningServer | undefined>((done) => (started = done));
   const onSignal = (signal: NodeJS.Signals) => {
     app.log.info({ signal }, 'shutting down');
-    void whenStarted.then(async (running) => {
-      if (!running) return;
-      await running.close();
-      process.exit(0);
-    });
+    void whenStarted
+      .then(async (running) => {
+        if (!running) return;
+        await running.close();
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        app.log.error({ err: error }, 'the server could not close cleanly');
+        process.exit(1);
+      });
   };
   for (const signal of signals) process.once(signal, onSignal);
   try {
@@ -66,10 +83,7 @@ export async function startServer(
   } catch (error) {
     for (const signal of signals) process.off(signal, onSignal);
     started(undefined);
-    // Nothing of a start that failed stays open (the port, the pool): the command ends with it.
-    await app.close().catch(() => undefined);
-    await db.destroy().catch(() => undefined);
-    throw error;
+    return failed(error, app);
   }
 }
 

@@ -57,7 +57,9 @@ export function sessionCookies(serviceRoot: string, secure: boolean): SessionCoo
         held.map((cookie) => cookie.value),
       );
       const kept = new Set(live.slice(0, MAX_BROWSER_SESSIONS - 1).map((s) => s.cookie));
-      for (const cookie of held) if (kept.has(cookie.value)) names.delete(cookie.name);
+      for (const cookie of held)
+        if (kept.has(cookie.value) && cookie.name === PREFIX + sessionHandle(cookie.value))
+          names.delete(cookie.name);
       return [keep(value), ...[...names].map((name) => set(name, '', 0))];
     },
   };
