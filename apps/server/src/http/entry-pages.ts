@@ -9,6 +9,8 @@
 //                                        values and signatures (CSRF token, same origin;
 //                                        http/session-form.ts)
 //   GET  /{service_root}/session        303 to the page of the browser's session last used
+//   POST /{service_root}/session        307 to the page of the session whose CSRF token the form
+//                                        carries (http/session-form.ts), else a 409 page
 //   GET  /{service_root}/mail?encryptedToken=…&encryptedAction=…   a mailed link's confirm page:
 //                                        changes nothing (mail scanners open links first)
 //   POST /{service_root}/mail?…          enters the transaction as the recipient and runs the action

@@ -1,10 +1,11 @@
-// POST /{service_root}/session/{handle}: the session page's form (docs/entry.md, "The session form"). Each
-// field's control is named by its field id, a signature by `signature.{id}`, the button by
-// `action`, beside `csrf`; posted as `application/x-www-form-urlencoded` or `multipart/form-data`,
-// within the caps below. The form is judged by domain/form-submission.ts: an action not offered
-// to the person now is a 403 page and a wrong signature a 400 page, and nothing runs; a missing
-// required signature, or a run that failed, brings the person back to the page with the messages
-// and what they typed. Never a 500 for a posted form: a malformed or oversized body is a page too.
+// POST /{service_root}/session/{handle}: the session page's form (docs/entry.md, "The session
+// form"). Each field's control is named by its field id, a signature by `signature.{id}`, the
+// button by `action`, beside `csrf`; posted as `application/x-www-form-urlencoded` or
+// `multipart/form-data`, within the caps below. The form is judged by domain/form-submission.ts:
+// an action not offered to the person now is a 403 page and a wrong signature a 400 page, and
+// nothing runs; a missing required signature, or a run that failed, brings the person back to the
+// page with the messages and what they typed. Never a 500 for a posted form: a malformed or
+// oversized body is a page too.
 import multipart from '@fastify/multipart';
 import { parseUrlEncoded } from '@pal-workflow/server-skeleton';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
