@@ -206,6 +206,9 @@ export function sessionHandle(cookie: string): string {
   return hashRef(hashToken(cookie));
 }
 
+/** What a handle looks like: 12 base64url characters. */
+export const SESSION_HANDLE = /^[\w-]{12}$/;
+
 /**
  * Of the session cookie values a browser sent, those whose sessions are live, the one last seen
  * first, with their CSRF tokens. Reads only: neither their idle time nor their person's standing

@@ -2,10 +2,10 @@
 // transaction's document (docs/web-mode.md, "Completed documents"), as a download. Only with a
 // live session, and only of its own transaction: anything else, and a document whose completed
 // PDF is not written yet, is one 404 page.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { completedFileName, getCompletedDocumentAt } from '../domain/completed-documents.js';
 import type { WorkflowContext } from '../workflows/context.js';
-import type { SessionRead } from '../domain/sessions.js';
+import type { SessionOfPage } from './session-cookies.js';
 import { sendPage } from './page.js';
 
 const NOT_HERE = {
@@ -13,23 +13,10 @@ const NOT_HERE = {
   body: '<h1>No completed document here</h1><p>The document is completed once the transaction is: come back to the transaction page then.</p>',
 };
 
-/** What the session pages give this route (http/entry-pages.ts). */
-export interface SessionPageRoute {
-  path: string;
-  /** The session of page `handle` as the request's cookie names it. */
-  sessionAt: (request: FastifyRequest, reply: FastifyReply, handle: string) => Promise<SessionRead>;
-  /** The page for a withdrawn session (its cookie dropped). */
-  noSession: (
-    reply: FastifyReply,
-    read: Exclude<SessionRead, { state: 'live' }>,
-    handle: string,
-  ) => unknown;
-}
-
 export function registerCompletedDocumentRoute(
   app: FastifyInstance,
   domain: WorkflowContext,
-  page: SessionPageRoute,
+  page: SessionOfPage & { path: string },
 ): void {
   app.get<{ Params: { handle: string; index: string } }>(page.path, async (request, reply) => {
     const { handle } = request.params;

@@ -3,9 +3,15 @@
 // page, at its own address, acts for its own session only. HttpOnly, SameSite=Lax,
 // Path=/{service_root}/, Secure under an https PUBLIC_URL; each lives 30 minutes from its session's
 // last page or form, as the session does.
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DomainContext } from '../domain/context.js';
-import { liveSessionsOf, sessionHandle, SESSION_IDLE_MS } from '../domain/sessions.js';
+import {
+  liveSessionsOf,
+  sessionHandle,
+  SESSION_HANDLE,
+  SESSION_IDLE_MS,
+  type SessionRead,
+} from '../domain/sessions.js';
 
 const PREFIX = 'pal_session_';
 /**
@@ -14,6 +20,18 @@ const PREFIX = 'pal_session_';
  * couple of kilobytes, far below what a server takes (16 KiB).
  */
 export const MAX_BROWSER_SESSIONS = 20;
+
+/** What the routes below a session page are given to find its session (http/entry-pages.ts). */
+export interface SessionOfPage {
+  /** The session of page `handle` as the request's cookie names it (its cookie kept or dropped). */
+  sessionAt: (request: FastifyRequest, reply: FastifyReply, handle: string) => Promise<SessionRead>;
+  /** The page for a request without a live session (a withdrawn one's cookie dropped). */
+  noSession: (
+    reply: FastifyReply,
+    read: Exclude<SessionRead, { state: 'live' }>,
+    handle: string,
+  ) => unknown;
+}
 
 export interface SessionCookies {
   /** The Set-Cookie header that keeps the session `value` another 30 minutes. */
@@ -65,9 +83,6 @@ export function sessionCookies(serviceRoot: string, secure: boolean): SessionCoo
   };
 }
 
-/** A session cookie's name: the prefix and a handle (12 base64url characters). */
-const SESSION_COOKIE_NAME = /^pal_session_[\w-]{12}$/;
-
 /**
  * A request's session cookies, in the order sent. Other names are not looked at: a name is only
  * ever sent back (to drop it) when it is one this service gives.
@@ -77,7 +92,7 @@ function cookiesOf(request: FastifyRequest): { name: string; value: string }[] {
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const at = part.indexOf('=');
     const name = part.slice(0, at).trim();
-    if (at > 0 && SESSION_COOKIE_NAME.test(name))
+    if (at > 0 && name.startsWith(PREFIX) && SESSION_HANDLE.test(name.slice(PREFIX.length)))
       found.push({ name, value: part.slice(at + 1).trim() });
   }
   return found;

@@ -23,14 +23,14 @@ import {
   liveSessionsOf,
   saveOutcome,
   sessionHandle,
-  type SessionRead,
+  SESSION_HANDLE,
 } from '../domain/sessions.js';
 import { escapeHtml } from '../html.js';
 import { findSso } from '../storage/ssos.js';
 import type { WorkflowContext } from '../workflows/context.js';
 import { runAction } from '../workflows/entries.js';
 import { sendPage } from './page.js';
-import type { SessionCookies } from './session-cookies.js';
+import type { SessionCookies, SessionOfPage } from './session-cookies.js';
 import type { SessionPagePaths } from './session-page.js';
 
 /**
@@ -52,9 +52,6 @@ export interface PostedForm {
   files?: Record<string, PostedFile>;
 }
 
-/** A session page's handle: 12 base64url characters (domain/sessions.ts, sessionHandle). */
-const HANDLE = /^[\w-]{12}$/;
-
 const OUTDATED = {
   title: 'This form was not sent',
   body: '<h1>This form was not sent</h1><p>It does not say which of the pages open in this browser it belongs to (the service may have been updated since the page was opened). Nothing you filled in on it was saved. Open the link you came from again to go on.</p>',
@@ -75,18 +72,10 @@ function dataUrlLength(maxBytes: number): number {
   return 'data:image/png;base64,'.length + Math.ceil(maxBytes / 3) * 4;
 }
 
-export interface SessionFormHelpers {
+export interface SessionFormHelpers extends SessionOfPage {
   /** `/{service_root}/session`, below which each session's page has its address. */
   sessionRoot: string;
   pathsOf: (handle: string) => SessionPagePaths;
-  /** The page for a request without a live session (entry-pages.ts). */
-  noSession: (
-    reply: FastifyReply,
-    read: Exclude<SessionRead, { state: 'live' }>,
-    handle: string,
-  ) => unknown;
-  /** The session of page `handle` as the request's cookie names it (its cookie kept or dropped). */
-  sessionAt: (request: FastifyRequest, reply: FastifyReply, handle: string) => Promise<SessionRead>;
   cookies: SessionCookies;
   sameOrigin: (request: FastifyRequest) => boolean;
   refused: { title: string; body: string };
@@ -139,7 +128,7 @@ export async function registerSessionForm(
     // session was read).
     const { handle } = request.params as { handle?: string };
     const back =
-      handle !== undefined && HANDLE.test(handle)
+      handle !== undefined && SESSION_HANDLE.test(handle)
         ? helpers.pathsOf(handle).session
         : helpers.sessionRoot;
     return sendFormRefused(reply, status, error.message, back);
