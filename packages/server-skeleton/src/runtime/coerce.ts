@@ -92,12 +92,12 @@ export function readParams(
   const out: Record<string, unknown> = {};
   for (const spec of specs) {
     const given = raw[lookup(spec.name)];
-    if (given === undefined || (given === '' && spec.type !== 'string')) {
-      if (spec.required) throw badRequest(`${kind} ${spec.name}: required`);
-      continue;
-    }
     const where = `${kind} ${spec.name}`;
     if (Array.isArray(given)) throw badRequest(`${where}: given more than once`);
+    if (given === undefined || (given === '' && spec.type !== 'string')) {
+      if (spec.required) throw badRequest(`${where}: required`);
+      continue;
+    }
     const value = text(given, where);
     if (spec.maxLength !== undefined && characterCount(value, spec.maxLength) > spec.maxLength)
       throw badRequest(`${where}: must be at most ${spec.maxLength} characters`);
