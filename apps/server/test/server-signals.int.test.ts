@@ -2,7 +2,7 @@
 // still starting waits for the start and then closes it, and a start that fails leaves no handler
 // behind and nothing open. The handlers are caught rather than installed (a real SIGTERM would
 // reach the test runner's own), and process.exit is only recorded.
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer, Server, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { OutboxDispatcher } from '../src/outbox/dispatcher.js';
 import { startServer } from '../src/server.js';
@@ -10,8 +10,8 @@ import { tempDir, testConfig } from './helpers.js';
 
 type SignalHandler = (signal: NodeJS.Signals) => void;
 
-/** Listens on `port` (0: any) of 127.0.0.1 and closes again; which port it was. */
-async function freePort(port = 0): Promise<number> {
+/** Listens on `port` of 127.0.0.1 and closes again; which port it was. */
+async function freePort(port: number): Promise<number> {
   const server = createServer();
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
@@ -31,11 +31,7 @@ describe('startServer with handleSignals', () => {
    * Starts a server whose outbox, while it starts, calls `during` with a way to send a signal;
    * the signal handlers the server installs, and what it asks of process.exit.
    */
-  function starting(
-    name: string,
-    during: (send: (signal: NodeJS.Signals) => void) => void,
-    port = 0,
-  ) {
+  function starting(name: string, during: (send: (signal: NodeJS.Signals) => void) => void) {
     const handlers = new Map<string, SignalHandler>();
     const once = process.once.bind(process);
     vi.spyOn(process, 'once').mockImplementation(((event: string, handler: SignalHandler) => {
@@ -66,11 +62,22 @@ describe('startServer with handleSignals', () => {
       return start.call(this);
     });
     const stop = vi.spyOn(OutboxDispatcher.prototype, 'stop');
-    const server = startServer(testConfig(`${dir.path}/${name}`, { PORT: String(port) }), {
+    // The servers that listened meanwhile (the app's): which port the start took.
+    const listening: Server[] = [];
+    const listen = Server.prototype.listen;
+    vi.spyOn(Server.prototype, 'listen').mockImplementation(function (
+      this: Server,
+      ...args: unknown[]
+    ) {
+      listening.push(this);
+      return listen.apply(this, args as Parameters<Server['listen']>);
+    } as Server['listen']);
+    const portTaken = () => (listening[0]!.address() as AddressInfo).port;
+    const server = startServer(testConfig(`${dir.path}/${name}`, { PORT: '0' }), {
       logger: false,
       handleSignals: true,
     });
-    return { server, handlers, send, exit, stop };
+    return { server, handlers, send, exit, stop, portTaken };
   }
 
   it('a signal during the start waits for it, then closes everything once and exits 0', async () => {
@@ -89,20 +96,18 @@ describe('startServer with handleSignals', () => {
   });
 
   it('a start that fails leaves no handler and nothing open; a signal during it does nothing', async () => {
-    const port = await freePort();
-    const { server, handlers, exit } = starting(
-      'failing',
-      (send) => {
-        send('SIGINT');
-        throw new Error('the outbox could not start');
-      },
-      port,
-    );
+    let port = 0;
+    const { server, handlers, exit, portTaken } = starting('failing', (send) => {
+      port = portTaken();
+      send('SIGINT');
+      throw new Error('the outbox could not start');
+    });
     await expect(server).rejects.toThrow('the outbox could not start');
     expect(handlers.size).toBe(0);
     await new Promise((done) => setTimeout(done, 20));
     expect(exit).not.toHaveBeenCalled();
     // Its port was closed again: another listener may take it.
+    expect(port).toBeGreaterThan(0);
     expect(await freePort(port)).toBe(port);
   });
 });
