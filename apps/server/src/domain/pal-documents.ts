@@ -78,7 +78,7 @@ function documentSizeProblem(
 }
 
 /** In MiB, a fraction rounded up, so that a file just over the cap never reads as the cap. */
-function megabytes(bytes: number): string {
+export function megabytes(bytes: number): string {
   const mb = bytes / (1024 * 1024);
   return `${Number.isInteger(mb) ? mb : (Math.ceil(mb * 10) / 10).toFixed(1)} MiB`;
 }

@@ -168,6 +168,41 @@ describe('loadPalPackage', () => {
     );
   });
 
+  it('takes workflow files of up to 1 MiB each and 8 MiB in all, and names the file or the total past that', async () => {
+    const MiB = 1024 * 1024;
+    const flows = (count: number, bytes: number) => {
+      const workflows: Record<string, string> = {};
+      const files: Record<string, string> = {};
+      for (let i = 0; i < count; i++) {
+        workflows[`m${i}`] = `flows/m${i}.js`;
+        files[`flows/m${i}.js`] = `// ${i}\n`.padEnd(bytes, ' ');
+      }
+      return { workflows, files };
+    };
+    const eight = flows(8, MiB);
+    const atCap = await loadPalPackage(
+      folder('at-cap', { id: 'at-cap', workflows: eight.workflows }, eight.files),
+    );
+    expect(Object.keys(atCap.files)).toHaveLength(8);
+
+    const nine = flows(9, MiB);
+    const overTotal = folder('over-total', { id: 'over', workflows: nine.workflows }, nine.files);
+    // (`.then`: a package that loads would otherwise be printed whole, 9 MiB of it.)
+    await expect(loadPalPackage(overTotal).then(() => 'loaded')).rejects.toThrow(
+      `${join(overTotal, 'pal.json')}: workflows: the workflow files are 9 MiB in all; at most 8 MiB`,
+    );
+    // The same from files handed over in memory (no folder to read them from).
+    await expect(
+      buildPalPackage({ id: 'over', workflows: nine.workflows }, nine.files).then(() => 'built'),
+    ).rejects.toThrow('pal.json: workflows: the workflow files are 9 MiB in all; at most 8 MiB');
+
+    const big = flows(1, MiB + 1);
+    const overFile = folder('over-file', { id: 'big', workflows: big.workflows }, big.files);
+    await expect(loadPalPackage(overFile)).rejects.toThrow(
+      `${join(overFile, 'pal.json')}: workflows.m0: file "flows/m0.js" is larger than 1 MiB`,
+    );
+  });
+
   it('buildPalPackage checks that the workflow files are given', async () => {
     await expect(buildPalPackage({ id: 'w', workflows: { main: 'main.js' } }, {})).rejects.toThrow(
       'pal.json: workflows.main: file "main.js" not found',

@@ -10,7 +10,12 @@ import { CONFIG_DEFAULTS } from '../config.js';
 import { InvalidArgumentError } from './errors.js';
 import { isInsideFolder, issueKey, text, type ManifestIssue } from './manifest-values.js';
 import { listProblem, zManifestDocuments } from './pal-document-manifest.js';
-import { readPalDocuments, type DocumentLimits, type PalDocumentFile } from './pal-documents.js';
+import {
+  megabytes,
+  readPalDocuments,
+  type DocumentLimits,
+  type PalDocumentFile,
+} from './pal-documents.js';
 
 export type { ManifestIssue } from './manifest-values.js';
 
@@ -19,6 +24,12 @@ export const PAL_MANIFEST_FILE = 'pal.json';
 export const PAL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const MODULE_NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;
 const MAX_WORKFLOW_FILE_BYTES = 1024 * 1024;
+/**
+ * All of a pal's workflow files together. Every run hands them to its worker thread, whose V8
+ * heap is bounded (WORKFLOW_WORKER_HEAP_MB) only as a backstop: Node may abort the whole process
+ * instead of the worker when that bound is reached, so no pal may come near it.
+ */
+export const MAX_WORKFLOW_SOURCES_BYTES = 8 * 1024 * 1024;
 /** pal.json itself: room for a thousand fields and more, far from a file that would hurt to read. */
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 const MAX_DAYS = 36_500;
@@ -314,6 +325,12 @@ async function assemblePalPackage(
       sources[path] = typeof content === 'string' ? content : Buffer.from(content).toString('utf8');
     }
   }
+  const sourceBytes = Object.values(sources).reduce((n, s) => n + Buffer.byteLength(s), 0);
+  if (sourceBytes > MAX_WORKFLOW_SOURCES_BYTES)
+    problems.push({
+      key: 'workflows',
+      message: `the workflow files are ${megabytes(sourceBytes)} in all; at most ${megabytes(MAX_WORKFLOW_SOURCES_BYTES)}`,
+    });
   const read = manifest.documents
     ? await readPalDocuments(
         manifest.documents,
