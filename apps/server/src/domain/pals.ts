@@ -179,13 +179,18 @@ export async function getPal(
   );
 }
 
-/** The whole pal, including its manifest. 404 as getPal. */
+/**
+ * The whole pal, including its manifest. 404 as getPal. Cached as getPal is (frozen): every T1,
+ * T5 and T6 reads it, and its manifest may be megabytes of JSON.
+ */
 export async function getPalDetails(
   ctx: DomainContext,
   enterpriseId: string,
   palId: string,
 ): Promise<PalDetails> {
-  return toPalDetails(await palRow(ctx, enterpriseId, palId));
+  return ctx.cache.get(`palDetails\u0000${enterpriseId}\u0000${palId}`, ctx.db, async () =>
+    toPalDetails(await palRow(ctx, enterpriseId, palId)),
+  );
 }
 
 /** One deployed version: its manifest and workflow sources (path in the pal folder → text). */

@@ -11,7 +11,8 @@ import {
 } from '../../test/helpers.js';
 import { createWorkflowContext } from '../workflows/context.js';
 import { createEnterprise } from './enterprises.js';
-import { getPal, searchPals } from './pals.js';
+import { getPal, getPalDetails, searchPals } from './pals.js';
+import { createTransaction } from './transactions.js';
 import { ReadCache } from './read-cache.js';
 import { dialectOf } from '../storage/adapter-dialect.js';
 
@@ -44,6 +45,19 @@ describe('the pal read cache', () => {
     await deployManifest(t.ctx, e.id, manifest('Two'));
     expect((await getPal(t.ctx, e.id, 'p')).name).toBe('Two');
     expect((await searchPals(t.ctx, e.id, palSearch())).items.map((p) => p.name)).toEqual(['Two']);
+  });
+
+  it('keeps the pals while this process writes other tables: transactions do not drop them', async () => {
+    t = await testContext();
+    const e = await createEnterprise(t.ctx, 'acme');
+    await deployManifest(t.ctx, e.id, manifest('One'));
+    const pal = await getPal(t.ctx, e.id, 'p');
+    const details = await getPalDetails(t.ctx, e.id, 'p');
+    for (let i = 0; i < 3; i++) await createTransaction(t.ctx, e.id, 'p');
+    expect(await getPal(t.ctx, e.id, 'p')).toBe(pal);
+    expect(await getPalDetails(t.ctx, e.id, 'p')).toBe(details);
+    await deployManifest(t.ctx, e.id, manifest('Two'));
+    expect((await getPalDetails(t.ctx, e.id, 'p')).name).toBe('Two');
   });
 
   it('sees another process’s writes within the bound (SQLite: pragma data_version, 1 ms; PostgreSQL: the change stamp)', async () => {

@@ -3,6 +3,7 @@
 // caches of several nodes when to start afresh, and how PostgreSQL reports errors.
 import { Kysely, PostgresDialect, sql, type Expression } from 'kysely';
 import pg from 'pg';
+import { mayWriteCachedTable } from './cached-tables.js';
 import { likeContains } from './text-filters.js';
 import {
   cappedCount,
@@ -43,14 +44,17 @@ const STAMP_IDLE_MS = 5000;
  */
 export const POSTGRES_CHANGE_BOUND_MS = 250;
 
-/** pg's result commands that change data (COMMIT: a transaction's writes become visible). */
-const WRITE_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'TRUNCATE', 'COMMIT']);
+/**
+ * pg's result commands that change data; such a command of a cached table's (or of unknown
+ * target) counts at once, and the COMMIT after it counts again (its writes become visible).
+ */
+const WRITE_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'TRUNCATE']);
 
 /**
  * What tells a node whether cached data may be stale. `value` is the `change_stamp` row, which
  * triggers move in the same transaction as every write to a cached table (migration 0004), so
- * a stamp read after another node's commit comes with that commit's data. Own writes are
- * counted as they complete, so this node sees them at once.
+ * a stamp read after another node's commit comes with that commit's data. Own writes to a cached
+ * table (storage/cached-tables.ts) are counted as they complete, so this node sees them at once.
  */
 interface StampTracking {
   value: number | undefined;
@@ -73,15 +77,30 @@ export function openPostgres(url: string, poolSize: number): Kysely<DatabaseSche
   // Counts this node's completed writes (see StampTracking). Kysely runs every query through
   // `client.query(text, values)`, which answers a result naming its command.
   class CountingClient extends pg.Client {
+    /** A cached table was written since this connection's last COMMIT: that COMMIT counts too. */
+    private cachedWritesUncommitted = false;
+
     constructor(config?: pg.ClientConfig) {
       super(config);
       const query = this.query.bind(this) as (...args: unknown[]) => unknown;
       this.query = ((...args: unknown[]) => {
         const result = query(...args);
         if (!(result instanceof Promise)) return result;
+        const [first] = args;
+        const text = typeof first === 'string' ? first : (first as { text?: unknown })?.text;
         return result.then((r: { command?: string } | undefined) => {
           // (`tracking` is set below, before the pool makes its first client.)
-          if (r?.command && WRITE_COMMANDS.has(r.command)) tracking.ownWrites += 1;
+          if (r?.command === 'COMMIT') {
+            if (this.cachedWritesUncommitted) tracking.ownWrites += 1;
+            this.cachedWritesUncommitted = false;
+          } else if (
+            r?.command &&
+            WRITE_COMMANDS.has(r.command) &&
+            (typeof text !== 'string' || mayWriteCachedTable(text))
+          ) {
+            tracking.ownWrites += 1;
+            this.cachedWritesUncommitted = true;
+          }
           return r;
         });
       }) as typeof this.query;

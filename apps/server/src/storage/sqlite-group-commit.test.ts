@@ -9,6 +9,8 @@ import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 
 interface Schema {
   items: { id: string };
+  /** A table of the name read caches hold (storage/cached-tables.ts). */
+  pals: { id: string };
   /** References items; its check waits for the COMMIT. */
   notes: { item_id: string };
 }
@@ -27,6 +29,7 @@ describe.runIf(process.env.PAL_TEST_ENGINE !== 'postgres')('SQLite group commit'
     const path = join(dir.path, 'g.sqlite');
     db = openSqlite(path) as unknown as Kysely<Schema>;
     await sql`create table items (id text primary key)`.execute(db);
+    await sql`create table pals (id text primary key)`.execute(db);
     await sql`create table notes (item_id text references items (id) deferrable initially deferred)`.execute(
       db,
     );
@@ -131,7 +134,7 @@ describe.runIf(process.env.PAL_TEST_ENGINE !== 'postgres')('SQLite group commit'
     let finish!: () => void;
     const gate = new Promise<void>((done) => (finish = done));
     const writing = db.transaction().execute(async (trx) => {
-      await trx.insertInto('items').values({ id: 's' }).execute();
+      await trx.insertInto('pals').values({ id: 's' }).execute();
       await gate;
     });
     await new Promise((done) => setTimeout(done, 5));
@@ -140,6 +143,20 @@ describe.runIf(process.env.PAL_TEST_ENGINE !== 'postgres')('SQLite group commit'
     finish();
     await writing;
     expect(stamp()).not.toBe(beforeCommit);
+  });
+
+  it('leaves the change stamp where it is for writes to tables no cache holds', async () => {
+    const stamp = () => sqliteDialect.changeStamp(db as never);
+    const before = stamp();
+    await insert('not-cached');
+    await db.updateTable('items').set({ id: 'still-not' }).where('id', '=', 'not-cached').execute();
+    expect(stamp()).toBe(before);
+    await db.transaction().execute((trx) => trx.insertInto('pals').values({ id: 'p' }).execute());
+    const afterPal = stamp();
+    expect(afterPal).not.toBe(before);
+    // A statement whose target it cannot name counts too.
+    await sql`with n(id) as (select 'w') insert into items select id from n`.execute(db);
+    expect(stamp()).not.toBe(afterPal);
   });
 
   it("keeps the shared stamp (other processes' commits) still for this node's own commits", async () => {

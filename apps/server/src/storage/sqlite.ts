@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type Expression, type SqlBool } from 'kysely';
+import { mayWriteCachedTable } from './cached-tables.js';
 import { fold, likeContains } from './text-filters.js';
 import {
   cappedCount,
@@ -66,6 +67,7 @@ export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSch
     dataVersion: 0,
     checkedAt: -Infinity,
     ownWrites: 0,
+    cachedWritesUncommitted: false,
   };
   const grouped = reader
     ? new GroupCommitSqliteDialect({
@@ -74,7 +76,11 @@ export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSch
         sync: log!.sync,
         // Reads see a write once it is committed: a value cached in between must go then too.
         beforeCommit: pendingTextIndexer(writer),
-        onCommit: () => (changes.ownWrites += 1),
+        onCommit: () => {
+          if (!changes.cachedWritesUncommitted) return;
+          changes.cachedWritesUncommitted = false;
+          changes.ownWrites += 1;
+        },
         // One reading of data_version for both: each read's check freshens the change stamp.
         dataVersion: () => readDataVersion(changes),
         onClose: () => log!.close(),
@@ -118,7 +124,10 @@ interface ChangeTracking {
   dataVersion: number;
   /** performance.now() of the last data_version read. */
   checkedAt: number;
+  /** This process's writes to a cached table (storage/cached-tables.ts), each counted as it runs. */
   ownWrites: number;
+  /** Such a write ran since the last COMMIT: that COMMIT counts once more (reads see it then). */
+  cachedWritesUncommitted: boolean;
 }
 
 /** How stale another process's commits may be seen (own writes are seen at once). */
@@ -162,7 +171,8 @@ function withStatementCache(
       cache.delete(source);
     } else {
       statement = database.prepare(source);
-      if (!statement.reader) statement = countingWrites(statement, changes);
+      if (!statement.reader && mayWriteCachedTable(source))
+        statement = countingWrites(statement, changes);
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
     }
     cache.set(source, statement);
@@ -177,7 +187,7 @@ function withStatementCache(
   });
 }
 
-/** A writing statement that counts its runs (see ChangeTracking). */
+/** A statement that may write a cached table, counting its runs (see ChangeTracking). */
 function countingWrites(
   statement: Database.Statement,
   changes: ChangeTracking,
@@ -190,6 +200,7 @@ function countingWrites(
             return target.run(...args);
           } finally {
             changes.ownWrites += 1;
+            changes.cachedWritesUncommitted = true;
           }
         };
       const value = Reflect.get(target, prop, receiver) as unknown;

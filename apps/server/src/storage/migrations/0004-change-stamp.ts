@@ -6,7 +6,7 @@
 import type { Kysely, Migration } from 'kysely';
 import { dialectOf } from '../adapter-dialect.js';
 
-const CACHED_TABLES = ['enterprises', 'api_clients', 'pals', 'pal_versions'] as const;
+export const CACHED_TABLES = ['enterprises', 'api_clients', 'pals', 'pal_versions'] as const;
 
 export const changeStamp: Migration = {
   async up(db: Kysely<any>) {
