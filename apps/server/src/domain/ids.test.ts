@@ -25,5 +25,7 @@ describe('random ids and tokens', () => {
     const big = randomId(10_000);
     expect(Buffer.from(big, 'base64url')).toHaveLength(10_000);
     expect(randomId(10_000)).not.toBe(big);
+    for (const bytes of [0, -1, 1.5, Number.NaN])
+      expect(() => randomId(bytes)).toThrow('not a byte count');
   });
 });

@@ -8,6 +8,7 @@ const pool = Buffer.alloc(POOL_BYTES);
 let used = POOL_BYTES;
 
 function randomText(bytes: number): string {
+  if (!Number.isSafeInteger(bytes) || bytes < 1) throw new RangeError(`${bytes}: not a byte count`);
   if (bytes > POOL_BYTES) return randomFillSync(Buffer.alloc(bytes)).toString('base64url');
   if (used + bytes > POOL_BYTES) {
     randomFillSync(pool);

@@ -188,8 +188,17 @@ export async function getPalDetails(
   enterpriseId: string,
   palId: string,
 ): Promise<PalDetails> {
-  return ctx.cache.get(`palDetails\u0000${enterpriseId}\u0000${palId}`, ctx.db, async () =>
-    toPalDetails(await palRow(ctx, enterpriseId, palId)),
+  let manifestChars = 0;
+  return ctx.cache.get(
+    `palDetails\u0000${enterpriseId}\u0000${palId}`,
+    ctx.db,
+    async () => {
+      const row = await palRow(ctx, enterpriseId, palId);
+      manifestChars = row.manifest.length;
+      return toPalDetails(row);
+    },
+    // A parsed manifest takes a few times its JSON in memory: the estimate is three.
+    () => 3 * manifestChars,
   );
 }
 

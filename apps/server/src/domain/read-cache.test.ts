@@ -1,5 +1,6 @@
 // The pal read cache is exact: a write by this process or by another one (the CLI beside the
 // server, here a second connection to the same file) is seen by the very next read.
+import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -13,7 +14,7 @@ import { createWorkflowContext } from '../workflows/context.js';
 import { createEnterprise } from './enterprises.js';
 import { getPal, getPalDetails, searchPals } from './pals.js';
 import { createTransaction } from './transactions.js';
-import { ReadCache } from './read-cache.js';
+import { MAX_CACHED_BYTES, ReadCache } from './read-cache.js';
 import { dialectOf } from '../storage/adapter-dialect.js';
 
 let t: TestContext | undefined;
@@ -84,6 +85,64 @@ describe('the pal read cache', () => {
     await new Promise((resolve) => setTimeout(resolve, bound + 1));
     expect((await getPal(t.ctx, e.id, 'p')).name).toBe('Changed elsewhere');
     expect((await searchPals(t.ctx, e.id, palSearch())).total).toBe(2);
+  });
+
+  it('sees its own write of a pal that a RETURNING or a WITH hides from the statement’s shape', async () => {
+    t = await testContext();
+    const e = await createEnterprise(t.ctx, 'acme');
+    await deployManifest(t.ctx, e.id, manifest('One'));
+    expect((await getPal(t.ctx, e.id, 'p')).name).toBe('One');
+    // SQLite takes no write inside a WITH; PostgreSQL answers it with the command SELECT.
+    await (
+      dialectOf(t.ctx.db).name === 'sqlite'
+        ? sql`update pals set name = 'Two' where enterprise_id = ${e.id} returning id`
+        : sql`with d as (update pals set name = 'Two' where enterprise_id = ${e.id} returning id) select id from d`
+    ).execute(t.ctx.db);
+    expect((await getPal(t.ctx, e.id, 'p')).name).toBe('Two');
+  });
+
+  it('starts afresh when what it holds would weigh more than its bound, and keeps no value that alone would', async () => {
+    const cache = new ReadCache(() => 'a');
+    const db = { isTransaction: false };
+    const half = MAX_CACHED_BYTES / 2;
+    expect(
+      await cache.get(
+        'a',
+        db,
+        async () => 'A',
+        () => half,
+      ),
+    ).toBe('A');
+    expect(
+      await cache.get(
+        'b',
+        db,
+        async () => 'B',
+        () => half,
+      ),
+    ).toBe('B');
+    expect(await cache.get('a', db, async () => 'A again')).toBe('A');
+    // One more byte: the cache starts afresh with 'c' alone.
+    expect(
+      await cache.get(
+        'c',
+        db,
+        async () => 'C',
+        () => 1,
+      ),
+    ).toBe('C');
+    expect(await cache.get('a', db, async () => 'A loaded')).toBe('A loaded');
+    expect(await cache.get('c', db, async () => 'C again')).toBe('C');
+    expect(
+      await cache.get(
+        'huge',
+        db,
+        async () => 'H',
+        () => MAX_CACHED_BYTES + 1,
+      ),
+    ).toBe('H');
+    expect(await cache.get('huge', db, async () => 'H loaded')).toBe('H loaded');
+    expect(await cache.get('c', db, async () => 'C loaded')).toBe('C');
   });
 
   it('does not cache failures, and does not keep what changed while it loaded', async () => {

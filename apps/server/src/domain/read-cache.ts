@@ -7,37 +7,52 @@ import { deepFreeze } from '@pal-workflow/server-skeleton';
 
 /** Entries kept at the most; then the cache starts afresh. */
 const MAX_ENTRIES = 10_000;
+/**
+ * What the entries that say their size (`weigh`) may hold in all, estimated in bytes; then the
+ * cache starts afresh. A pal's manifest may be 4 MiB of JSON: ten thousand such would not fit.
+ */
+export const MAX_CACHED_BYTES = 32 * 1024 * 1024;
 
 export class ReadCache {
   private readonly entries = new Map<string, unknown>();
   private stamp: string | undefined;
+  private bytes = 0;
 
   constructor(private readonly currentStamp: () => string | undefined) {}
 
   /**
    * The value of `key`, loaded through `db` when not cached. Read inside a database transaction
    * (`db.isTransaction`), which may see its own uncommitted writes and may roll back, nothing is
-   * cached or served from the cache: others must not see it meanwhile.
+   * cached or served from the cache: others must not see it meanwhile. `weigh`, for values that
+   * may be large: their estimated size in bytes, asked once they are loaded.
    */
   async get<T>(
     key: string,
     db: { readonly isTransaction: boolean },
     load: () => Promise<T>,
+    weigh?: (value: T) => number,
   ): Promise<T> {
     if (db.isTransaction) return load();
     const stamp = this.currentStamp();
     if (stamp === undefined) return load();
     if (stamp !== this.stamp) {
-      this.entries.clear();
+      this.clear();
       this.stamp = stamp;
     }
     if (this.entries.has(key)) return this.entries.get(key) as T;
     const value = deepFreeze(await load());
-    // Kept only when nothing changed while it loaded.
-    if (this.currentStamp() === stamp) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    // Kept only when nothing changed while it loaded, and when it fits at all.
+    const bytes = weigh ? weigh(value) : 0;
+    if (this.currentStamp() === stamp && bytes <= MAX_CACHED_BYTES) {
+      if (this.entries.size >= MAX_ENTRIES || this.bytes + bytes > MAX_CACHED_BYTES) this.clear();
       this.entries.set(key, value);
+      this.bytes += bytes;
     }
     return value;
+  }
+
+  private clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
   }
 }

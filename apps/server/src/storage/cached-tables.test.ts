@@ -43,6 +43,19 @@ describe('mayWriteCachedTable', () => {
     ).toBe(true);
     expect(mayWriteCachedTable('truncate pals')).toBe(true);
     expect(mayWriteCachedTable('create table x (id text)')).toBe(true);
+    // PostgreSQL's ONLY, a schema's name, and a write hidden in a WITH (its command says SELECT).
+    expect(mayWriteCachedTable('update only pals set name = $1')).toBe(true);
+    expect(mayWriteCachedTable('delete from only "pals" where id = $1')).toBe(true);
+    expect(mayWriteCachedTable('insert into "main"."pals" values (?)')).toBe(true);
+    expect(mayWriteCachedTable('insert into public.transactions values ($1)')).toBe(false);
+    expect(mayWriteCachedTable('with d as (delete from pals returning id) select id from d')).toBe(
+      true,
+    );
+    // What writes no table: reads, settings, transaction control.
+    expect(mayWriteCachedTable('select * from pals')).toBe(false);
+    expect(mayWriteCachedTable('set local enable_seqscan = off; set local x = 1')).toBe(false);
+    expect(mayWriteCachedTable('savepoint "sp1"')).toBe(false);
+    expect(mayWriteCachedTable('begin immediate')).toBe(false);
   });
 
   it("holds every table whose writes migration 0004's triggers count on PostgreSQL", () => {

@@ -12,15 +12,24 @@ export const READ_CACHED_TABLES: ReadonlySet<string> = new Set([
   'pal_texts',
 ]);
 
-/** The table an INSERT, UPDATE or DELETE names first: the one it writes (quoted or not). */
+/**
+ * The table an INSERT, UPDATE or DELETE names first, which is the one it writes: quoted or not,
+ * after PostgreSQL's ONLY and a schema's name if given.
+ */
 const WRITE_TARGET =
-  /^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+(?:"([^"]+)"|([A-Za-z_]\w*))/i;
+  /^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+(?:only\s+)?(?:(?:"[^"]+"|[A-Za-z_]\w*)\s*\.\s*)?(?:"([^"]+)"|([A-Za-z_]\w*))/i;
+
+/** Statements that write no table of their own: reads, settings, transaction control. */
+const WRITES_NOTHING =
+  /^\s*(?:select|show|set|pragma|explain|begin|start|commit|end|rollback|savepoint|release)\b/i;
 
 /**
- * False only for a statement known to write no cached table: an INSERT, UPDATE or DELETE of
- * another one. Anything else (a statement of another shape, WITH …, DDL) may, and counts.
+ * False only for a statement known to write no cached table: a read, a setting, transaction
+ * control, or an INSERT, UPDATE or DELETE of another table. Anything else (WITH …, DDL, a
+ * statement of another shape) may, and counts. A read's functions (pg_notify) write no table.
  */
 export function mayWriteCachedTable(sql: string): boolean {
+  if (WRITES_NOTHING.test(sql)) return false;
   const target = WRITE_TARGET.exec(sql);
   if (!target) return true;
   return READ_CACHED_TABLES.has((target[1] ?? target[2])!.toLowerCase());

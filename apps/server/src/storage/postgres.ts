@@ -45,12 +45,6 @@ const STAMP_IDLE_MS = 5000;
 export const POSTGRES_CHANGE_BOUND_MS = 250;
 
 /**
- * pg's result commands that change data; such a command of a cached table's (or of unknown
- * target) counts at once, and the COMMIT after it counts again (its writes become visible).
- */
-const WRITE_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'TRUNCATE']);
-
-/**
  * What tells a node whether cached data may be stale. `value` is the `change_stamp` row, which
  * triggers move in the same transaction as every write to a cached table (migration 0004), so
  * a stamp read after another node's commit comes with that commit's data. Own writes to a cached
@@ -89,15 +83,15 @@ export function openPostgres(url: string, poolSize: number): Kysely<DatabaseSche
         const [first] = args;
         const text = typeof first === 'string' ? first : (first as { text?: unknown })?.text;
         return result.then((r: { command?: string } | undefined) => {
+          // A statement counts when its text may write a cached table (storage/cached-tables.ts;
+          // by its command, a WITH … DELETE is a SELECT), and so does the COMMIT after it, when
+          // its writes become visible. A multi-statement text answers an array: its text decides.
           // (`tracking` is set below, before the pool makes its first client.)
-          if (r?.command === 'COMMIT') {
+          const command = Array.isArray(r) ? undefined : r?.command;
+          if (command === 'COMMIT') {
             if (this.cachedWritesUncommitted) tracking.ownWrites += 1;
             this.cachedWritesUncommitted = false;
-          } else if (
-            r?.command &&
-            WRITE_COMMANDS.has(r.command) &&
-            (typeof text !== 'string' || mayWriteCachedTable(text))
-          ) {
+          } else if (typeof text !== 'string' || mayWriteCachedTable(text)) {
             tracking.ownWrites += 1;
             this.cachedWritesUncommitted = true;
           }

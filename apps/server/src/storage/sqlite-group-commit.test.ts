@@ -154,9 +154,22 @@ describe.runIf(process.env.PAL_TEST_ENGINE !== 'postgres')('SQLite group commit'
     await db.transaction().execute((trx) => trx.insertInto('pals').values({ id: 'p' }).execute());
     const afterPal = stamp();
     expect(afterPal).not.toBe(before);
+    // A write with RETURNING (better-sqlite3 runs it as a read), in a transaction and alone.
+    const beforeReturning = stamp();
+    await db
+      .transaction()
+      .execute((trx) =>
+        trx.updateTable('pals').set({ id: 'q' }).where('id', '=', 'p').returning('id').execute(),
+      );
+    const afterReturning = stamp();
+    expect(afterReturning).not.toBe(beforeReturning);
+    await db.deleteFrom('pals').where('id', '=', 'q').returning('id').execute();
+    expect(stamp()).not.toBe(afterReturning);
+    const afterPal2 = stamp();
     // A statement whose target it cannot name counts too.
     await sql`with n(id) as (select 'w') insert into items select id from n`.execute(db);
-    expect(stamp()).not.toBe(afterPal);
+    expect(stamp()).not.toBe(afterPal2);
+    expect(afterPal2).not.toBe(afterPal);
   });
 
   it("keeps the shared stamp (other processes' commits) still for this node's own commits", async () => {

@@ -171,7 +171,8 @@ function withStatementCache(
       cache.delete(source);
     } else {
       statement = database.prepare(source);
-      if (!statement.reader && mayWriteCachedTable(source))
+      // `readonly`, not `reader`: a write with RETURNING is a reader, run with all() or get().
+      if (!statement.readonly && mayWriteCachedTable(source))
         statement = countingWrites(statement, changes);
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
     }
@@ -194,10 +195,10 @@ function countingWrites(
 ): Database.Statement {
   return new Proxy(statement, {
     get(target, prop, receiver) {
-      if (prop === 'run')
+      if (prop === 'run' || prop === 'all' || prop === 'get' || prop === 'iterate')
         return (...args: unknown[]) => {
           try {
-            return target.run(...args);
+            return (target[prop] as (...a: unknown[]) => unknown)(...args);
           } finally {
             changes.ownWrites += 1;
             changes.cachedWritesUncommitted = true;
