@@ -104,45 +104,20 @@ describe('the pal read cache', () => {
   it('starts afresh when what it holds would weigh more than its bound, and keeps no value that alone would', async () => {
     const cache = new ReadCache(() => 'a');
     const db = { isTransaction: false };
+    /** The cached value of `key`, else `value` loaded, weighing `bytes` when given. */
+    const get = (key: string, value: string, bytes?: number) =>
+      cache.get(key, db, async () => value, bytes === undefined ? undefined : () => bytes);
     const half = MAX_CACHED_BYTES / 2;
-    expect(
-      await cache.get(
-        'a',
-        db,
-        async () => 'A',
-        () => half,
-      ),
-    ).toBe('A');
-    expect(
-      await cache.get(
-        'b',
-        db,
-        async () => 'B',
-        () => half,
-      ),
-    ).toBe('B');
-    expect(await cache.get('a', db, async () => 'A again')).toBe('A');
+    expect(await get('a', 'A', half)).toBe('A');
+    expect(await get('b', 'B', half)).toBe('B');
+    expect(await get('a', 'A again')).toBe('A');
     // One more byte: the cache starts afresh with 'c' alone.
-    expect(
-      await cache.get(
-        'c',
-        db,
-        async () => 'C',
-        () => 1,
-      ),
-    ).toBe('C');
-    expect(await cache.get('a', db, async () => 'A loaded')).toBe('A loaded');
-    expect(await cache.get('c', db, async () => 'C again')).toBe('C');
-    expect(
-      await cache.get(
-        'huge',
-        db,
-        async () => 'H',
-        () => MAX_CACHED_BYTES + 1,
-      ),
-    ).toBe('H');
-    expect(await cache.get('huge', db, async () => 'H loaded')).toBe('H loaded');
-    expect(await cache.get('c', db, async () => 'C loaded')).toBe('C');
+    expect(await get('c', 'C', 1)).toBe('C');
+    expect(await get('a', 'A loaded')).toBe('A loaded');
+    expect(await get('c', 'C again')).toBe('C');
+    expect(await get('huge', 'H', MAX_CACHED_BYTES + 1)).toBe('H');
+    expect(await get('huge', 'H loaded')).toBe('H loaded');
+    expect(await get('c', 'C loaded')).toBe('C');
   });
 
   it('does not cache failures, and does not keep what changed while it loaded', async () => {

@@ -80,7 +80,8 @@ export type SessionStart = Omit<BrowserSession, 'csrf' | 'ssoId'>;
 
 /** What the cookie of a request names. */
 export type SessionRead =
-  | { state: 'live'; session: BrowserSession }
+  /** `cookie`: the value that names it, which its page sends back and keeps with the outcome. */
+  | { state: 'live'; session: BrowserSession; cookie: string }
   /** No cookie, an unknown one, or a session that ended (idle, or past its lifetime). */
   | { state: 'none' }
   /** The session just ended because its person may no longer act; `reason` says why. */
@@ -194,7 +195,7 @@ export async function readSession(
     );
     return { state: 'withdrawn', reason: standing.reason };
   }
-  return { state: 'live', session: { ...session, role: standing.role } };
+  return { state: 'live', session: { ...session, role: standing.role }, cookie };
 }
 
 /**

@@ -24,12 +24,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordRefusedToken } from '../domain/audit-attempts.js';
 import type { WorkflowContext } from '../workflows/context.js';
 import { isDomainError } from '../domain/errors.js';
-import {
-  liveSessionsOf,
-  readSession,
-  sessionHandle,
-  type SessionRead,
-} from '../domain/sessions.js';
+import { liveSessionsOf, readSession, sessionHandle } from '../domain/sessions.js';
 import { getTransactionDetails } from '../domain/transactions.js';
 import { escapeHtml } from '../html.js';
 import { loadSessionView } from '../domain/session-view.js';
@@ -39,7 +34,7 @@ import { enter, enterFromMail, mailLinkSession } from '../workflows/entries.js';
 import { sessionDocumentFile } from '../domain/session-document-file.js';
 import type { AssetUrls } from './assets.js';
 import { registerCompletedDocumentRoute } from './completed-document-route.js';
-import { sessionCookies } from './session-cookies.js';
+import { sessionCookies, type SessionOfPage } from './session-cookies.js';
 import { isGone, SESSION_PAGE_CSP, sendHtml, sendPage, type PageText } from './page.js';
 import { renderSessionPage, type SessionPagePaths } from './session-page.js';
 
@@ -79,11 +74,7 @@ export function registerEntryPages(
   });
   const cookies = sessionCookies(root, domain.config.publicUrl.startsWith('https:'));
   /** The page for a request without a live session; a withdrawn one also loses its cookie. */
-  const noSession = (
-    reply: FastifyReply,
-    read: Exclude<SessionRead, { state: 'live' }>,
-    handle: string,
-  ) => {
+  const noSession: SessionOfPage['noSession'] = (reply, read, handle) => {
     if (read.state === 'none') return sendPage(reply, 401, NO_SESSION.title, NO_SESSION.body);
     const text = withdrawn(read.reason);
     return sendPage(reply.header('Set-Cookie', cookies.drop(handle)), 403, text.title, text.body);
@@ -92,10 +83,10 @@ export function registerEntryPages(
    * The session of page `handle` as its cookie in `request` names it, its idle time reset. The
    * answer keeps a live session's cookie another 30 minutes, and drops one that names no session.
    */
-  const sessionAt = async (request: FastifyRequest, reply: FastifyReply, handle: string) => {
+  const sessionAt: SessionOfPage['sessionAt'] = async (request, reply, handle) => {
     const cookie = cookies.valueFor(request, handle);
     const read = await readSession(domain, cookie);
-    if (read.state === 'live') reply.header('Set-Cookie', cookies.keep(cookie!));
+    if (read.state === 'live') reply.header('Set-Cookie', cookies.keep(read.cookie));
     else if (read.state === 'none' && cookie !== undefined)
       reply.header('Set-Cookie', cookies.drop(handle));
     return read;

@@ -156,8 +156,7 @@ export async function registerSessionForm(
       const sessionPath = helpers.pathsOf(handle).session;
       const read = await helpers.sessionAt(request, reply, handle);
       if (read.state !== 'live') return helpers.noSession(reply, read, handle);
-      const { session } = read;
-      const cookie = helpers.cookies.valueFor(request, handle)!;
+      const { session, cookie } = read;
       let form: PostedForm;
       try {
         form = request.isMultipart()
@@ -210,11 +209,7 @@ export async function registerSessionForm(
           messages: verdict.messages,
           draft: verdict.draft,
         });
-        return reply
-          .code(303)
-
-          .header('Location', sessionPath)
-          .send();
+        return reply.code(303).header('Location', sessionPath).send();
       }
       let outcome;
       try {
@@ -239,11 +234,7 @@ export async function registerSessionForm(
         cookie,
         outcome.ran && outcome.success ? outcome : { ...outcome, draft: verdict.draft },
       );
-      return reply
-        .code(303)
-
-        .header('Location', sessionPath)
-        .send();
+      return reply.code(303).header('Location', sessionPath).send();
     },
   );
 }
