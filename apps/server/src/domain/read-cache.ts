@@ -39,7 +39,8 @@ export class ReadCache {
       this.clear();
       this.stamp = stamp;
     }
-    if (this.entries.has(key)) return this.entries.get(key) as T;
+    const cached = this.entries.get(key);
+    if (cached !== undefined || this.entries.has(key)) return cached as T;
     const value = deepFreeze(await load());
     // Kept only when nothing changed while it loaded, and when it fits at all.
     const bytes = weigh ? weigh(value) : 0;

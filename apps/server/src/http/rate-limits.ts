@@ -84,6 +84,8 @@ export class RateLimits {
   readonly shared: Record<RatePolicy, BatchedConsumer> | undefined;
   private readonly memory: Record<RatePolicy, MemoryWindows>;
   private readonly quota: Record<RatePolicy, number>;
+  /** Each policy's RateLimit-Policy value and RateLimit prefix: the same on every answer. */
+  private readonly policyHeaders: Record<RatePolicy, { policy: string; prefix: string }>;
 
   /** `pool`: PostgreSQL's shared counts (storage/rate-counts.ts); without it, this process's memory. */
   constructor(
@@ -91,6 +93,11 @@ export class RateLimits {
     private readonly pool?: pg.Pool,
   ) {
     this.quota = { client: config.clientRequests, address: config.addressRequests };
+    const headersOf = (policy: RatePolicy) => ({
+      policy: `"${policy}";q=${this.quota[policy]};w=${config.windowSeconds}`,
+      prefix: `"${policy}";r=`,
+    });
+    this.policyHeaders = { client: headersOf('client'), address: headersOf('address') };
     const windowMs = config.windowSeconds * 1000;
     this.memory = {
       client: new MemoryWindows(this.quota.client, windowMs),
@@ -142,12 +149,9 @@ export class RateLimits {
   writeHeaders(request: FastifyRequest, reply: FastifyReply): void {
     const standing = request.rateStanding;
     if (!standing) return;
-    const name = `"${standing.policy}"`;
-    reply.header(
-      'RateLimit-Policy',
-      `${name};q=${this.quota[standing.policy]};w=${this.config.windowSeconds}`,
-    );
-    reply.header('RateLimit', `${name};r=${standing.remaining};t=${standing.resetSeconds}`);
+    const headers = this.policyHeaders[standing.policy];
+    reply.header('RateLimit-Policy', headers.policy);
+    reply.header('RateLimit', `${headers.prefix}${standing.remaining};t=${standing.resetSeconds}`);
   }
 
   /** Ends the shared counts' pool (the app is closing). */

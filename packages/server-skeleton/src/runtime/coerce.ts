@@ -92,12 +92,13 @@ export function readParams(
   const out: Record<string, unknown> = {};
   for (const spec of specs) {
     const given = raw[lookup(spec.name)];
-    const where = `${kind} ${spec.name}`;
-    if (Array.isArray(given)) throw badRequest(`${where}: given more than once`);
+    // Most declared parameters (search headers) are absent: they cost no string of their own.
     if (given === undefined || (given === '' && spec.type !== 'string')) {
-      if (spec.required) throw badRequest(`${where}: required`);
+      if (spec.required) throw badRequest(`${kind} ${spec.name}: required`);
       continue;
     }
+    const where = `${kind} ${spec.name}`;
+    if (Array.isArray(given)) throw badRequest(`${where}: given more than once`);
     const value = text(given, where);
     if (spec.maxLength !== undefined && characterCount(value, spec.maxLength) > spec.maxLength)
       throw badRequest(`${where}: must be at most ${spec.maxLength} characters`);
@@ -110,6 +111,14 @@ export function readParams(
   return out;
 }
 
+// Node names received headers in lower case; the declared names are few and asked on every search.
+const headerKeys = new Map<string, string>();
+function headerKey(name: string): string {
+  let key = headerKeys.get(name);
+  if (key === undefined) headerKeys.set(name, (key = name.toLowerCase()));
+  return key;
+}
+
 /**
  * Search headers: their values are UTF-8 text (headerText); absent booleans are false and an
  * absent startRecord is 0 (docs/decisions.md, "Searches").
@@ -118,7 +127,7 @@ export function readSearch(
   specs: readonly ParamSpec[],
   headers: RawValues,
 ): Record<string, unknown> {
-  const out = readParams(specs, headers, 'header', (n) => n.toLowerCase(), headerText);
+  const out = readParams(specs, headers, 'header', headerKey, headerText);
   for (const spec of specs) {
     if (out[spec.name] !== undefined) continue;
     if (spec.type === 'boolean') out[spec.name] = false;
