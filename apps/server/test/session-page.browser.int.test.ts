@@ -437,6 +437,50 @@ describe('the session page without JavaScript', () => {
   });
 });
 
+describe('a page from before session pages had addresses of their own', () => {
+  it('posts its multipart form to the address without a handle, and the form is taken on its page', async () => {
+    const tx = await newTransaction();
+    const { context, page, problems } = await newContext({ viewport: PHONE });
+    // Without the page's scripts: the plain form, signed by ticking a box.
+    await context.route(/\.m?js$/, (route) => route.abort());
+    await page.goto(`${h.url}/services/enter/${await participantToken(tx)}`);
+    const pageUrl = page.url();
+    await fillEveryControl(page);
+    await page.locator('[data-signature="employee"]').getByLabel('Sign as Ada Claimant').check();
+    // Such a page's form posted to the session root; as multipart, as a page with an upload does.
+    await page.evaluate(() => {
+      const form = document.getElementById('session-form');
+      form.setAttribute('action', '/services/session');
+      form.setAttribute('enctype', 'multipart/form-data');
+    });
+    const posts: string[] = [];
+    page.on('response', (r) => {
+      const request = r.request();
+      if (request.method() === 'POST')
+        posts.push(
+          `${r.status()} ${new URL(r.url()).pathname} ${request.headers()['content-type']?.split(';')[0]}`,
+        );
+    });
+    await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'GET' && r.url() === pageUrl),
+      page.getByRole('button', { name: 'Submit the claim' }).click(),
+    ]);
+    await page.waitForLoadState('load');
+    // Chromium posted the same form again where the 307 sent it.
+    expect(posts).toEqual([
+      '307 /services/session multipart/form-data',
+      `303 ${new URL(pageUrl).pathname} multipart/form-data`,
+    ]);
+    expect(page.url()).toBe(pageUrl);
+    expect(await page.locator('#outcome').textContent()).toContain(
+      'Claim of Ada Lovelace received with 1 signature(s).',
+    );
+    expect((await received(tx))?.values).toEqual(EXPECTED_VALUES);
+    expect(problems.filter((p) => !/\.m?js/.test(p))).toEqual([]);
+    await context.close();
+  });
+});
+
 describe('a person without the role', () => {
   it('sees the values read-only, no pads and no buttons', async () => {
     const tx = await newTransaction();

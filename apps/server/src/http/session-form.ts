@@ -139,7 +139,12 @@ export async function registerSessionForm(
   // token says which of the browser's sessions it is for: 307 to that page, where the same
   // form is taken (the browser posts it again). Without such a session nothing is taken.
   scope.post(helpers.sessionRoot, async (request, reply) => {
-    const { csrf } = (request.body as PostedForm | undefined)?.fields ?? {};
+    // A multipart form (one with a file or a signature) is read whole, under the same caps as on
+    // its page, for its token: the browser then sends it again to the page.
+    const form = await readForm(request, domain.config.uploadMaxBytes);
+    if (form instanceof FormRefused)
+      return sendFormRefused(reply, form.status, form.message, helpers.sessionRoot);
+    const { csrf } = form.fields;
     const live = csrf ? await liveSessionsOf(domain, helpers.cookies.valuesOf(request)) : [];
     const own = live.find((session) => csrfMatches(session, csrf));
     if (!own) return sendPage(reply, 409, OUTDATED.title, OUTDATED.body);
@@ -157,22 +162,9 @@ export async function registerSessionForm(
       const read = await helpers.sessionAt(request, reply, handle);
       if (read.state !== 'live') return helpers.noSession(reply, read, handle);
       const { session, cookie } = read;
-      let form: PostedForm;
-      try {
-        form = request.isMultipart()
-          ? await readMultipart(request, domain.config.uploadMaxBytes)
-          : ((request.body as PostedForm | undefined) ?? { fields: {} });
-      } catch (error) {
-        // Whatever reading the parts throws is the body's fault: a part over its cap (413), or a
-        // malformed body that busboy gave up on (400).
-        const status = error instanceof FormRefused ? error.status : httpStatusOf(error);
-        const message =
-          error instanceof FormRefused || status !== 400
-            ? (error as Error).message
-            : 'the form is not a readable multipart/form-data body';
-        request.log.info({ err: error }, 'a session form could not be read');
-        return sendFormRefused(reply, status, message, sessionPath);
-      }
+      const form = await readForm(request, domain.config.uploadMaxBytes);
+      if (form instanceof FormRefused)
+        return sendFormRefused(reply, form.status, form.message, sessionPath);
       if (!helpers.sameOrigin(request) || !csrfMatches(session, form.fields.csrf))
         return sendPage(reply, 403, helpers.refused.title, helpers.refused.body);
 
@@ -252,6 +244,32 @@ function sendFormRefused(reply: FastifyReply, status: number, message: string, b
     'This form was refused',
     `<h1>This form was refused</h1><p>${escapeHtml(message)}</p><p><a href="${escapeHtml(back)}">Back to the page</a></p>`,
   );
+}
+
+/**
+ * The form a request carries: parsed already when urlencoded, read from its parts when multipart.
+ * A body that cannot be read is a FormRefused to answer with, not a throw.
+ */
+async function readForm(
+  request: FastifyRequest,
+  maxFileBytes: number,
+): Promise<PostedForm | FormRefused> {
+  if (!request.isMultipart()) return (request.body as PostedForm | undefined) ?? { fields: {} };
+  try {
+    return await readMultipart(request, maxFileBytes);
+  } catch (error) {
+    if (error instanceof FormRefused) return error;
+    // Whatever else reading the parts throws is the body's fault too: a part over its cap (413),
+    // or a malformed body that busboy gave up on (400).
+    request.log.info({ err: error }, 'a session form could not be read');
+    const status = httpStatusOf(error);
+    return new FormRefused(
+      status,
+      status === 400
+        ? 'the form is not a readable multipart/form-data body'
+        : (error as Error).message,
+    );
+  }
 }
 
 /**
