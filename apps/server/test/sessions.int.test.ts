@@ -13,7 +13,7 @@ import { createSso } from '../src/domain/ssos.js';
 import { transitionTransaction } from '../src/domain/transactions.js';
 import { palScope, readVariables, transactionScope } from '../src/storage/variables.js';
 import { apiError, expectError, form, startHarness, type Answer, type Harness } from './harness.js';
-import { csrfOf, sessionBrowser, type SessionBrowser } from './session-pages.js';
+import { csrfOf, sessionBrowser, sessionPathOf, type SessionBrowser } from './session-pages.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'workflow-pals');
 const ROOT = '/services/rest';
@@ -211,6 +211,30 @@ describe('a session re-checks its person on every request', () => {
       await pages.page(two.cookie),
       'Your role on this transaction was removed',
     );
+  });
+
+  it('the address without a handle goes to the last used session whose person may still act', async () => {
+    const sso = await person();
+    const one = await participantSession(sso);
+    const two = await participantSession(sso);
+    const both = `${two.cookie}; ${one.cookie}`;
+    expect((await pages.page(one.cookie)).status).toBe(200); // the last used
+    await h.a.json.transactions.removeTransactionRole({ transactionId: one.tx, userSSO: sso });
+    // Not to the last used, whose page would only say it ended: to the one that goes on. The
+    // other is ended on the way, and its cookie dropped.
+    const bare = await pages.open('/services/session', both);
+    expect(bare.status).toBe(303);
+    expect(bare.headers.get('location')).toBe(sessionPathOf(two.cookie));
+    expect(bare.headers.getSetCookie()).toEqual([dropped(one.cookie)]);
+    await expectEnded(one.cookie);
+    // None left that stands: the page says why, as the session's own page would.
+    await h.a.json.transactions.removeTransactionRole({ transactionId: two.tx, userSSO: sso });
+    expectWithdrawn(
+      two.cookie,
+      await pages.open('/services/session', both),
+      'Your role on this transaction was removed',
+    );
+    await expectEnded(two.cookie);
   });
 
   it('ends 12 hours after it started, however active', async () => {

@@ -24,7 +24,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordRefusedToken } from '../domain/audit-attempts.js';
 import type { WorkflowContext } from '../workflows/context.js';
 import { isDomainError } from '../domain/errors.js';
-import { liveSessionsOf, readSession, sessionHandle } from '../domain/sessions.js';
+import {
+  liveSessionsOf,
+  readSession,
+  sessionHandle,
+  type SessionRead,
+} from '../domain/sessions.js';
 import { getTransactionDetails } from '../domain/transactions.js';
 import { escapeHtml } from '../html.js';
 import { loadSessionView } from '../domain/session-view.js';
@@ -175,14 +180,24 @@ export function registerEntryPages(
   });
 
   // An address without a session's handle (typed, or kept from before handles): the page of
-  // the session this browser used last, if it holds one.
+  // the session this browser used last whose person may still act. One whose person may not is
+  // ended on the way, as its own page would end it, and its cookie dropped; when none is left,
+  // the first such one's page says why.
   app.get(sessionRoot, async (request, reply) => {
-    const [last] = await liveSessionsOf(domain, cookies.valuesOf(request));
-    if (last === undefined) return sendPage(reply, 401, NO_SESSION.title, NO_SESSION.body);
-    return reply
-      .code(303)
-      .header('Location', pathsOf(sessionHandle(last.cookie)).session)
-      .send();
+    const withdrawn: { read: Extract<SessionRead, { state: 'withdrawn' }>; handle: string }[] = [];
+    for (const { cookie } of await liveSessionsOf(domain, cookies.valuesOf(request))) {
+      const read = await readSession(domain, cookie);
+      const handle = sessionHandle(cookie);
+      if (read.state === 'live') {
+        for (const ended of withdrawn) reply.header('Set-Cookie', cookies.drop(ended.handle));
+        return reply.code(303).header('Location', pathsOf(handle).session).send();
+      }
+      if (read.state === 'withdrawn') withdrawn.push({ read, handle });
+    }
+    const [first, ...others] = withdrawn;
+    if (first === undefined) return sendPage(reply, 401, NO_SESSION.title, NO_SESSION.body);
+    for (const ended of others) reply.header('Set-Cookie', cookies.drop(ended.handle));
+    return noSession(reply, first.read, first.handle);
   });
 
   app.get<{ Params: { handle: string } }>(`${sessionRoot}/:handle`, async (request, reply) => {
