@@ -254,8 +254,9 @@ class GroupCommitDriver implements Driver {
    */
   async execute<R>(lease: Lease, compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     if (lease.batch) return run<R>(this.writer, compiledQuery);
-    if (isRead(this.reader, compiledQuery.sql)) {
-      const result = run<R>(this.reader, compiledQuery);
+    const read = readOnly(this.reader, compiledQuery.sql);
+    if (read) {
+      const result = runPrepared<R>(read, compiledQuery);
       // It may have read a COMMIT whose sync is still running: ours, or another process's.
       if (this.foreignCommits()) this.log.foreignCommit();
       const pending = this.log.pending();
@@ -392,19 +393,26 @@ class GroupCommitDriver implements Driver {
 }
 
 /**
- * True when the statement only reads, as the reader connection prepares it. One that the reader
- * cannot prepare (a table the writer has just created) goes to the writer.
+ * The reader's prepared statement when the statement only reads. One that the reader cannot
+ * prepare (a table the writer has just created) goes to the writer.
  */
-function isRead(reader: Database.Database, source: string): boolean {
+function readOnly(reader: Database.Database, source: string): Database.Statement | undefined {
   try {
-    return reader.prepare(source).readonly;
+    const statement = reader.prepare(source);
+    return statement.readonly ? statement : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
 function run<R>(database: Database.Database, compiledQuery: CompiledQuery): QueryResult<R> {
-  const statement = database.prepare(compiledQuery.sql);
+  return runPrepared(database.prepare(compiledQuery.sql), compiledQuery);
+}
+
+function runPrepared<R>(
+  statement: Database.Statement,
+  compiledQuery: CompiledQuery,
+): QueryResult<R> {
   const parameters = compiledQuery.parameters as unknown[];
   if (statement.reader) return { rows: statement.all(parameters) as R[] };
   const { changes, lastInsertRowid } = statement.run(parameters);
