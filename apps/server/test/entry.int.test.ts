@@ -4,6 +4,7 @@
 // shows the pal or transaction and the outcome of the entry's action and runs further actions
 // from its form (CSRF token, same origin). Unknown, used and expired tokens: one 410 page.
 // Concurrent redemption: exactly one winner. And the whole flow once in real Chromium.
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -460,6 +461,48 @@ describe("a browser's sessions", () => {
     });
     expect(unreadable.status).toBe(400);
     expect(await unreadable.text()).toContain('not a readable multipart/form-data body');
+    // Files are passed over here, not read: one the page itself would refuse (not an upload
+    // control) does not stop the 307, and the page refuses it when the form comes again.
+    const withFile = new FormData();
+    withFile.set('csrf', csrf);
+    withFile.set('action', 'note');
+    withFile.set('stray', new Blob(['x'.repeat(100_000)]), 'stray.bin');
+    const fileEncoded = new Request('http://localhost/', { method: 'POST', body: withFile });
+    const fileForm = {
+      method: 'POST',
+      headers: { Cookie: both, 'Content-Type': fileEncoded.headers.get('content-type')! },
+      body: new Uint8Array(await fileEncoded.arrayBuffer()),
+      redirect: 'manual',
+    } as const;
+    const passedOver = await fetch(`${h.url}/services/session`, fileForm);
+    expect(passedOver.status).toBe(307);
+    const refusedThere = await fetch(h.url + passedOver.headers.get('location')!, fileForm);
+    expect(refusedThere.status).toBe(400);
+    expect(await refusedThere.text()).toContain('is not an upload');
+    // Without a live session's cookie the body is not read at all: the 409 comes while the body
+    // is still on its way.
+    const unsent = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const request = httpRequest(`${h.url}/services/session`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'multipart/form-data; boundary=xyz',
+          'Content-Length': '1000000',
+        },
+      });
+      request.on('error', reject);
+      request.on('response', (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => {
+          request.destroy();
+          resolve({ status: response.statusCode!, text });
+        });
+      });
+      request.write('--xyz\r\nContent-Disposition: form-data; name="csrf"\r\n\r\n');
+    });
+    expect(unsent.status).toBe(409);
+    expect(unsent.text).toContain('This form was not sent');
     for (const fields of [{ action: 'note' }, { csrf: 'x'.repeat(43), action: 'note' }] as Record<
       string,
       string

@@ -215,26 +215,35 @@ describe('a session re-checks its person on every request', () => {
 
   it('the address without a handle goes to the last used session whose person may still act', async () => {
     const sso = await person();
-    const one = await participantSession(sso);
-    const two = await participantSession(sso);
-    const both = `${two.cookie}; ${one.cookie}`;
-    expect((await pages.page(one.cookie)).status).toBe(200); // the last used
-    await h.a.json.transactions.removeTransactionRole({ transactionId: one.tx, userSSO: sso });
+    const [a, b, c, d] = [
+      await participantSession(sso),
+      await participantSession(sso),
+      await participantSession(sso),
+      await participantSession(sso),
+    ];
+    // Used last: a, then b, c and d.
+    for (const session of [d, c, b, a]) expect((await pages.page(session.cookie)).status).toBe(200);
+    const all = [d, c, b, a].map((session) => session.cookie).join('; ');
+    const withdraw = (session: typeof a) =>
+      h.a.json.transactions.removeTransactionRole({ transactionId: session.tx, userSSO: sso });
+    await withdraw(a);
+    await withdraw(b);
     // Not to the last used, whose page would only say it ended: to the one that goes on. The
-    // other is ended on the way, and its cookie dropped.
-    const bare = await pages.open('/services/session', both);
+    // ones whose person may not act are ended on the way, and their cookies dropped.
+    const bare = await pages.open('/services/session', all);
     expect(bare.status).toBe(303);
-    expect(bare.headers.get('location')).toBe(sessionPathOf(two.cookie));
-    expect(bare.headers.getSetCookie()).toEqual([dropped(one.cookie)]);
-    await expectEnded(one.cookie);
-    // None left that stands: the page says why, as the session's own page would.
-    await h.a.json.transactions.removeTransactionRole({ transactionId: two.tx, userSSO: sso });
-    expectWithdrawn(
-      two.cookie,
-      await pages.open('/services/session', both),
-      'Your role on this transaction was removed',
-    );
-    await expectEnded(two.cookie);
+    expect(bare.headers.get('location')).toBe(sessionPathOf(c.cookie));
+    expect(bare.headers.getSetCookie()).toEqual([dropped(a.cookie), dropped(b.cookie)]);
+    for (const ended of [a, b]) await expectEnded(ended.cookie);
+    // None left that stands: the page of the one used last says why, as its own page would; every
+    // such session ends, and every cookie goes.
+    await withdraw(c);
+    await withdraw(d);
+    const none = await pages.open('/services/session', all);
+    expect(none.status).toBe(403);
+    expect(none.text).toContain('Your role on this transaction was removed');
+    expect(none.headers.getSetCookie()).toEqual([dropped(d.cookie), dropped(c.cookie)]);
+    for (const ended of [c, d]) await expectEnded(ended.cookie);
   });
 
   it('ends 12 hours after it started, however active', async () => {

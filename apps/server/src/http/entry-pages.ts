@@ -184,19 +184,19 @@ export function registerEntryPages(
   // ended on the way, as its own page would end it, and its cookie dropped; when none is left,
   // the first such one's page says why.
   app.get(sessionRoot, async (request, reply) => {
-    const withdrawn: { read: Extract<SessionRead, { state: 'withdrawn' }>; handle: string }[] = [];
+    const ended: { read: Extract<SessionRead, { state: 'withdrawn' }>; handle: string }[] = [];
     for (const { cookie } of await liveSessionsOf(domain, cookies.valuesOf(request))) {
       const read = await readSession(domain, cookie);
       const handle = sessionHandle(cookie);
       if (read.state === 'live') {
-        for (const ended of withdrawn) reply.header('Set-Cookie', cookies.drop(ended.handle));
+        for (const gone of ended) reply.header('Set-Cookie', cookies.drop(gone.handle));
         return reply.code(303).header('Location', pathsOf(handle).session).send();
       }
-      if (read.state === 'withdrawn') withdrawn.push({ read, handle });
+      if (read.state === 'withdrawn') ended.push({ read, handle });
     }
-    const [first, ...others] = withdrawn;
+    const [first, ...others] = ended;
     if (first === undefined) return sendPage(reply, 401, NO_SESSION.title, NO_SESSION.body);
-    for (const ended of others) reply.header('Set-Cookie', cookies.drop(ended.handle));
+    for (const gone of others) reply.header('Set-Cookie', cookies.drop(gone.handle));
     return noSession(reply, first.read, first.handle);
   });
 

@@ -139,13 +139,17 @@ export async function registerSessionForm(
   // token says which of the browser's sessions it is for: 307 to that page, where the same
   // form is taken (the browser posts it again). Without such a session nothing is taken.
   scope.post(helpers.sessionRoot, async (request, reply) => {
-    // A multipart form (one with a file or a signature) is read whole, under the same caps as on
-    // its page, for its token: the browser then sends it again to the page.
-    const form = await readForm(request, domain.config.uploadMaxBytes);
+    // Only a browser that holds a live session has a page to be sent to: without one, a
+    // multipart body is not even read.
+    const live = await liveSessionsOf(domain, helpers.cookies.valuesOf(request));
+    if (live.length === 0) return sendPage(reply, 409, OUTDATED.title, OUTDATED.body);
+    // A multipart form (a page with an upload) is read here for its token alone: its files are
+    // passed over unread, and the page reads them within its caps when the browser sends the
+    // form there again.
+    const form = await readForm(request, domain.config.uploadMaxBytes, 'skip files');
     if (form instanceof FormRefused)
       return sendFormRefused(reply, form.status, form.message, helpers.sessionRoot);
     const { csrf } = form.fields;
-    const live = csrf ? await liveSessionsOf(domain, helpers.cookies.valuesOf(request)) : [];
     const own = live.find((session) => csrfMatches(session, csrf));
     if (!own) return sendPage(reply, 409, OUTDATED.title, OUTDATED.body);
     return reply
@@ -253,15 +257,16 @@ function sendFormRefused(reply: FastifyReply, status: number, message: string, b
 async function readForm(
   request: FastifyRequest,
   maxFileBytes: number,
+  files: 'keep files' | 'skip files' = 'keep files',
 ): Promise<PostedForm | FormRefused> {
   if (!request.isMultipart()) return (request.body as PostedForm | undefined) ?? { fields: {} };
   try {
-    return await readMultipart(request, maxFileBytes);
+    return await readMultipart(request, maxFileBytes, files);
   } catch (error) {
+    request.log.info({ err: error }, 'a session form could not be read');
     if (error instanceof FormRefused) return error;
     // Whatever else reading the parts throws is the body's fault too: a part over its cap (413),
     // or a malformed body that busboy gave up on (400).
-    request.log.info({ err: error }, 'a session form could not be read');
     const status = httpStatusOf(error);
     return new FormRefused(
       status,
@@ -274,14 +279,23 @@ async function readForm(
 
 /**
  * Reads a multipart form within the scope's caps; its text parts together within
- * SESSION_FORM_LIMIT_BYTES, its files together within UPLOAD_MAX_MB. A truncated value is refused, never taken cut short.
+ * SESSION_FORM_LIMIT_BYTES, its files together within UPLOAD_MAX_MB (or each file drained
+ * unread). A truncated value is refused, never taken cut short.
  */
-async function readMultipart(request: FastifyRequest, maxFileBytes: number): Promise<PostedForm> {
+async function readMultipart(
+  request: FastifyRequest,
+  maxFileBytes: number,
+  keep: 'keep files' | 'skip files',
+): Promise<PostedForm> {
   const fields = Object.create(null) as Record<string, string>;
   const files = Object.create(null) as Record<string, PostedFile>;
   let textBytes = 0;
   let fileBytes = 0;
   for await (const part of request.parts()) {
+    if (part.type === 'file' && keep === 'skip files') {
+      part.file.resume();
+      continue;
+    }
     if (part.type === 'file') {
       if (!part.fieldname.startsWith(UPLOAD_CONTROL_PREFIX))
         throw new FormRefused(400, `the form's file “${part.fieldname}” is not an upload`);
