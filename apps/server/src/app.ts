@@ -64,10 +64,22 @@ export async function buildApp(
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     // Errors the router raises before any route (a bad URL encoding, an over-long path
     // parameter) are errorResults too, not Fastify's own JSON.
-    // (They skip the hooks: the request id is set here.)
+    // They skip the hooks, so the request id is set, the address counted and its standing written
+    // here: they are answers like any other (and, over the limit, the 429 comes first).
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Request-Id', request.id);
-      sendError(request, reply, routerError(error));
+      const answer = (limited?: unknown) => {
+        limits.writeHeaders(request, reply);
+        sendError(request, reply, limited ?? routerError(error));
+      };
+      let counted: Promise<void> | undefined;
+      try {
+        counted = limits.count(request, 'address', addressKey(request.ip));
+      } catch (limited) {
+        return answer(limited);
+      }
+      if (counted) counted.then(() => answer(), answer);
+      else answer();
     },
     // And those Node's HTTP parser refuses before any route (http/client-errors.ts).
     clientErrorHandler,

@@ -76,7 +76,7 @@ describe('the headers', () => {
     expect(standing(missing)).toMatchObject({ policy: 'client', r: 3 });
   });
 
-  it('count by address without valid credentials: 401s, pages, the documents, unknown paths', async () => {
+  it('count by address without valid credentials: 401s, pages, the documents, unknown paths, bad addresses', async () => {
     const from = '127.0.0.20';
     const answers = [
       await h.fromAddress(from, PAL, { auth: null }),
@@ -86,8 +86,10 @@ describe('the headers', () => {
       await h.fromAddress(from, '/openapi.json', { auth: null }),
       await h.fromAddress(from, '/docs', { auth: null }),
       await h.fromAddress(from, '/no/such/path', { auth: null }),
+      // The router refuses it before any route or hook.
+      await h.fromAddress(from, '/services/rest/pals/%zz', { auth: null }),
     ];
-    expect(answers.map((a) => a.status)).toEqual([401, 401, 401, 410, 200, 200, 404]);
+    expect(answers.map((a) => a.status)).toEqual([401, 401, 401, 410, 200, 200, 404, 400]);
     expect(answers.map((a) => standing(a))).toEqual(
       answers.map((_, i) => ({
         policy: 'address',
@@ -146,8 +148,9 @@ describe('over the limit', () => {
       .where('username', '=', client.username)
       .execute();
     expect(failures).toEqual([]);
-    // Pages from that address too.
+    // Pages from that address too, and addresses the router refuses.
     expectLimited(await h.fromAddress(from, '/services/session', { auth: null }));
+    expectLimited(await h.fromAddress(from, '/services/rest/pals/%zz', { auth: null }));
     // The right secret counts against its client, not the address.
     const ok = await h.fromAddress(from, PAL, { auth: clientAuth(client) });
     expect(ok.status).toBe(200);
