@@ -1,6 +1,7 @@
 // buildApp(): the Fastify instance with its infrastructure (logging with request ids, errors as
 // errorResults, /healthz, /openapi.json, /docs, browser pages) and the generated routes wired to
 // the handlers. It does not listen: main.ts does, and tests drive it over a real port.
+import proxyAddr from '@fastify/proxy-addr';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import {
@@ -42,6 +43,11 @@ export async function buildApp(
   options: BuildAppOptions = {},
 ): Promise<FastifyInstance> {
   const { config } = domain;
+  // Fastify builds the request of a router error without TRUST_PROXY (its `ip` is the proxy's),
+  // so its address is read here as every other request's is.
+  const trusted = config.trustProxy ? proxyAddr.compile(config.trustProxy) : undefined;
+  const routerErrorAddress = (request: FastifyRequest) =>
+    trusted ? proxyAddr(request.raw, trusted) : request.ip;
   const app = Fastify({
     logger:
       options.logger === false
@@ -74,7 +80,7 @@ export async function buildApp(
       };
       let counted: Promise<void> | undefined;
       try {
-        counted = limits.count(request, 'address', addressKey(request.ip));
+        counted = limits.count(request, 'address', addressKey(routerErrorAddress(request)));
       } catch (limited) {
         return answer(limited);
       }

@@ -336,8 +336,8 @@ describe('behind a proxy (TRUST_PROXY)', () => {
   });
   afterAll(() => proxied?.close());
 
-  const through = (localAddress: string, forwardedFor: string) =>
-    proxied.fromAddress(localAddress, PAL, {
+  const through = (localAddress: string, forwardedFor: string, path = PAL) =>
+    proxied.fromAddress(localAddress, path, {
       auth: null,
       headers: { 'X-Forwarded-For': forwardedFor },
     });
@@ -352,5 +352,16 @@ describe('behind a proxy (TRUST_PROXY)', () => {
     for (let i = 0; i < 3; i++)
       expect((await through('127.0.0.31', `203.0.113.${i}`)).status).toBe(401);
     expectLimited(await through('127.0.0.31', '203.0.113.99'));
+  });
+
+  it('counts an address the router refuses by the forwarded address too', async () => {
+    const refused = '/services/rest/pals/%zz';
+    for (let i = 0; i < 3; i++)
+      expect((await through('127.0.0.30', '198.51.100.3', refused)).status).toBe(400);
+    expectLimited(await through('127.0.0.30', '198.51.100.3', refused));
+    // Another person behind the same proxy is not held back by it.
+    const other = await through('127.0.0.30', '198.51.100.4', refused);
+    expect(other.status).toBe(400);
+    expect(standing(other).r).toBe(2);
   });
 });
