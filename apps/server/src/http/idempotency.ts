@@ -17,9 +17,10 @@ import {
 } from '@pal-workflow/server-skeleton';
 import type {
   FastifyInstance,
+  FastifyReply,
   FastifyRequest,
-  onSendAsyncHookHandler,
-  preHandlerAsyncHookHandler,
+  onSendHookHandler,
+  preHandlerHookHandler,
 } from 'fastify';
 import type { DomainContext } from '../domain/context.js';
 import {
@@ -87,53 +88,81 @@ export function registerIdempotency(app: FastifyInstance, domain: DomainContext)
       );
   const owned = new WeakMap<FastifyRequest, OwnedKey>();
 
-  const claim = (spec: OperationSpec): preHandlerAsyncHookHandler =>
-    async function claimKey(request, reply) {
+  // Callback style around the async work, so that a request without the header (most of them)
+  // costs these routes no promise of their own.
+  const claim =
+    (spec: OperationSpec): preHandlerHookHandler =>
+    (request, reply, done) => {
       const raw = request.headers['idempotency-key'];
       const caller = callerOf(request);
-      if (raw === undefined || !caller) return;
-      const key = parseIdempotencyKey(raw);
-      const claimed = await claimIdempotencyKeyFor(
-        domain,
-        caller.clientId,
-        key,
-        requestFingerprint(request, spec),
-      );
-      switch (claimed.kind) {
-        case 'claimed':
-          owned.set(request, { clientId: caller.clientId, key, owner: claimed.owner });
-          return;
-        case 'answered': {
-          const { status, contentType, body } = claimed.answer;
-          if (contentType !== null) reply.header('Content-Type', contentType);
-          return reply.code(status).header('Idempotent-Replayed', 'true').send(body);
-        }
-        case 'mismatch':
-          throw new HttpError(
-            422,
-            'IDEMPOTENCY_KEY_REUSED',
-            `${IDEMPOTENCY_KEY_HEADER}: this key was used within the last 24 hours with another request; use a new key for a new request`,
-          );
-        case 'busy':
-          throw new HttpError(
-            409,
-            'CONFLICT',
-            `${IDEMPOTENCY_KEY_HEADER}: the first request with this key is still being served; repeat this one later`,
-            { 'Retry-After': String(claimed.retryAfterSeconds) },
-          );
-      }
+      if (raw === undefined || !caller) return done();
+      // A replayed answer resolves once it is sent (Fastify's reply is a thenable): the route
+      // goes on only for the request that claimed the key.
+      claimKey(request, reply, spec, raw, caller.clientId).then(() => {
+        if (!reply.sent) done();
+      }, done);
     };
 
-  const answer: onSendAsyncHookHandler = async function storeAnswer(request, reply, payload) {
+  const claimKey = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    spec: OperationSpec,
+    raw: string | string[],
+    clientId: string,
+  ): Promise<unknown> => {
+    const key = parseIdempotencyKey(raw);
+    const claimed = await claimIdempotencyKeyFor(
+      domain,
+      clientId,
+      key,
+      requestFingerprint(request, spec),
+    );
+    switch (claimed.kind) {
+      case 'claimed':
+        owned.set(request, { clientId, key, owner: claimed.owner });
+        return;
+      case 'answered': {
+        const { status, contentType, body } = claimed.answer;
+        if (contentType !== null) reply.header('Content-Type', contentType);
+        return reply.code(status).header('Idempotent-Replayed', 'true').send(body);
+      }
+      case 'mismatch':
+        throw new HttpError(
+          422,
+          'IDEMPOTENCY_KEY_REUSED',
+          `${IDEMPOTENCY_KEY_HEADER}: this key was used within the last 24 hours with another request; use a new key for a new request`,
+        );
+      case 'busy':
+        throw new HttpError(
+          409,
+          'CONFLICT',
+          `${IDEMPOTENCY_KEY_HEADER}: the first request with this key is still being served; repeat this one later`,
+          { 'Retry-After': String(claimed.retryAfterSeconds) },
+        );
+    }
+  };
+
+  const answer: onSendHookHandler = (request, reply, payload, done) => {
     const claimed = owned.get(request);
-    if (!claimed) return payload;
+    if (!claimed) return done(null, payload);
     owned.delete(request);
-    const { clientId, key, owner } = claimed;
+    void storeAnswer(request, reply, claimed, payload).then(() => done(null, payload));
+  };
+
+  /**
+   * Keeps the answer of the request that claimed a key. A server fault is not an answer to keep
+   * (the work may not have happened); neither is a stream, which the routes never send. A
+   * failure to store is logged: the answer still goes out, and the key answers 409 until its
+   * lease ends.
+   */
+  const storeAnswer = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    { clientId, key, owner }: OwnedKey,
+    payload: unknown,
+  ): Promise<void> => {
     const body =
       typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload : undefined;
-    // A server fault is not an answer to keep (the work may not have happened); neither is a
-    // stream, which the routes never send. A failure to store is logged: the answer still goes
-    // out, and the key answers 409 until its lease ends.
     try {
       if (reply.statusCode >= 500 || body === undefined)
         await releaseIdempotencyKeyFor(domain, clientId, key, owner);
@@ -148,7 +177,6 @@ export function registerIdempotency(app: FastifyInstance, domain: DomainContext)
     } catch (error) {
       request.log.error({ err: error }, 'the answer to an idempotency key could not be stored');
     }
-    return payload;
   };
 
   app.addHook('onRoute', (route) => {
