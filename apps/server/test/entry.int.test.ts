@@ -436,17 +436,20 @@ describe("a browser's sessions", () => {
     // the 307's address; undici's fetch would not (it re-encodes FormData under a new boundary but
     // keeps the first Content-Type), so the bytes are made once and sent twice here, and Chromium
     // follows such a redirect itself in session-page.browser.int.test.ts.
-    const form = new FormData();
-    form.set('csrf', csrf);
-    form.set('action', 'note');
-    form.set('text', 'as multipart');
-    const encoded = new Request('http://localhost/', { method: 'POST', body: form });
-    const multipart = {
-      method: 'POST',
-      headers: { Cookie: both, 'Content-Type': encoded.headers.get('content-type')! },
-      body: new Uint8Array(await encoded.arrayBuffer()),
-      redirect: 'manual',
-    } as const;
+    const posting = async (fields: Record<string, string | Blob>) => {
+      const form = new FormData();
+      for (const [name, value] of Object.entries(fields))
+        if (typeof value === 'string') form.set(name, value);
+        else form.set(name, value, `${name}.bin`);
+      const encoded = new Request('http://localhost/', { method: 'POST', body: form });
+      return {
+        method: 'POST',
+        headers: { Cookie: both, 'Content-Type': encoded.headers.get('content-type')! },
+        body: new Uint8Array(await encoded.arrayBuffer()),
+        redirect: 'manual',
+      } as const;
+    };
+    const multipart = await posting({ csrf, action: 'note', text: 'as multipart' });
     const manual = await fetch(`${h.url}/services/session`, multipart);
     expect(manual.status).toBe(307);
     expect(manual.headers.get('location')).toBe(sessionPathOf(one));
@@ -463,17 +466,11 @@ describe("a browser's sessions", () => {
     expect(await unreadable.text()).toContain('not a readable multipart/form-data body');
     // Files are passed over here, not read: one the page itself would refuse (not an upload
     // control) does not stop the 307, and the page refuses it when the form comes again.
-    const withFile = new FormData();
-    withFile.set('csrf', csrf);
-    withFile.set('action', 'note');
-    withFile.set('stray', new Blob(['x'.repeat(100_000)]), 'stray.bin');
-    const fileEncoded = new Request('http://localhost/', { method: 'POST', body: withFile });
-    const fileForm = {
-      method: 'POST',
-      headers: { Cookie: both, 'Content-Type': fileEncoded.headers.get('content-type')! },
-      body: new Uint8Array(await fileEncoded.arrayBuffer()),
-      redirect: 'manual',
-    } as const;
+    const fileForm = await posting({
+      csrf,
+      action: 'note',
+      stray: new Blob(['x'.repeat(100_000)]),
+    });
     const passedOver = await fetch(`${h.url}/services/session`, fileForm);
     expect(passedOver.status).toBe(307);
     const refusedThere = await fetch(h.url + passedOver.headers.get('location')!, fileForm);
