@@ -146,7 +146,9 @@ export function registerIdempotency(app: FastifyInstance, domain: DomainContext)
     const claimed = owned.get(request);
     if (!claimed) return done(null, payload);
     owned.delete(request);
-    void storeAnswer(request, reply, claimed, payload).then(() => done(null, payload));
+    // storeAnswer logs its own failures; the answer goes out whatever happens to it.
+    const send = () => done(null, payload);
+    void storeAnswer(request, reply, claimed, payload).then(send, send);
   };
 
   /**
