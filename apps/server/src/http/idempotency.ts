@@ -96,10 +96,9 @@ export function registerIdempotency(app: FastifyInstance, domain: DomainContext)
       const raw = request.headers['idempotency-key'];
       const caller = callerOf(request);
       if (raw === undefined || !caller) return done();
-      // A replayed answer resolves once it is sent (Fastify's reply is a thenable): the route
-      // goes on only for the request that claimed the key.
-      claimKey(request, reply, spec, raw, caller.clientId).then(() => {
-        if (!reply.sent) done();
+      // The route goes on only for the request that claimed the key; a replay has been answered.
+      claimKey(request, reply, spec, raw, caller.clientId).then((goOn) => {
+        if (goOn) done();
       }, done);
     };
 
@@ -109,7 +108,7 @@ export function registerIdempotency(app: FastifyInstance, domain: DomainContext)
     spec: OperationSpec,
     raw: string | string[],
     clientId: string,
-  ): Promise<unknown> => {
+  ): Promise<boolean> => {
     const key = parseIdempotencyKey(raw);
     const claimed = await claimIdempotencyKeyFor(
       domain,
@@ -120,11 +119,12 @@ export function registerIdempotency(app: FastifyInstance, domain: DomainContext)
     switch (claimed.kind) {
       case 'claimed':
         owned.set(request, { clientId, key, owner: claimed.owner });
-        return;
+        return true;
       case 'answered': {
         const { status, contentType, body } = claimed.answer;
         if (contentType !== null) reply.header('Content-Type', contentType);
-        return reply.code(status).header('Idempotent-Replayed', 'true').send(body);
+        reply.code(status).header('Idempotent-Replayed', 'true').send(body);
+        return false;
       }
       case 'mismatch':
         throw new HttpError(
@@ -146,8 +146,15 @@ export function registerIdempotency(app: FastifyInstance, domain: DomainContext)
     const claimed = owned.get(request);
     if (!claimed) return done(null, payload);
     owned.delete(request);
-    // storeAnswer logs its own failures; the answer goes out whatever happens to it.
-    const send = () => done(null, payload);
+    // storeAnswer logs its own failures; the answer goes out whatever happens to it. A throw of
+    // the send itself (a header Node refuses) becomes an error answer, as an async hook's would.
+    const send = () => {
+      try {
+        done(null, payload);
+      } catch (error) {
+        done(error as Error);
+      }
+    };
     void storeAnswer(request, reply, claimed, payload).then(send, send);
   };
 
