@@ -74,18 +74,10 @@ export async function buildApp(
     // here: they are answers like any other (and, over the limit, the 429 comes first).
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Request-Id', request.id);
-      const answer = (limited?: unknown) => {
+      limits.countThen(request, 'address', addressKey(routerErrorAddress(request)), (limited) => {
         limits.writeHeaders(request, reply);
         sendError(request, reply, limited ?? routerError(error));
-      };
-      let counted: Promise<void> | undefined;
-      try {
-        counted = limits.count(request, 'address', addressKey(routerErrorAddress(request)));
-      } catch (limited) {
-        return answer(limited);
-      }
-      if (counted) counted.then(() => answer(), answer);
-      else answer();
+      });
     },
     // And those Node's HTTP parser refuses before any route (http/client-errors.ts).
     clientErrorHandler,
@@ -108,14 +100,7 @@ export async function buildApp(
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     if (operationOf(request) || request.routeOptions.url === '/healthz') return done();
-    let counted: Promise<void> | undefined;
-    try {
-      counted = limits.count(request, 'address', addressKey(request.ip));
-    } catch (error) {
-      return done(error as Error);
-    }
-    if (counted) counted.then(() => done(), done);
-    else done();
+    limits.countThen(request, 'address', addressKey(request.ip), done);
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     limits.writeHeaders(request, reply);

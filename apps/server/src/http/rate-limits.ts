@@ -129,6 +129,26 @@ export class RateLimits {
       .then((counted) => this.settle(request, policy, counted));
   }
 
+  /**
+   * `count` for a hook in callback style: `then` is called with nothing, or with the 429, once the
+   * request is counted: at once when the counts are in memory, without a promise.
+   */
+  countThen(
+    request: FastifyRequest,
+    policy: RatePolicy,
+    key: string,
+    then: (limited?: Error) => void,
+  ): void {
+    let counted: Promise<void> | undefined;
+    try {
+      counted = this.count(request, policy, key);
+    } catch (limited) {
+      return then(limited as Error);
+    }
+    if (counted) counted.then(() => then(), then);
+    else then();
+  }
+
   private settle(request: FastifyRequest, policy: RatePolicy, counted: Counted): void {
     const resetSeconds = Math.max(1, Math.ceil(counted.msBeforeNext / 1000));
     request.rateStanding = { policy, remaining: counted.remaining, resetSeconds };
