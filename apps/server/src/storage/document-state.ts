@@ -1,7 +1,7 @@
 // The transaction_field_values and transaction_signatures tables (migration 0022): what people and
 // workflows gave a transaction's documents. Written only inside a successful run's commit.
 import type { Db } from './database.js';
-import { rowWasInserted } from './inserted.js';
+import { inParts, insertedRows } from './inserted.js';
 import type { IsoDate, TransactionSignaturesTable, TransactionUploadsTable } from './schema.js';
 
 export type SignatureRow = TransactionSignaturesTable;
@@ -30,64 +30,80 @@ export async function findSignatures(db: Db, transactionId: string): Promise<Sig
     .execute();
 }
 
-/** Sets field values (insert or replace). */
+/** Sets field values (insert or replace), one statement for up to ROWS_PER_STATEMENT of them. */
 export async function upsertFieldValues(
   db: Db,
   key: { enterpriseId: string; transactionId: string; now: IsoDate },
+  /** At most one value per file and field: one statement may not update a row twice. */
   values: readonly { file: string; fieldId: string; value: string }[],
 ): Promise<void> {
-  for (const v of values) {
+  for (const part of inParts(values))
     await db
       .insertInto('transaction_field_values')
-      .values({
-        transaction_id: key.transactionId,
-        file: v.file,
-        field_id: v.fieldId,
-        enterprise_id: key.enterpriseId,
-        value: v.value,
-        updated_at: key.now,
-      })
+      .values(
+        part.map((v) => ({
+          transaction_id: key.transactionId,
+          file: v.file,
+          field_id: v.fieldId,
+          enterprise_id: key.enterpriseId,
+          value: v.value,
+          updated_at: key.now,
+        })),
+      )
       .onConflict((c) =>
-        c
-          .columns(['transaction_id', 'file', 'field_id'])
-          .doUpdateSet({ value: v.value, updated_at: key.now }),
+        c.columns(['transaction_id', 'file', 'field_id']).doUpdateSet((eb) => ({
+          value: eb.ref('excluded.value'),
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
       )
       .execute();
-  }
 }
 
-/** Removes given signatures of a transaction; the ones there were, with who had given them. */
+/**
+ * Removes given signatures of a transaction; the ones there were, with who had given them, in
+ * the order asked.
+ */
 export async function deleteSignatures(
   db: Db,
   transactionId: string,
   signatures: readonly { file: string; signatureId: string }[],
 ): Promise<Pick<SignatureRow, 'file' | 'signature_id' | 'sso_id' | 'kind' | 'record_time'>[]> {
   const removed = [];
-  for (const s of signatures)
+  for (const part of inParts(signatures))
     removed.push(
       ...(await db
         .deleteFrom('transaction_signatures')
         .where('transaction_id', '=', transactionId)
-        .where('file', '=', s.file)
-        .where('signature_id', '=', s.signatureId)
+        .where((eb) =>
+          eb.or(
+            part.map((s) =>
+              eb.and([eb('file', '=', s.file), eb('signature_id', '=', s.signatureId)]),
+            ),
+          ),
+        )
         .returning(['file', 'signature_id', 'sso_id', 'kind', 'record_time'])
         .execute()),
     );
-  return removed;
+  const order = new Map(signatures.map((s, i) => [signatureKey(s.file, s.signatureId), i]));
+  const place = (r: { file: string; signature_id: string }) =>
+    order.get(signatureKey(r.file, r.signature_id))!;
+  return removed.sort((a, b) => place(a) - place(b));
 }
+
+const signatureKey = (file: string, signatureId: string) => JSON.stringify([file, signatureId]);
 
 /**
  * Keeps signatures. A signature already given is never replaced: false when one of them was
  * (another run signed it first), and the caller's commit is rolled back.
  */
 export async function insertSignatures(db: Db, rows: readonly SignatureRow[]): Promise<boolean> {
-  for (const row of rows) {
+  for (const part of inParts(rows)) {
     const inserted = await db
       .insertInto('transaction_signatures')
-      .values(row)
+      .values([...part])
       .onConflict((c) => c.columns(['transaction_id', 'file', 'signature_id']).doNothing())
       .executeTakeFirst();
-    if (!rowWasInserted(inserted)) return false;
+    if (insertedRows(inserted) < part.length) return false;
   }
   return true;
 }

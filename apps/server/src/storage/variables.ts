@@ -3,7 +3,7 @@
 // written since, which the engine turns into a retry of the run.
 
 import type { Db } from './database.js';
-import { rowWasInserted } from './inserted.js';
+import { inParts, rowWasInserted } from './inserted.js';
 
 export interface VariableSnapshot {
   /** 0 when the scope was never written. */
@@ -65,12 +65,13 @@ export async function writeVariables(
       .executeTakeFirst();
     if (bumped.numUpdatedRows === 0n) return false;
   }
-  for (const [name, value] of Object.entries(values)) {
+  for (const part of inParts(Object.entries(values)))
     await db
       .insertInto('variables')
-      .values({ scope, name, value })
-      .onConflict((oc) => oc.columns(['scope', 'name']).doUpdateSet({ value }))
+      .values(part.map(([name, value]) => ({ scope, name, value })))
+      .onConflict((oc) =>
+        oc.columns(['scope', 'name']).doUpdateSet((eb) => ({ value: eb.ref('excluded.value') })),
+      )
       .execute();
-  }
   return true;
 }
