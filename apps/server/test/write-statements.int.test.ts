@@ -61,30 +61,22 @@ let sso: string;
 let trace: ReturnType<typeof traceStatements>;
 beforeAll(async () => {
   h = await startHarness({ settleOutbox: false });
-  await deployPalPackage(
-    h.domain,
-    h.a.enterpriseId,
-    await buildPalPackage(
-      {
-        id: 'trivial',
-        modes: { transaction: true },
-        workflows: { transaction: 'workflows/transaction.js' },
-      },
-      { 'workflows/transaction.js': TRIVIAL },
-    ),
-  );
-  await deployPalPackage(
-    h.domain,
-    h.a.enterpriseId,
-    await buildPalPackage(
-      {
-        id: 'twenty-variables',
-        modes: { transaction: true },
-        workflows: { transaction: 'workflows/transaction.js' },
-      },
-      { 'workflows/transaction.js': TWENTY_VARIABLES },
-    ),
-  );
+  for (const [id, source] of [
+    ['trivial', TRIVIAL],
+    ['twenty-variables', TWENTY_VARIABLES],
+  ])
+    await deployPalPackage(
+      h.domain,
+      h.a.enterpriseId,
+      await buildPalPackage(
+        {
+          id,
+          modes: { transaction: true },
+          workflows: { transaction: 'workflows/transaction.js' },
+        },
+        { 'workflows/transaction.js': source },
+      ),
+    );
   sso = await createSso(h.domain, h.a.enterpriseId, {
     firstName: 'Stella',
     lastName: 'Statement',
