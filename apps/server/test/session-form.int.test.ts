@@ -689,23 +689,32 @@ describe('uploads', () => {
     expect(seen.kept).toEqual([described]);
   });
 
-  it("refuses a file that is not what it says, one of a kind not accepted, and one not the person's", async () => {
+  it('a file that is not what it says, or of a kind not accepted, brings the person back to the page', async () => {
+    const p = await participant();
+    const wrong: [Uint8Array, string][] = [
+      [Buffer.from('GIF89a;'), 'is not a PNG image or a JPEG image or a PDF'],
+      [png(2, 2).subarray(0, 40), 'is a PNG image cut short'],
+      [new Uint8Array(), 'is empty'],
+    ];
+    for (const [bytes, message] of wrong) {
+      const file = { name: 'id.png', type: 'image/png', bytes };
+      const answer = await pages.postMultipart(
+        p.cookie,
+        { csrf: p.csrf, action: 'note', text: `typed with ${message}` },
+        { 'upload.identity': file },
+      );
+      expect(answer.status, answer.text).toBe(303);
+      const page = (await pages.page(p.cookie)).text;
+      expect(page).toContain(`The file for “Identity document” ${message}`);
+      expect(page).toContain(`typed with ${message}`);
+    }
+    expect(await uploadsOf(p.tx)).toEqual([]);
+    expect((await varsOf(p.tx)).note).toBeUndefined();
+  });
+
+  it("refuses a file the page never offers: another's, of no upload, not an upload", async () => {
     const p = await participant();
     const cases: [Record<string, { name: string; type: string; bytes: Uint8Array }>, string][] = [
-      [
-        { 'upload.identity': { name: 'id.png', type: 'image/png', bytes: Buffer.from('GIF89a;') } },
-        'is not a PNG image or a JPEG image or a PDF',
-      ],
-      [
-        {
-          'upload.identity': {
-            name: 'id.png',
-            type: 'image/png',
-            bytes: Buffer.concat([png(2, 2).subarray(0, 40)]),
-          },
-        },
-        'is a PNG image cut short',
-      ],
       [{ 'upload.proof': { name: 'p.pdf', type: 'application/pdf', bytes: PDF } }, 'not yours'],
       [{ 'upload.other': { name: 'x.pdf', type: 'application/pdf', bytes: PDF } }, 'no upload'],
       [{ photo: { name: 'x.pdf', type: 'application/pdf', bytes: PDF } }, 'is not an upload'],
@@ -743,15 +752,27 @@ describe('uploads', () => {
     expect((await pages.post(cookie, { csrf, action: 'note', text: 'no proof' })).status).toBe(303);
     const after = await pages.page(cookie);
     expect(after.text).toContain('Upload “Proof of address” before you go on: it is required.');
-    expectRefused(
-      await pages.postMultipart(
-        cookie,
-        { csrf, action: 'note' },
-        { 'upload.proof': { name: 'p.png', type: 'image/png', bytes: png(2, 2) } },
-      ),
-      400,
-      'is not a PDF',
-    );
+    // A file of a kind not asked for: back to the page, which says so and keeps what was typed.
+    expect(
+      (
+        await pages.postMultipart(
+          cookie,
+          { csrf, action: 'note', text: 'typed before the wrong file' },
+          { 'upload.proof': { name: 'p.png', type: 'image/png', bytes: png(2, 2) } },
+        )
+      ).status,
+    ).toBe(303);
+    const wrong = await pages.page(cookie);
+    expect(wrong.text).toContain('The file for “Proof of address” is not a PDF');
+    expect(wrong.text).toContain('choose another');
+    expect(wrong.text).toContain('typed before the wrong file');
+    const proofs = () =>
+      h.domain.db
+        .selectFrom('transaction_uploads')
+        .select('filename')
+        .where('name', '=', 'proof')
+        .execute();
+    expect(await proofs()).toEqual([]);
     expect(
       (
         await pages.postMultipart(
@@ -762,6 +783,27 @@ describe('uploads', () => {
       ).status,
     ).toBe(303);
     expect((await pages.page(cookie)).text).toContain('noted with proof');
+    expect(await proofs()).toEqual([{ filename: 'proof.pdf' }]);
+  });
+});
+
+describe('files a person may choose', () => {
+  it('a file past UPLOAD_MAX_MB brings the person back to the page with what they typed; nothing runs', async () => {
+    const p = await participant();
+    const mib = (n: number) => Buffer.concat([PDF, Buffer.alloc(Math.round(n * 1024 * 1024))]);
+    const fileOf = (bytes: Buffer) => ({ name: 'f.pdf', type: 'application/pdf', bytes });
+    const tooLarge = await pages.postMultipart(
+      p.cookie,
+      { csrf: p.csrf, action: 'note', text: 'typed beside a large file' },
+      { 'upload.identity': fileOf(mib(1.1)) },
+    );
+    expect(tooLarge.status, tooLarge.text).toBe(303);
+    const page = await pages.page(p.cookie);
+    expect(page.text).toContain('is larger than 1 MiB (with the form');
+    expect(page.text).toContain('typed beside a large file');
+    expect((await varsOf(p.tx)).note).toBeUndefined();
+
+    expect(await uploadsOf(p.tx)).toEqual([]);
   });
 });
 
@@ -785,26 +827,6 @@ describe('bodies a page never sends', () => {
       headers: { Cookie: p.cookie, 'Content-Type': 'multipart/form-data; boundary=xyz' },
       body: '--xyz\r\nContent-Disposition: form-data; name="csrf"\r\n\r\nabc',
     });
-    const mib = (n: number) => Buffer.concat([PDF, Buffer.alloc(Math.round(n * 1024 * 1024))]);
-    const fileOf = (bytes: Buffer) => ({ name: 'f.pdf', type: 'application/pdf', bytes });
-    expectRefused(
-      await pages.postMultipart(
-        p.cookie,
-        { csrf: p.csrf, action: 'note' },
-        { 'upload.identity': fileOf(mib(1.1)) },
-      ),
-      413,
-      'This form was refused',
-    );
-    expectRefused(
-      await pages.postMultipart(
-        p.cookie,
-        { csrf: p.csrf, action: 'note' },
-        { 'upload.identity': fileOf(mib(0.6)), 'upload.proof': fileOf(mib(0.6)) },
-      ),
-      413,
-      'together are larger than 1 MiB (UPLOAD_MAX_MB)',
-    );
     expect(broken.status).toBe(400);
     expect(await broken.text()).toContain('not a readable multipart/form-data body');
     const json = await fetch(h.url + sessionPathOf(p.cookie), {

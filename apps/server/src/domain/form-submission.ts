@@ -56,6 +56,11 @@ export interface Signer {
 export interface PostedFile {
   filename: string;
   bytes: Uint8Array;
+  /**
+   * Past UPLOAD_MAX_MB (this file, or the form's files together): its bytes were not kept, and
+   * the page asks for a smaller one. The number is the cap in MiB.
+   */
+  overCapMb?: number;
 }
 
 export const UPLOAD_CONTROL_PREFIX = 'upload.';
@@ -200,6 +205,8 @@ export function judgeForm(
 
   const uploads: UploadWrite[] = [];
   const missingUploads: string[] = [];
+  /** Files a person chose that cannot be taken (empty, or not of a kind asked for): why. */
+  const wrongFiles: string[] = [];
   const asked = basis.manifest.uploads ?? [];
   for (const name of Object.keys(files))
     if (!asked.some((u) => `${UPLOAD_CONTROL_PREFIX}${u.name}` === name))
@@ -214,9 +221,23 @@ export function judgeForm(
       continue;
     }
     if (!allowed) return refuse(400, `“${upload.label}” is not yours to upload now.`);
-    if (file.bytes.length === 0) return refuse(400, `The file for “${upload.label}” is empty.`);
+    if (file.overCapMb !== undefined) {
+      wrongFiles.push(
+        `The file for “${upload.label}” is larger than ${file.overCapMb} MiB (with the form's other files): choose a smaller one.`,
+      );
+      continue;
+    }
+    // A person can choose any file (`accept` is a hint to the browser): a wrong one brings them
+    // back to the page with what they typed, as a missing one does, not to a page of its own.
+    if (file.bytes.length === 0) {
+      wrongFiles.push(`The file for “${upload.label}” is empty: choose another.`);
+      continue;
+    }
     const sniffed = sniffUpload(file.bytes, listItems(upload.accept) as UploadKind[]);
-    if (!sniffed.ok) return refuse(400, `The file for “${upload.label}” ${sniffed.problem}.`);
+    if (!sniffed.ok) {
+      wrongFiles.push(`The file for “${upload.label}” ${sniffed.problem}: choose another.`);
+      continue;
+    }
     uploads.push({
       name: upload.name,
       filename: cleanFilename(file.filename),
@@ -229,7 +250,7 @@ export function judgeForm(
     });
   }
 
-  if (missing.length > 0 || missingUploads.length > 0)
+  if (missing.length > 0 || missingUploads.length > 0 || wrongFiles.length > 0)
     return {
       verdict: {
         kind: 'incomplete',
@@ -239,6 +260,7 @@ export function judgeForm(
             message: `Sign before you go on: your signature in “${where}” is required.`,
             type: 'SIGNATURE_REQUIRED',
           })),
+          ...wrongFiles.map((message) => ({ message, type: 'UPLOAD_REFUSED' })),
           ...missingUploads.map((label) => ({
             message: `Upload “${label}” before you go on: it is required.`,
             type: 'UPLOAD_REQUIRED',

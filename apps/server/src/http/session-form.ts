@@ -108,6 +108,8 @@ export async function registerSessionForm(
     },
   );
   await scope.register(multipart, {
+    // A file past its cap is cut and marked truncated, not thrown (readMultipart).
+    throwFileSizeLimit: false,
     limits: {
       fieldNameSize: MAX_NAME_BYTES,
       // One control's value: a field's longest value in UTF-8, or a drawn signature's data URL.
@@ -291,6 +293,9 @@ async function readMultipart(
   const files = Object.create(null) as Record<string, PostedFile>;
   let textBytes = 0;
   let fileBytes = 0;
+  const capMb = maxFileBytes / (1024 * 1024);
+  // A file past the cap is read no further and kept as "too large" (the page says so, with the
+  // person's values), not thrown: a person can choose any file.
   for await (const part of request.parts()) {
     if (part.type === 'file' && keep === 'skip files') {
       part.file.resume();
@@ -299,16 +304,16 @@ async function readMultipart(
     if (part.type === 'file') {
       if (!part.fieldname.startsWith(UPLOAD_CONTROL_PREFIX))
         throw new FormRefused(400, `the form's file “${part.fieldname}” is not an upload`);
-      // Read whole within UPLOAD_MAX_MB (past it the parser throws a 413); the files of one form
-      // together within it too, so a form holds at most twice that in memory.
+      // Read within UPLOAD_MAX_MB (past it the parser stops and drains the part); the files of
+      // one form together within it too, so a form holds at most twice that in memory.
       const bytes = await part.toBuffer();
+      const filename = part.filename ?? '';
+      if (part.file.truncated || fileBytes + bytes.length > maxFileBytes) {
+        files[part.fieldname] = { filename, bytes: new Uint8Array(), overCapMb: capMb };
+        continue;
+      }
       fileBytes += bytes.length;
-      if (fileBytes > maxFileBytes)
-        throw new FormRefused(
-          413,
-          `the form's files together are larger than ${maxFileBytes / (1024 * 1024)} MiB (UPLOAD_MAX_MB)`,
-        );
-      files[part.fieldname] = { filename: part.filename ?? '', bytes };
+      files[part.fieldname] = { filename, bytes };
       continue;
     }
     if (part.valueTruncated || part.fieldnameTruncated)
