@@ -1,16 +1,50 @@
-/** A body that does not match its schema: every problem with its path and reason. */
+/** A body that does not match its schema: its problems with their paths and reasons. */
 export interface DecodeIssue {
   /** e.g. `consoleContent.documents[0].fields[1].x` */
   path: string;
   message: string;
 }
 
+/**
+ * The most problems an error names. A body within the size limit can hold hundreds of thousands
+ * of wrong items; naming each made an answer 40 times the body's size and held the event loop
+ * for seconds. The first ones tell the client what is wrong.
+ */
+export const MAX_DECODE_ISSUES = 20;
+
 export class DecodeError extends Error {
   readonly code = 'INVALID_ARGUMENT';
   readonly statusCode = 400;
-  constructor(readonly issues: DecodeIssue[]) {
-    super(issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '));
+  /** At most MAX_DECODE_ISSUES, and then a last one saying that more were left out. */
+  readonly issues: DecodeIssue[];
+  constructor(issues: readonly DecodeIssue[], leftOut: number | 'some' = 0) {
+    const more = issues.length > MAX_DECODE_ISSUES ? issues.length - MAX_DECODE_ISSUES : 0;
+    const kept = issues.slice(0, MAX_DECODE_ISSUES);
+    const notNamed = leftOut === 'some' ? 'some' : leftOut + more;
+    if (notNamed === 'some' || notNamed > 0)
+      kept.push({
+        path: '',
+        message: `${notNamed === 'some' ? 'more problems' : `${notNamed} more problem${notNamed === 1 ? '' : 's'}`} not listed (the first ${MAX_DECODE_ISSUES} are)`,
+      });
+    super(kept.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '));
     this.name = 'DecodeError';
+    this.issues = kept;
+  }
+}
+
+/**
+ * The problems a decoder collects, up to MAX_DECODE_ISSUES: one more ends the decoding at once
+ * with a DecodeError, so a body of countless wrong items costs no more than one of twenty.
+ */
+export class IssueList extends Array<DecodeIssue> {
+  static override get [Symbol.species]() {
+    return Array;
+  }
+
+  override push(...items: DecodeIssue[]): number {
+    const length = super.push(...items);
+    if (length > MAX_DECODE_ISSUES) throw new DecodeError(this.slice(0, MAX_DECODE_ISSUES), 'some');
+    return length;
   }
 }
 

@@ -3,12 +3,42 @@ import type { z } from 'zod';
 import { schemas } from '../generated/schemas.gen.js';
 import type { RootName, RootValues, TypeName } from '../generated/descriptors.gen.js';
 import { rootElements } from '../generated/descriptors.gen.js';
-import { DecodeError, joinPath } from './decode-error.js';
+import {
+  DecodeError,
+  IssueList,
+  joinPath,
+  MAX_DECODE_ISSUES,
+  type DecodeIssue,
+} from './decode-error.js';
+import { firstIssues } from './first-issues.js';
 import { builtinSchema } from './builtin-schema.js';
 
-/** Validates an already parsed JSON value as the given root's type. */
-export function validateRoot<R extends RootName>(root: R, value: unknown): RootValues[R] {
+/**
+ * Bodies larger than this are walked for their first problems before zod validates them (see
+ * first-issues.ts); the requests of the hot paths are far smaller and pay for one validation.
+ */
+export const LARGE_BODY_CHARS = 32 * 1024;
+
+/**
+ * Validates an already parsed JSON value as the given root's type. `large`: the value came from a
+ * body of more than LARGE_BODY_CHARS, which may hold any number of problems.
+ */
+export function validateRoot<R extends RootName>(
+  root: R,
+  value: unknown,
+  large = false,
+): RootValues[R] {
   const schema = schemaOf(rootElements[root].type);
+  if (large) {
+    const first = firstIssues(schema, value, MAX_DECODE_ISSUES + 1);
+    if (first.length > 0)
+      throw new DecodeError(
+        first
+          .slice(0, MAX_DECODE_ISSUES)
+          .map((i) => ({ path: joinPath(i.path, root), message: i.message })),
+        first.length > MAX_DECODE_ISSUES ? 'some' : 0,
+      );
+  }
   const result = schema.safeParse(value);
   if (!result.success)
     throw new DecodeError(
@@ -28,7 +58,7 @@ export function decodeJson<R extends RootName>(root: R, text: string): RootValue
   // JSON.parse keeps a key "__proto__" as data, and zod would drop it without a word; XML refuses
   // it as a map key, and so does JSON (only text that spells it, or escapes, is walked).
   if (text.includes('__proto__') || text.includes('\\u')) refuseProtoKeys(value, root);
-  return validateRoot(root, value);
+  return validateRoot(root, value, text.length > LARGE_BODY_CHARS);
 }
 
 function refuseProtoKeys(value: unknown, root: string): void {
@@ -42,7 +72,7 @@ function refuseProtoKeys(value: unknown, root: string): void {
     for (let v: Visit | undefined = visit; v?.parent; v = v.parent) path.unshift(v.key);
     return path;
   };
-  const issues: { path: string; message: string }[] = [];
+  const issues: DecodeIssue[] = new IssueList();
   // A stack with links to the parent, not recursion or copied paths: a body may nest as deep as
   // JSON.parse allows.
   if (typeof value !== 'object' || value === null) return;

@@ -10,9 +10,9 @@ import {
   type RootValues,
   type TypeName,
 } from '../generated/descriptors.gen.js';
-import { DecodeError, type DecodeIssue } from './decode-error.js';
+import { DecodeError, IssueList, type DecodeIssue } from './decode-error.js';
 import type { MemberDescriptor, TypeDescriptor } from './descriptor.js';
-import { validateRoot } from './json-codec.js';
+import { LARGE_BODY_CHARS, validateRoot } from './json-codec.js';
 
 type XmlNode = Record<string, unknown>;
 
@@ -124,10 +124,10 @@ export function decodeXml(text: string, expected?: RootName): unknown {
         message: `the root element must be in namespace ${descriptor.namespace}, not "${namespace}"`,
       },
     ]);
-  const issues: DecodeIssue[] = [];
+  const issues: DecodeIssue[] = new IssueList();
   const value = readContent(descriptor.type, node, root, issues);
   if (issues.length) throw new DecodeError(issues);
-  const valid = validateRoot(root, value);
+  const valid = validateRoot(root, value, text.length > LARGE_BODY_CHARS);
   return expected ? valid : { root, value: valid };
 }
 
