@@ -808,6 +808,21 @@ describe('files a person may choose', () => {
 });
 
 describe('bodies a page never sends', () => {
+  it('a field value with a character XML cannot carry (NUL, a control character) is a 400 page; nothing is kept', async () => {
+    const p = await participant();
+    for (const text of ['before\u0000after', 'x\u0001y', '\u001b[31m'])
+      expectRefused(
+        await pages.post(p.cookie, { csrf: p.csrf, action: 'note', text }),
+        400,
+        'The field “text” holds a character that cannot be kept',
+      );
+    expect((await varsOf(p.tx)).note).toBeUndefined();
+    // Line breaks and tabs are text.
+    expect(
+      (await pages.post(p.cookie, { csrf: p.csrf, action: 'note', text: 'a\r\n\tb' })).status,
+    ).toBe(303);
+    expect((await varsOf(p.tx)).note).toBe('a\r\n\tb');
+  });
   it('answers an oversized, over-long or malformed form with a page, never a 500', async () => {
     const p = await participant();
     const big = await pages.post(p.cookie, {

@@ -12,6 +12,7 @@ import type { GivenSignature, StoredSignature } from './document-state.js';
 import type { SessionBasisView } from './session-view.js';
 import type { DraftSignature, FormDraft } from './sessions.js';
 import { FieldType } from '@pal-workflow/types';
+import { isXmlText } from '@pal-workflow/validators';
 import { SIGNATURE_CONTROL_PREFIX } from './pal-document-manifest.js';
 import { MAX_NAME_LENGTH } from './validate.js';
 import type {
@@ -143,6 +144,13 @@ export function judgeForm(
         : (given ?? basis.states[d]!.values[id] ?? '');
       if (value.length > FIELD_VALUE_MAX)
         return refuse(400, `The field “${id}” holds more than ${FIELD_VALUE_MAX} characters.`);
+      // As every operation's string (xs:string): a value XML cannot carry would be kept, then
+      // refused in every XML and NameValue answer that holds it (T9 would fail for good).
+      if (!isXmlText(value))
+        return refuse(
+          400,
+          `The field “${id}” holds a character that cannot be kept (a control character).`,
+        );
       const problem = fieldValueProblem(field, value);
       if (problem) return refuse(400, `The field “${id}”: ${problem}.`);
       values[id] = value;

@@ -199,6 +199,44 @@ describe('the sandbox', () => {
     expect(small.retire).toBeUndefined();
   });
 
+  it('strings cross into and out of the sandbox whole: NUL, control characters, lone surrogates', () => {
+    const odd = [
+      'ab\u0000cd',
+      '\u0000',
+      'x\u0001y',
+      'ab\ud800cd',
+      '\udc00',
+      '\ud800\u0000a',
+      'é😀\uFFFD',
+    ];
+    const outcome = runJob(
+      job(
+        `export function run(input, pal) {
+          const seen = input.odd.map((v, i) => pal.vars.get('v' + i));
+          input.odd.forEach((v, i) => pal.vars.set('w' + i, v));
+          pal.log(input.odd[0]);
+          return { seen, lengths: seen.map((v) => v.length), back: input.odd.map((v, i) => pal.vars.get('w' + i)) };
+        }`,
+        {
+          inputJson: JSON.stringify({ odd }),
+          vars: Object.fromEntries(odd.map((v, i) => [`v${i}`, v])),
+        },
+      ),
+    );
+    expect(outcome.ok, JSON.stringify(outcome)).toBe(true);
+    if (!outcome.ok) return;
+    const value = JSON.parse(outcome.value!) as {
+      seen: string[];
+      lengths: number[];
+      back: string[];
+    };
+    expect(value.seen).toEqual(odd);
+    expect(value.lengths).toEqual(odd.map((v) => v.length));
+    expect(value.back).toEqual(odd);
+    expect(outcome.effects.vars).toEqual(Object.fromEntries(odd.map((v, i) => [`w${i}`, v])));
+    expect(outcome.logs[0]).toContain('ab\u0000cd');
+  });
+
   it('collects effects without applying them, and the run sees its own writes', () => {
     const outcome = runJob(
       job(`export function run(input, pal) {

@@ -112,6 +112,7 @@ interface GuestError {
 interface Natives {
   slice: QuickJSHandle;
   stringify: QuickJSHandle;
+  parse: QuickJSHandle;
   /** Reads an error's own `message` without running a getter of it (outOfMemory). */
   getOwnPropertyDescriptor: QuickJSHandle;
   /** Used while the sandbox is built only (the getters of `pal.transaction`). */
@@ -487,7 +488,7 @@ export class Sandbox {
           if (isHostStackOverflow(error)) this.failed = true;
           throw error;
         }
-        return this.trusted(() => toHandle(context, value));
+        return this.trusted(() => toHandle(context, this.natives, value));
       } finally {
         this.depth -= 1;
       }
@@ -508,6 +509,7 @@ function takeNatives(context: QuickJSContext): Natives {
   return {
     slice: take(['String', 'prototype', 'slice']),
     stringify: take(['JSON', 'stringify']),
+    parse: take(['JSON', 'parse']),
     getOwnPropertyDescriptor: take(['Object', 'getOwnPropertyDescriptor']),
     defineProperty: take(['Object', 'defineProperty']),
   };
@@ -592,7 +594,7 @@ function readString(
   max: number,
 ): { text: string; length: number } {
   const length = stringLength(context, handle);
-  if (length <= max) return { text: context.getString(handle), length };
+  if (length <= max) return { text: wholeString(context, natives, handle, length), length };
   const [start, end] = [context.newNumber(0), context.newNumber(max)];
   const sliced = context.callFunction(natives.slice, handle, start, end);
   start.dispose();
@@ -601,22 +603,61 @@ function readString(
     sliced.error.dispose();
     return { text: '', length };
   }
-  const text = context.getString(sliced.value);
+  const text = wholeString(context, natives, sliced.value, max);
   sliced.value.dispose();
   return { text, length };
 }
 
+/**
+ * A guest string of `length` characters, exactly. The memory between the two sides holds C
+ * strings of UTF-8: a NUL ends one early, and a lone surrogate cannot be written in UTF-8 (it
+ * comes back as U+FFFD). Such a string (its length differs, or it reads with a U+FFFD) is read
+ * again as its JSON text, which spells both with escapes.
+ */
+function wholeString(
+  context: QuickJSContext,
+  natives: Natives,
+  handle: QuickJSHandle,
+  length: number,
+): string {
+  const text = context.getString(handle);
+  if (text.length === length && !text.includes('\uFFFD')) return text;
+  const json = context.callFunction(natives.stringify, context.undefined, handle);
+  if (json.error) {
+    json.error.dispose();
+    return text;
+  }
+  try {
+    return JSON.parse(context.getString(json.value)) as string;
+  } finally {
+    json.value.dispose();
+  }
+}
+
+/** A NUL, or a surrogate not in a pair: what a C string of UTF-8 cannot carry. */
+const NOT_IN_C_STRINGS =
+  /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** A host string in the guest, exactly (see wholeString). */
+function guestString(context: QuickJSContext, natives: Natives, text: string): QuickJSHandle {
+  if (!NOT_IN_C_STRINGS.test(text)) return context.newString(text);
+  const json = context.newString(JSON.stringify(text));
+  const parsed = context.callFunction(natives.parse, context.undefined, json);
+  json.dispose();
+  return context.unwrapResult(parsed);
+}
+
 /** Plain data (strings, arrays, objects of them) into the guest. */
-function toHandle(context: QuickJSContext, value: unknown): QuickJSHandle {
+function toHandle(context: QuickJSContext, natives: Natives, value: unknown): QuickJSHandle {
   if (value === undefined) return context.undefined;
   if (value === null) return context.null;
-  if (typeof value === 'string') return context.newString(value);
+  if (typeof value === 'string') return guestString(context, natives, value);
   // pal.documents.list() hands back numbers (positions, recordTime) and booleans (required).
   if (typeof value === 'number') return context.newNumber(value);
   if (typeof value === 'boolean') return value ? context.true : context.false;
   const target = Array.isArray(value) ? context.newArray() : context.newObject();
   for (const [key, item] of Object.entries(value as object)) {
-    const handle = toHandle(context, item);
+    const handle = toHandle(context, natives, item);
     context.setProp(target, key, handle);
     handle.dispose();
   }
