@@ -11,6 +11,7 @@ if (main && form) {
   document.documentElement.classList.add('js');
   placeBoxes();
   preventEnterSubmit();
+  preventSecondSubmit();
   setUpSignatures().catch((error) => console.error('signature pads', error));
   drawPdfPages().catch((error) => pageFailure(error));
   const outcome = document.getElementById('outcome');
@@ -38,6 +39,25 @@ function preventEnterSubmit() {
     if (event.key === 'Enter' && target instanceof HTMLInputElement && target.type !== 'submit')
       event.preventDefault();
   });
+}
+
+/**
+ * A second tap while the form is on its way would send it again: the action, done by the first,
+ * is then no longer offered, and the browser would show the second's refusal in place of the
+ * first's result. Only the first is sent; a page shown again by the Back button may send anew.
+ */
+function preventSecondSubmit() {
+  let sending = false;
+  const settle = (busy) => {
+    sending = busy;
+    form.toggleAttribute('aria-busy', busy);
+    form.classList.toggle('sending', busy);
+  };
+  form.addEventListener('submit', (event) => {
+    if (sending) event.preventDefault();
+    else settle(true);
+  });
+  window.addEventListener('pageshow', () => settle(false));
 }
 
 async function drawPdfPages() {

@@ -325,6 +325,67 @@ describe('a form that does not go through', () => {
   });
 });
 
+describe('a second tap on a slow connection', () => {
+  it('sends the form once, and the person sees the first answer, not a refusal', async () => {
+    const tx = await newTransaction();
+    const { context, page, problems } = await newContext({
+      viewport: PHONE,
+      hasTouch: true,
+    });
+    await page.goto(`${h.url}/services/enter/${await participantToken(tx)}`);
+    await page.waitForSelector('main[data-pads-ready="true"]');
+    await fillEveryControl(page);
+    await drawWithFinger(page, 'employee');
+    // The form's POST takes 1.5 s to reach the server, as on a slow mobile network.
+    let posts = 0;
+    await page.route(/\/services\/session\/[\w-]{12}$/, async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      posts += 1;
+      await new Promise((done) => setTimeout(done, 1500));
+      await route.continue();
+    });
+    // Two presses 300 ms apart, from within the page (Playwright's own click waits for the
+    // navigation it starts); what the form showed between them is kept in sessionStorage.
+    await page.evaluate(() => {
+      const button = [...document.querySelectorAll('button')].find(
+        (b: { textContent: string }) => b.textContent.trim() === 'Submit the claim',
+      );
+      button.click();
+      setTimeout(() => {
+        const form = document.getElementById('session-form');
+        sessionStorage.setItem('between', `${form.className}|${form.getAttribute('aria-busy')}`);
+        button.click();
+      }, 300);
+    });
+    await page.locator('#outcome', { hasText: 'received with' }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('between'))).toBe('sending|');
+    expect(posts).toBe(1);
+    expect(await page.locator('#outcome').textContent()).toContain('received with 1 signature(s).');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Expense claim');
+    // The page it landed on may send again.
+    expect(await page.locator('form.sending').count()).toBe(0);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('widths between a phone and a desktop', () => {
+  it('no width scrolls the page sideways', async () => {
+    const tx = await newTransaction();
+    const { context, page } = await newContext({ viewport: DESKTOP });
+    await page.goto(`${h.url}/services/enter/${await participantToken(tx)}`);
+    await page.waitForSelector('main[data-pads-ready="true"]');
+    const wider: string[] = [];
+    for (const width of [360, 600, 768, 800, 900, 1000, 1040, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      const scroll = await page.evaluate(() => document.documentElement.scrollWidth);
+      if (scroll > width) wider.push(`${width}: ${scroll}`);
+    }
+    expect(wider).toEqual([]);
+    await context.close();
+  });
+});
+
 describe('two links opened in one browser', () => {
   it('each tab acts for its own transaction, however the person goes back, reloads or switches', async () => {
     const first = await newTransaction();

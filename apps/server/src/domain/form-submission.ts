@@ -117,7 +117,7 @@ export function judgeForm(
   if (!offeredAction(basis.manifest.actions, basis.place, action))
     return refuse(
       403,
-      'This action is not offered to you now. Reload the page to see what you can do.',
+      'This action is not offered to you now, and nothing was done. It may have been done already: by an earlier tap on its button, or in another tab. The page shows where things stand and what you can do.',
     );
 
   const open = documentsOpen(basis.place);

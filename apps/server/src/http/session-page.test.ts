@@ -214,6 +214,24 @@ describe('the session page', () => {
     expect(page).not.toContain('(INFO)');
   });
 
+  it("a mailed link's action, which no button names, is not named by its code", () => {
+    const outcome = (success: boolean) =>
+      html(
+        view({
+          actions: [],
+          outcome: {
+            action: 'review',
+            ran: true,
+            success,
+            messages: [{ message: 'Check it', type: 'INFO' }],
+          },
+        }),
+      );
+    expect(outcome(true)).toContain('<h2>Messages</h2>');
+    expect(outcome(false)).toContain('<h2>This step did not go through</h2>');
+    expect(outcome(true) + outcome(false)).not.toContain('review');
+  });
+
   it('links the completed PDF once it is written, and says it is coming until then', () => {
     expect(html()).not.toContain('/completed');
     const done = view();

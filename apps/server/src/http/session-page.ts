@@ -98,15 +98,18 @@ function outcomeRegion(view: SessionView): string {
     (outcome.action === 'enter' && outcome.messages.length === 0)
   )
     return '<section id="outcome" class="outcome" aria-live="polite"></section>';
-  const label =
-    outcome.label ?? view.actions.find((a) => a.name === outcome.action)?.label ?? outcome.action;
+  const buttonLabel = outcome.label ?? view.actions.find((a) => a.name === outcome.action)?.label;
+  const label = buttonLabel ?? outcome.action;
   const heading = !outcome.ran
     ? outcome.success
       ? `There is no action “${escapeHtml(label)}” here`
       : // Stopped before its run: a missing required signature or upload (the messages say which).
         `“${escapeHtml(label)}” was not run`
-    : outcome.action === 'enter'
-      ? 'Messages'
+    : // The entry's own, or a mailed link's (no button names it): its name is the pal's code.
+      outcome.action === 'enter' || buttonLabel === undefined
+      ? outcome.success
+        ? 'Messages'
+        : 'This step did not go through'
       : outcome.success
         ? `“${escapeHtml(label)}” done`
         : `“${escapeHtml(label)}” failed`;
