@@ -938,6 +938,23 @@ describe('what a fuzzer found (every one a 4xx or a 200, never a 5xx)', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('C5 takes a well-formed XML document only: one root, known entities, declared prefixes', async () => {
+    for (const [body, message] of [
+      ['<a/><b/>', 'exactly one root element'],
+      ['<a>&#0;</a>', 'invalid character reference'],
+      ['<a>&undefined;</a>', 'unknown entity'],
+      ['<x:a/>', 'is not declared'],
+    ])
+      expect(
+        await refused(
+          `${ROOT}/console/leave-request/executeWorkflow`,
+          { accept: 'application/json', headers: { 'Content-Type': 'application/xml' }, body },
+          400,
+          'INVALID_ARGUMENT',
+        ),
+      ).toContain(message);
+  });
+
   it('Accept with parameters (charset=utf-8) is the type the server sends: no 406', async () => {
     for (const [accept, type] of [
       ['application/json; charset=utf-8', 'application/json; charset=utf-8'],

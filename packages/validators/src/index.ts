@@ -51,7 +51,13 @@ export {
 export type { MemberDescriptor, RootDescriptor, TypeDescriptor } from './runtime/descriptor.js';
 export { DecodeError, type DecodeIssue } from './runtime/decode-error.js';
 export { decodeJson, encodeJson, validateRoot } from './runtime/json-codec.js';
-export { checkXmlDocument, decodeXml, encodeXml, escapeText } from './runtime/xml-codec.js';
+export {
+  checkWellFormedDocument,
+  checkXmlDocument,
+  decodeXml,
+  encodeXml,
+  escapeText,
+} from './runtime/xml-codec.js';
 export {
   xsBase64Binary,
   xsBoolean,

@@ -10,7 +10,7 @@ import {
   DecodeError,
   encodeJson,
   encodeXml,
-  checkXmlDocument,
+  checkWellFormedDocument,
   type RootName,
   type RootValues,
 } from '@pal-workflow/validators';
@@ -241,7 +241,7 @@ function readInput(spec: OperationSpec, request: PalRequest): Record<string, unk
           ? decodeXml(body.text, spec.body.root)
           : decodeJson(spec.body.root, body.text);
     } else {
-      if (body.kind === 'xml') checkXmlDocument(body.text);
+      if (body.kind === 'xml') checkWellFormedDocument(body.text);
       else checkJsonObject(body.text);
       input.body = {
         text: body.text,

@@ -3,4 +3,4 @@
  * (xml-decode.ts) the same documents.
  */
 export { encodeXml, escapeText } from './xml-encode.js';
-export { checkXmlDocument, decodeXml } from './xml-decode.js';
+export { checkWellFormedDocument, checkXmlDocument, decodeXml } from './xml-decode.js';

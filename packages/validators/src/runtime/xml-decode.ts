@@ -37,15 +37,33 @@ const parser = new XMLParser({
   maxNestedTags: MAX_DEPTH,
 });
 
+/** XML 1.0's Char production. */
+function isXmlCharacter(code: number): boolean {
+  return (
+    code === 0x9 ||
+    code === 0xa ||
+    code === 0xd ||
+    (code >= 0x20 && code <= 0xd7ff) ||
+    (code >= 0xe000 && code <= 0xfffd) ||
+    (code >= 0x10000 && code <= 0x10ffff)
+  );
+}
+
 const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
 /** The five predefined entities and character references; DOCTYPEs are refused, so there are no others. */
-function decodeEntities(text: string): string {
+function decodeEntities(
+  text: string,
+  characters: 'refuse characters XML cannot carry' | 'any character' = 'any character',
+): string {
   if (!text.includes('&')) return text;
   return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z][\w.-]*);/g, (whole, ref: string) => {
     if (ref.startsWith('#')) {
       const code = ref.startsWith('#x') ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-      if (!(code <= 0x10ffff))
+      if (
+        !(code <= 0x10ffff) ||
+        (characters === 'refuse characters XML cannot carry' && !isXmlCharacter(code))
+      )
         throw new DecodeError([{ path: '', message: `invalid character reference ${whole}` }]);
       return String.fromCodePoint(code);
     }
@@ -72,6 +90,61 @@ export function checkXmlDocument(text: string): void {
       { path: '', message: `malformed XML at line ${line}, column ${col}: ${msg}` },
     ]);
   }
+}
+
+/**
+ * A document taken as it is (C5): what checkXmlDocument checks, and what the parser's own check
+ * lets through: exactly one root element, entity references that are the five predefined ones or
+ * characters XML allows, and every prefix of an element or attribute declared where it is used.
+ * Read by its tags, not built into objects: any element name is data here (`<__proto__>` too).
+ */
+export function checkWellFormedDocument(text: string): void {
+  checkXmlDocument(text);
+  // Comments, CDATA sections and processing instructions hold no tags or references.
+  const body = text.replace(/<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>/g, ' ');
+  const tag = /<(\/?)([^\s/>]+)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>/g;
+  const attribute = /([^\s=]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+  const scopes: ReadonlySet<string>[] = [new Set(['xml', 'xmlns'])];
+  let roots = 0;
+  let end = 0;
+  const refuse = (message: string) => {
+    throw new DecodeError([{ path: '', message }]);
+  };
+  const checkPrefix = (qname: string, prefixes: ReadonlySet<string>) => {
+    const colon = qname.indexOf(':');
+    if (colon > 0 && !prefixes.has(qname.slice(0, colon)))
+      refuse(`the prefix of <${qname}> is not declared (xmlns:${qname.slice(0, colon)})`);
+  };
+  const checkText = (value: string, outside: boolean) => {
+    if (outside && value.trim() !== '') refuse('text outside the root element');
+    decodeEntities(value, 'refuse characters XML cannot carry');
+  };
+  for (const match of body.matchAll(tag)) {
+    const [whole, closing, name, attributes, empty] = match;
+    checkText(body.slice(end, match.index), scopes.length === 1);
+    end = match.index + whole.length;
+    if (closing) {
+      scopes.pop();
+      continue;
+    }
+    if (scopes.length === 1 && ++roots > 1)
+      refuse('the document must have exactly one root element');
+    const found = [...attributes!.matchAll(attribute)];
+    const declared = found
+      .map(([, qname]) => qname!)
+      .filter((qname) => qname.startsWith('xmlns:'))
+      .map((qname) => qname.slice('xmlns:'.length));
+    const prefixes =
+      declared.length > 0 ? new Set([...scopes.at(-1)!, ...declared]) : scopes.at(-1)!;
+    checkPrefix(name!, prefixes);
+    for (const [, qname, double, single] of found) {
+      if (!qname!.startsWith('xmlns')) checkPrefix(qname!, prefixes);
+      checkText(double ?? single ?? '', false);
+    }
+    if (!empty) scopes.push(prefixes);
+  }
+  checkText(body.slice(end), true);
+  if (roots === 0) refuse('the document must have exactly one root element');
 }
 
 /** fast-xml-parser throws plain Errors for documents it will not build: they are bad input. */
