@@ -83,10 +83,14 @@ async function verify(
     // that is nobody's has no account to protect, and a durable write per guess would let anyone
     // slow every tenant down: such guesses are bounded by the per-address rate limit instead.
     const wait = known ? await credentials.throttle.recordFailure(given.username, request.ip) : 0;
-    if (wait > 0)
+    if (wait > 0) {
+      // Every 429 says r=0 and when to come back (the OpenAPI's TooManyRequests): the address's
+      // own count may allow more, but not this username's guesses from it for `wait` seconds.
+      request.rateStanding = { policy: 'address', remaining: 0, resetSeconds: wait };
       throw new HttpError(429, 'RATE_LIMITED', `too many failed attempts: try again in ${wait} s`, {
         'Retry-After': String(wait),
       });
+    }
     // The audit record of a client's wrong secret (bounded: domain/audit-attempts.ts). Not awaited:
     // recording adds nothing to the 401's time.
     if (known)
