@@ -208,15 +208,21 @@ function readInput(spec: OperationSpec, request: PalRequest): Record<string, unk
   if (spec.pathParams.length)
     input.params = readParams(spec.pathParams, request.params as RawValues, 'path parameter');
   if (spec.queryParams.length) {
-    // Query parameters may also come as form fields (docs/decisions.md, "Wire format"; U1).
-    const formFields = body?.kind === 'form' ? body.fields : {};
+    // Query parameters may also come as form fields (docs/decisions.md, "Wire format"; U1); one
+    // given in both is given twice.
+    const query = request.query as RawValues;
     input.query = readParams(
       spec.queryParams,
-      { ...formFields, ...(request.query as RawValues) },
+      body?.kind === 'form' ? mergeParams(body.fields, query) : query,
       'parameter',
     );
   }
-  if (spec.search) input.search = readSearch(spec.search.headers, request.headers as RawValues);
+  if (spec.search)
+    input.search = readSearch(
+      spec.search.headers,
+      request.headers as RawValues,
+      () => request.raw.headersDistinct,
+    );
   if (spec.form) {
     if (body && body.kind !== 'form')
       throw new HttpError(
@@ -252,6 +258,18 @@ function readInput(spec: OperationSpec, request: PalRequest): Record<string, unk
     throw badRequest('this operation takes no request body');
   }
   return input;
+}
+
+/** Form fields and query parameters as one set; a name in both has both values (an array). */
+function mergeParams(form: RawValues, query: RawValues): RawValues {
+  // No prototype: a parameter may be named __proto__.
+  const merged = Object.assign(Object.create(null) as RawValues, form);
+  for (const [name, value] of Object.entries(query)) {
+    const earlier = Object.hasOwn(form, name) ? form[name] : undefined;
+    merged[name] =
+      earlier === undefined || value === undefined ? (value ?? earlier) : [earlier, value].flat();
+  }
+  return merged;
 }
 
 function receivedBody(request: PalRequest): ReceivedBody | undefined {
