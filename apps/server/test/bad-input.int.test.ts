@@ -428,7 +428,7 @@ describe('Content-Type and body rules', () => {
     );
   });
 
-  it('bodies are UTF-8: another charset is a 415, other bytes or another declared encoding a 400, nothing changed on the way', async () => {
+  it('bodies and forms are UTF-8: another charset is a 415, other bytes or another declared encoding a 400, nothing changed on the way', async () => {
     const path = `${ROOT}/transactions/${tx}/run`;
     const latin1Xml = (declared: string) =>
       Buffer.concat([
@@ -485,6 +485,22 @@ describe('Content-Type and body rules', () => {
       const messages = await refused(path, { headers, body }, status, code);
       expect(messages).toContain(says);
     }
+    // A form is UTF-8 too: raw bytes that are not, or an escape that does not decode as UTF-8.
+    const sso = `${ROOT}/enterprises/sso`;
+    const formOf = (firstName: Buffer | string) => ({
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: Buffer.concat([
+        Buffer.from('firstName='),
+        Buffer.from(firstName),
+        Buffer.from('&lastName=b&email=utf8.form@example.test'),
+      ]),
+    });
+    expect(
+      await refused(sso, formOf(Buffer.from([0xff, 0xfe])), 400, 'INVALID_ARGUMENT'),
+    ).toContain('not valid UTF-8');
+    expect(await refused(sso, formOf('%ED%A0%80'), 400, 'INVALID_ARGUMENT')).toContain(
+      'not percent-encoded UTF-8',
+    );
     const before = await h.a.json.transactions.getTransaction({ id: tx });
     // UTF-8, said so or not, in either spelling, reaches the operation (whose workflow then runs
     // and fails on this made-up input: a 422 from the run, not a 400 or 415 from the body).

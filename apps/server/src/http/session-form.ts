@@ -7,7 +7,7 @@
 // page with the messages and what they typed. Never a 500 for a posted form: a malformed or
 // oversized body is a page too.
 import multipart from '@fastify/multipart';
-import { parseUrlEncoded } from '@pal-workflow/server-skeleton';
+import { parseUrlEncoded, utf8Text } from '@pal-workflow/server-skeleton';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ConflictError } from '../domain/errors.js';
 import {
@@ -90,10 +90,10 @@ export async function registerSessionForm(
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser(
     'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: SESSION_FORM_LIMIT_BYTES },
+    { parseAs: 'buffer', bodyLimit: SESSION_FORM_LIMIT_BYTES },
     (_request, body, done) => {
       try {
-        const raw = parseUrlEncoded(String(body), {
+        const raw = parseUrlEncoded(utf8Text(body as Buffer), {
           maxFields: SESSION_FORM_MAX_FIELDS,
           maxFiles: 0,
         });

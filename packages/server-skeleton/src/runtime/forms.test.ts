@@ -26,11 +26,14 @@ describe('parseUrlEncoded', () => {
     expect((fields.a as string[]).every((v) => v === '1')).toBe(true);
   });
 
-  it('decodes as browsers encode: + and %XX, and keeps a malformed escape as it came', () => {
+  it('decodes as browsers encode: + and %XX; an escape that is not UTF-8 is a 400', () => {
     expect(
-      parseUrlEncoded('name=Zo%C3%AB+Li&email=z%40example.test&odd=%E0%A4%A&empty=&bare'),
-    ).toEqual({ name: 'Zoë Li', email: 'z@example.test', odd: '%E0%A4%A', empty: '', bare: '' });
+      parseUrlEncoded('name=Zo%C3%AB+Li&email=z%40example.test&pct=100%25&empty=&bare'),
+    ).toEqual({ name: 'Zoë Li', email: 'z@example.test', pct: '100%', empty: '', bare: '' });
     expect(parseUrlEncoded('')).toEqual({});
+    // No browser sends these; the parser kept them as they came, a value the sender never meant.
+    for (const odd of ['odd=%E0%A4%A', 'odd=%ED%A0%80', 'odd=%FF', '%zz=1'])
+      expect(() => parseUrlEncoded(`a=1&${odd}`), odd).toThrow('is not percent-encoded UTF-8');
   });
 
   it('reads "__proto__" as a field, on an object that inherits nothing', () => {

@@ -40,6 +40,17 @@ export function parseUrlEncoded(text: string, limits: FormLimits = DEFAULT_FORM_
     if (end === -1) end = text.length;
     // An empty piece ("a=1&&b=2", a trailing "&") is no field, as the parser below reads it.
     if (end > start && ++fields > limits.maxFields) throw tooManyFields(limits);
+    // The parser keeps an escape it cannot decode as it is ("%ED%A0%80" stayed those nine
+    // characters): the value would reach the operation changed, so it is refused, as bytes that
+    // are not UTF-8 are in every body.
+    const piece = text.slice(start, end);
+    if (piece.includes('%')) {
+      try {
+        decodeURIComponent(piece);
+      } catch {
+        throw badRequest(`the form field "${piece.slice(0, 40)}" is not percent-encoded UTF-8`);
+      }
+    }
     start = end + 1;
   }
   // fast-querystring (Fastify's own): no prototype, so "__proto__" is a field like any other.

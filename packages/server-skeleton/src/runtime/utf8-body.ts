@@ -18,12 +18,7 @@ export function utf8Body(request: FastifyRequest, body: Buffer, kind: 'xml' | 'j
       'UNSUPPORTED_MEDIA_TYPE',
       `Content-Type names charset "${charset}": bodies are read as UTF-8 only`,
     );
-  let text: string;
-  try {
-    text = UTF8.decode(body);
-  } catch {
-    throw badRequest('the body is not valid UTF-8');
-  }
+  const text = utf8Text(body);
   if (kind === 'xml') {
     const encoding = XML_ENCODING.exec(text)?.[1];
     if (encoding !== undefined && !/^utf-?8$/i.test(encoding))
@@ -32,4 +27,13 @@ export function utf8Body(request: FastifyRequest, body: Buffer, kind: 'xml' | 'j
       );
   }
   return text;
+}
+
+/** The body's text; a 400 when its bytes are not UTF-8 (no U+FFFD put in their place). */
+export function utf8Text(body: Buffer): string {
+  try {
+    return UTF8.decode(body);
+  } catch {
+    throw badRequest('the body is not valid UTF-8');
+  }
 }
