@@ -9,10 +9,11 @@ import {
   operationOf,
   openApiDocument,
   registerRoutes,
+  describeError,
   sendError,
   HttpError,
 } from '@pal-workflow/server-skeleton';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { WorkflowContext } from './workflows/context.js';
 import { handlers } from './handlers/index.js';
@@ -76,7 +77,7 @@ export async function buildApp(
       reply.header('X-Request-Id', request.id);
       limits.countThen(request, 'address', addressKey(routerErrorAddress(request)), (limited) => {
         limits.writeHeaders(request, reply);
-        sendError(request, reply, limited ?? routerError(error));
+        answerError(config.serviceRoot, request, reply, limited ?? routerError(error));
       });
     },
     // And those Node's HTTP parser refuses before any route (http/client-errors.ts).
@@ -89,7 +90,9 @@ export async function buildApp(
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
-  app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
+  app.setErrorHandler((error, request, reply) =>
+    answerError(config.serviceRoot, request, reply, error),
+  );
   const credentials = new ClientCredentials(domain);
   const limits = new RateLimits(config.rateLimits, openRateCountPool(config.database));
   RateLimits.decorate(app);
@@ -194,6 +197,35 @@ function servedDocument(domain: WorkflowContext): Record<string, unknown> {
     paths[rewritten] = item;
   }
   return { ...doc, servers: [{ url: publicUrl }], paths };
+}
+
+/**
+ * An error's answer: an errorResult, or for a browser asking for a page (a link cut or garbled in
+ * a mail, a person over the address's limit) a page that says the same in words.
+ */
+function answerError(
+  serviceRoot: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: unknown,
+): void {
+  if (!wantsPage(request, serviceRoot)) return void sendError(request, reply, error);
+  const { status, headers } = describeError(error);
+  for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+  const [title, text] =
+    status === 429
+      ? [
+          'Too many requests',
+          `This address has sent too many requests without signing in. Try again in ${headers['Retry-After'] ?? 'a'} seconds.`,
+        ]
+      : status < 500
+        ? [
+            'This address is not valid',
+            'Nothing can be found at an address written this way. If you followed a link from a mail or a message, open it again from there, whole: a link cut short or changed leads here.',
+          ]
+        : ['Something went wrong', 'The service could not answer. Try again in a moment.'];
+  if (status >= 500) request.log.error({ err: error }, 'a page request failed');
+  sendPage(reply, status, title, `<h1>${title}</h1><p>${text}</p>`);
 }
 
 /**

@@ -715,6 +715,21 @@ describe('unknown paths and methods', () => {
     }
     expectError(await h.http(`${ROOT}/nope`, { accept: browser }), 404, 'NOT_FOUND');
     expectError(await h.http('/services/sessio', { accept: 'application/xml' }), 404, 'NOT_FOUND');
+    // A link the router refuses (garbled percent-encoding, a token far too long): a page too.
+    for (const path of ['/services/enter/%E0%A4', `/services/enter/${'A'.repeat(10_000)}`]) {
+      const answer = await h.http(path, { accept: browser, auth: null });
+      expect([answer.status, answer.type], path.slice(0, 40)).toEqual([
+        400,
+        'text/html; charset=utf-8',
+      ]);
+      expect(answer.text).toContain('<h1>This address is not valid</h1>');
+      expect(answer.headers.get('RateLimit')).toMatch(/^"address";r=\d+;t=\d+$/);
+      expectError(
+        await h.http(path, { accept: 'application/xml', auth: null }),
+        400,
+        'INVALID_ARGUMENT',
+      );
+    }
   });
 
   it('a body sent where no route takes one is not read: 404, however large, whatever its type', async () => {

@@ -151,6 +151,14 @@ describe('over the limit', () => {
     // Pages from that address too, and addresses the router refuses.
     expectLimited(await h.fromAddress(from, '/services/session', { auth: null }));
     expectLimited(await h.fromAddress(from, '/services/rest/pals/%zz', { auth: null }));
+    // A browser asking for a page over the limit gets a page, with the same fields.
+    for (const path of ['/services/session', '/services/enter/x', '/services/enter/%zz']) {
+      const page = await h.fromAddress(from, path, { auth: null, accept: 'text/html' });
+      expect([page.status, page.type], path).toEqual([429, 'text/html; charset=utf-8']);
+      expect(page.text).toContain('Try again in');
+      expect(Number(page.headers.get('Retry-After'))).toBeGreaterThan(0);
+      expect(standing(page).r).toBe(0);
+    }
     // The right secret counts against its client, not the address.
     const ok = await h.fromAddress(from, PAL, { auth: clientAuth(client) });
     expect(ok.status).toBe(200);
