@@ -337,6 +337,14 @@ describe.each(['json', 'xml'] as const)(
       expect([unpaged.currentPage, unpaged.totalPages, rowsOf(unpaged).length]).toEqual([1, 1, 4]);
       const empty = await page({ paging: true, pageSize: 3 }, '0');
       expect([empty.currentPage, empty.totalPages]).toEqual([1, 1]);
+      // 0 is the default (a client that fills every member sends it); a negative number is a 400.
+      const zero = await page({ paging: true, pageSize: 0, page: 0 });
+      expect([zero.currentPage, zero.totalPages, rowsOf(zero).length]).toEqual([1, 1, 7]);
+      for (const wrong of [{ page: -1 }, { pageSize: -5 }, { listLimit: -1 }, { sizeLimit: -2 }]) {
+        await expect(page({ paging: true, ...wrong }), JSON.stringify(wrong)).rejects.toMatchObject(
+          { status: 400, message: expect.stringContaining('must be 0 or more') },
+        );
+      }
     });
 
     it('U1: sizeLimit fails the run with an errorMessage; debug=true adds DebugInfo on success', async () => {

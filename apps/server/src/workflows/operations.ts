@@ -16,7 +16,12 @@ import {
 } from './engine.js';
 import type { RunFailure } from './job.js';
 import { consoleResult, nameValues, transactionResult } from './output.js';
-import { failedServiceResponse, serviceResponse, userRunOptions } from './user-service.js';
+import {
+  failedServiceResponse,
+  refuseNegativePaging,
+  serviceResponse,
+  userRunOptions,
+} from './user-service.js';
 
 /** What a run is for: the export (U1: the request's action), the pal, the transaction. */
 export interface RunTarget {
@@ -137,12 +142,10 @@ export const OPERATIONS = {
     name: 'U1 runUserWorkflow',
     module: 'user',
     exportName: undefined,
-    input: (body, t): Wire.UserInput => ({
-      ...body,
-      values: body?.payload?.data ?? {},
-      action: t.action,
-      palId: t.palId,
-    }),
+    input: (body, t): Wire.UserInput => {
+      refuseNegativePaging(body);
+      return { ...body, values: body?.payload?.data ?? {}, action: t.action, palId: t.palId };
+    },
     answer: (body, t) => ({
       shape: (value, palId) => serviceResponse(value, userRunOptions(palId, t.action, body)),
       failed: (failure, palId) =>

@@ -4,6 +4,7 @@ import type * as Wire from '@pal-workflow/types';
 import { encodeJson, zServiceResponse } from '@pal-workflow/validators';
 import type { StackFrame } from './job.js';
 import { fit, isPlainObject, OutputError } from './output.js';
+import { InvalidArgumentError } from '../domain/errors.js';
 
 const DEFAULT_PAGE_SIZE = 50;
 
@@ -17,6 +18,18 @@ export interface UserRunOptions {
   pageSize: number;
   sizeLimit: number;
   debug: boolean;
+}
+
+/**
+ * U1's numbers are counts and a page number: 0 (what a client that fills every member sends)
+ * means the default, and a negative one is refused before the run, not read as the default.
+ */
+export function refuseNegativePaging(request: Partial<Wire.ServiceRequest> | undefined): void {
+  for (const name of ['page', 'pageSize', 'listLimit', 'sizeLimit'] as const) {
+    const value = request?.[name];
+    if (value !== undefined && value < 0)
+      throw new InvalidArgumentError(`ServiceRequest.${name}: must be 0 or more, got ${value}`);
+  }
 }
 
 export function userRunOptions(
