@@ -71,7 +71,7 @@ describe('the example pals', () => {
     });
     expect(invalid.success).toBe(false);
     expect(invalid.messages?.[0]).toEqual({
-      message: 'amount: a sum such as 120.50',
+      message: 'amount: a sum in CHF such as 120.50',
       type: 'INVALID_ARGUMENT',
     });
 
@@ -386,8 +386,13 @@ describe('customer onboarding in a browser', () => {
     expect((await pages.page(cookie)).text).not.toContain('is onboarded');
     // The terms not accepted: the workflow says so, and nothing is kept.
     expect((await pages.postMultipart(cookie, form, passport)).status).toBe(303);
-    expect((await pages.page(cookie)).text).toContain(
-      'acceptTerms: tick the box to accept the terms',
+    // Named by the field's label, linked to its words under the box.
+    const refused = (await pages.page(cookie)).text;
+    expect(refused).toContain(
+      '<a href="#error-acceptTerms">Accept terms</a>: tick the box to accept the terms',
+    );
+    expect(refused).toContain(
+      '<p class="field-error" id="error-acceptTerms">tick the box to accept the terms</p>',
     );
     expect(
       (await pages.postMultipart(cookie, { ...form, acceptTerms: 'true' }, passport)).status,

@@ -234,6 +234,11 @@ describe('expense approval in Chromium', () => {
     // The pal's `enter` filled in the name the service knows (input.person): nothing to type.
     expect(CLAIM.employeeName).toBe(`${employee.firstName} ${employee.lastName}`);
     expect(await page.getByLabel('Employee name').inputValue()).toBe(CLAIM.employeeName);
+    // A new claim is dated today.
+    expect(await page.getByLabel('Claim date').inputValue()).toBe(
+      new Date().toISOString().slice(0, 10),
+    );
+
     await page.getByLabel('Claim date').fill(CLAIM.claimDate);
     await page.getByLabel('Cost centre').fill(CLAIM.costCentre);
     expect(await page.getByLabel('Category').inputValue()).toBe('Travel');
@@ -246,6 +251,26 @@ describe('expense approval in Chromium', () => {
     await sign(page, 'employee-signature', 'mouse');
     expect(await pointerTypes(page)).toEqual(['mouse']);
     expect(await page.locator('[data-marker="employee-signature"] img').count()).toBe(1);
+    // Submitted with a wrong amount and no description: both said at once, each under its
+    // field and tied to it for a screen reader, the messages linking to them.
+    await page.getByLabel('Amount').fill('lots');
+    await page.getByLabel('Description').fill('');
+    await press(page, 'Submit the claim');
+    await page.waitForSelector('main[data-pads-ready="true"]');
+    const amount = page.getByLabel('Amount');
+    expect(await amount.getAttribute('aria-invalid')).toBe('true');
+    expect(await amount.getAttribute('aria-describedby')).toBe('error-amount');
+    expect(await page.locator('#error-amount').textContent()).toBe('a sum in CHF such as 120.50');
+    expect(await page.getByLabel('Description').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#outcome a').allTextContents()).toEqual(['Amount', 'Description']);
+    expect(await amount.inputValue()).toBe('lots');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, '1-employee-refused');
+    // The drawing came back with the form; the person puts the two right.
+    expect(await page.locator('[data-marker="employee-signature"] img').count()).toBe(1);
+    await amount.fill(CLAIM.amount);
+    await page.getByLabel('Description').fill(CLAIM.description);
+
     await screenshot(page, '1-employee-filled');
 
     const mailsBefore = h.mails.length;

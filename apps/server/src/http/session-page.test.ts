@@ -214,6 +214,46 @@ describe('the session page', () => {
     expect(page).not.toContain('(INFO)');
   });
 
+  it("ties a failed action's message about a field to that field: label, link, aria", () => {
+    const failed = view({
+      outcome: {
+        action: 'submit',
+        ran: true,
+        success: false,
+        messages: [
+          { message: 'notes: say what was bought <and why>', type: 'INVALID_ARGUMENT' },
+          { message: 'country: choose one', type: 'INVALID_ARGUMENT' },
+          { message: 'office: not yours to change', type: 'INVALID_ARGUMENT' },
+          { message: 'The claim system is down', type: 'WORKFLOW_ERROR' },
+        ],
+      },
+    });
+    const page = html(failed);
+    // In the messages: the field's label, a link to its words under it.
+    expect(page).toContain(
+      '<li data-type="INVALID_ARGUMENT"><a href="#error-notes">Notes</a>: say what was bought &#60;and why&#62;</li>',
+    );
+    expect(page).toContain('<a href="#error-country">Country</a>: choose one');
+    // A read-only field's id, and a message of no field, stay as they are.
+    expect(page).toContain('<li data-type="INVALID_ARGUMENT">office: not yours to change</li>');
+    expect(page).toContain('<li data-type="WORKFLOW_ERROR">The claim system is down</li>');
+    // Under each control, its words; the control says it is in error and where to read why.
+    expect(page).toMatch(
+      /<textarea id="[^"]+" name="notes" rows="3" maxlength="\d+" aria-invalid="true" aria-describedby="error-notes">/,
+    );
+    expect(page).toContain(
+      '<p class="field-error" id="error-notes">say what was bought &#60;and why&#62;</p>',
+    );
+    expect(page).toMatch(
+      /<select id="[^"]+" name="country" aria-invalid="true" aria-describedby="error-country">/,
+    );
+    expect(page.match(/aria-invalid/g)).toHaveLength(2);
+    // The same view rendered again places them again; a success ties nothing.
+    expect(html(failed)).toContain('id="error-notes"');
+    const done = view({ outcome: { ...failed.outcome!, success: true } });
+    expect(html(done)).not.toContain('aria-invalid');
+  });
+
   it("a mailed link's action, which no button names, is not named by its code", () => {
     const outcome = (success: boolean) =>
       html(

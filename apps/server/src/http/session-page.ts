@@ -32,6 +32,7 @@ export function renderSessionPage(
   assets: AssetUrls,
 ): string {
   const title = titleOf(view);
+  usedOfView.delete(view); // each rendering places each field's error once
   const uploads = view.uploads;
   // A file is only sent by a multipart form; without one the form stays urlencoded.
   const enctype = uploads.some((u) => u.editable) ? ' enctype="multipart/form-data"' : '';
@@ -114,9 +115,19 @@ function outcomeRegion(view: SessionView): string {
         ? `“${escapeHtml(label)}” done`
         : `“${escapeHtml(label)}” failed`;
   // A message's type is a code for programs (INFO, INVALID_ARGUMENT): it stays in the markup,
-  // for styles and scripts, and out of the text a person reads.
+  // for styles and scripts, and out of the text a person reads. One about a field the person
+  // may edit ("amount: a sum such as 120.50") names it by its label and links to it, where the
+  // same words stand under the control.
+  const errors = fieldErrors(view);
   const messages = outcome.messages
-    .map((m) => `<li${m.type ? ` data-type="${attr(m.type)}"` : ''}>${escapeHtml(m.message)}</li>`)
+    .map((m) => {
+      const type = m.type ? ` data-type="${attr(m.type)}"` : '';
+      const tied = aboutField(m.message, errors);
+      const text = tied
+        ? `<a href="#${errorId(tied.fieldId)}">${escapeHtml(fieldLabel(tied.fieldId))}</a>: ${escapeHtml(tied.text)}`
+        : escapeHtml(m.message);
+      return `<li${type}>${text}</li>`;
+    })
     .join('');
   const kind = outcome.ran && outcome.success ? 'success' : 'failure';
   return `<section id="outcome" class="outcome ${kind}" aria-live="polite" tabindex="-1"><h2>${heading}</h2>${messages ? `<ul>${messages}</ul>` : ''}</section>`;
@@ -275,14 +286,31 @@ function fieldBlock(
   const name = attr(fieldId);
   const value = view.draft?.values[fieldId] ?? current;
   const labelled = `<label for="${id}">${label}</label>`;
+  // Its error's words stand under the first control of that id (ids are unique on a page).
+  const error = firstUse(view, fieldId) ? fieldErrors(view).get(fieldId) : undefined;
+  // The control says it is in error, and which words say why (read with its label). The words
+  // stand between the label and the control, so that the messages' link to them leads the
+  // keyboard on to the control.
+  const invalid = error ? ` aria-invalid="true" aria-describedby="${errorId(fieldId)}"` : '';
+  const errorText = error
+    ? `<p class="field-error" id="${errorId(fieldId)}">${escapeHtml(error)}</p>`
+    : '';
+  const block = (head: string, control: string) =>
+    `<div class="${cls}${error ? ' invalid' : ''}"${where}>${head}${errorText}${control}</div>`;
   switch (type) {
     case 'TEXTAREA':
-      return `<div class="${cls}"${where}>${labelled}<textarea id="${id}" name="${name}" rows="3" maxlength="${FIELD_VALUE_MAX}">${escapeHtml(value)}</textarea></div>`;
+      return block(
+        labelled,
+        `<textarea id="${id}" name="${name}" rows="3" maxlength="${FIELD_VALUE_MAX}"${invalid}>${escapeHtml(value)}</textarea>`,
+      );
     case 'CHECKBOX':
     case 'CHECKBOXCHECKED': {
       // An unchecked box posts nothing: the hidden "false" before it is what the form then sends.
       const checked = value === 'true' ? ' checked' : '';
-      return `<div class="${cls}"${where}><input type="hidden" name="${name}" value="false"><input type="checkbox" id="${id}" name="${name}" value="true"${checked}>${labelled}</div>`;
+      return block(
+        '',
+        `<input type="hidden" name="${name}" value="false"><input type="checkbox" id="${id}" name="${name}" value="true"${checked}${invalid}>${labelled}`,
+      );
     }
     case 'RADIO': {
       const options = choices(field)
@@ -291,7 +319,7 @@ function fieldBlock(
             `<span class="choice"><input type="radio" id="${id}-${n}" name="${name}" value="${attr(choice)}"${choice === value ? ' checked' : ''}><label for="${id}-${n}">${escapeHtml(choice)}</label></span>`,
         )
         .join('');
-      return `<fieldset class="${cls}"${where}><legend>${label}</legend><input type="hidden" name="${name}" value="">${options}</fieldset>`;
+      return `<fieldset class="${cls}${error ? ' invalid' : ''}"${where}${invalid}><legend>${label}</legend>${errorText}<input type="hidden" name="${name}" value="">${options}</fieldset>`;
     }
     case 'SELECT': {
       const list = choices(field);
@@ -302,11 +330,64 @@ function fieldBlock(
             `<option value="${attr(choice)}"${choice === value ? ' selected' : ''}>${escapeHtml(choice)}</option>`,
         )
         .join('');
-      return `<div class="${cls}"${where}>${labelled}<select id="${id}" name="${name}">${blank}${options}</select></div>`;
+      return block(
+        labelled,
+        `<select id="${id}" name="${name}"${invalid}>${blank}${options}</select>`,
+      );
     }
     default:
-      return `<div class="${cls}"${where}>${labelled}<input type="text" id="${id}" name="${name}" value="${attr(value)}" maxlength="${FIELD_VALUE_MAX}"></div>`;
+      return block(
+        labelled,
+        `<input type="text" id="${id}" name="${name}" value="${attr(value)}" maxlength="${FIELD_VALUE_MAX}"${invalid}>`,
+      );
   }
+}
+
+/**
+ * The messages of a failed action that are about a field the person may edit, by field id: a
+ * message "fieldId: why" (the form workflows.md suggests) whose id is such a field's.
+ */
+const errorsOfView = new WeakMap<SessionView, Map<string, string>>();
+function fieldErrors(view: SessionView): Map<string, string> {
+  let errors = errorsOfView.get(view);
+  if (errors) return errors;
+  errors = new Map();
+  const outcome = view.outcome;
+  if (outcome && !(outcome.ran && outcome.success)) {
+    const editable = new Set(
+      view.documents.flatMap((d) => d.fields.filter((f) => f.editable).map((f) => f.field.id!)),
+    );
+    for (const m of outcome.messages) {
+      const tied = aboutField(m.message, editable);
+      if (tied && !errors.has(tied.fieldId)) errors.set(tied.fieldId, tied.text);
+    }
+  }
+  errorsOfView.set(view, errors);
+  return errors;
+}
+
+const usedOfView = new WeakMap<SessionView, Set<string>>();
+function firstUse(view: SessionView, fieldId: string): boolean {
+  let used = usedOfView.get(view);
+  if (!used) usedOfView.set(view, (used = new Set()));
+  if (used.has(fieldId)) return false;
+  used.add(fieldId);
+  return true;
+}
+
+function aboutField(
+  message: string,
+  fields: ReadonlySet<string> | ReadonlyMap<string, string>,
+): { fieldId: string; text: string } | undefined {
+  const colon = message.indexOf(': ');
+  if (colon <= 0) return undefined;
+  const fieldId = message.slice(0, colon);
+  return fields.has(fieldId) ? { fieldId, text: message.slice(colon + 2) } : undefined;
+}
+
+/** The id of a field's error text (field ids are the pal's: anything but the safe is escaped). */
+function errorId(fieldId: string): string {
+  return `error-${fieldId.replace(/[^A-Za-z0-9_-]/g, (c) => `.${c.codePointAt(0)!.toString(16)}`)}`;
 }
 
 function isCheckbox(type: string): boolean {

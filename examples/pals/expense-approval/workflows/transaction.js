@@ -33,21 +33,33 @@ export function runWorkflow(input, pal) {
 }
 
 export function submit(input, pal) {
-  const { amount, description } = input.values;
+  // A decimal comma is what many people type: "42,50" is 42.50.
+  const amount = (input.values.amount ?? '').trim().replace(/^(\d+),(\d{1,2})$/, '$1.$2');
+  const description = (input.values.description ?? '').trim();
   // The browser's form has no approver: the demo's manager approves it.
   const approver = input.values.approver ?? (fromBrowser(input) ? DEMO_MANAGER : undefined);
-  if (!money.test(amount ?? '')) {
+  // Every problem at once, each naming its field ("field: why"): the page shows each under its
+  // field and links to it.
+  const problems = [];
+  if (!money.test(amount)) problems.push('amount: a sum in CHF such as 120.50');
+  if (!description) problems.push('description: what was bought, and why');
+  if (problems.length > 0) {
     return {
       success: false,
-      messages: [{ message: 'amount: a sum such as 120.50', type: 'INVALID_ARGUMENT' }],
+      messages: problems.map((message) => ({ message, type: 'INVALID_ARGUMENT' })),
     };
   }
-  if (!description) {
-    return {
-      success: false,
-      messages: [{ message: 'description: what was bought, and why', type: 'INVALID_ARGUMENT' }],
-    };
+  if (fromBrowser(input)) {
+    pal.documents.setField(CLAIM, 'amount', amount);
+    // A known person's name is theirs, whatever was typed over it: the claim shows who signed.
+    if (input.person)
+      pal.documents.setField(
+        CLAIM,
+        'employeeName',
+        `${input.person.firstName} ${input.person.lastName}`,
+      );
   }
+  const employeeName = fromBrowser(input) ? fieldValue(pal, 'employeeName') : '';
   pal.vars.set('amount', amount);
   pal.vars.set('description', description);
   // Who submitted (a person on the claim's page): a returned claim goes back to them.
@@ -65,7 +77,7 @@ export function submit(input, pal) {
     pal.mail.send({
       to: approver,
       subject: `Expense claim of ${amount} to approve`,
-      text: `A claim waits for your approval: ${description} (${amount}).`,
+      text: `A claim of CHF ${amount}${employeeName ? ` by ${employeeName}` : ''} waits for your approval: ${description}`,
       action: role === 'manager' ? 'review' : 'approve',
     });
   }
@@ -146,7 +158,7 @@ export function reopen(input, pal) {
   return {
     messages: [
       {
-        message: `Returned by your manager: ${pal.vars.get('returnReason') ?? ''}. Change what is asked, then submit the claim again.`,
+        message: `Returned by your manager: ${(pal.vars.get('returnReason') ?? '').replace(/[.!\s]+$/, '')}. Change what is asked, then submit the claim again.`,
         type: 'INFO',
       },
     ],
@@ -168,6 +180,9 @@ export function enter(input, pal) {
       `${input.person.firstName} ${input.person.lastName}`,
     );
   }
+  // A new claim is dated today (its form asks for YYYY-MM-DD); the employee may change it.
+  if (owner && editable && fieldValue(pal, 'claimDate') === '')
+    pal.documents.setField(CLAIM, 'claimDate', new Date().toISOString().slice(0, 10));
   return { messages: [{ message: describe(pal), type: 'INFO' }] };
 }
 
