@@ -159,7 +159,10 @@ function documentSection(view: SessionView, doc: SessionDocument, paths: Session
   const name = doc.description ?? doc.file;
   const heading = `doc-${doc.index}-title`;
   const links = [
-    `<a href="${attr(paths.document(doc.index))}" target="_blank" rel="noopener">Open ${escapeHtml(fileName(doc.file))}</a>`,
+    // Once the completed PDF is written, "Open" shows it (filled in and signed), not the blank form.
+    doc.completed
+      ? `<a href="${attr(paths.completed(doc.index))}" target="_blank" rel="noopener">Open the completed ${escapeHtml(fileName(doc.file))}</a>`
+      : `<a href="${attr(paths.document(doc.index))}" target="_blank" rel="noopener">Open ${escapeHtml(fileName(doc.file))}</a>`,
     ...(doc.completed
       ? [
           `<a href="${attr(paths.completed(doc.index))}" class="completed-download" download>Download the completed document (PDF)</a>`,
