@@ -12,6 +12,7 @@ if (main && form) {
   placeBoxes();
   preventEnterSubmit();
   preventSecondSubmit();
+  keepAliveWhileActive();
   setUpSignatures().catch((error) => console.error('signature pads', error));
   drawPdfPages().catch((error) => pageFailure(error));
   const outcome = document.getElementById('outcome');
@@ -58,6 +59,24 @@ function preventSecondSubmit() {
     else settle(true);
   });
   window.addEventListener('pageshow', () => settle(false));
+}
+
+/**
+ * The session ends after 30 minutes without a request, and a person filling in a long form, or
+ * reading the document, sends none: what they typed would be lost to the "session has ended"
+ * page. While they type, tick, choose or draw, the page asks for itself (HEAD), at most once
+ * every five minutes, which counts as their request.
+ */
+function keepAliveWhileActive() {
+  const every = 5 * 60 * 1000;
+  let last = Date.now();
+  const alive = () => {
+    if (Date.now() - last < every) return;
+    last = Date.now();
+    fetch(location.pathname, { method: 'HEAD', cache: 'no-store' }).catch(() => {});
+  };
+  for (const type of ['input', 'change', 'pointerdown', 'keydown'])
+    form.addEventListener(type, alive, { passive: true });
 }
 
 async function drawPdfPages() {

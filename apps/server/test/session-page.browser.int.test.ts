@@ -369,6 +369,43 @@ describe('a second tap on a slow connection', () => {
   });
 });
 
+describe('a person who fills in a long form', () => {
+  it('keeps their session alive while they type: a HEAD of the page at most every five minutes', async () => {
+    const tx = await newTransaction();
+    const { context, page, problems } = await newContext({ viewport: PHONE });
+    await page.clock.install();
+    await page.goto(`${h.url}/services/enter/${await participantToken(tx)}`);
+    await page.waitForSelector('main[data-pads-ready="true"]');
+    const heads: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'HEAD') heads.push(new URL(r.url()).pathname);
+    });
+    const lastSeen = async () =>
+      (
+        await h.domain.db
+          .selectFrom('browser_sessions')
+          .select('last_seen_at')
+          .where('transaction_id', '=', tx)
+          .executeTakeFirstOrThrow()
+      ).last_seen_at;
+    const name = page.getByLabel('Employee name');
+    await name.fill('Ada');
+    expect(heads).toEqual([]);
+    const before = await lastSeen();
+    // Six minutes of reading later, the next keystroke tells the server the person is there.
+    await page.clock.fastForward('06:00');
+    await name.pressSequentially(' L');
+    await expect.poll(() => heads).toEqual([new URL(page.url()).pathname]);
+    await expect.poll(lastSeen).not.toBe(before);
+    // And not again within five minutes.
+    await name.pressSequentially('ovelace');
+    await page.waitForTimeout(200);
+    expect(heads).toHaveLength(1);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
 describe('widths between a phone and a desktop', () => {
   it('no width scrolls the page sideways', async () => {
     const tx = await newTransaction();
