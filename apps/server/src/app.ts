@@ -18,7 +18,7 @@ import type { DestinationStream } from 'pino';
 import type { WorkflowContext } from './workflows/context.js';
 import { handlers } from './handlers/index.js';
 import { authenticator } from './http/authenticate.js';
-import { clientErrorHandler } from './http/client-errors.js';
+import { clientErrorHandler, expectationFailed } from './http/client-errors.js';
 import { ClientCredentials } from './http/credentials.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { sendPage } from './http/page.js';
@@ -60,6 +60,9 @@ export async function buildApp(
             ...(options.logStream ? { stream: options.logStream } : {}),
           },
     bodyLimit: config.bodyLimitBytes,
+    // Node would answer an HTTP/1.1 request without Host with a bare 400 of its own; the hook
+    // below answers it with an errorResult, as every refusal is.
+    http: { requireHostHeader: false },
     // Behind the proxies named by TRUST_PROXY, a request's address (rate limits, the sign-in
     // throttle) and protocol are what they forwarded; anyone else's X-Forwarded-For is ignored.
     trustProxy: config.trustProxy ?? false,
@@ -90,6 +93,8 @@ export async function buildApp(
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
+  // And an Expect the server does not meet (Node's own 417 had no body).
+  app.server.on('checkExpectation', expectationFailed);
   app.setErrorHandler((error, request, reply) =>
     answerError(config.serviceRoot, request, reply, error),
   );
@@ -102,6 +107,10 @@ export async function buildApp(
   // by their address. (One hook, not two: each costs every request a step of Fastify's.)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1')
+      return done(
+        new HttpError(400, 'INVALID_ARGUMENT', 'an HTTP/1.1 request needs a Host header'),
+      );
     if (operationOf(request) || request.routeOptions.url === '/healthz') return done();
     limits.countThen(request, 'address', addressKey(request.ip), done);
   });

@@ -822,6 +822,26 @@ describe("what Node's HTTP parser refuses before any route: an errorResult too",
     h.validator.assertValid(answer.body);
     expectError({ ...answer, text: answer.body }, 400, 'INVALID_ARGUMENT');
   });
+
+  it('an HTTP/1.1 request without Host: 400 with an errorResult, nothing served', async () => {
+    const answer = await exchange(
+      Buffer.from(
+        `GET ${ROOT}/pals HTTP/1.1\r\nAuthorization: ${h.a.authorization}\r\nConnection: close\r\n\r\n`,
+      ),
+    );
+    expect([answer.status, answer.type]).toEqual([400, 'application/xml; charset=utf-8']);
+    h.validator.assertValid(answer.body);
+    expect(
+      expectError({ ...answer, text: answer.body }, 400, 'INVALID_ARGUMENT').join(' '),
+    ).toContain('needs a Host header');
+  });
+
+  it('an Expect other than 100-continue: 417 with an errorResult', async () => {
+    const answer = await request('Expect: 999-zz');
+    expect([answer.status, answer.type]).toEqual([417, 'application/xml; charset=utf-8']);
+    h.validator.assertValid(answer.body);
+    expectError({ ...answer, text: answer.body }, 417, 'EXPECTATION_FAILED');
+  });
 });
 
 describe('409 for an e-mail address in use', () => {

@@ -3,6 +3,7 @@
 // are answered as errorResults too (docs/decisions.md, "Errors"), in XML, the format of a request
 // whose Accept could not be read; Fastify's own answer was a JSON object of its own shape.
 import { STATUS_CODES } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorResult } from '@pal-workflow/server-skeleton';
 import { encodeXml } from '@pal-workflow/validators';
@@ -59,4 +60,26 @@ export function clientErrorHandler(
     );
   }
   socket.destroy(error);
+}
+
+/**
+ * Node's `checkExpectation`: a request whose Expect is not `100-continue` (which Node meets on
+ * its own). 417 with an errorResult, and the connection closed: its body is not read.
+ */
+export function expectationFailed(_request: IncomingMessage, response: ServerResponse): void {
+  const body = encodeXml(
+    'errorResult',
+    errorResult({
+      status: 417,
+      code: 'EXPECTATION_FAILED',
+      messages: ['the server meets no Expect but 100-continue'],
+      headers: {},
+    }),
+  );
+  response.writeHead(417, {
+    'Content-Type': 'application/xml; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    Connection: 'close',
+  });
+  response.end(body);
 }
