@@ -93,6 +93,26 @@ describe('the bounds on what a run hands to the host', () => {
     expect(after.messages?.map((m) => m.message)).toEqual(['after: undefined']);
   });
 
+  it('a value no variable may hold (NUL, control character, lone surrogate): a TypeError, nothing kept, no 500', async () => {
+    const caught = await t6({ attack: 'unkeepable' });
+    expect(caught.success, JSON.stringify(caught)).toBe(true);
+    expect(caught.messages?.map((m) => m.message)).toEqual(
+      Array(3).fill(
+        'pal.vars.set: value holds a character that cannot be kept (a NUL, another control character but tab and line breaks, or a lone surrogate)',
+      ),
+    );
+    // The transaction answers T9 as before (a value XML cannot carry would have broken it).
+    const listed = await h.a.json.transactions.runTransaction({
+      transactionId: caught.id,
+      transactionContent: post({ attack: 'read-after' }),
+    });
+    expect(listed).toBeDefined();
+    // Uncaught, it fails the run cleanly; the next run on the transaction is not held back.
+    const uncaught = await t6({ attack: 'unkeepable', uncaught: 'yes' }, caught.id);
+    expect(failedWith(uncaught).message).toContain('cannot be kept');
+    expect((await t6({ attack: 'unkeepable' }, caught.id)).success).toBe(true);
+  });
+
   it('large values: the run fails at the bytes a transaction’s variables may hold', async () => {
     const message = failedWith(await t6({ attack: 'vars', n: 40, size: 60_000 }));
     expect(message.type).toBe('WORKFLOW_MEMORY');

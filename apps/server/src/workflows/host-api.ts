@@ -7,6 +7,7 @@
 // Nothing here touches the database: the engine applies the collected effects when the run
 // succeeds, after checking each one again.
 import type * as Wire from '@pal-workflow/types';
+import { isXmlText } from '@pal-workflow/validators';
 import { fieldValueProblem } from '../domain/web-permissions.js';
 import type { RoleView, RunEffects, SandboxJob } from './job.js';
 import { RUN_BOUNDS } from './limits.js';
@@ -115,6 +116,7 @@ export class RunState {
           );
         if (value.length > MAX_VALUE)
           throw new TypeError(`pal.vars.set: value is longer than ${MAX_VALUE} characters`);
+        keepable('pal.vars.set: value', value);
         this.checkVariable(name, value);
         this.vars.set(name, value);
         this.effects.vars[name] = value;
@@ -215,6 +217,7 @@ export class RunState {
           throw new TypeError(
             `pal.documents.setField: value is longer than ${MAX_VALUE} characters`,
           );
+        keepable('pal.documents.setField: value', value);
         const document = documents.find((d) => d.filename === file);
         if (!document)
           throw new TypeError(`pal.documents.setField: the transaction has no document "${file}"`);
@@ -340,5 +343,18 @@ function text(where: string, value: unknown, max: number): string {
     throw new TypeError(`${where} must be a string, not ${kind(value)}`);
   if (value.length === 0) throw new TypeError(`${where} must not be empty`);
   if (value.length > max) throw new TypeError(`${where} is longer than ${max} characters`);
+  return keepable(where, value);
+}
+
+/**
+ * What a run keeps (variables, field values, statuses, roles, mails) is text XML can carry, as
+ * every string an operation takes: a NUL, another control character or a lone surrogate would be
+ * refused by PostgreSQL's text (NUL), or by every XML and NameValue answer that holds it later.
+ */
+function keepable(where: string, value: string): string {
+  if (!isXmlText(value))
+    throw new TypeError(
+      `${where} holds a character that cannot be kept (a NUL, another control character but tab and line breaks, or a lone surrogate)`,
+    );
   return value;
 }

@@ -213,9 +213,12 @@ describe('the sandbox', () => {
       job(
         `export function run(input, pal) {
           const seen = input.odd.map((v, i) => pal.vars.get('v' + i));
-          input.odd.forEach((v, i) => pal.vars.set('w' + i, v));
-          pal.log(input.odd[0]);
-          return { seen, lengths: seen.map((v) => v.length), back: input.odd.map((v, i) => pal.vars.get('w' + i)) };
+          input.odd.forEach((v) => pal.log(v));
+          // What a run keeps must be text XML can carry: the others are refused, not cut short.
+          const kept = input.odd.map((v, i) => {
+            try { pal.vars.set('w' + i, v); return pal.vars.get('w' + i); } catch (e) { return e.message; }
+          });
+          return { seen, lengths: seen.map((v) => v.length), kept };
         }`,
         {
           inputJson: JSON.stringify({ odd }),
@@ -228,13 +231,15 @@ describe('the sandbox', () => {
     const value = JSON.parse(outcome.value!) as {
       seen: string[];
       lengths: number[];
-      back: string[];
+      kept: string[];
     };
     expect(value.seen).toEqual(odd);
     expect(value.lengths).toEqual(odd.map((v) => v.length));
-    expect(value.back).toEqual(odd);
-    expect(outcome.effects.vars).toEqual(Object.fromEntries(odd.map((v, i) => [`w${i}`, v])));
-    expect(outcome.logs[0]).toContain('ab\u0000cd');
+    expect(outcome.logs).toEqual(odd);
+    const refused =
+      'pal.vars.set: value holds a character that cannot be kept (a NUL, another control character but tab and line breaks, or a lone surrogate)';
+    expect(value.kept).toEqual([...Array(6).fill(refused), 'é😀\uFFFD']);
+    expect(outcome.effects.vars).toEqual({ w6: 'é😀\uFFFD' });
   });
 
   it('collects effects without applying them, and the run sees its own writes', () => {

@@ -522,8 +522,12 @@ function takeNatives(context: QuickJSContext): Natives {
  */
 function readArgument(context: QuickJSContext, natives: Natives, handle: QuickJSHandle): unknown {
   const type = context.typeof(handle);
-  if (type === 'string')
-    return readString(context, natives, handle, RUN_BOUNDS.argumentLength).text;
+  if (type === 'string') {
+    const read = readString(context, natives, handle, RUN_BOUNDS.argumentLength);
+    // Not read whole only when the guest's memory ran out on the way (slicing it, or spelling it
+    // as JSON): as a toJSON that fills it, never a string cut short.
+    return read.whole ? read.text : new Unwritable(true);
+  }
   if (type !== 'object' && type !== 'function') return context.dump(handle);
   if (context.sameValue(handle, context.null)) return null;
   const json = context.callFunction(natives.stringify, context.undefined, handle);
@@ -592,43 +596,44 @@ function readString(
   natives: Natives,
   handle: QuickJSHandle,
   max: number,
-): { text: string; length: number } {
+): { text: string; length: number; whole: boolean } {
   const length = stringLength(context, handle);
-  if (length <= max) return { text: wholeString(context, natives, handle, length), length };
+  if (length <= max) return { ...wholeString(context, natives, handle, length), length };
   const [start, end] = [context.newNumber(0), context.newNumber(max)];
   const sliced = context.callFunction(natives.slice, handle, start, end);
   start.dispose();
   end.dispose();
   if (sliced.error) {
     sliced.error.dispose();
-    return { text: '', length };
+    return { text: '', length, whole: false };
   }
-  const text = wholeString(context, natives, sliced.value, max);
+  const read = wholeString(context, natives, sliced.value, max);
   sliced.value.dispose();
-  return { text, length };
+  return { ...read, length };
 }
 
 /**
  * A guest string of `length` characters, exactly. The memory between the two sides holds C
  * strings of UTF-8: a NUL ends one early, and a lone surrogate cannot be written in UTF-8 (it
  * comes back as U+FFFD). Such a string (its length differs, or it reads with a U+FFFD) is read
- * again as its JSON text, which spells both with escapes.
+ * again as its JSON text, which spells both with escapes. `whole` is false when that could not
+ * be made (the guest's memory is full): `text` is then cut short, and no argument.
  */
 function wholeString(
   context: QuickJSContext,
   natives: Natives,
   handle: QuickJSHandle,
   length: number,
-): string {
+): { text: string; whole: boolean } {
   const text = context.getString(handle);
-  if (text.length === length && !text.includes('\uFFFD')) return text;
+  if (text.length === length && !text.includes('\uFFFD')) return { text, whole: true };
   const json = context.callFunction(natives.stringify, context.undefined, handle);
   if (json.error) {
     json.error.dispose();
-    return text;
+    return { text, whole: false };
   }
   try {
-    return JSON.parse(context.getString(json.value)) as string;
+    return { text: JSON.parse(context.getString(json.value)) as string, whole: true };
   } finally {
     json.value.dispose();
   }
