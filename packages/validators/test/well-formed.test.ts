@@ -3,6 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { checkWellFormedDocument } from '../src/index.js';
 
 describe('checkWellFormedDocument', () => {
+  // Its time grows with the document's length: inputs that took seconds, or the heap, before.
+  it('reads deep prefix declarations and unterminated openers in one pass', () => {
+    const depth = 20_000;
+    const deep =
+      Array.from({ length: depth }, (_, i) => `<a xmlns:p${i}="u">`).join('') +
+      '</a>'.repeat(depth);
+    expect(() => checkWellFormedDocument(deep)).not.toThrow();
+    const openers = `<a b="${'<!--'.repeat(80_000)}"/>`;
+    expect(() => checkWellFormedDocument(openers)).toThrow();
+    const comments = `<a>${'<!-- x -->'.repeat(50_000)}</a>`;
+    expect(() => checkWellFormedDocument(comments)).not.toThrow();
+  });
+
   it.each([
     '<a/>',
     '<?xml version="1.0" encoding="UTF-8"?>\n<a>text</a>\n',
@@ -27,6 +40,19 @@ describe('checkWellFormedDocument', () => {
     ['<!DOCTYPE a><a/>', 'a DOCTYPE is not allowed'],
     ['<a><b></a>', 'malformed XML'],
     ['<a/>text', 'text outside the root element'],
+    // What the parser's own check let through.
+    ['<a>\u0001</a>', 'a character XML cannot carry'],
+    ['<a>x\u0000</a>', 'a character XML cannot carry'],
+    ['<a>x ]]> y</a>', '"]]>" in text'],
+    ['<a b="x & y"/>', 'an & that begins no'],
+    ['<a>x & y</a>', 'malformed XML'],
+    ['<a xmlns:x=""/>', 'declared empty'],
+    ['<xmlns:a/>', 'the prefix xmlns names no element'],
+    ['<a:b:c xmlns:a="u"/>', 'not a name of at most one prefix'],
+    ['<a/><![CDATA[x]]>', 'text outside the root element'],
+    // A comment, processing instruction or CDATA opened inside an attribute's value.
+    ['<a b="<!--"/><b/><c d="-->"/>', 'a < in the value of b'],
+    ['<a b="<?"/><b/><c d="?>"/>', 'a < in the value of b'],
   ])('refuses %s', (text, message) => {
     expect(() => checkWellFormedDocument(text)).toThrow(message);
   });

@@ -13,6 +13,7 @@ import {
 import { DecodeError, IssueList, type DecodeIssue } from './decode-error.js';
 import type { MemberDescriptor, TypeDescriptor } from './descriptor.js';
 import { LARGE_BODY_CHARS, validateRoot } from './json-codec.js';
+import { isXmlText } from './xsd-builtins.js';
 
 type XmlNode = Record<string, unknown>;
 
@@ -94,56 +95,88 @@ export function checkXmlDocument(text: string): void {
 
 /**
  * A document taken as it is (C5): what checkXmlDocument checks, and what the parser's own check
- * lets through: exactly one root element, entity references that are the five predefined ones or
- * characters XML allows, and every prefix of an element or attribute declared where it is used.
- * Read by its tags, not built into objects: any element name is data here (`<__proto__>` too).
+ * lets through: exactly one root element and no text outside it, only characters XML allows
+ * (`&#0;` and a raw NUL alike), `&` only in the five predefined references and character
+ * references, no `<` in an attribute's value nor `]]>` in text, and every prefix a QName of one
+ * colon, declared (not to "") where it is used. Read token by token from left to right (any
+ * element name is data here, `<__proto__>` too), so that its time grows with its length only.
  */
 export function checkWellFormedDocument(text: string): void {
   checkXmlDocument(text);
-  // Comments, CDATA sections and processing instructions hold no tags or references.
-  const body = text.replace(/<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>/g, ' ');
-  const tag = /<(\/?)([^\s/>]+)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>/g;
-  const attribute = /([^\s=]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
-  const scopes: ReadonlySet<string>[] = [new Set(['xml', 'xmlns'])];
-  let roots = 0;
-  let end = 0;
-  const refuse = (message: string) => {
+  const refuse = (message: string): never => {
     throw new DecodeError([{ path: '', message }]);
   };
-  const checkPrefix = (qname: string, prefixes: ReadonlySet<string>) => {
-    const colon = qname.indexOf(':');
-    if (colon > 0 && !prefixes.has(qname.slice(0, colon)))
-      refuse(`the prefix of <${qname}> is not declared (xmlns:${qname.slice(0, colon)})`);
+  if (!isXmlText(text)) refuse('the document holds a character XML cannot carry');
+  const token =
+    /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>|<(\/?)([^\s/>!?]+)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|[^<]+/y;
+  const attribute = /([^\s=]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+  /** How many open elements declare each prefix; "xml" and "xmlns" are always bound. */
+  const bound = new Map<string, number>([
+    ['xml', 1],
+    ['xmlns', 1],
+  ]);
+  const open: string[][] = [];
+  let roots = 0;
+  const checkName = (qname: string) => {
+    const parts = qname.split(':');
+    if (parts.length > 2 || parts.some((part) => part === ''))
+      refuse(`<${qname}> is not a name of at most one prefix`);
+    if (parts.length === 2 && !bound.get(parts[0]!))
+      refuse(`the prefix of <${qname}> is not declared (xmlns:${parts[0]})`);
   };
-  const checkText = (value: string, outside: boolean) => {
-    if (outside && value.trim() !== '') refuse('text outside the root element');
-    decodeEntities(value, 'refuse characters XML cannot carry');
+  const checkText = (value: string) => {
+    const left = value.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z][\w.-]*);/g, (whole) => {
+      decodeEntities(whole, 'refuse characters XML cannot carry');
+      return '';
+    });
+    if (left.includes('&')) refuse('an & that begins no entity or character reference');
   };
-  for (const match of body.matchAll(tag)) {
-    const [whole, closing, name, attributes, empty] = match;
-    checkText(body.slice(end, match.index), scopes.length === 1);
-    end = match.index + whole.length;
-    if (closing) {
-      scopes.pop();
+  token.lastIndex = 0;
+  while (token.lastIndex < text.length) {
+    const at = token.lastIndex;
+    const match = token.exec(text);
+    if (!match) refuse(`malformed XML at character ${at}`);
+    const [whole, closing, name, attributes, empty] = match!;
+    if (whole.startsWith('<!--') || whole.startsWith('<?')) continue;
+    if (whole.startsWith('<![CDATA[')) {
+      if (open.length === 0) refuse('text outside the root element');
       continue;
     }
-    if (scopes.length === 1 && ++roots > 1)
-      refuse('the document must have exactly one root element');
-    const found = [...attributes!.matchAll(attribute)];
-    const declared = found
-      .map(([, qname]) => qname!)
-      .filter((qname) => qname.startsWith('xmlns:'))
-      .map((qname) => qname.slice('xmlns:'.length));
-    const prefixes =
-      declared.length > 0 ? new Set([...scopes.at(-1)!, ...declared]) : scopes.at(-1)!;
-    checkPrefix(name!, prefixes);
-    for (const [, qname, double, single] of found) {
-      if (!qname!.startsWith('xmlns')) checkPrefix(qname!, prefixes);
-      checkText(double ?? single ?? '', false);
+    if (name === undefined) {
+      if (open.length === 0) {
+        if (whole.trim() !== '') refuse('text outside the root element');
+        continue;
+      }
+      if (whole.includes(']]>')) refuse('"]]>" in text');
+      checkText(whole);
+      continue;
     }
-    if (!empty) scopes.push(prefixes);
+    if (closing) {
+      for (const prefix of open.pop() ?? []) bound.set(prefix, bound.get(prefix)! - 1);
+      continue;
+    }
+    if (open.length === 0 && ++roots > 1) refuse('the document must have exactly one root element');
+    const found = [...attributes!.matchAll(attribute)];
+    const declared: string[] = [];
+    for (const [, qname, double, single] of found) {
+      const value = double ?? single ?? '';
+      if (value.includes('<')) refuse(`a < in the value of ${qname}`);
+      checkText(value);
+      if (qname!.startsWith('xmlns:')) {
+        const prefix = qname!.slice('xmlns:'.length);
+        if (value === '') refuse(`the prefix ${prefix} is declared empty`);
+        if (prefix === 'xmlns' || prefix === 'xml') refuse(`the prefix ${prefix} is reserved`);
+        declared.push(prefix);
+        bound.set(prefix, (bound.get(prefix) ?? 0) + 1);
+      }
+    }
+    if (name!.startsWith('xmlns:')) refuse(`<${name}>: the prefix xmlns names no element`);
+    checkName(name!);
+    for (const [, qname] of found)
+      if (qname !== 'xmlns' && !qname!.startsWith('xmlns:')) checkName(qname!);
+    if (empty) for (const prefix of declared) bound.set(prefix, bound.get(prefix)! - 1);
+    else open.push(declared);
   }
-  checkText(body.slice(end), true);
   if (roots === 0) refuse('the document must have exactly one root element');
 }
 
