@@ -56,7 +56,11 @@ function preventSecondSubmit() {
   };
   form.addEventListener('submit', (event) => {
     if (sending) event.preventDefault();
-    else settle(true);
+    else {
+      settle(true);
+      // A person who stopped the page's loading (no event says so) may send it again later.
+      setTimeout(() => settle(false), 20_000);
+    }
   });
   window.addEventListener('pageshow', () => settle(false));
 }

@@ -22,6 +22,7 @@ import { clientErrorHandler, expectationFailed } from './http/client-errors.js';
 import { ClientCredentials } from './http/credentials.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { sendPage } from './http/page.js';
+import { escapeHtml } from './html.js';
 import { registerPages } from './http/pages.js';
 import { addressKey, RateLimits } from './http/rate-limits.js';
 import { requestIdOf, requestSerializer } from './http/request-log.js';
@@ -80,7 +81,7 @@ export async function buildApp(
       reply.header('X-Request-Id', request.id);
       limits.countThen(request, 'address', addressKey(routerErrorAddress(request)), (limited) => {
         limits.writeHeaders(request, reply);
-        answerError(config.serviceRoot, request, reply, limited ?? routerError(error));
+        answerError(config.serviceRoot, request, reply, limited ?? routerError(error), 'router');
       });
     },
     // And those Node's HTTP parser refuses before any route (http/client-errors.ts).
@@ -217,24 +218,29 @@ function answerError(
   request: FastifyRequest,
   reply: FastifyReply,
   error: unknown,
+  /** The router refused the address itself (a garbled or far too long link). */
+  from?: 'router',
 ): void {
   if (!wantsPage(request, serviceRoot)) return void sendError(request, reply, error);
-  const { status, headers } = describeError(error);
+  const { status, messages, headers } = describeError(error);
   for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+  const wait = headers['Retry-After'];
   const [title, text] =
     status === 429
       ? [
           'Too many requests',
-          `This address has sent too many requests without signing in. Try again in ${headers['Retry-After'] ?? 'a'} seconds.`,
+          `This address has sent too many requests without signing in. Try again in ${wait ? `${wait} seconds` : 'a moment'}.`,
         ]
-      : status < 500
-        ? [
-            'This address is not valid',
-            'Nothing can be found at an address written this way. If you followed a link from a mail or a message, open it again from there, whole: a link cut short or changed leads here.',
-          ]
-        : ['Something went wrong', 'The service could not answer. Try again in a moment.'];
+      : status >= 500
+        ? ['Something went wrong', 'The service could not answer. Try again in a moment.']
+        : from === 'router' && status === 400
+          ? [
+              'This address is not valid',
+              'Nothing can be found at an address written this way. If you followed a link from a mail or a message, open it again from there, whole: a link cut short or changed leads here.',
+            ]
+          : ['This request was refused', `${messages[0] ?? 'It cannot be answered'}.`];
   if (status >= 500) request.log.error({ err: error }, 'a page request failed');
-  sendPage(reply, status, title, `<h1>${title}</h1><p>${text}</p>`);
+  sendPage(reply, status, title, `<h1>${title}</h1><p>${escapeHtml(text)}</p>`);
 }
 
 /**

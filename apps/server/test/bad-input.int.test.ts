@@ -730,6 +730,16 @@ describe('unknown paths and methods', () => {
         'INVALID_ARGUMENT',
       );
     }
+    // A page's form the parser refuses says why, not that the address is wrong.
+    const refusedForm = await h.http('/services/invitations/abc', {
+      accept: browser,
+      auth: null,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: Buffer.from([0x61, 0x3d, 0xff]),
+    });
+    expect([refusedForm.status, refusedForm.type]).toEqual([400, 'text/html; charset=utf-8']);
+    expect(refusedForm.text).toContain('<h1>This request was refused</h1>');
+    expect(refusedForm.text).toContain('not valid UTF-8');
   });
 
   it('a body sent where no route takes one is not read: 404, however large, whatever its type', async () => {

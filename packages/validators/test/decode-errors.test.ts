@@ -1,7 +1,7 @@
 /** A body of countless wrong items is answered with the first problems, not each of them. */
 import { describe, expect, it } from 'vitest';
 import { DecodeError, decodeJson, decodeXml } from '../src/index.js';
-import { MAX_DECODE_ISSUES } from '../src/runtime/decode-error.js';
+import { MAX_DECODE_ISSUES, MAX_ISSUE_CHARS } from '../src/runtime/decode-error.js';
 import { LARGE_BODY_CHARS } from '../src/runtime/json-codec.js';
 
 function thrown(decode: () => unknown): DecodeError {
@@ -69,6 +69,13 @@ describe('a body with many problems', () => {
     expect(error.issues.at(-1)!.message).toBe(
       `more problems not listed (the first ${MAX_DECODE_ISSUES} are)`,
     );
+  });
+
+  it('one problem that names countless things is cut short', () => {
+    const unknown = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`key${i}`, 1]));
+    const error = thrown(() => decodeJson('consoleContent', JSON.stringify(unknown)));
+    expect(error.issues[0]!.message.length).toBeLessThanOrEqual(MAX_ISSUE_CHARS + 1);
+    expect(error.issues[0]!.message).toMatch(/^Unrecognized keys: .*…$/);
   });
 
   it('a body with a few problems names each', () => {

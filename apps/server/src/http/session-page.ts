@@ -388,9 +388,12 @@ function aboutField(
   return fields.has(fieldId) ? { fieldId, text: message.slice(colon + 2) } : undefined;
 }
 
-/** The id of a field's error text (field ids are the pal's: anything but the safe is escaped). */
+/**
+ * The id of a field's error text (field ids are the pal's): each character but the safe ones as
+ * `.{hex}.`, closed so that no two ids meet ("\u00ab" and "\nb" did).
+ */
 function errorId(fieldId: string): string {
-  return `error-${fieldId.replace(/[^A-Za-z0-9_-]/g, (c) => `.${c.codePointAt(0)!.toString(16)}`)}`;
+  return `error-${fieldId.replace(/[^A-Za-z0-9_-]/g, (c) => `.${c.charCodeAt(0).toString(16)}.`)}`;
 }
 
 function isCheckbox(type: string): boolean {

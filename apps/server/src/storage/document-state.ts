@@ -34,10 +34,12 @@ export async function findSignatures(db: Db, transactionId: string): Promise<Sig
 export async function upsertFieldValues(
   db: Db,
   key: { enterpriseId: string; transactionId: string; now: IsoDate },
-  /** At most one value per file and field: one statement may not update a row twice. */
   values: readonly { file: string; fieldId: string; value: string }[],
 ): Promise<void> {
-  for (const part of inParts(values))
+  // The last value of a file and field counts, as one statement after the other would have it:
+  // PostgreSQL's ON CONFLICT DO UPDATE refuses to touch one row twice in a statement.
+  const last = new Map(values.map((v) => [JSON.stringify([v.file, v.fieldId]), v]));
+  for (const part of inParts([...last.values()]))
     await db
       .insertInto('transaction_field_values')
       .values(

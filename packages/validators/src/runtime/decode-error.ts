@@ -12,6 +12,9 @@ export interface DecodeIssue {
  */
 export const MAX_DECODE_ISSUES = 20;
 
+/** The longest message of one problem, cut there. */
+export const MAX_ISSUE_CHARS = 500;
+
 export class DecodeError extends Error {
   readonly code = 'INVALID_ARGUMENT';
   readonly statusCode = 400;
@@ -19,7 +22,14 @@ export class DecodeError extends Error {
   readonly issues: DecodeIssue[];
   constructor(issues: readonly DecodeIssue[], leftOut: number | 'some' = 0) {
     const more = issues.length > MAX_DECODE_ISSUES ? issues.length - MAX_DECODE_ISSUES : 0;
-    const kept = issues.slice(0, MAX_DECODE_ISSUES);
+    // One problem may name any number of things (zod's "Unrecognized keys" lists every key).
+    const kept = issues
+      .slice(0, MAX_DECODE_ISSUES)
+      .map((issue) =>
+        issue.message.length > MAX_ISSUE_CHARS
+          ? { ...issue, message: `${issue.message.slice(0, MAX_ISSUE_CHARS)}…` }
+          : issue,
+      );
     const notNamed = leftOut === 'some' ? 'some' : leftOut + more;
     if (notNamed === 'some' || notNamed > 0)
       kept.push({
