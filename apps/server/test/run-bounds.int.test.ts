@@ -4,6 +4,7 @@
 // SSOs only, within the enterprise's hourly quota (a real SMTP listener, and on PostgreSQL a
 // second node sharing the count); and input.palId of every transaction run.
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsoleResult, Message, TransactionResult } from '@pal-workflow/types';
 import { deployPal } from '../src/domain/pals.js';
@@ -111,6 +112,40 @@ describe('the bounds on what a run hands to the host', () => {
     const uncaught = await t6({ attack: 'unkeepable', uncaught: 'yes' }, caught.id);
     expect(failedWith(uncaught).message).toContain('cannot be kept');
     expect((await t6({ attack: 'unkeepable' }, caught.id)).success).toBe(true);
+  });
+
+  it('a commit of its effects that the database refuses: a 500, and the transaction is FAILED, not left RUNNING', async () => {
+    // A fault of the service's own kind, made on purpose: the database refuses one variable name.
+    if (engine === 'sqlite')
+      await sql`create trigger refuse_boom before insert on variables when new.name = 'boom0'
+        begin select raise(abort, 'refused by the test'); end`.execute(h.domain.db);
+    else {
+      await sql`create function refuse_boom() returns trigger language plpgsql as $$
+        begin if new.name = 'boom0' then raise exception 'refused by the test'; end if; return new; end $$`.execute(
+        h.domain.db,
+      );
+      await sql`create trigger refuse_boom before insert on variables for each row execute function refuse_boom()`.execute(
+        h.domain.db,
+      );
+    }
+    try {
+      const id = await h.a.json.transactions.createTransaction({ palId: 'wf-hostile' });
+      await apiError(
+        h.a.json.transactions.runTransactionWorkflow({
+          transactionId: id,
+          transactionContent: post({ attack: 'vars', n: 1, prefix: 'boom' }),
+        }),
+        500,
+        'INTERNAL',
+      );
+      expect((await h.a.json.transactions.getTransaction({ id })).webServiceStatus).toBe('FAILED');
+      // The next run is not held back as "already running".
+      expect((await t6({ attack: 'read-after' }, id)).success).toBe(true);
+    } finally {
+      await sql`drop trigger refuse_boom${sql.raw(engine === 'sqlite' ? '' : ' on variables')}`.execute(
+        h.domain.db,
+      );
+    }
   });
 
   it('large values: the run fails at the bytes a transaction’s variables may hold', async () => {

@@ -271,6 +271,10 @@ export async function runTransactionModule<T>(
         ...code
       } = await palCode(ctx, enterpriseId, palId, transaction.palVersion);
       const scope = transactionScope(transactionId);
+      const markFailed = () =>
+        moveWithEvents(ctx, enterpriseId, transactionId, 'fail').catch((error) =>
+          ctx.log.warn({ err: error, transactionId }, 'could not mark a failed run FAILED'),
+        );
       const outcome = await repeatOnConflict(async () => {
         const [vars, roles, states, uploads, completed] = await Promise.all([
           readVariables(ctx.db, scope),
@@ -319,17 +323,18 @@ export async function runTransactionModule<T>(
           if (applied) return ran;
         } catch (error) {
           // An effect the state no longer allows (an illegal move, an unknown SSO): the run fails.
-          if (!isDomainError(error)) throw error;
-          return { ok: false, type: 'WORKFLOW_ERROR', message: error.message, frames: [] };
+          if (isDomainError(error))
+            return { ok: false, type: 'WORKFLOW_ERROR', message: error.message, frames: [] };
+          // A fault of the service's own (the database refused the commit): the request gets its
+          // 500, and the transaction is not left RUNNING, which would hold every next run back.
+          if (options.webService) await markFailed();
+          throw error;
         }
         // The next attempt sees what the other run made of the transaction.
         transaction = await getTransactionDetails(ctx, enterpriseId, transactionId);
         return 'conflict';
       });
-      if (!outcome.ok && options.webService)
-        await moveWithEvents(ctx, enterpriseId, transactionId, 'fail').catch((error) =>
-          ctx.log.warn({ err: error, transactionId }, 'could not mark a failed run FAILED'),
-        );
+      if (!outcome.ok && options.webService) await markFailed();
       return answer(ctx, options, palId, outcome, transactionId);
     }),
   );
