@@ -49,18 +49,18 @@ function preventEnterSubmit() {
  */
 function preventSecondSubmit() {
   let sending = false;
+  let release;
   const settle = (busy) => {
     sending = busy;
+    clearTimeout(release);
+    // A person who stopped the page's loading (no event says so) may send it again later.
+    if (busy) release = setTimeout(() => settle(false), 20_000);
     form.toggleAttribute('aria-busy', busy);
     form.classList.toggle('sending', busy);
   };
   form.addEventListener('submit', (event) => {
     if (sending) event.preventDefault();
-    else {
-      settle(true);
-      // A person who stopped the page's loading (no event says so) may send it again later.
-      setTimeout(() => settle(false), 20_000);
-    }
+    else settle(true);
   });
   window.addEventListener('pageshow', () => settle(false));
 }

@@ -14,6 +14,9 @@ describe('checkWellFormedDocument', () => {
     expect(() => checkWellFormedDocument(openers)).toThrow();
     const comments = `<a>${'<!-- x -->'.repeat(50_000)}</a>`;
     expect(() => checkWellFormedDocument(comments)).not.toThrow();
+    // One element of a million attributes (8 MB): a repeated regex group overflowed the stack.
+    const attributes = `<a${Array.from({ length: 1_000_000 }, (_, i) => ` a${i}=""`).join('')}/>`;
+    expect(() => checkWellFormedDocument(attributes)).not.toThrow();
   });
 
   it.each([
@@ -22,6 +25,8 @@ describe('checkWellFormedDocument', () => {
     '<a xmlns:x="urn:x"><x:b x:c="1">&amp;&lt;&#x41;&#13;&#128512;</x:b><!-- note --></a>',
     '<x:a xmlns:x="urn:x"><x:b/></x:a>',
     '<a xml:lang="en" xmlns="urn:default"><b/></a>',
+    '<a\n\tb="1"\r\n  c=\'2\'  />',
+    '\ufeff<a/>',
     '<order><__proto__><polluted>yes</polluted></__proto__><constructor/></order>',
     '<a b="x>y" c=\'1\'><![CDATA[<x:y/> &nope;]]></a>',
   ])('takes %s', (text) => {
@@ -40,6 +45,8 @@ describe('checkWellFormedDocument', () => {
     ['<!DOCTYPE a><a/>', 'a DOCTYPE is not allowed'],
     ['<a><b></a>', 'malformed XML'],
     ['<a/>text', 'text outside the root element'],
+    ['<a/>\u00a0', 'text outside the root element'],
+    ['<a></a\u3000>', 'closes no open'],
     // What the parser's own check let through.
     ['<a>\u0001</a>', 'a character XML cannot carry'],
     ['<a>x\u0000</a>', 'a character XML cannot carry'],

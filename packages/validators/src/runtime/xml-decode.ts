@@ -107,15 +107,19 @@ export function checkWellFormedDocument(text: string): void {
     throw new DecodeError([{ path: '', message }]);
   };
   if (!isXmlText(text)) refuse('the document holds a character XML cannot carry');
+  // XML's white space is these four, not JavaScript's \s (which takes U+00A0, U+3000 and more).
   const token =
-    /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>|<(\/?)([^\s/>!?]+)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|[^<]+/y;
-  const attribute = /([^\s=]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+    /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>|<(\/?)([^ \t\r\n/>!?]+)|[^<]+/y;
+  // An element's attributes one by one from where its name ends (not one repeated group, whose
+  // backtracking overflows V8's stack past some 800,000 attributes), then its end.
+  const attribute = /[ \t\r\n]+([^ \t\r\n=/>]+)[ \t\r\n]*=[ \t\r\n]*(?:"([^"]*)"|'([^']*)')/y;
+  const tagEnd = /[ \t\r\n]*(\/?)>/y;
   /** How many open elements declare each prefix; "xml" and "xmlns" are always bound. */
   const bound = new Map<string, number>([
     ['xml', 1],
     ['xmlns', 1],
   ]);
-  const open: string[][] = [];
+  const open: { name: string; declared: string[] }[] = [];
   let roots = 0;
   const checkName = (qname: string) => {
     const parts = qname.split(':');
@@ -131,12 +135,12 @@ export function checkWellFormedDocument(text: string): void {
     });
     if (left.includes('&')) refuse('an & that begins no entity or character reference');
   };
-  token.lastIndex = 0;
+  token.lastIndex = text.startsWith('\ufeff') ? 1 : 0; // a byte order mark is no text
   while (token.lastIndex < text.length) {
     const at = token.lastIndex;
     const match = token.exec(text);
     if (!match) refuse(`malformed XML at character ${at}`);
-    const [whole, closing, name, attributes, empty] = match!;
+    const [whole, closing, name] = match!;
     if (whole.startsWith('<!--') || whole.startsWith('<?')) continue;
     if (whole.startsWith('<![CDATA[')) {
       if (open.length === 0) refuse('text outside the root element');
@@ -144,19 +148,35 @@ export function checkWellFormedDocument(text: string): void {
     }
     if (name === undefined) {
       if (open.length === 0) {
-        if (whole.trim() !== '') refuse('text outside the root element');
+        if (/[^ \t\r\n]/.test(whole)) refuse('text outside the root element');
         continue;
       }
       if (whole.includes(']]>')) refuse('"]]>" in text');
       checkText(whole);
       continue;
     }
+    const found: RegExpExecArray[] = [];
+    let after = token.lastIndex;
+    if (!closing) {
+      attribute.lastIndex = after;
+      // A failed sticky match sets lastIndex back to 0: the end of the last one is kept apart.
+      for (let next = attribute.exec(text); next; next = attribute.exec(text)) {
+        found.push(next);
+        after = attribute.lastIndex;
+      }
+    }
+    tagEnd.lastIndex = after;
+    const end = tagEnd.exec(text);
+    if (!end || (closing && end[1])) refuse(`malformed XML at character ${at}`);
+    token.lastIndex = tagEnd.lastIndex;
+    const empty = end![1];
     if (closing) {
-      for (const prefix of open.pop() ?? []) bound.set(prefix, bound.get(prefix)! - 1);
+      const element = open.pop();
+      if (element?.name !== name) refuse(`</${name}> closes no open <${name}>`);
+      for (const prefix of element!.declared) bound.set(prefix, bound.get(prefix)! - 1);
       continue;
     }
     if (open.length === 0 && ++roots > 1) refuse('the document must have exactly one root element');
-    const found = [...attributes!.matchAll(attribute)];
     const declared: string[] = [];
     for (const [, qname, double, single] of found) {
       const value = double ?? single ?? '';
@@ -175,7 +195,7 @@ export function checkWellFormedDocument(text: string): void {
     for (const [, qname] of found)
       if (qname !== 'xmlns' && !qname!.startsWith('xmlns:')) checkName(qname!);
     if (empty) for (const prefix of declared) bound.set(prefix, bound.get(prefix)! - 1);
-    else open.push(declared);
+    else open.push({ name: name!, declared });
   }
   if (roots === 0) refuse('the document must have exactly one root element');
 }
