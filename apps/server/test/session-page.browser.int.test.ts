@@ -92,6 +92,22 @@ async function newContext(options: Parameters<Browser['newContext']>[0]): Promis
   return { context, page, problems };
 }
 
+/**
+ * A new transaction entered by its participant's token in a context of its own, once the page's
+ * pads are ready; `before` prepares the page first (its clock, say).
+ */
+async function enterNewTransaction(
+  options: Parameters<Browser['newContext']>[0],
+  before?: (page: Page) => Promise<void>,
+): Promise<{ tx: string; context: BrowserContext; page: Page; problems: string[] }> {
+  const tx = await newTransaction();
+  const { context, page, problems } = await newContext(options);
+  await before?.(page);
+  await page.goto(`${h.url}/services/enter/${await participantToken(tx)}`);
+  await page.waitForSelector('main[data-pads-ready="true"]');
+  return { tx, context, page, problems };
+}
+
 async function shot(page: Page, name: string): Promise<void> {
   // At the bottom, so that the bar of buttons (sticky on a wide screen) is drawn where it rests.
   await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
@@ -277,10 +293,7 @@ describe('the session page in Chromium, with JavaScript', () => {
 
 describe('a form that does not go through', () => {
   it('a missing required signature and a failed run keep what was typed and drawn', async () => {
-    const tx = await newTransaction();
-    const { context, page, problems } = await newContext({ viewport: DESKTOP });
-    await page.goto(`${h.url}/services/enter/${await participantToken(tx)}`);
-    await page.waitForSelector('main[data-pads-ready="true"]');
+    const { tx, context, page, problems } = await enterNewTransaction({ viewport: DESKTOP });
     await fillEveryControl(page);
     const submit = () =>
       Promise.all([
@@ -327,13 +340,10 @@ describe('a form that does not go through', () => {
 
 describe('a second tap on a slow connection', () => {
   it('sends the form once, and the person sees the first answer, not a refusal', async () => {
-    const tx = await newTransaction();
-    const { context, page, problems } = await newContext({
+    const { context, page, problems } = await enterNewTransaction({
       viewport: PHONE,
       hasTouch: true,
     });
-    await page.goto(`${h.url}/services/enter/${await participantToken(tx)}`);
-    await page.waitForSelector('main[data-pads-ready="true"]');
     await fillEveryControl(page);
     await drawWithFinger(page, 'employee');
     // The form's POST takes 1.5 s to reach the server, as on a slow mobile network.
@@ -371,11 +381,9 @@ describe('a second tap on a slow connection', () => {
 
 describe('a person who fills in a long form', () => {
   it('keeps their session alive while they type: a HEAD of the page at most every five minutes', async () => {
-    const tx = await newTransaction();
-    const { context, page, problems } = await newContext({ viewport: PHONE });
-    await page.clock.install();
-    await page.goto(`${h.url}/services/enter/${await participantToken(tx)}`);
-    await page.waitForSelector('main[data-pads-ready="true"]');
+    const { tx, context, page, problems } = await enterNewTransaction({ viewport: PHONE }, (page) =>
+      page.clock.install(),
+    );
     const heads: string[] = [];
     page.on('request', (r) => {
       if (r.method() === 'HEAD') heads.push(new URL(r.url()).pathname);

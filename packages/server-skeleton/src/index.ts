@@ -65,7 +65,6 @@ export {
   parseUrlEncoded,
   type FormLimits,
 } from './runtime/forms.js';
-export { utf8Text } from './runtime/utf8-body.js';
 export type {
   AnyDocument,
   OperationSpec,

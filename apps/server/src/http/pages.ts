@@ -1,6 +1,6 @@
 // Browser pages of the service (invitations, entry and sessions), registered in a scope of their
 // own that reads forms as browsers post them, and nothing else.
-import { parseUrlEncoded, utf8Text } from '@pal-workflow/server-skeleton';
+import { parseUrlEncoded } from '@pal-workflow/server-skeleton';
 import type { FastifyInstance } from 'fastify';
 import type { WorkflowContext } from '../workflows/context.js';
 import { loadAssets, registerAssets } from './assets.js';
@@ -25,7 +25,7 @@ export async function registerPages(app: FastifyInstance, domain: WorkflowContex
       (_request, body, done) => {
         let fields: Record<string, string>;
         try {
-          fields = lastValues(parseUrlEncoded(utf8Text(body as Buffer)));
+          fields = lastValues(parseUrlEncoded(body as Buffer));
         } catch (error) {
           done(error as Error);
           return;

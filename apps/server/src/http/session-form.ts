@@ -7,7 +7,7 @@
 // page with the messages and what they typed. Never a 500 for a posted form: a malformed or
 // oversized body is a page too.
 import multipart from '@fastify/multipart';
-import { parseUrlEncoded, utf8Text } from '@pal-workflow/server-skeleton';
+import { parseUrlEncoded } from '@pal-workflow/server-skeleton';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ConflictError } from '../domain/errors.js';
 import {
@@ -93,7 +93,7 @@ export async function registerSessionForm(
     { parseAs: 'buffer', bodyLimit: SESSION_FORM_LIMIT_BYTES },
     (_request, body, done) => {
       try {
-        const raw = parseUrlEncoded(utf8Text(body as Buffer), {
+        const raw = parseUrlEncoded(body as Buffer, {
           maxFields: SESSION_FORM_MAX_FIELDS,
           maxFiles: 0,
         });

@@ -27,12 +27,12 @@ export interface SessionPagePaths {
 
 /** The whole HTML of the session page. */
 export function renderSessionPage(
-  view: SessionView,
+  sessionView: SessionView,
   paths: SessionPagePaths,
   assets: AssetUrls,
 ): string {
+  const view = pageView(sessionView);
   const title = titleOf(view);
-  usedOfView.delete(view); // each rendering places each field's error once
   const uploads = view.uploads;
   // A file is only sent by a multipart form; without one the form stays urlencoded.
   const enctype = uploads.some((u) => u.editable) ? ' enctype="multipart/form-data"' : '';
@@ -91,7 +91,7 @@ function summary(view: SessionView): string {
 }
 
 /** The workflow's answer to the last action; an empty live region when there is none yet. */
-function outcomeRegion(view: SessionView): string {
+function outcomeRegion(view: PageView): string {
   const outcome = view.outcome;
   if (
     !outcome ||
@@ -118,7 +118,7 @@ function outcomeRegion(view: SessionView): string {
   // for styles and scripts, and out of the text a person reads. One about a field the person
   // may edit ("amount: a sum such as 120.50") names it by its label and links to it, where the
   // same words stand under the control.
-  const errors = fieldErrors(view);
+  const errors = view.fieldErrors;
   const messages = outcome.messages
     .map((m) => {
       const type = m.type ? ` data-type="${attr(m.type)}"` : '';
@@ -155,7 +155,7 @@ function stillAwaited(view: SessionView): boolean {
   return Number.isNaN(since) || Number.isNaN(now) || now - since < COMPLETED_PDF_WAIT_MS;
 }
 
-function documentSection(view: SessionView, doc: SessionDocument, paths: SessionPagePaths): string {
+function documentSection(view: PageView, doc: SessionDocument, paths: SessionPagePaths): string {
   const name = doc.description ?? doc.file;
   const heading = `doc-${doc.index}-title`;
   const links = [
@@ -188,7 +188,7 @@ function fileName(file: string): string {
 }
 
 function pageBlock(
-  view: SessionView,
+  view: PageView,
   doc: SessionDocument,
   page: number,
   size: { width: number; height: number },
@@ -270,7 +270,7 @@ function roleName(role: string | undefined): string {
 }
 
 function fieldBlock(
-  view: SessionView,
+  view: PageView,
   { field, value: current, editable }: SessionField,
   id: string,
   size: { width: number; height: number },
@@ -290,7 +290,7 @@ function fieldBlock(
   const value = view.draft?.values[fieldId] ?? current;
   const labelled = `<label for="${id}">${label}</label>`;
   // Its error's words stand under the first control of that id (ids are unique on a page).
-  const error = firstUse(view, fieldId) ? fieldErrors(view).get(fieldId) : undefined;
+  const error = view.unshownErrors.delete(fieldId) ? view.fieldErrors.get(fieldId) : undefined;
   // The control says it is in error, and which words say why (read with its label). The words
   // stand between the label and the control, so that the messages' link to them leads the
   // keyboard on to the control.
@@ -346,15 +346,19 @@ function fieldBlock(
   }
 }
 
-/**
- * The messages of a failed action that are about a field the person may edit, by field id: a
- * message "fieldId: why" (the form workflows.md suggests) whose id is such a field's.
- */
-const errorsOfView = new WeakMap<SessionView, Map<string, string>>();
-function fieldErrors(view: SessionView): Map<string, string> {
-  let errors = errorsOfView.get(view);
-  if (errors) return errors;
-  errors = new Map();
+/** The session's view as one rendering of its page uses it. */
+interface PageView extends SessionView {
+  /**
+   * The failed action's messages about a field the person may edit, by field id: a message
+   * "fieldId: why" (the form workflows.md suggests) whose id is such a field's.
+   */
+  fieldErrors: ReadonlyMap<string, string>;
+  /** Those no control has shown yet: each is shown by the first control of its field. */
+  unshownErrors: Set<string>;
+}
+
+function pageView(view: SessionView): PageView {
+  const fieldErrors = new Map<string, string>();
   const outcome = view.outcome;
   if (outcome && !(outcome.ran && outcome.success)) {
     const editable = new Set(
@@ -362,20 +366,10 @@ function fieldErrors(view: SessionView): Map<string, string> {
     );
     for (const m of outcome.messages) {
       const tied = aboutField(m.message, editable);
-      if (tied && !errors.has(tied.fieldId)) errors.set(tied.fieldId, tied.text);
+      if (tied && !fieldErrors.has(tied.fieldId)) fieldErrors.set(tied.fieldId, tied.text);
     }
   }
-  errorsOfView.set(view, errors);
-  return errors;
-}
-
-const usedOfView = new WeakMap<SessionView, Set<string>>();
-function firstUse(view: SessionView, fieldId: string): boolean {
-  let used = usedOfView.get(view);
-  if (!used) usedOfView.set(view, (used = new Set()));
-  if (used.has(fieldId)) return false;
-  used.add(fieldId);
-  return true;
+  return { ...view, fieldErrors, unshownErrors: new Set(fieldErrors.keys()) };
 }
 
 function aboutField(

@@ -6,6 +6,9 @@ import type { IsoDate, TransactionSignaturesTable, TransactionUploadsTable } fro
 
 export type SignatureRow = TransactionSignaturesTable;
 
+/** One key for a field or signature of a document (the two parts may hold any character). */
+const documentKey = (file: string, id: string) => JSON.stringify([file, id]);
+
 /** The values set on a transaction's documents: file, field id, value. */
 export async function findFieldValues(
   db: Db,
@@ -38,7 +41,7 @@ export async function upsertFieldValues(
 ): Promise<void> {
   // The last value of a file and field counts, as one statement after the other would have it:
   // PostgreSQL's ON CONFLICT DO UPDATE refuses to touch one row twice in a statement.
-  const last = new Map(values.map((v) => [JSON.stringify([v.file, v.fieldId]), v]));
+  const last = new Map(values.map((v) => [documentKey(v.file, v.fieldId), v]));
   for (const part of inParts([...last.values()]))
     await db
       .insertInto('transaction_field_values')
@@ -86,13 +89,11 @@ export async function deleteSignatures(
         .returning(['file', 'signature_id', 'sso_id', 'kind', 'record_time'])
         .execute()),
     );
-  const order = new Map(signatures.map((s, i) => [signatureKey(s.file, s.signatureId), i]));
+  const order = new Map(signatures.map((s, i) => [documentKey(s.file, s.signatureId), i]));
   const place = (r: { file: string; signature_id: string }) =>
-    order.get(signatureKey(r.file, r.signature_id))!;
+    order.get(documentKey(r.file, r.signature_id))!;
   return removed.sort((a, b) => place(a) - place(b));
 }
-
-const signatureKey = (file: string, signatureId: string) => JSON.stringify([file, signatureId]);
 
 /**
  * Keeps signatures. A signature already given is never replaced: false when one of them was

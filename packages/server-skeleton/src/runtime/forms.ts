@@ -7,6 +7,7 @@
 import { parse as parseQueryString } from 'fast-querystring';
 import type { RawValues } from './coerce.js';
 import { badRequest, HttpError } from './http-error.js';
+import { utf8Text } from './utf8-body.js';
 
 export interface FormLimits {
   /** Fields a form may hold (a repeated name counts once per value). */
@@ -32,7 +33,12 @@ function tooManyFields(limits: FormLimits): HttpError {
  * The fields of an urlencoded body. Counted before they are decoded (one pass over the text), so
  * a body of many fields is refused (413) without building any of them.
  */
-export function parseUrlEncoded(text: string, limits: FormLimits = DEFAULT_FORM_LIMITS): RawValues {
+export function parseUrlEncoded(
+  /** The body's bytes (which must be UTF-8), or its text. */
+  body: Buffer | string,
+  limits: FormLimits = DEFAULT_FORM_LIMITS,
+): RawValues {
+  const text = typeof body === 'string' ? body : utf8Text(body);
   let fields = 0;
   let start = 0;
   while (start <= text.length) {

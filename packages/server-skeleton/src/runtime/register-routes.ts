@@ -27,7 +27,7 @@ import {
   type FormLimits,
 } from './forms.js';
 import { isImmutable } from './frozen.js';
-import { utf8Body, utf8Text } from './utf8-body.js';
+import { utf8Body } from './utf8-body.js';
 import { badRequest, HttpError, notAcceptable } from './http-error.js';
 import { MEDIA_TYPE, negotiate, type Format } from './negotiate.js';
 import type { AnyDocument, OperationSpec, Page } from './operation-spec.js';
@@ -121,7 +121,7 @@ export async function registerRoutes<Ctx>(
       (_req, body, done) => {
         let fields: RawValues;
         try {
-          fields = parseUrlEncoded(utf8Text(body as unknown as Buffer), formLimits);
+          fields = parseUrlEncoded(body as unknown as Buffer, formLimits);
         } catch (error) {
           done(error as Error);
           return;

@@ -38,18 +38,6 @@ const parser = new XMLParser({
   maxNestedTags: MAX_DEPTH,
 });
 
-/** XML 1.0's Char production. */
-function isXmlCharacter(code: number): boolean {
-  return (
-    code === 0x9 ||
-    code === 0xa ||
-    code === 0xd ||
-    (code >= 0x20 && code <= 0xd7ff) ||
-    (code >= 0xe000 && code <= 0xfffd) ||
-    (code >= 0x10000 && code <= 0x10ffff)
-  );
-}
-
 const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
 /** The five predefined entities and character references; DOCTYPEs are refused, so there are no others. */
@@ -63,7 +51,8 @@ function decodeEntities(
       const code = ref.startsWith('#x') ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
       if (
         !(code <= 0x10ffff) ||
-        (characters === 'refuse characters XML cannot carry' && !isXmlCharacter(code))
+        (characters === 'refuse characters XML cannot carry' &&
+          !isXmlText(String.fromCodePoint(code)))
       )
         throw new DecodeError([{ path: '', message: `invalid character reference ${whole}` }]);
       return String.fromCodePoint(code);
