@@ -30,6 +30,12 @@ import {
   type QueryResult,
 } from 'kysely';
 import { deferred, type Deferred } from './deferred.js';
+import {
+  WalCheckpoints,
+  type CheckpointCounts,
+  type CheckpointRunner,
+  type WalCheckpointOptions,
+} from './wal-checkpoints.js';
 import { WalSync, type LogSync } from './wal-sync.js';
 
 /** Statements SQLite runs only outside a transaction. */
@@ -42,7 +48,7 @@ const UNIT = 'pal_group_unit';
 type Batch = Deferred;
 
 /** How the batches went, for the bench and the tests. */
-export interface GroupCommitCounts {
+export interface GroupCommitCounts extends CheckpointCounts {
   /** COMMITs run (each one fsync). */
   commits: number;
   /** Transactions committed through them. */
@@ -66,7 +72,15 @@ export function batchCommitted(adapter: object): Promise<void> | undefined {
 }
 
 export class GroupCommitSqliteDialect implements Dialect {
-  readonly counts: GroupCommitCounts = { commits: 0, transactions: 0, failedCommits: 0, syncs: 0 };
+  readonly counts: GroupCommitCounts = {
+    commits: 0,
+    transactions: 0,
+    failedCommits: 0,
+    syncs: 0,
+    checkpoints: 0,
+    logRestarts: 0,
+    failedCheckpoints: 0,
+  };
   readonly #driver: GroupCommitDriver;
 
   constructor(options: {
@@ -75,6 +89,13 @@ export class GroupCommitSqliteDialect implements Dialect {
     reader: Database.Database;
     /** Makes what the writer has written to the log durable (wal-sync.ts). */
     sync: LogSync;
+    /**
+     * Checkpoints the log off the event loop (wal-checkpoints.ts) instead of SQLite inside the
+     * writer's COMMITs; without it, SQLite's own.
+     */
+    checkpoints?: CheckpointRunner;
+    /** When they run (by default DEFAULT_CHECKPOINT_OPTIONS). */
+    checkpointOptions?: WalCheckpointOptions;
     /**
      * Run on the writer inside each batch, after its last caller and before its COMMIT (the text
      * indexes' deferred rows, sqlite.ts); an error fails the batch.
@@ -148,6 +169,7 @@ class GroupCommitDriver implements Driver {
   /** Another process's COMMIT may not be synced yet: a read that saw it waits for a sync. */
   private readonly foreignCommits: () => boolean;
   private readonly onClose: () => Promise<void>;
+  private readonly checkpoints: WalCheckpoints | undefined;
 
   constructor(
     options: ConstructorParameters<typeof GroupCommitSqliteDialect>[0],
@@ -160,6 +182,15 @@ class GroupCommitDriver implements Driver {
     this.onCommit = options.onCommit ?? (() => {});
     this.foreignCommits = foreignCommitsOf(options.dataVersion ?? dataVersionOf(options.writer));
     this.onClose = options.onClose ?? (async () => {});
+    this.checkpoints =
+      options.checkpoints &&
+      new WalCheckpoints(
+        this.writer,
+        options.checkpoints,
+        (work) => this.#withoutWrites(work),
+        counts,
+        options.checkpointOptions,
+      );
   }
 
   async init(): Promise<void> {}
@@ -242,6 +273,8 @@ class GroupCommitDriver implements Driver {
     await this.#writerMutex.lock();
     this.#commitOpenBatch();
     await this.log.pending()?.catch(() => {}); // its callers have been told
+    // The last connection to close checkpoints what is left and removes the log.
+    await this.checkpoints?.close();
     this.reader.close();
     this.writer.close();
     await this.onClose();
@@ -303,10 +336,22 @@ class GroupCommitDriver implements Driver {
       this.writer.exec('commit');
       this.counts.commits += 1;
       this.onCommit();
+      this.checkpoints?.committed();
       return result;
     } catch (error) {
       if (this.writer.inTransaction) this.writer.exec('rollback');
       throw error;
+    }
+  }
+
+  /** Runs `work` with the writer held and no batch open: writers wait for it. */
+  async #withoutWrites(work: () => Promise<void>): Promise<void> {
+    await this.#writerMutex.lock();
+    try {
+      this.#commitOpenBatch();
+      await work();
+    } finally {
+      this.#writerMutex.unlock();
     }
   }
 
@@ -385,6 +430,7 @@ class GroupCommitDriver implements Driver {
     this.counts.commits += 1;
     this.counts.transactions += transactions;
     this.onCommit();
+    this.checkpoints?.committed();
     this.log.committed().then(batch.resolve, (error: unknown) => {
       this.counts.failedCommits += 1;
       batch.reject(error);

@@ -21,6 +21,7 @@ import {
   GroupCommitSqliteDialect,
   type GroupCommitCounts,
 } from './sqlite-group-commit.js';
+import { checkpointThread } from './wal-checkpoints.js';
 import { walFileSync } from './wal-sync.js';
 
 /** Milliseconds a writer waits for another process's write lock (e.g. the CLI beside the server). */
@@ -48,7 +49,8 @@ const PAL_TEXTS_FTS = 'pal_texts_fts';
  *   commit the writer runs with NORMAL and the same sync is made off the event loop, before any
  *   caller is answered (wal-sync.ts);
  * - foreign_keys=ON: SQLite leaves them off by default;
- * - group commit (unless turned off): concurrent transactions share one COMMIT, so one fsync.
+ * - group commit (unless turned off): concurrent transactions share one COMMIT, so one fsync,
+ *   and the log's checkpoints run in a thread of their own (wal-checkpoints.ts).
  */
 export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSchema> {
   const memory = path === ':memory:';
@@ -74,6 +76,7 @@ export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSch
         writer: withStatementCache(writer, changes),
         reader: withStatementCache(reader, changes),
         sync: log!.sync,
+        checkpoints: checkpointThread(resolve(path)),
         // Reads see a write once it is committed: a value cached in between must go then too.
         beforeCommit: pendingTextIndexer(writer),
         onCommit: () => {
