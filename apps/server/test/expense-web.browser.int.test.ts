@@ -29,7 +29,11 @@ declare const window: any;
 const PAL = fileURLToPath(new URL('../../../examples/pals/expense-approval', import.meta.url));
 const BLANK_CLAIM = join(PAL, 'documents', 'claim-form.pdf');
 const { employee, manager } = DEMO_PEOPLE;
-const VIEWPORT = { width: 1280, height: 900 };
+/** A desktop with a mouse, and a tablet in landscape used with a finger. */
+const DEVICES = {
+  desktop: { viewport: { width: 1280, height: 900 }, hasTouch: false },
+  tablet: { viewport: { width: 1024, height: 768 }, hasTouch: true },
+} as const;
 /** Poppler draws the pages at this resolution for the ink checks. */
 const RENDER_DPI = 50;
 
@@ -51,12 +55,12 @@ afterAll(async () => {
 });
 
 /** A fresh cookie jar whose page records script errors, CSP refusals and failed requests. */
-async function freshContext(): Promise<{
+async function freshContext(device: keyof typeof DEVICES = 'desktop'): Promise<{
   context: BrowserContext;
   page: Page;
   problems: string[];
 }> {
-  const context = await browser.newContext({ viewport: VIEWPORT, hasTouch: true });
+  const context = await browser.newContext(DEVICES[device]);
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   const problems: string[] = [];
@@ -295,8 +299,8 @@ describe('expense approval in Chromium', () => {
     expect(mail.mail.subject).toBe(`Expense claim of ${CLAIM.amount} to approve`);
     const link = mailLink(mail.mail.text!);
 
-    // In a browser of its own: nothing of the employee's session.
-    const morgan = await freshContext();
+    // In a browser of its own, on a tablet: nothing of the employee's session.
+    const morgan = await freshContext('tablet');
     const managerPage = morgan.page;
     expect((await managerPage.goto(h.url + link))?.status()).toBe(200);
     expect(await managerPage.locator('#confirm').textContent()).toBe('Open Expense approval');
@@ -319,15 +323,14 @@ describe('expense approval in Chromium', () => {
         expect.stringContaining(CLAIM.costCentre),
       ]),
     );
-    // Each read-only value fits the box it sits in on the page (a ticked box shows a tick).
-    expect(await overflowingValues(managerPage)).toEqual([]);
+    // For a finger the fields are listed under the page, a ticked box saying so in words, and
+    // the manager's one control is large enough to hit.
     expect(
-      await managerPage
-        .locator('.placed .readonly')
-        .filter({ hasText: 'Receipts attached' })
-        .evaluate((f) => window.getComputedStyle(f, '::after').content as string),
-    ).toContain('✓');
-    await managerPage.getByLabel('Manager note').fill(MANAGER_NOTE);
+      await managerPage.locator('.readonly').filter({ hasText: 'Receipts attached' }).textContent(),
+    ).toContain('Yes');
+    const note = managerPage.getByLabel('Manager note');
+    expect((await note.boundingBox())!.height).toBeGreaterThanOrEqual(44);
+    await note.fill(MANAGER_NOTE);
     await watchPointers(managerPage);
     await sign(managerPage, 'manager-signature', 'touch');
     expect(await pointerTypes(managerPage)).toEqual(['touch']);
@@ -440,15 +443,26 @@ describe('expense approval in Chromium', () => {
     await erika.page.getByLabel('Cost centre').fill(CLAIM.costCentre);
     await erika.page.getByLabel('Amount').fill('99.00');
     await erika.page.getByLabel('Description').fill('Taxi to the airport');
+    await erika.page.getByLabel('Receipts attached').check();
     const signAs = erika.page.getByLabel(`Sign as ${CLAIM.employeeName}`);
     await signAs.check();
     let mails = h.mails.length;
     await press(erika.page, 'Submit the claim');
     expect(await erika.page.locator('#status').textContent()).toBe('SUBMITTED');
 
-    // The manager returns it with a note.
+    // The manager returns it with a note, at a desktop this time: the controls sit in their boxes
+    // on the page, and each read-only value fits the box it sits in (a ticked box shows a tick).
     const morgan = await freshContext();
     await openMailed(morgan.page, mailLink((await mailTo(manager.email, mails)).mail.text!));
+    await morgan.page.waitForSelector('main[data-pages-drawn="true"]');
+    expect(await morgan.page.locator('.placed .readonly').count()).toBeGreaterThan(3);
+    expect(await overflowingValues(morgan.page)).toEqual([]);
+    expect(
+      await morgan.page
+        .locator('.placed .readonly')
+        .filter({ hasText: 'Receipts attached' })
+        .evaluate((f) => window.getComputedStyle(f, '::after').content as string),
+    ).toContain('✓');
     await morgan.page.getByLabel('Manager note').fill('The receipt says 89.00.');
     mails = h.mails.length;
     await press(morgan.page, 'Return to the employee');

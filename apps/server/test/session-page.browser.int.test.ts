@@ -50,6 +50,8 @@ afterAll(async () => {
 
 const PHONE = { width: 360, height: 740 };
 const DESKTOP = { width: 1280, height: 900 };
+/** A tablet in landscape: desktop-wide, but a finger (Chromium's touch reports `pointer: coarse`). */
+const TABLET = { width: 1024, height: 768 };
 
 interface Received {
   values: Record<string, string>;
@@ -185,13 +187,14 @@ const EXPECTED_VALUES = {
 
 describe('the session page in Chromium, with JavaScript', () => {
   it.each([
-    ['phone', PHONE],
-    ['desktop', DESKTOP],
+    ['phone', PHONE, true],
+    ['tablet', TABLET, true],
+    ['desktop', DESKTOP, false],
   ] as const)(
-    '%s: enter, see the pages, fill every control, sign with mouse and finger, submit',
-    async (name, viewport) => {
+    '%s: enter, see the pages, fill every control, sign, submit',
+    async (name, viewport, hasTouch) => {
       const tx = await newTransaction();
-      const { context, page, problems } = await newContext({ viewport, hasTouch: true });
+      const { context, page, problems } = await newContext({ viewport, hasTouch });
       const entered = await page.goto(`${h.url}/services/enter/${await participantToken(tx)}`);
       expect(entered?.status()).toBe(200);
       expect(page.url()).toMatch(new RegExp(`^${h.url}/services/session/[\\w-]{12}$`));
@@ -215,19 +218,24 @@ describe('the session page in Chromium, with JavaScript', () => {
       await shot(page, `${name}-entered`);
       await expectAccessible(page, `${name}: entered`);
 
-      // Where the name field sits: on a desktop in its box on the page (x 200/595 of the page's
-      // width); on a phone the control is listed under the page, at full width.
+      // Where the name field sits: with a mouse, in its box on the page (x 200/595 of the page's
+      // width); for a finger the control is listed under the page, at full width, large enough
+      // to hit and with text large enough that iOS does not zoom in on it.
       const sheet = (await page.locator('.sheet').first().boundingBox())!;
-      const nameBox = (await page.getByLabel('Employee name').boundingBox())!;
-      if (name === 'desktop') {
+      const nameField = page.getByLabel('Employee name');
+      const nameBox = (await nameField.boundingBox())!;
+      if (!hasTouch) {
         expect(Math.abs(nameBox.x - (sheet.x + (sheet.width * 200) / 595))).toBeLessThan(3);
         expect(Math.abs(nameBox.y - (sheet.y + (sheet.height * 120) / 842))).toBeLessThan(3);
       } else {
         expect(nameBox.y).toBeGreaterThan(sheet.y + sheet.height);
         expect(nameBox.height).toBeGreaterThanOrEqual(44);
-        // Nothing is wider than the phone.
+        expect(
+          await nameField.evaluate((e) => parseFloat(window.getComputedStyle(e).fontSize)),
+        ).toBeGreaterThanOrEqual(16);
+        // Nothing is wider than the screen.
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
-          360,
+          viewport.width,
         );
       }
 
@@ -253,10 +261,11 @@ describe('the session page in Chromium, with JavaScript', () => {
         );
       });
       await drawWithMouse(page, 'employee');
-      await drawWithFinger(page, 'witness');
+      if (hasTouch) await drawWithFinger(page, 'witness');
+      else await drawWithMouse(page, 'witness');
       expect(
         await page.evaluate(() => (window as unknown as { pointerTypes: string[] }).pointerTypes),
-      ).toEqual(['mouse', 'touch']);
+      ).toEqual(['mouse', hasTouch ? 'touch' : 'mouse']);
       // The drawing shows in its box on the page.
       expect(await page.locator('[data-marker="employee"] img').count()).toBe(1);
       await shot(page, `${name}-filled`);
