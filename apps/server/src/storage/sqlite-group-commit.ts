@@ -270,11 +270,23 @@ class GroupCommitDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
+    // First: a checkpoint under way may need to pause writes, which it could not once this holds
+    // the writer.
+    await this.checkpoints?.close();
     await this.#writerMutex.lock();
     this.#commitOpenBatch();
     await this.log.pending()?.catch(() => {}); // its callers have been told
-    // The last connection to close checkpoints what is left and removes the log.
-    await this.checkpoints?.close();
+    if (this.checkpoints) {
+      // What this process wrote since its last checkpoint (wal-checkpoints.ts); the last
+      // connection to close checkpoints in any case, and removes the log. Not after a failed
+      // sync (nothing may reach the database then), and a failure here leaves the log as it is.
+      try {
+        this.log.throwIfFailed();
+        this.writer.pragma('wal_checkpoint(PASSIVE)');
+      } catch {
+        // The log keeps what it holds; the next process to open the file reads it.
+      }
+    }
     this.reader.close();
     this.writer.close();
     await this.onClose();

@@ -1,7 +1,8 @@
 // Checkpoints of group commit's log, off the event loop (docs/decisions.md, "Checkpoints off the
 // event loop"). SQLite's own checkpoint runs inside the COMMIT that takes the log past 1,000
 // pages: on the event loop, it copies those pages into the database file and syncs both files,
-// some 5 ms every 15 batches under load, about a tenth of a T1's time there (docs/performance.md).
+// some 5 ms every 15 batches under load, about a tenth of a T1's time there (docs/performance.md,
+// "Checkpoints off the event loop").
 // Here the writer's automatic checkpoints are off, and a thread of its own with a connection of
 // its own checkpoints instead (PASSIVE: beside the writer, never blocking it).
 //
@@ -12,7 +13,9 @@
 // event loop goes on meanwhile; only writers wait, and they join one batch when it ends.
 //
 // Should the thread fail, SQLite's own checkpoints are turned back on: the log never grows
-// without end, it only goes back to costing the event loop.
+// without end, it only goes back to costing the event loop. A process checkpoints its own writes
+// once more when it closes its database: a CLI command may commit fewer than 16 times, and a
+// server that only reads counts no COMMITs of its own.
 import type Database from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -34,7 +37,10 @@ export interface CheckpointRunner {
 export interface CheckpointCounts {
   /** Checkpoints run off the event loop. */
   checkpoints: number;
-  /** Times writes paused so that the log could start afresh. */
+  /**
+   * Checkpoints, taken while writes paused, that copied the whole log: after each the next batch
+   * starts the log afresh.
+   */
   logRestarts: number;
   /** Checkpoints that failed: after the first, SQLite checkpoints by itself again. */
   failedCheckpoints: number;
@@ -86,11 +92,15 @@ export class WalCheckpoints {
     this.#running = this.#round().finally(() => (this.#running = undefined));
   }
 
-  /** Waits for the checkpoint under way, then ends the thread. */
+  /**
+   * Waits for the checkpoint under way (which may pause writes: call this before holding the
+   * writer), then ends the thread and gives checkpoints back to SQLite.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     await this.#running;
     await this.runner.close();
+    this.writer.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
   }
 
   async #round(): Promise<void> {
@@ -150,8 +160,11 @@ type ThreadAnswer = { ok: true; result: CheckpointResult } | { ok: false; messag
 export function checkpointThread(path: string): CheckpointRunner {
   let worker: Worker | undefined;
   let exited: Promise<void> | undefined;
+  /** Why the thread stopped, if it did: every later checkpoint is refused with it. */
+  let stopped: Error | undefined;
   let waiting: Deferred<CheckpointResult> | undefined;
   const fail = (error: Error) => {
+    stopped ??= error;
     const current = waiting;
     waiting = undefined;
     current?.reject(error);
@@ -185,6 +198,7 @@ export function checkpointThread(path: string): CheckpointRunner {
   };
   return {
     checkpoint() {
+      if (stopped) return Promise.reject(stopped);
       if (waiting) return Promise.reject(new Error('a checkpoint is running already'));
       worker ??= start();
       waiting = deferred<CheckpointResult>();
@@ -195,6 +209,7 @@ export function checkpointThread(path: string): CheckpointRunner {
     },
     async close() {
       if (!worker) return;
+      stopped ??= new Error(`the checkpoint thread of ${path} is closed`);
       worker.ref();
       worker.postMessage('close');
       await exited;
