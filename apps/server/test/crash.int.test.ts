@@ -1,8 +1,8 @@
 // `kill -9` of a server node under write load loses no acknowledged write, on either engine: in
 // each of ten rounds a real `pal serve` process takes T1 creations from many concurrent callers
 // and is killed without warning; every transaction whose id a node answered must be in the
-// database afterwards. On SQLite the rounds are long enough for the log's checkpoints to run in
-// their thread (and the log to start afresh) while the node is killed.
+// database afterwards. On SQLite the rounds are long enough for the log's checkpoints to run
+// (and the log to start afresh) before the node is killed, or while.
 import Database from 'better-sqlite3';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,13 +27,18 @@ const PER_ROUND = engine === 'sqlite' ? 1000 : 50;
 
 /**
  * The transactions in the SQLite database file alone, without its log: what checkpoints have
- * copied there. Read from a copy, so that the log is neither read nor recovered.
+ * copied there. Read from a copy, so that the log is neither read nor recovered. Undefined when the
+ * node was killed while a checkpoint was copying: the file alone is then half written (SQLite
+ * mends it from the log at the next open), which shows a checkpoint running as well as more rows.
  */
-function checkpointedTransactions(dataDir: string, scratch: string): number {
+function checkpointedTransactions(dataDir: string, scratch: string): number | undefined {
   copyFileSync(join(dataDir, 'pal.sqlite'), scratch);
   const file = new Database(scratch, { readonly: true });
   try {
     return file.prepare('select count(*) from transactions').pluck().get() as number;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'SQLITE_CORRUPT') return undefined;
+    throw error;
   } finally {
     file.close();
   }
@@ -55,7 +60,7 @@ describe(`nodes killed with SIGKILL under write load (${engine})`, () => {
 
     const acknowledged: string[] = [];
     const scratch = join(dir.path, 'file-alone.sqlite');
-    let inFileAlone = engine === 'sqlite' ? checkpointedTransactions(env.DATA_DIR, scratch) : 0;
+    let inFileAlone = engine === 'sqlite' ? checkpointedTransactions(env.DATA_DIR, scratch)! : 0;
     for (let round = 0; round < ROUNDS; round++) {
       const node = await startKillableNode(env);
       try {
@@ -69,12 +74,14 @@ describe(`nodes killed with SIGKILL under write load (${engine})`, () => {
         // Killed for real: nothing answers on its port any more.
         expect(await gone).toBe(true);
         if (engine === 'sqlite') {
-          // Checkpoints ran in this round, before the kill: the checkpoint thread's, as the node's
-          // writer leaves SQLite's own off (this would pass with SQLite's own too: it shows the
+          // Checkpoints ran in this round, before or during the kill: the service's own, as the
+          // node's writer leaves SQLite's off (this would pass with SQLite's own too: it shows the
           // kill under checkpoints, not whose they were; wal-checkpoints.test.ts shows that).
           const now = checkpointedTransactions(env.DATA_DIR, scratch);
-          expect(now).toBeGreaterThan(inFileAlone);
-          inFileAlone = now;
+          if (now !== undefined) {
+            expect(now).toBeGreaterThan(inFileAlone);
+            inFileAlone = now;
+          }
         }
       } finally {
         node.child.kill('SIGKILL');

@@ -30,12 +30,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import { deferred, type Deferred } from './deferred.js';
-import {
-  WalCheckpoints,
-  type CheckpointCounts,
-  type CheckpointRunner,
-  type WalCheckpointOptions,
-} from './wal-checkpoints.js';
+import { checkpointNow, WalCheckpoints, type CheckpointCounts } from './wal-checkpoints.js';
 import { WalSync, type LogSync } from './wal-sync.js';
 
 /** Statements SQLite runs only outside a transaction. */
@@ -78,7 +73,6 @@ export class GroupCommitSqliteDialect implements Dialect {
     failedCommits: 0,
     syncs: 0,
     checkpoints: 0,
-    logRestarts: 0,
     failedCheckpoints: 0,
   };
   readonly #driver: GroupCommitDriver;
@@ -90,12 +84,17 @@ export class GroupCommitSqliteDialect implements Dialect {
     /** Makes what the writer has written to the log durable (wal-sync.ts). */
     sync: LogSync;
     /**
-     * Checkpoints the log off the event loop (wal-checkpoints.ts) instead of SQLite inside the
-     * writer's COMMITs; without it, SQLite's own.
+     * Given, the log's checkpoints run with their syncs off the event loop (wal-checkpoints.ts)
+     * instead of inside the writer's COMMITs; without it, SQLite's own.
      */
-    checkpoints?: CheckpointRunner;
-    /** When they run (by default DEFAULT_CHECKPOINT_OPTIONS). */
-    checkpointOptions?: WalCheckpointOptions;
+    checkpoints?: {
+      /** A third connection to the file, for the read transaction around each checkpoint. */
+      pin: Database.Database;
+      /** fdatasync of the database file. */
+      syncDatabaseFile: LogSync;
+      /** A checkpoint after this many COMMITs (by default COMMITS_PER_CHECKPOINT). */
+      commitsPerCheckpoint?: number;
+    };
     /**
      * Run on the writer inside each batch, after its last caller and before its COMMIT (the text
      * indexes' deferred rows, sqlite.ts); an error fails the batch.
@@ -170,6 +169,7 @@ class GroupCommitDriver implements Driver {
   private readonly foreignCommits: () => boolean;
   private readonly onClose: () => Promise<void>;
   private readonly checkpoints: WalCheckpoints | undefined;
+  private readonly pin: Database.Database | undefined;
 
   constructor(
     options: ConstructorParameters<typeof GroupCommitSqliteDialect>[0],
@@ -182,14 +182,23 @@ class GroupCommitDriver implements Driver {
     this.onCommit = options.onCommit ?? (() => {});
     this.foreignCommits = foreignCommitsOf(options.dataVersion ?? dataVersionOf(options.writer));
     this.onClose = options.onClose ?? (async () => {});
+    const checkpoints = options.checkpoints;
+    this.pin = checkpoints?.pin;
     this.checkpoints =
-      options.checkpoints &&
+      checkpoints &&
       new WalCheckpoints(
         this.writer,
-        options.checkpoints,
-        (work) => this.#withoutWrites(work),
+        () =>
+          this.#withoutWrites(() =>
+            checkpointNow({
+              pin: checkpoints.pin,
+              copier: this.reader,
+              syncLog: () => this.log.syncNow(),
+              syncDatabaseFile: checkpoints.syncDatabaseFile,
+            }),
+          ),
         counts,
-        options.checkpointOptions,
+        checkpoints.commitsPerCheckpoint,
       );
   }
 
@@ -270,8 +279,7 @@ class GroupCommitDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
-    // First: a checkpoint under way may need to pause writes, which it could not once this holds
-    // the writer.
+    // First: a checkpoint under way holds the writer until it ends.
     await this.checkpoints?.close();
     await this.#writerMutex.lock();
     this.#commitOpenBatch();
@@ -287,6 +295,7 @@ class GroupCommitDriver implements Driver {
         // The log keeps what it holds; the next process to open the file reads it.
       }
     }
+    this.pin?.close();
     this.reader.close();
     this.writer.close();
     await this.onClose();
@@ -357,11 +366,11 @@ class GroupCommitDriver implements Driver {
   }
 
   /** Runs `work` with the writer held and no batch open: writers wait for it. */
-  async #withoutWrites(work: () => Promise<void>): Promise<void> {
+  async #withoutWrites<T>(work: () => Promise<T>): Promise<T> {
     await this.#writerMutex.lock();
     try {
       this.#commitOpenBatch();
-      await work();
+      return await work();
     } finally {
       this.#writerMutex.unlock();
     }
@@ -452,12 +461,14 @@ class GroupCommitDriver implements Driver {
 
 /**
  * The reader's prepared statement when the statement only reads. One that the reader cannot
- * prepare (a table the writer has just created) goes to the writer.
+ * prepare (a table the writer has just created) goes to the writer, and so does one that returns
+ * no rows: SQLite calls `drop trigger if exists` of a trigger it does not see read-only, yet runs
+ * it as a write, which on the reader waits for the writer's lock while holding the event loop.
  */
 function readOnly(reader: Database.Database, source: string): Database.Statement | undefined {
   try {
     const statement = reader.prepare(source);
-    return statement.readonly ? statement : undefined;
+    return statement.readonly && statement.reader ? statement : undefined;
   } catch {
     return undefined;
   }

@@ -21,8 +21,7 @@ import {
   GroupCommitSqliteDialect,
   type GroupCommitCounts,
 } from './sqlite-group-commit.js';
-import { checkpointThread } from './wal-checkpoints.js';
-import { walFileSync } from './wal-sync.js';
+import { fileSync, walFileSync } from './wal-sync.js';
 
 /** Milliseconds a writer waits for another process's write lock (e.g. the CLI beside the server). */
 const BUSY_TIMEOUT_MS = 5000;
@@ -50,7 +49,7 @@ const PAL_TEXTS_FTS = 'pal_texts_fts';
  *   caller is answered (wal-sync.ts);
  * - foreign_keys=ON: SQLite leaves them off by default;
  * - group commit (unless turned off): concurrent transactions share one COMMIT, so one fsync,
- *   and the log's checkpoints run in a thread of their own (wal-checkpoints.ts).
+ *   and the log's checkpoints make their syncs off the event loop (wal-checkpoints.ts).
  */
 export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSchema> {
   const memory = path === ':memory:';
@@ -62,6 +61,7 @@ export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSch
   const reader = grouping ? openConnection(path, 'FULL') : undefined;
   // Absolute: the log is opened at the first sync, whatever the working directory is by then.
   const log = grouping ? walFileSync(resolve(path)) : undefined;
+  const databaseFile = grouping ? fileSync(resolve(path)) : undefined;
   const changes: ChangeTracking = {
     // Asked of the writer: its data_version moves with other processes' commits, never with its
     // own (which are counted at COMMIT, below), so the client cache survives this node's writes.
@@ -76,7 +76,7 @@ export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSch
         writer: withStatementCache(writer, changes),
         reader: withStatementCache(reader, changes),
         sync: log!.sync,
-        checkpoints: checkpointThread(resolve(path)),
+        checkpoints: { pin: openConnection(path, 'FULL'), syncDatabaseFile: databaseFile!.sync },
         // Reads see a write once it is committed: a value cached in between must go then too.
         beforeCommit: pendingTextIndexer(writer),
         onCommit: () => {
@@ -86,7 +86,10 @@ export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSch
         },
         // One reading of data_version for both: each read's check freshens the change stamp.
         dataVersion: () => readDataVersion(changes),
-        onClose: () => log!.close(),
+        onClose: async () => {
+          await log!.close();
+          await databaseFile!.close();
+        },
       })
     : undefined;
   const db = new Kysely<DatabaseSchema>({

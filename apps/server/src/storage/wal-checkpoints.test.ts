@@ -1,4 +1,4 @@
-// Group commit's checkpoints in a thread of their own, on a SQLite file.
+// Group commit's checkpoints, their syncs off the event loop, on a SQLite file.
 import Database from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import { copyFileSync, statSync } from 'node:fs';
@@ -6,12 +6,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/helpers.js';
 import { GroupCommitSqliteDialect, type GroupCommitCounts } from './sqlite-group-commit.js';
-import {
-  checkpointThread,
-  type CheckpointResult,
-  type CheckpointRunner,
-} from './wal-checkpoints.js';
-import { walFileSync } from './wal-sync.js';
+import { checkpointNow } from './wal-checkpoints.js';
+import { fileSync, walFileSync, type LogSync } from './wal-sync.js';
 
 interface Schema {
   items: { id: number; body: string };
@@ -28,216 +24,227 @@ interface Opened {
 
 const wait = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-describe.runIf(process.env.PAL_TEST_ENGINE !== 'postgres')('checkpoints off the event loop', () => {
-  let dir: ReturnType<typeof tempDir>;
-  let path: string;
-  const opened: Kysely<Schema>[] = [];
+describe.runIf(process.env.PAL_TEST_ENGINE !== 'postgres')(
+  'checkpoints, their syncs off the event loop',
+  () => {
+    let dir: ReturnType<typeof tempDir>;
+    let path: string;
+    const opened: Kysely<Schema>[] = [];
 
-  /** A group-committing database with `runner` for its checkpoints, checkpointing often. */
-  function open(runner: CheckpointRunner): Opened {
-    const writer = new Database(path);
-    writer.pragma('journal_mode = WAL');
-    writer.pragma('synchronous = NORMAL');
-    const log = walFileSync(path);
-    const dialect = new GroupCommitSqliteDialect({
-      writer,
-      reader: new Database(path),
-      sync: log.sync,
-      checkpoints: runner,
-      checkpointOptions: { commitsPerCheckpoint: 2, restartFrames: 64 },
-      onClose: log.close,
-    });
-    const db = new Kysely<Schema>({ dialect });
-    opened.push(db);
-    return { db, writer, counts: dialect.counts };
-  }
+    /**
+     * A group-committing database checkpointing every second COMMIT; `syncDatabaseFile` wraps the
+     * real fdatasync of the database file (to hold or fail it).
+     */
+    function open(wrapSync: (real: LogSync) => LogSync = (real) => real): Opened {
+      const writer = new Database(path);
+      writer.pragma('journal_mode = WAL');
+      writer.pragma('synchronous = NORMAL');
+      const log = walFileSync(path);
+      const file = fileSync(path);
+      const dialect = new GroupCommitSqliteDialect({
+        writer,
+        reader: new Database(path),
+        sync: log.sync,
+        checkpoints: {
+          pin: new Database(path),
+          syncDatabaseFile: wrapSync(file.sync),
+          commitsPerCheckpoint: 2,
+        },
+        onClose: async () => {
+          await log.close();
+          await file.close();
+        },
+      });
+      const db = new Kysely<Schema>({ dialect });
+      opened.push(db);
+      return { db, writer, counts: dialect.counts };
+    }
 
-  async function close(db: Kysely<Schema>): Promise<void> {
-    opened.splice(opened.indexOf(db), 1);
-    await db.destroy();
-  }
+    async function close(db: Kysely<Schema>): Promise<void> {
+      opened.splice(opened.indexOf(db), 1);
+      await db.destroy();
+    }
 
-  /** `rounds` rounds of `perRound` concurrent transactions, one row each, ids from `from`. */
-  async function write(db: Kysely<Schema>, rounds: number, perRound: number, from = 0) {
-    for (let round = 0; round < rounds; round++) {
-      await Promise.all(
-        Array.from({ length: perRound }, (_, i) =>
-          db.transaction().execute((trx) =>
-            trx
-              .insertInto('items')
-              .values({ id: from + round * perRound + i, body: BODY })
-              .execute(),
+    /** `rounds` rounds of `perRound` concurrent transactions, one row each, ids from `from`. */
+    async function write(db: Kysely<Schema>, rounds: number, perRound: number, from = 0) {
+      for (let round = 0; round < rounds; round++) {
+        await Promise.all(
+          Array.from({ length: perRound }, (_, i) =>
+            db.transaction().execute((trx) =>
+              trx
+                .insertInto('items')
+                .values({ id: from + round * perRound + i, body: BODY })
+                .execute(),
+            ),
           ),
-        ),
+        );
+      }
+    }
+
+    /**
+     * The rows in the database file alone, without its log: what checkpoints have copied there.
+     * Read from a copy, so that the log is neither read nor recovered.
+     */
+    function rowsInFileAlone(): number {
+      const copy = join(dir.path, 'alone.sqlite');
+      copyFileSync(path, copy);
+      const file = new Database(copy, { readonly: true });
+      try {
+        return file.prepare('select count(*) from items').pluck().get() as number;
+      } finally {
+        file.close();
+      }
+    }
+
+    const count = async (db: Kysely<Schema>) =>
+      Number(
+        (
+          await db
+            .selectFrom('items')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
       );
-    }
-  }
 
-  /**
-   * The rows in the database file alone, without its log: what checkpoints have copied there.
-   * Read from a copy, so that the log is neither read nor recovered.
-   */
-  function rowsInFileAlone(): number {
-    const copy = join(dir.path, 'alone.sqlite');
-    copyFileSync(path, copy);
-    const file = new Database(copy, { readonly: true });
-    try {
-      return file.prepare('select count(*) from items').pluck().get() as number;
-    } finally {
-      file.close();
-    }
-  }
-
-  const count = async (db: Kysely<Schema>) =>
-    Number(
-      (
-        await db
-          .selectFrom('items')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
-
-  beforeEach(() => {
-    dir = tempDir('pal-checkpoints-');
-    path = join(dir.path, 'c.sqlite');
-    const setup = new Database(path);
-    setup.pragma('journal_mode = WAL');
-    setup.exec('create table items (id integer primary key, body text not null)');
-    setup.close();
-  });
-  afterEach(async () => {
-    for (const db of opened.splice(0)) await db.destroy();
-    dir.remove();
-  });
-
-  it('copies the log into the database beside the writer, and starts the log afresh', async () => {
-    const { db, writer, counts } = open(checkpointThread(path));
-    expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
-    let largestLog = 0;
-    for (let part = 0; part < 20; part++) {
-      await write(db, 10, 20, part * 200);
-      largestLog = Math.max(largestLog, statSync(`${path}-wal`).size);
-    }
-    // 4,000 rows of a page each, some 16 MB, through a log that grew while the thread started
-    // and was then written again from its start (SQLite does not shorten the file).
-    expect(counts.logRestarts).toBeGreaterThan(3);
-    expect(largestLog).toBeLessThan(8_000_000);
-    expect(counts.failedCheckpoints).toBe(0);
-    // With SQLite's own checkpoints off, the thread's are what put rows in the database file
-    // while the database is open (the last round given time to end).
-    await wait(300);
-    expect(rowsInFileAlone()).toBeGreaterThan(3000);
-    await close(db);
-    const alone = new Database(path, { readonly: true });
-    expect(alone.prepare('select count(*) from items').pluck().get()).toBe(4000);
-    expect(alone.pragma('integrity_check', { simple: true })).toBe('ok');
-    alone.close();
-  });
-
-  it('holds writers back while the log starts afresh, and answers them after', async () => {
-    const thread = checkpointThread(path);
-    let release!: () => void;
-    const held = new Promise<void>((done) => (release = done));
-    let holds = 0;
-    let finalNext = false;
-    // The checkpoint after one that found the log long is the one taken without writes: held.
-    const runner: CheckpointRunner = {
-      async checkpoint() {
-        const final = finalNext;
-        finalNext = false;
-        if (final) {
-          holds += 1;
+    /** A sync of the database file that waits until `release` is called. */
+    function heldSync() {
+      let release!: () => void;
+      const held = new Promise<void>((done) => (release = done));
+      let waiting = 0;
+      const wrap =
+        (real: LogSync): LogSync =>
+        async () => {
+          waiting += 1;
           await held;
-        }
-        const result = await thread.checkpoint();
-        if (!final && result.log >= 64) finalNext = true;
-        return result;
-      },
-      close: () => thread.close(),
-    };
-    const { db, counts } = open(runner);
-    let written = 0;
-    while (holds === 0) {
-      await write(db, 1, 5, written);
-      written += 5;
+          await real();
+        };
+      return { wrap, release, waiting: () => waiting };
     }
-    let answered = false;
-    const waiting = write(db, 1, 1, 10_000).then(() => (answered = true));
-    await wait(100);
-    expect(answered).toBe(false);
-    // Reads go on meanwhile, and see every write answered before.
-    expect(await count(db)).toBe(written);
-    release();
-    await waiting;
-    expect(holds).toBe(1);
-    expect(counts.logRestarts).toBe(1);
-    expect(
-      await db.selectFrom('items').select('id').where('id', '=', 10_000).execute(),
-    ).toHaveLength(1);
-  });
 
-  it('gives checkpoints back to SQLite when its thread fails, and keeps writing', async () => {
-    const { db, writer, counts } = open({
-      checkpoint: () => Promise.reject(new Error('disk I/O error')),
-      close: async () => {},
+    beforeEach(() => {
+      dir = tempDir('pal-checkpoints-');
+      path = join(dir.path, 'c.sqlite');
+      const setup = new Database(path);
+      setup.pragma('journal_mode = WAL');
+      setup.exec('create table items (id integer primary key, body text not null)');
+      setup.close();
     });
-    await write(db, 20, 5);
-    expect(counts.failedCheckpoints).toBe(1);
-    expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
-    // SQLite's own checkpoints keep the log short again (1,000 pages): 10 MB more of rows.
-    await write(db, 500, 5, 100);
-    expect(statSync(`${path}-wal`).size).toBeLessThan(5_000_000);
-    expect(await count(db)).toBe(2600);
-  });
-
-  it('closes once the checkpoint under way has ended', async () => {
-    const thread = checkpointThread(path);
-    let ended = 0;
-    const { db, counts } = open({
-      async checkpoint() {
-        await wait(200);
-        const result = await thread.checkpoint();
-        ended += 1;
-        return result;
-      },
-      close: () => thread.close(),
+    afterEach(async () => {
+      for (const db of opened.splice(0)) await db.destroy();
+      dir.remove();
     });
-    await write(db, 3, 5);
-    expect(counts.checkpoints).toBe(0); // the first is under way
-    await close(db);
-    expect(ended).toBe(1);
-    const alone = new Database(path, { readonly: true });
-    expect(alone.prepare('select count(*) from items').pluck().get()).toBe(15);
-    alone.close();
-  });
 
-  it('closes when a checkpoint under way finds the log long and would pause writes', async () => {
-    // The first checkpoint answers while the close waits for the last batch: before, the round
-    // then waited for the writer that the close held, and the close for the round.
-    let answer!: (result: CheckpointResult) => void;
-    const { db } = open({
-      checkpoint: () => new Promise((done) => (answer = done)),
-      close: async () => {},
+    it('copies the log into the database as writes go, and the log starts afresh', async () => {
+      const { db, writer, counts } = open();
+      expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+      for (let part = 0; part < 20; part++) await write(db, 10, 20, part * 200);
+      // 4,000 rows of a page each, some 16 MB, through a log written again from its start after
+      // each checkpoint (every second COMMIT: 20 rows).
+      expect(counts.checkpoints).toBeGreaterThan(50);
+      expect(counts.failedCheckpoints).toBe(0);
+      expect(statSync(`${path}-wal`).size).toBeLessThan(1_000_000);
+      // With SQLite's own checkpoints off, these are what put rows in the database file while the
+      // database is open.
+      expect(rowsInFileAlone()).toBeGreaterThan(3900);
+      await close(db);
+      const alone = new Database(path, { readonly: true });
+      expect(alone.prepare('select count(*) from items').pluck().get()).toBe(4000);
+      expect(alone.pragma('integrity_check', { simple: true })).toBe('ok');
+      alone.close();
     });
-    await write(db, 2, 1);
-    const closed = close(db);
-    answer({ busy: 0, log: 1_000_000, checkpointed: 0 });
-    const outcome = await Promise.race([
-      closed.then(() => 'closed'),
-      wait(3000).then(() => 'hung'),
-    ]);
-    expect(outcome).toBe('closed');
-  });
 
-  it('a process that writes less than a checkpoint needs still checkpoints its writes at close', async () => {
-    // A server that only reads keeps the file open; a CLI command commits once and ends.
-    const server = open(checkpointThread(path));
-    const cli = open(checkpointThread(path));
-    await write(cli.db, 1, 1);
-    expect(cli.counts).toMatchObject({ commits: 1, checkpoints: 0 });
-    await close(cli.db);
-    expect(rowsInFileAlone()).toBe(1);
-    expect(await count(server.db)).toBe(1);
-  });
-});
+    it('holds this process’s writers until the database file is synced, not other processes’', async () => {
+      const sync = heldSync();
+      const { db, counts } = open(sync.wrap);
+      await write(db, 2, 1);
+      // The second COMMIT began a checkpoint: it has copied the log and waits for the sync.
+      while (sync.waiting() === 0) await wait(5);
+      let answered = false;
+      const waiting = write(db, 1, 1, 100).then(() => (answered = true));
+      await wait(100);
+      expect(answered).toBe(false);
+      // Reads go on meanwhile, and see every write answered before.
+      expect(await count(db)).toBe(2);
+      // Another process writes meanwhile: it waits for nothing, and its frames go after those the
+      // checkpoint copied (the log is not started afresh over them before the file is durable).
+      const other = new Database(path);
+      other.pragma('busy_timeout = 0');
+      const before = (other.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]!.log;
+      expect(before).toBeGreaterThan(0);
+      other.prepare('insert into items values (?, ?)').run(200, BODY);
+      const after = (other.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]!.log;
+      expect(after).toBeGreaterThan(before);
+      other.close();
+      sync.release();
+      await waiting;
+      expect(counts.checkpoints).toBe(1);
+      expect(await count(db)).toBe(4);
+    });
+
+    it('gives checkpoints back to SQLite when one fails, and keeps writing', async () => {
+      const { db, writer, counts } = open(() => () => Promise.reject(new Error('disk I/O error')));
+      await write(db, 20, 5);
+      expect(counts.failedCheckpoints).toBe(1);
+      expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+      expect(writer.inTransaction).toBe(false);
+      // SQLite's own checkpoints keep the log short again (1,000 pages): 10 MB more of rows.
+      await write(db, 500, 5, 100);
+      expect(statSync(`${path}-wal`).size).toBeLessThan(5_000_000);
+      expect(await count(db)).toBe(2600);
+    });
+
+    it('checkpoints while another process holds the write lock, up to what is committed', async () => {
+      const setup = new Database(path);
+      setup.prepare('insert into items values (?, ?)').run(1, BODY);
+      setup.close();
+      const pin = new Database(path);
+      const copier = new Database(path);
+      const synchronous = copier.pragma('synchronous', { simple: true });
+      const other = new Database(path);
+      other.exec('begin immediate');
+      other.prepare('insert into items values (?, ?)').run(2, BODY);
+      const synced: string[] = [];
+      const result = await checkpointNow({
+        pin,
+        copier,
+        syncLog: async () => void synced.push('log'),
+        syncDatabaseFile: async () => void synced.push('file'),
+      });
+      expect(result).toMatchObject({ busy: 0 });
+      expect(result.checkpointed).toBe(result.log);
+      expect(synced).toEqual(['log', 'file']);
+      expect(rowsInFileAlone()).toBe(1);
+      // The read transaction has ended, and the copier's own syncs are back as they were.
+      expect(pin.inTransaction).toBe(false);
+      expect(copier.pragma('synchronous', { simple: true })).toBe(synchronous);
+      other.exec('commit');
+      for (const c of [pin, copier, other]) c.close();
+    });
+
+    it('closes once the checkpoint under way has ended', async () => {
+      const sync = heldSync();
+      const { db, counts } = open(sync.wrap);
+      await write(db, 2, 1);
+      while (sync.waiting() === 0) await wait(5);
+      const closed = close(db);
+      await wait(50);
+      sync.release();
+      await closed;
+      expect(counts.checkpoints).toBe(1);
+      const alone = new Database(path, { readonly: true });
+      expect(alone.prepare('select count(*) from items').pluck().get()).toBe(2);
+      alone.close();
+    });
+
+    it('a process that writes less than a checkpoint needs still checkpoints its writes at close', async () => {
+      // A server that only reads keeps the file open; a CLI command commits once and ends.
+      const server = open();
+      const cli = open();
+      await write(cli.db, 1, 1);
+      expect(cli.counts).toMatchObject({ commits: 1, checkpoints: 0 });
+      await close(cli.db);
+      expect(rowsInFileAlone()).toBe(1);
+      expect(await count(server.db)).toBe(1);
+    });
+  },
+);

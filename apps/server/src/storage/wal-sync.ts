@@ -54,6 +54,15 @@ export class WalSync {
     this.#written += 1;
   }
 
+  /**
+   * Resolves once a sync that began after this call has finished: everything in the log by then,
+   * whoever wrote it, is durable (a checkpoint copies only what is).
+   */
+  syncNow(): Promise<void> {
+    this.#written += 1;
+    return this.#covering(this.#written);
+  }
+
   /** A COMMIT has returned: resolves once it is durable; rejects when its sync failed. */
   committed(): Promise<void> {
     this.#written += 1;
@@ -116,9 +125,14 @@ export class WalSync {
  * deletes the file under this descriptor (it removes the log only when its last connection closes).
  */
 export function walFileSync(databasePath: string): { sync: LogSync; close(): Promise<void> } {
+  return fileSync(`${databasePath}-wal`);
+}
+
+/** fdatasync of a file in libuv's thread pool, opened at its first sync and kept open. */
+export function fileSync(path: string): { sync: LogSync; close(): Promise<void> } {
   let fd: number | undefined;
   return {
-    sync: async () => syncFile((fd ??= openSync(`${databasePath}-wal`, 'r'))),
+    sync: async () => syncFile((fd ??= openSync(path, 'r'))),
     close: async () => {
       if (fd !== undefined) await closeFile(fd);
       fd = undefined;
