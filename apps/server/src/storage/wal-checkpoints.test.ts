@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/helpers.js';
 import { GroupCommitSqliteDialect, type GroupCommitCounts } from './sqlite-group-commit.js';
-import { checkpointNow } from './wal-checkpoints.js';
+import { checkpointNow, WalCheckpoints } from './wal-checkpoints.js';
 import { fileSync, walFileSync, type LogSync } from './wal-sync.js';
 
 interface Schema {
@@ -182,15 +182,52 @@ describe.runIf(process.env.PAL_TEST_ENGINE !== 'postgres')(
     });
 
     it('gives checkpoints back to SQLite when one fails, and keeps writing', async () => {
-      const { db, writer, counts } = open(() => () => Promise.reject(new Error('disk I/O error')));
-      await write(db, 20, 5);
-      expect(counts.failedCheckpoints).toBe(1);
+      const writer = new Database(path);
+      writer.pragma('journal_mode = WAL');
+      const counts = { checkpoints: 0, failedCheckpoints: 0 };
+      let tries = 0;
+      const checkpoints = new WalCheckpoints(
+        writer,
+        () => {
+          tries += 1;
+          return Promise.reject(new Error('disk I/O error'));
+        },
+        counts,
+        2,
+      );
+      expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+      for (let i = 0; i < 6; i++) {
+        writer.prepare('insert into items values (?, ?)').run(i, BODY);
+        checkpoints.committed();
+        await wait(1);
+      }
+      expect(tries).toBe(1);
+      expect(counts).toEqual({ checkpoints: 0, failedCheckpoints: 1 });
       expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
-      expect(writer.inTransaction).toBe(false);
       // SQLite's own checkpoints keep the log short again (1,000 pages): 10 MB more of rows.
-      await write(db, 500, 5, 100);
+      for (let i = 6; i < 2600; i++) writer.prepare('insert into items values (?, ?)').run(i, BODY);
       expect(statSync(`${path}-wal`).size).toBeLessThan(5_000_000);
-      expect(await count(db)).toBe(2600);
+      await checkpoints.close();
+      writer.close();
+    });
+
+    it('keeps the log whole when the database file cannot be synced after the copy', async () => {
+      const { db, counts } = open(() => () => Promise.reject(new Error('EIO: fdatasync')));
+      await write(db, 2, 1);
+      while (counts.failedCheckpoints === 0) await wait(5);
+      // The copy reached the file, but the file is not durable: no writer, of this process or
+      // another, may start the log afresh over those pages.
+      const other = new Database(path);
+      const before = (other.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]!.log;
+      expect(before).toBeGreaterThan(0);
+      other.prepare('insert into items values (?, ?)').run(100, BODY);
+      expect(
+        (other.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]!.log,
+      ).toBeGreaterThan(before);
+      other.close();
+      // This process writes on, into the same log.
+      await write(db, 3, 2, 200);
+      expect(await count(db)).toBe(9);
     });
 
     it('checkpoints while another process holds the write lock, up to what is committed', async () => {

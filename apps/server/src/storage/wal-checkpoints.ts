@@ -65,6 +65,8 @@ export interface CheckpointParts {
 export async function checkpointNow(parts: CheckpointParts): Promise<CheckpointResult> {
   const { pin, copier } = parts;
   pin.exec('begin');
+  // Set while the file holds copied pages that are not durable yet: the log must keep them.
+  let keepLog = false;
   try {
     pin.prepare('select count(*) from sqlite_master').pluck().get();
     await parts.syncLog();
@@ -73,14 +75,19 @@ export async function checkpointNow(parts: CheckpointParts): Promise<CheckpointR
     copier.pragma('synchronous = OFF');
     let result: CheckpointResult;
     try {
+      keepLog = true;
       [result] = copier.pragma('wal_checkpoint(PASSIVE)') as [CheckpointResult];
     } finally {
       copier.pragma(`synchronous = ${synchronous}`);
     }
     await parts.syncDatabaseFile();
+    keepLog = false;
     return result;
   } finally {
-    pin.exec('commit');
+    // After a copy whose file could not be synced, the read transaction stays open for as long as
+    // the process runs: no writer starts the log afresh over pages the file may have lost, and
+    // the next open of the database mends the file from the log.
+    if (!keepLog) pin.exec('commit');
   }
 }
 
