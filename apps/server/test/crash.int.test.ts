@@ -20,8 +20,8 @@ import {
 } from './pal-process.js';
 
 /**
- * Acknowledged creations per round before the kill. On SQLite, some 80 batches: past 16 COMMITs a
- * checkpoint runs, and past 4,096 frames of log the writes pause for it to finish.
+ * Acknowledged creations per round before the kill. On SQLite, some 80 batches: a checkpoint runs
+ * every 16 COMMITs.
  */
 const PER_ROUND = engine === 'sqlite' ? 1000 : 50;
 

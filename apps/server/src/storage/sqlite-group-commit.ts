@@ -94,6 +94,8 @@ export class GroupCommitSqliteDialect implements Dialect {
       syncDatabaseFile: LogSync;
       /** A checkpoint after this many COMMITs (by default COMMITS_PER_CHECKPOINT). */
       commitsPerCheckpoint?: number;
+      /** See CheckpointParts (tests; by default the process ends). */
+      fileNotDurable?: (error: unknown) => void;
     };
     /**
      * Run on the writer inside each batch, after its last caller and before its COMMIT (the text
@@ -195,6 +197,7 @@ class GroupCommitDriver implements Driver {
               copier: this.reader,
               syncLog: () => this.log.syncNow(),
               syncDatabaseFile: checkpoints.syncDatabaseFile,
+              fileNotDurable: checkpoints.fileNotDurable,
             }),
           ),
         counts,

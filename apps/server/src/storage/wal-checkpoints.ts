@@ -8,12 +8,13 @@
 // this process's writes held: the log's sync in libuv's thread pool, the copy on the event loop
 // with the syncs of SQLite's own checkpoint left out (they are made here), the database file's
 // sync in the pool, all inside a read transaction that keeps any writer from starting the log
-// afresh until the file is durable (checkpointNow). The event loop goes on serving everything
+// afresh until the file is durable (checkpointNow; what that leaves open is in decisions.md). The event loop goes on serving everything
 // else meanwhile; this process's writers wait, and join one batch when the checkpoint ends.
 //
-// Should a checkpoint fail, SQLite's own are turned back on for good: the log never grows without
-// end, it only goes back to costing the event loop. A process checkpoints its own writes once more
-// when it closes its database: a CLI command may commit fewer times than a checkpoint waits for.
+// Should a checkpoint fail, SQLite's own are turned back on for good: it only goes back to costing
+// the event loop. Should the database file's sync fail after a copy, the process ends (see
+// endTheProcess). A process checkpoints its own writes once more when it closes its database: a
+// CLI command may commit fewer times than a checkpoint waits for.
 import type Database from 'better-sqlite3';
 import type { LogSync } from './wal-sync.js';
 
@@ -50,6 +51,25 @@ export interface CheckpointParts {
   syncLog: () => Promise<void>;
   /** fdatasync of the database file. */
   syncDatabaseFile: LogSync;
+  /**
+   * Told when the database file could not be synced after a copy (by default the process ends at
+   * once: see checkpointNow).
+   */
+  fileNotDurable?: (error: unknown) => void;
+}
+
+/**
+ * The file may have lost pages that SQLite now counts as copied: closing the database would let
+ * SQLite remove the log that holds them (its last connection's close copies nothing more and
+ * deletes the log), and so would the process's normal exit (better-sqlite3 closes every database
+ * then). Ending the process at once leaves the log, and the next open mends the file from it, as
+ * PostgreSQL stops at a failed fsync.
+ */
+function endTheProcess(error: unknown): never {
+  process.stderr.write(
+    `the database file could not be synced after a checkpoint: ending now so that its log is kept (${String(error)})\n`,
+  );
+  process.abort();
 }
 
 /**
@@ -80,13 +100,17 @@ export async function checkpointNow(parts: CheckpointParts): Promise<CheckpointR
     } finally {
       copier.pragma(`synchronous = ${synchronous}`);
     }
-    await parts.syncDatabaseFile();
+    try {
+      await parts.syncDatabaseFile();
+    } catch (error) {
+      (parts.fileNotDurable ?? endTheProcess)(error);
+      throw error;
+    }
     keepLog = false;
     return result;
   } finally {
-    // After a copy whose file could not be synced, the read transaction stays open for as long as
-    // the process runs: no writer starts the log afresh over pages the file may have lost, and
-    // the next open of the database mends the file from the log.
+    // After a copy whose file could not be synced, the read transaction stays open: no writer of
+    // any process starts the log afresh over pages the file may have lost.
     if (!keepLog) pin.exec('commit');
   }
 }

@@ -55,12 +55,18 @@ export class WalSync {
   }
 
   /**
-   * Resolves once a sync that began after this call has finished: everything in the log by then,
-   * whoever wrote it, is durable (a checkpoint copies only what is).
+   * A sync of the log begun now, beside the COMMITs' own: everything in the log by then, whoever
+   * wrote it, is durable when it resolves (a checkpoint copies only what is). Reads do not wait
+   * for it. Its failure is a failed sync like any other (see #failed).
    */
-  syncNow(): Promise<void> {
-    this.#written += 1;
-    return this.#covering(this.#written);
+  async syncNow(): Promise<void> {
+    this.throwIfFailed();
+    try {
+      await this.sync();
+    } catch (error) {
+      this.#failed ??= error;
+      throw error;
+    }
   }
 
   /** A COMMIT has returned: resolves once it is durable; rejects when its sync failed. */
