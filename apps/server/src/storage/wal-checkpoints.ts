@@ -95,8 +95,9 @@ export async function checkpointNow(parts: CheckpointParts): Promise<CheckpointR
     copier.pragma('synchronous = OFF');
     let result: CheckpointResult;
     try {
-      keepLog = true;
+      // A copy that fails records nothing as copied (SQLite counts the pages only at its end).
       [result] = copier.pragma('wal_checkpoint(PASSIVE)') as [CheckpointResult];
+      keepLog = true;
     } finally {
       copier.pragma(`synchronous = ${synchronous}`);
     }
