@@ -1,10 +1,11 @@
 // Makes group commit's COMMITs durable off the event loop (docs/decisions.md, "The fsync off the
 // event loop"). The writing connection runs with synchronous=NORMAL, under which a COMMIT in WAL
-// mode writes its frames to the log file without syncing it; SQLite still syncs the log before
-// each checkpoint and its header when the log is reused. What NORMAL leaves out, the sync at each
-// COMMIT, is done here: fdatasync of the log file in libuv's thread pool, while the event loop goes
-// on. A COMMIT counts as durable, and its callers are answered, only once a sync that began after
-// it returned has finished; commits written during one sync share the next.
+// mode writes its frames to the log file without syncing it; SQLite still syncs its header when
+// the log is reused, and each checkpoint syncs the log first (here too: syncNow, used by
+// wal-checkpoints.ts). What NORMAL leaves out, the sync at each COMMIT, is done here: fdatasync
+// of the log file in libuv's thread pool, while the event loop goes on. A COMMIT counts as
+// durable, and its callers are answered, only once a sync that began after it returned has
+// finished; commits written during one sync share the next.
 import { close, fdatasync, openSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { deferred, type Deferred } from './deferred.js';
