@@ -3,14 +3,12 @@
 // and is killed without warning; every transaction whose id a node answered must be in the
 // database afterwards. On SQLite the rounds are long enough for the log's checkpoints to run
 // (and the log to start afresh) before the node is killed, or while.
-import Database from 'better-sqlite3';
-import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/storage/database.js';
 import { engine, freshDatabaseEnv } from './engine.js';
-import { tempDir } from './helpers.js';
+import { rowsInDatabaseFileAlone, tempDir } from './helpers.js';
 import {
   CRASH_ROUNDS as ROUNDS,
   crashEnterprise,
@@ -24,25 +22,6 @@ import {
  * every 16 COMMITs.
  */
 const PER_ROUND = engine === 'sqlite' ? 1000 : 50;
-
-/**
- * The transactions in the SQLite database file alone, without its log: what checkpoints have
- * copied there. Read from a copy, so that the log is neither read nor recovered. Undefined when the
- * node was killed while a checkpoint was copying: the file alone is then half written (SQLite
- * mends it from the log at the next open), which shows a checkpoint running as well as more rows.
- */
-function checkpointedTransactions(dataDir: string, scratch: string): number | undefined {
-  copyFileSync(join(dataDir, 'pal.sqlite'), scratch);
-  const file = new Database(scratch, { readonly: true });
-  try {
-    return file.prepare('select count(*) from transactions').pluck().get() as number;
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'SQLITE_CORRUPT') return undefined;
-    throw error;
-  } finally {
-    file.close();
-  }
-}
 
 describe(`nodes killed with SIGKILL under write load (${engine})`, () => {
   const dir = tempDir('pal-crash-');
@@ -59,8 +38,10 @@ describe(`nodes killed with SIGKILL under write load (${engine})`, () => {
     const authorization = await crashEnterprise(env);
 
     const acknowledged: string[] = [];
-    const scratch = join(dir.path, 'file-alone.sqlite');
-    let inFileAlone = engine === 'sqlite' ? checkpointedTransactions(env.DATA_DIR, scratch)! : 0;
+    // What checkpoints have copied into the database file (undefined: a copy cut short by a kill).
+    const checkpointed = () =>
+      rowsInDatabaseFileAlone(join(env.DATA_DIR, 'pal.sqlite'), 'transactions');
+    let inFileAlone = engine === 'sqlite' ? checkpointed()! : 0;
     for (let round = 0; round < ROUNDS; round++) {
       const node = await startKillableNode(env);
       try {
@@ -77,7 +58,7 @@ describe(`nodes killed with SIGKILL under write load (${engine})`, () => {
           // Checkpoints ran in this round, before or during the kill: the service's own, as the
           // node's writer leaves SQLite's off (this would pass with SQLite's own too: it shows the
           // kill under checkpoints, not whose they were; wal-checkpoints.test.ts shows that).
-          const now = checkpointedTransactions(env.DATA_DIR, scratch);
+          const now = checkpointed();
           if (now !== undefined) {
             expect(now).toBeGreaterThan(inFileAlone);
             inFileAlone = now;

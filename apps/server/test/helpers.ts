@@ -1,6 +1,7 @@
 // Test fixtures: a fresh DATA_DIR and a fresh database of the project's engine (a SQLite file, or
 // a new PostgreSQL database: test/engine.ts), and a domain context on them.
-import { mkdtempSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../src/config.js';
@@ -20,6 +21,27 @@ export const TEST_SECRET_KEY = '0f'.repeat(32);
 export function tempDir(prefix = 'pal-test-'): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/**
+ * The rows of `table` in a SQLite database file alone, without its log: what checkpoints have
+ * copied there. Read from a copy beside it (`<path>.alone`), so that the log is neither read nor
+ * recovered. Undefined when the file alone is half written (a checkpoint's copy was cut short:
+ * SQLite mends it from the log at the next open).
+ */
+export function rowsInDatabaseFileAlone(path: string, table: string): number | undefined {
+  const copy = `${path}.alone`;
+  copyFileSync(path, copy);
+  const file = new Database(copy, { readonly: true });
+  try {
+    return file.prepare(`select count(*) from "${table}"`).pluck().get() as number;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'SQLITE_CORRUPT') return undefined;
+    throw error;
+  } finally {
+    file.close();
+    for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true });
+  }
 }
 
 export function testConfig(dataDir: string, env: Record<string, string> = {}): Config {

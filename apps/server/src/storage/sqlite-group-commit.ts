@@ -88,8 +88,11 @@ export class GroupCommitSqliteDialect implements Dialect {
      * instead of inside the writer's COMMITs; without it, SQLite's own.
      */
     checkpoints?: {
-      /** A third connection to the file, for the read transaction around each checkpoint. */
-      pin: Database.Database;
+      /**
+       * Opens a third connection to the file, for the read transaction around each checkpoint
+       * (at the first checkpoint: a process that writes little never opens it).
+       */
+      openPin: () => Database.Database;
       /** fdatasync of the database file. */
       syncDatabaseFile: LogSync;
       /** A checkpoint after this many COMMITs (by default COMMITS_PER_CHECKPOINT). */
@@ -171,7 +174,7 @@ class GroupCommitDriver implements Driver {
   private readonly foreignCommits: () => boolean;
   private readonly onClose: () => Promise<void>;
   private readonly checkpoints: WalCheckpoints | undefined;
-  private readonly pin: Database.Database | undefined;
+  #pin: Database.Database | undefined;
 
   constructor(
     options: ConstructorParameters<typeof GroupCommitSqliteDialect>[0],
@@ -185,7 +188,6 @@ class GroupCommitDriver implements Driver {
     this.foreignCommits = foreignCommitsOf(options.dataVersion ?? dataVersionOf(options.writer));
     this.onClose = options.onClose ?? (async () => {});
     const checkpoints = options.checkpoints;
-    this.pin = checkpoints?.pin;
     this.checkpoints =
       checkpoints &&
       new WalCheckpoints(
@@ -193,7 +195,7 @@ class GroupCommitDriver implements Driver {
         () =>
           this.#withoutWrites(() =>
             checkpointNow({
-              pin: checkpoints.pin,
+              pin: (this.#pin ??= checkpoints.openPin()),
               copier: this.reader,
               syncLog: () => this.log.syncNow(),
               syncDatabaseFile: checkpoints.syncDatabaseFile,
@@ -298,7 +300,7 @@ class GroupCommitDriver implements Driver {
         // The log keeps what it holds; the next process to open the file reads it.
       }
     }
-    this.pin?.close();
+    this.#pin?.close();
     this.reader.close();
     this.writer.close();
     await this.onClose();

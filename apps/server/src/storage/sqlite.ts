@@ -76,7 +76,10 @@ export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSch
         writer: withStatementCache(writer, changes),
         reader: withStatementCache(reader, changes),
         sync: log!.sync,
-        checkpoints: { pin: openConnection(path, 'FULL'), syncDatabaseFile: databaseFile!.sync },
+        checkpoints: {
+          openPin: () => openConnection(path, 'FULL'),
+          syncDatabaseFile: databaseFile!.sync,
+        },
         // Reads see a write once it is committed: a value cached in between must go then too.
         beforeCommit: pendingTextIndexer(writer),
         onCommit: () => {

@@ -1,10 +1,10 @@
 // Group commit's checkpoints, their syncs off the event loop, on a SQLite file.
 import Database from 'better-sqlite3';
 import { Kysely } from 'kysely';
-import { copyFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../test/helpers.js';
+import { rowsInDatabaseFileAlone, tempDir } from '../../test/helpers.js';
 import { GroupCommitSqliteDialect, type GroupCommitCounts } from './sqlite-group-commit.js';
 import { checkpointNow, WalCheckpoints } from './wal-checkpoints.js';
 import { fileSync, walFileSync, type LogSync } from './wal-sync.js';
@@ -49,7 +49,7 @@ describe.runIf(process.env.PAL_TEST_ENGINE !== 'postgres')(
         reader: new Database(path),
         sync: log.sync,
         checkpoints: {
-          pin: new Database(path),
+          openPin: () => new Database(path),
           syncDatabaseFile: wrapSync(file.sync),
           commitsPerCheckpoint: 2,
           fileNotDurable,
@@ -85,20 +85,8 @@ describe.runIf(process.env.PAL_TEST_ENGINE !== 'postgres')(
       }
     }
 
-    /**
-     * The rows in the database file alone, without its log: what checkpoints have copied there.
-     * Read from a copy, so that the log is neither read nor recovered.
-     */
-    function rowsInFileAlone(): number {
-      const copy = join(dir.path, 'alone.sqlite');
-      copyFileSync(path, copy);
-      const file = new Database(copy, { readonly: true });
-      try {
-        return file.prepare('select count(*) from items').pluck().get() as number;
-      } finally {
-        file.close();
-      }
-    }
+    /** What checkpoints have copied into the database file (see rowsInDatabaseFileAlone). */
+    const rowsInFileAlone = () => rowsInDatabaseFileAlone(path, 'items');
 
     const count = async (db: Kysely<Schema>) =>
       Number(
