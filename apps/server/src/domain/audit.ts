@@ -14,7 +14,7 @@ import type { DomainContext } from './context.js';
 import { currentScope, type Actor } from './request-scope.js';
 import type { Db } from '../storage/database.js';
 import { deleteAuditRowsBefore, insertAuditRows, listAuditRows } from '../storage/audit-log.js';
-import type { AuditRow, NewAuditRow } from '../storage/audit-log.js';
+import type { AuditRow, AuditRowValues } from '../storage/audit-log.js';
 import { inSweepBatches } from './sweep-batches.js';
 
 /** Every action code, with what it records. Codes are stable: tools filter on them. */
@@ -105,7 +105,7 @@ export async function recordAudits(
 ): Promise<void> {
   const scope = currentScope();
   const at = ctx.now().toISOString();
-  const rows = entries.map((entry): NewAuditRow => {
+  const rows = entries.map((entry): AuditRowValues => {
     const actor = entry.actor ?? scope?.actor ?? { type: scope ? 'anonymous' : 'system', id: null };
     return {
       at,

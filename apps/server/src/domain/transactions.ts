@@ -8,8 +8,10 @@ import {
   findTransactionRow,
   insertTransaction,
   moveDueTransactions,
+  moveWebServiceStatusIf,
   searchTransactionRows,
   updateTransactionIf,
+  type WebServiceMove,
 } from '../storage/transactions.js';
 import type { DomainContext } from './context.js';
 import { ConflictError, InvalidArgumentError, NotFoundError } from './errors.js';
@@ -268,6 +270,13 @@ export async function setTransactionStatus(
   return toDetails(updated);
 }
 
+/** Each event's move in one statement, when the row is in a state it starts from. */
+const WEB_SERVICE_MOVES: Record<WebServiceEvent, WebServiceMove> = {
+  start: { ...WEB_SERVICE_EVENTS.start, systemStatusIn: RUNNABLE_SYSTEM_STATUSES },
+  succeed: WEB_SERVICE_EVENTS.succeed,
+  fail: WEB_SERVICE_EVENTS.fail,
+};
+
 /**
  * Moves webServiceStatus by `event`: `start` before the web-service workflow runs (409 when it is
  * already running, or when systemStatus is neither OPEN nor COMPLETED), `succeed` or `fail` after.
@@ -279,15 +288,12 @@ export async function moveWebServiceStatus(
   event: WebServiceEvent,
 ): Promise<TransactionDetails> {
   // The common case in one statement: the move is allowed from the state the row is in.
-  const moved = await updateTransactionIf(
+  const moved = await moveWebServiceStatusIf(
     ctx.db,
     enterpriseId,
     id,
-    {
-      webServiceStatusIn: WEB_SERVICE_EVENTS[event].from,
-      systemStatusIn: event === 'start' ? RUNNABLE_SYSTEM_STATUSES : undefined,
-    },
-    { web_service_status: WEB_SERVICE_EVENTS[event].to, modified_date: ctx.now().toISOString() },
+    WEB_SERVICE_MOVES[event],
+    ctx.now().toISOString(),
   );
   if (moved) return toDetails(moved);
   // Otherwise read the row and judge the move, for the error that says why (or a lost race).

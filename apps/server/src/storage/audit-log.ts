@@ -2,13 +2,35 @@
 // the retention sweep.
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from './database.js';
+import { preparedQuery } from './prepared-query.js';
 import type { AuditLogTable, IsoDate } from './schema.js';
 
 export type AuditRow = Selectable<AuditLogTable>;
 export type NewAuditRow = Insertable<AuditLogTable>;
 
-export async function insertAuditRows(db: Db, rows: readonly NewAuditRow[]): Promise<void> {
-  if (rows.length > 0)
+/** What an audit record is written with: every column but the id, null where there is nothing. */
+export type AuditRowValues = Required<Omit<NewAuditRow, 'id'>>;
+
+/** One record, the common case (every request that writes writes one). */
+const insertOneQuery = preparedQuery((db, p: AuditRowValues) =>
+  db.insertInto('audit_log').values({
+    at: p.at,
+    enterprise_id: p.enterprise_id,
+    action: p.action,
+    outcome: p.outcome,
+    actor_type: p.actor_type,
+    actor: p.actor,
+    target_type: p.target_type,
+    target: p.target,
+    ip: p.ip,
+    request_id: p.request_id,
+    details: p.details,
+  }),
+);
+
+export async function insertAuditRows(db: Db, rows: readonly AuditRowValues[]): Promise<void> {
+  if (rows.length === 1) await insertOneQuery.run(db, rows[0]!);
+  else if (rows.length > 1)
     await db
       .insertInto('audit_log')
       .values([...rows])

@@ -1,12 +1,30 @@
 // The browser_sessions table: sessions named by a hashed cookie value (domain/sessions.ts).
 import { chosenRows } from './chosen-rows.js';
 import type { Db } from './database.js';
+import { preparedQuery } from './prepared-query.js';
 import type { BrowserSessionsTable } from './schema.js';
 
 export type BrowserSessionRow = BrowserSessionsTable;
 
+const insertQuery = preparedQuery((db, p: BrowserSessionRow) =>
+  db.insertInto('browser_sessions').values({
+    id_hash: p.id_hash,
+    enterprise_id: p.enterprise_id,
+    pal_id: p.pal_id,
+    transaction_id: p.transaction_id,
+    sso_id: p.sso_id,
+    role: p.role,
+    kind: p.kind,
+    profile: p.profile,
+    csrf: p.csrf,
+    outcome: p.outcome,
+    created_at: p.created_at,
+    last_seen_at: p.last_seen_at,
+  }),
+);
+
 export async function insertBrowserSession(db: Db, row: BrowserSessionRow): Promise<void> {
-  await db.insertInto('browser_sessions').values(row).execute();
+  await insertQuery.run(db, row);
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Db } from './database.js';
 import { dialectOf } from './adapter-dialect.js';
 import type { AccountsTable, IsoDate, SsoStatus } from './schema.js';
 import { rowWasInserted } from './inserted.js';
+import { preparedQuery } from './prepared-query.js';
 
 export type AccountRow = Selectable<AccountsTable>;
 
@@ -30,12 +31,8 @@ export interface AccountFields {
   lastName: string;
 }
 
-export async function findSso(
-  db: Db,
-  enterpriseId: string,
-  ssoId: string,
-): Promise<SsoRecord | undefined> {
-  return db
+const ssoQuery = preparedQuery((db, p: { ssoId: string; enterpriseId: string }) =>
+  db
     .selectFrom('ssos')
     .innerJoin('accounts', 'accounts.id', 'ssos.account_id')
     .select([
@@ -49,9 +46,16 @@ export async function findSso(
       'ssos.created_at as createdAt',
       'ssos.updated_at as updatedAt',
     ])
-    .where('ssos.id', '=', ssoId)
-    .where('ssos.enterprise_id', '=', enterpriseId)
-    .executeTakeFirst();
+    .where('ssos.id', '=', p.ssoId)
+    .where('ssos.enterprise_id', '=', p.enterpriseId),
+);
+
+export async function findSso(
+  db: Db,
+  enterpriseId: string,
+  ssoId: string,
+): Promise<SsoRecord | undefined> {
+  return ssoQuery.executeTakeFirst(db, { ssoId, enterpriseId });
 }
 
 /** The enterprise's SSO of the account that is not DELETED (there is at most one). */

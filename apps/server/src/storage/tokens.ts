@@ -1,31 +1,51 @@
 // The tokens table: single-use entry tokens, stored only as a hash (domain/tokens.ts).
 import { deleteChosenRows } from './chosen-rows.js';
 import type { Db } from './database.js';
+import { preparedQuery } from './prepared-query.js';
 import type { TokensTable } from './schema.js';
 
 export type TokenRow = TokensTable;
 
+const insertQuery = preparedQuery((db, p: TokenRow) =>
+  db.insertInto('tokens').values({
+    token_hash: p.token_hash,
+    kind: p.kind,
+    enterprise_id: p.enterprise_id,
+    pal_id: p.pal_id,
+    transaction_id: p.transaction_id,
+    sso_id: p.sso_id,
+    action: p.action,
+    data: p.data,
+    created_at: p.created_at,
+    expires_at: p.expires_at,
+    used_at: p.used_at,
+  }),
+);
+
 export async function insertToken(db: Db, row: TokenRow): Promise<void> {
-  await db.insertInto('tokens').values(row).execute();
+  await insertQuery.run(db, row);
 }
 
 /**
  * Marks the token used, only while it is unused and unexpired: one conditional UPDATE, so of
  * concurrent redeemers exactly one gets the row.
  */
+const consumeQuery = preparedQuery((db, p: { tokenHash: string; now: string }) =>
+  db
+    .updateTable('tokens')
+    .set({ used_at: p.now })
+    .where('token_hash', '=', p.tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', p.now)
+    .returningAll(),
+);
+
 export function consumeToken(
   db: Db,
   tokenHash: string,
   now: string,
 ): Promise<TokenRow | undefined> {
-  return db
-    .updateTable('tokens')
-    .set({ used_at: now })
-    .where('token_hash', '=', tokenHash)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returningAll()
-    .executeTakeFirst();
+  return consumeQuery.executeTakeFirst(db, { tokenHash, now });
 }
 
 /**

@@ -1,7 +1,7 @@
 // The transaction_roles table (schema.ts: TransactionRolesTable): the roles SSOs hold on
 // transactions (participant, owner, a workflow's own, …).
 import type { Db } from './database.js';
-import { rowWasInserted } from './inserted.js';
+import { preparedQuery } from './prepared-query.js';
 import type { IsoDate } from './schema.js';
 
 /**
@@ -29,19 +29,45 @@ export async function insertTransactionRole(
   role: { enterpriseId: string; transactionId: string; ssoId: string; role: string },
   now: IsoDate,
 ): Promise<boolean> {
-  const result = await db
-    .insertInto('transaction_roles')
-    .values({
-      transaction_id: role.transactionId,
-      sso_id: role.ssoId,
-      role: role.role,
-      enterprise_id: role.enterpriseId,
-      created_at: now,
-    })
-    .onConflict((oc) => oc.columns(['transaction_id', 'sso_id', 'role']).doNothing())
-    .executeTakeFirst();
-  return rowWasInserted(result);
+  const result = await insertRoleQuery.run(db, { ...role, now });
+  return Number(result.numAffectedRows ?? 0) > 0;
 }
+
+const insertRoleQuery = preparedQuery(
+  (
+    db,
+    p: { enterpriseId: string; transactionId: string; ssoId: string; role: string; now: IsoDate },
+  ) =>
+    db
+      .insertInto('transaction_roles')
+      .values({
+        transaction_id: p.transactionId,
+        sso_id: p.ssoId,
+        role: p.role,
+        enterprise_id: p.enterpriseId,
+        created_at: p.now,
+      })
+      .onConflict((oc) => oc.columns(['transaction_id', 'sso_id', 'role']).doNothing()),
+);
+
+const rolesQuery = preparedQuery((db, p: { transactionId: string }) =>
+  db
+    .selectFrom('transaction_roles')
+    .select(['sso_id', 'role'])
+    .where('transaction_id', '=', p.transactionId)
+    .orderBy('sso_id')
+    .orderBy('role'),
+);
+
+const ssoRolesQuery = preparedQuery((db, p: { transactionId: string; ssoId: string }) =>
+  db
+    .selectFrom('transaction_roles')
+    .select(['sso_id', 'role'])
+    .where('transaction_id', '=', p.transactionId)
+    .where('sso_id', '=', p.ssoId)
+    .orderBy('sso_id')
+    .orderBy('role'),
+);
 
 /** Ordered by SSO and role; only `ssoId`'s when given. */
 export async function listTransactionRoles(
@@ -49,14 +75,10 @@ export async function listTransactionRoles(
   transactionId: string,
   ssoId?: string,
 ): Promise<{ ssoId: string; role: string }[]> {
-  const rows = await db
-    .selectFrom('transaction_roles')
-    .select(['sso_id', 'role'])
-    .where('transaction_id', '=', transactionId)
-    .$if(ssoId !== undefined, (q) => q.where('sso_id', '=', ssoId!))
-    .orderBy('sso_id')
-    .orderBy('role')
-    .execute();
+  const rows =
+    ssoId === undefined
+      ? await rolesQuery.execute(db, { transactionId })
+      : await ssoRolesQuery.execute(db, { transactionId, ssoId });
   return rows.map((r) => ({ ssoId: r.sso_id, role: r.role }));
 }
 

@@ -4,8 +4,9 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from './database.js';
 import { dialectOf } from './adapter-dialect.js';
 import { chosenRows } from './chosen-rows.js';
+import { preparedQuery, type PreparedQuery } from './prepared-query.js';
 import type { CappedCount, TextContains } from './storage-dialect.js';
-import type { NewTransaction, TransactionRow, TransactionUpdate } from './schema.js';
+import type { IsoDate, NewTransaction, TransactionRow, TransactionUpdate } from './schema.js';
 import { equals, fold, type TextFilter } from './text-filters.js';
 
 /**
@@ -28,9 +29,59 @@ export interface TransactionRowQuery {
   countCap: number;
 }
 
-export function insertTransaction(db: Db, row: NewTransaction): Promise<TransactionRow> {
-  return db.insertInto('transactions').values(row).returningAll().executeTakeFirstOrThrow();
+const insertQuery = preparedQuery((db, p: Required<Omit<NewTransaction, 'seq'>>) =>
+  db
+    .insertInto('transactions')
+    .values({
+      id: p.id,
+      enterprise_id: p.enterprise_id,
+      pal_id: p.pal_id,
+      pal_version: p.pal_version,
+      name: p.name,
+      name_key: p.name_key,
+      description: p.description,
+      description_key: p.description_key,
+      category: p.category,
+      category_key: p.category_key,
+      status: p.status,
+      system_status: p.system_status,
+      web_service_status: p.web_service_status,
+      test: p.test,
+      create_date: p.create_date,
+      modified_date: p.modified_date,
+      execute_end_date: p.execute_end_date,
+      access_end_date: p.access_end_date,
+      archive_end_date: p.archive_end_date,
+    })
+    .returningAll(),
+);
+
+export async function insertTransaction(
+  db: Db,
+  row: Required<Omit<NewTransaction, 'seq'>>,
+): Promise<TransactionRow> {
+  const inserted = await insertQuery.executeTakeFirst(db, row);
+  if (inserted === undefined) throw new Error('the inserted transaction was not returned');
+  return inserted;
 }
+
+interface TransactionKey {
+  id: string;
+  enterpriseId: string;
+}
+
+function selectTransaction(db: Db, p: TransactionKey) {
+  return db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('id', '=', p.id)
+    .where('enterprise_id', '=', p.enterpriseId);
+}
+
+const transactionQuery = preparedQuery(selectTransaction);
+const lockedTransactionQuery = preparedQuery((db, p: TransactionKey) =>
+  dialectOf(db).forUpdate(selectTransaction(db, p)),
+);
 
 /** `lock`: hold the row until the surrounding transaction ends (dialect forUpdate). */
 export function findTransactionRow(
@@ -39,12 +90,10 @@ export function findTransactionRow(
   id: string,
   options: { lock?: boolean } = {},
 ): Promise<TransactionRow | undefined> {
-  const query = db
-    .selectFrom('transactions')
-    .selectAll()
-    .where('id', '=', id)
-    .where('enterprise_id', '=', enterpriseId);
-  return (options.lock ? dialectOf(db).forUpdate(query) : query).executeTakeFirst();
+  return (options.lock ? lockedTransactionQuery : transactionQuery).executeTakeFirst(db, {
+    id,
+    enterpriseId,
+  });
 }
 
 /**
@@ -88,6 +137,52 @@ export function updateTransactionIf(
     .$if(systemStatusNot !== undefined, (q) => q.where('system_status', '<>', systemStatusNot!))
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * A move of the web-service status: from any of `from`, while the system status is one of
+ * `systemStatusIn` when given. The lists are constants of the domain, written into the SQL.
+ */
+export interface WebServiceMove {
+  readonly from: readonly string[];
+  readonly to: string;
+  readonly systemStatusIn?: readonly string[];
+}
+
+const webServiceMoveQueries = new WeakMap<
+  WebServiceMove,
+  PreparedQuery<{ id: string; enterpriseId: string; now: IsoDate }, TransactionRow>
+>();
+
+/**
+ * updateTransactionIf for a move of the web-service status (twice in every T6 run), compiled once
+ * per move. Returns the updated row, or undefined when the row is in no state the move starts
+ * from (or there is no such transaction).
+ */
+export function moveWebServiceStatusIf(
+  db: Db,
+  enterpriseId: string,
+  id: string,
+  move: WebServiceMove,
+  now: IsoDate,
+): Promise<TransactionRow | undefined> {
+  let query = webServiceMoveQueries.get(move);
+  if (query === undefined) {
+    query = preparedQuery((db, p: { id: string; enterpriseId: string; now: IsoDate }) =>
+      db
+        .updateTable('transactions')
+        .set({ web_service_status: move.to, modified_date: p.now })
+        .where('id', '=', p.id)
+        .where('enterprise_id', '=', p.enterpriseId)
+        .where('web_service_status', 'in', move.from)
+        .$if(move.systemStatusIn !== undefined, (q) =>
+          q.where('system_status', 'in', move.systemStatusIn!),
+        )
+        .returningAll(),
+    );
+    webServiceMoveQueries.set(move, query);
+  }
+  return query.executeTakeFirst(db, { id, enterpriseId, now });
 }
 
 /**

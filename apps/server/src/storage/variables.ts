@@ -4,6 +4,7 @@
 
 import type { Db } from './database.js';
 import { inParts, rowWasInserted } from './inserted.js';
+import { preparedQuery } from './prepared-query.js';
 
 export interface VariableSnapshot {
   /** 0 when the scope was never written. */
@@ -19,18 +20,21 @@ export function palScope(enterpriseId: string, palId: string): string {
   return `pal:${enterpriseId}:${palId}`;
 }
 
+const variablesQuery = preparedQuery((db, p: { scope: string }) =>
+  db
+    .selectFrom('variable_scopes')
+    .leftJoin('variables', 'variables.scope', 'variable_scopes.scope')
+    .select(['variable_scopes.version', 'variables.name', 'variables.value'])
+    .where('variable_scopes.scope', '=', p.scope),
+);
+
 /**
  * The scope's version and variables, read in one statement: on PostgreSQL two statements could
  * see two snapshots (a version after another run's commit with the values before it), and a run
  * would then write its update over values it never saw.
  */
 export async function readVariables(db: Db, scope: string): Promise<VariableSnapshot> {
-  const rows = await db
-    .selectFrom('variable_scopes')
-    .leftJoin('variables', 'variables.scope', 'variable_scopes.scope')
-    .select(['variable_scopes.version', 'variables.name', 'variables.value'])
-    .where('variable_scopes.scope', '=', scope)
-    .execute();
+  const rows = await variablesQuery.execute(db, { scope });
   // fromEntries, not assignment: a variable may be named __proto__.
   const values = Object.fromEntries(
     rows.flatMap((row) => (row.name === null || row.value === null ? [] : [[row.name, row.value]])),

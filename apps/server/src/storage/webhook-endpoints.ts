@@ -2,6 +2,7 @@
 // their subscribed event types and their sealed secrets. Removing one removes its deliveries.
 import type { Selectable } from 'kysely';
 import type { Db } from './database.js';
+import { preparedQuery } from './prepared-query.js';
 import type { IsoDate, WebhookEndpointsTable } from './schema.js';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
@@ -36,12 +37,15 @@ export async function listEndpointSubscriptions(
   db: Db,
   enterpriseId: string,
 ): Promise<{ id: string; events: string }[]> {
-  return db
+  return subscriptionsQuery.execute(db, { enterpriseId });
+}
+
+const subscriptionsQuery = preparedQuery((db, p: { enterpriseId: string }) =>
+  db
     .selectFrom('webhook_endpoints')
     .select(['id', 'events'])
-    .where('enterprise_id', '=', enterpriseId)
-    .execute();
-}
+    .where('enterprise_id', '=', p.enterpriseId),
+);
 
 export async function countWebhookEndpoints(db: Db, enterpriseId: string): Promise<number> {
   const row = await db
