@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import { deleteChosenRows } from './chosen-rows.js';
 import type { Db } from './database.js';
+import { preparedQuery } from './prepared-query.js';
 import type { IdempotencyKeysTable, IsoDate } from './schema.js';
 
 export type IdempotencyKeyRow = IdempotencyKeysTable;
@@ -18,9 +19,25 @@ export async function claimIdempotencyKey(
   row: IdempotencyKeyRow,
   now: IsoDate,
 ): Promise<boolean> {
-  const claimed = await db
+  const claimed = await claimQuery.executeTakeFirst(db, { ...row, now });
+  return claimed?.owner === row.owner;
+}
+
+const claimQuery = preparedQuery((db, p: IdempotencyKeyRow & { now: IsoDate }) =>
+  db
     .insertInto('idempotency_keys')
-    .values(row)
+    .values({
+      client_id: p.client_id,
+      idempotency_key: p.idempotency_key,
+      fingerprint: p.fingerprint,
+      owner: p.owner,
+      locked_until: p.locked_until,
+      status: p.status,
+      content_type: p.content_type,
+      body: p.body,
+      created_at: p.created_at,
+      expires_at: p.expires_at,
+    })
     .onConflict((oc) =>
       oc
         .columns(['client_id', 'idempotency_key'])
@@ -36,19 +53,17 @@ export async function claimIdempotencyKey(
         })
         .where((eb) =>
           eb.or([
-            eb('idempotency_keys.expires_at', '<=', now),
+            eb('idempotency_keys.expires_at', '<=', p.now),
             eb.and([
               eb('idempotency_keys.status', 'is', null),
-              eb('idempotency_keys.locked_until', '<=', now),
+              eb('idempotency_keys.locked_until', '<=', p.now),
               eb('idempotency_keys.fingerprint', '=', sql.ref<string>('excluded.fingerprint')),
             ]),
           ]),
         ),
     )
-    .returning('owner')
-    .executeTakeFirst();
-  return claimed?.owner === row.owner;
-}
+    .returning('owner'),
+);
 
 export function findIdempotencyKey(
   db: Db,
@@ -71,15 +86,29 @@ export async function storeIdempotentAnswer(
   owner: string,
   answer: { status: number; contentType: string | null; body: string },
 ): Promise<boolean> {
-  const result = await db
-    .updateTable('idempotency_keys')
-    .set({ status: answer.status, content_type: answer.contentType, body: answer.body })
-    .where('client_id', '=', clientId)
-    .where('idempotency_key', '=', key)
-    .where('owner', '=', owner)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  const result = await storeAnswerQuery.run(db, { clientId, key, owner, ...answer });
+  return Number(result.numAffectedRows ?? 0) > 0;
 }
+
+const storeAnswerQuery = preparedQuery(
+  (
+    db,
+    p: {
+      clientId: string;
+      key: string;
+      owner: string;
+      status: number;
+      contentType: string | null;
+      body: string;
+    },
+  ) =>
+    db
+      .updateTable('idempotency_keys')
+      .set({ status: p.status, content_type: p.contentType, body: p.body })
+      .where('client_id', '=', p.clientId)
+      .where('idempotency_key', '=', p.key)
+      .where('owner', '=', p.owner),
+);
 
 /** Gives the key up (its request answered with a server fault): the next request does the work. */
 export async function releaseIdempotencyKey(

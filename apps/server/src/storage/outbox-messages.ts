@@ -5,6 +5,7 @@
 // frees the message when the lease runs out and a late outcome of a lost lease changes nothing.
 import { sql, type Selectable } from 'kysely';
 import type { Db } from './database.js';
+import { preparedQuery } from './prepared-query.js';
 import { dialectOf } from './adapter-dialect.js';
 import { chosenRows, deleteChosenRows } from './chosen-rows.js';
 import type { IsoDate, OutboxKind, OutboxMessagesTable } from './schema.js';
@@ -33,31 +34,75 @@ export async function insertOutboxMessages(
   now: IsoDate,
 ): Promise<void> {
   if (messages.length === 0) return;
-  for (let i = 0; i < messages.length; i += INSERT_CHUNK) {
-    await db
-      .insertInto('outbox_messages')
-      .values(
-        messages.slice(i, i + INSERT_CHUNK).map((m) => ({
-          id: m.id,
-          kind: m.kind,
-          enterprise_id: m.enterpriseId,
-          endpoint_id: m.endpointId ?? null,
-          event_type: m.eventType ?? null,
-          payload: m.payload,
-          status: 'pending' as const,
-          attempts: 0,
-          next_attempt_at: now,
-          claim: null,
-          last_error: null,
-          retries_since: now,
-          created_at: now,
-          finished_at: null,
-        })),
-      )
-      .execute();
-  }
+  if (messages.length === 1) {
+    const [m] = messages as [NewOutboxMessage];
+    await insertOneQuery.run(db, {
+      id: m.id,
+      kind: m.kind,
+      enterpriseId: m.enterpriseId,
+      endpointId: m.endpointId ?? null,
+      eventType: m.eventType ?? null,
+      payload: m.payload,
+      now,
+    });
+  } else
+    for (let i = 0; i < messages.length; i += INSERT_CHUNK) {
+      await db
+        .insertInto('outbox_messages')
+        .values(
+          messages.slice(i, i + INSERT_CHUNK).map((m) => ({
+            id: m.id,
+            kind: m.kind,
+            enterprise_id: m.enterpriseId,
+            endpoint_id: m.endpointId ?? null,
+            event_type: m.eventType ?? null,
+            payload: m.payload,
+            status: 'pending' as const,
+            attempts: 0,
+            next_attempt_at: now,
+            claim: null,
+            last_error: null,
+            retries_since: now,
+            created_at: now,
+            finished_at: null,
+          })),
+        )
+        .execute();
+    }
   await dialectOf(db).announceOutbox(db);
 }
+
+/** One message, the common case (an event of an enterprise with one endpoint, a mail). */
+const insertOneQuery = preparedQuery(
+  (
+    db,
+    p: {
+      id: string;
+      kind: NewOutboxMessage['kind'];
+      enterpriseId: string | null;
+      endpointId: string | null;
+      eventType: string | null;
+      payload: string;
+      now: IsoDate;
+    },
+  ) =>
+    db.insertInto('outbox_messages').values({
+      id: p.id,
+      kind: p.kind,
+      enterprise_id: p.enterpriseId,
+      endpoint_id: p.endpointId,
+      event_type: p.eventType,
+      payload: p.payload,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: p.now,
+      claim: null,
+      last_error: null,
+      retries_since: p.now,
+      created_at: p.now,
+      finished_at: null,
+    }),
+);
 
 /**
  * A line of messages that a node serves with slots of its own (outbox/dispatcher.ts): mails,
@@ -175,21 +220,15 @@ export async function recordAttempt(
   claim: string,
   outcome: AttemptOutcome,
 ): Promise<boolean> {
-  const update = (() => {
-    switch (outcome.kind) {
-      case 'delivered':
-        return {
-          status: 'delivered' as const,
-          finished_at: outcome.now,
-          last_error: null,
-          ...(outcome.clearPayload ? { payload: '' } : {}),
-        };
-      case 'retry':
-        return { next_attempt_at: outcome.at, last_error: outcome.error };
-      case 'failed':
-        return { status: 'failed' as const, finished_at: outcome.now, last_error: outcome.error };
-    }
-  })();
+  if (outcome.kind === 'delivered') {
+    const delivered = outcome.clearPayload ? deliveredClearedQuery : deliveredQuery;
+    const result = await delivered.run(db, { id, claim, now: outcome.now });
+    return Number(result.numAffectedRows ?? 0) > 0;
+  }
+  const update =
+    outcome.kind === 'retry'
+      ? { next_attempt_at: outcome.at, last_error: outcome.error }
+      : { status: 'failed' as const, finished_at: outcome.now, last_error: outcome.error };
   const result = await db
     .updateTable('outbox_messages')
     .set({ ...update, claim: null })
@@ -199,6 +238,26 @@ export async function recordAttempt(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/** A delivery recorded (every message's last statement), its payload kept or cleared. */
+function deliveredUpdate(clearPayload: boolean) {
+  return preparedQuery((db, p: { id: string; claim: string; now: IsoDate }) =>
+    db
+      .updateTable('outbox_messages')
+      .set({
+        status: 'delivered',
+        finished_at: p.now,
+        last_error: null,
+        ...(clearPayload ? { payload: '' } : {}),
+        claim: null,
+      })
+      .where('id', '=', p.id)
+      .where('claim', '=', p.claim)
+      .where('status', '=', 'pending'),
+  );
+}
+const deliveredQuery = deliveredUpdate(false);
+const deliveredClearedQuery = deliveredUpdate(true);
 
 export async function findOutboxMessage(db: Db, id: string): Promise<OutboxMessageRow | undefined> {
   return db.selectFrom('outbox_messages').selectAll().where('id', '=', id).executeTakeFirst();
