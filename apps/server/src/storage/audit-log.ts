@@ -2,7 +2,7 @@
 // the retention sweep.
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from './database.js';
-import { preparedQuery } from './prepared-query.js';
+import { type EveryColumn, preparedQuery } from './prepared-query.js';
 import type { AuditLogTable, IsoDate } from './schema.js';
 
 export type AuditRow = Selectable<AuditLogTable>;
@@ -25,7 +25,7 @@ const insertOneQuery = preparedQuery((db, p: AuditRowValues) =>
     ip: p.ip,
     request_id: p.request_id,
     details: p.details,
-  }),
+  } satisfies EveryColumn<AuditLogTable, 'id'>),
 );
 
 export async function insertAuditRows(db: Db, rows: readonly AuditRowValues[]): Promise<void> {

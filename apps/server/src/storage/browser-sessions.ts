@@ -1,7 +1,7 @@
 // The browser_sessions table: sessions named by a hashed cookie value (domain/sessions.ts).
 import { chosenRows } from './chosen-rows.js';
 import type { Db } from './database.js';
-import { preparedQuery } from './prepared-query.js';
+import { type EveryColumn, preparedQuery } from './prepared-query.js';
 import type { BrowserSessionsTable } from './schema.js';
 
 export type BrowserSessionRow = BrowserSessionsTable;
@@ -20,7 +20,7 @@ const insertQuery = preparedQuery((db, p: BrowserSessionRow) =>
     outcome: p.outcome,
     created_at: p.created_at,
     last_seen_at: p.last_seen_at,
-  }),
+  } satisfies EveryColumn<BrowserSessionsTable>),
 );
 
 export async function insertBrowserSession(db: Db, row: BrowserSessionRow): Promise<void> {

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import { deleteChosenRows } from './chosen-rows.js';
 import type { Db } from './database.js';
-import { preparedQuery } from './prepared-query.js';
+import { type EveryColumn, preparedQuery } from './prepared-query.js';
 import type { IdempotencyKeysTable, IsoDate } from './schema.js';
 
 export type IdempotencyKeyRow = IdempotencyKeysTable;
@@ -37,7 +37,7 @@ const claimQuery = preparedQuery((db, p: IdempotencyKeyRow & { now: IsoDate }) =
       body: p.body,
       created_at: p.created_at,
       expires_at: p.expires_at,
-    })
+    } satisfies EveryColumn<IdempotencyKeysTable>)
     .onConflict((oc) =>
       oc
         .columns(['client_id', 'idempotency_key'])

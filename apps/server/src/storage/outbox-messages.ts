@@ -5,7 +5,7 @@
 // frees the message when the lease runs out and a late outcome of a lost lease changes nothing.
 import { sql, type Selectable } from 'kysely';
 import type { Db } from './database.js';
-import { preparedQuery } from './prepared-query.js';
+import { type EveryColumn, preparedQuery } from './prepared-query.js';
 import { dialectOf } from './adapter-dialect.js';
 import { chosenRows, deleteChosenRows } from './chosen-rows.js';
 import type { IsoDate, OutboxKind, OutboxMessagesTable } from './schema.js';
@@ -93,7 +93,7 @@ const insertOneQuery = preparedQuery(
       endpoint_id: p.endpointId,
       event_type: p.eventType,
       payload: p.payload,
-      status: 'pending',
+      status: 'pending' as const,
       attempts: 0,
       next_attempt_at: p.now,
       claim: null,
@@ -101,7 +101,7 @@ const insertOneQuery = preparedQuery(
       retries_since: p.now,
       created_at: p.now,
       finished_at: null,
-    }),
+    } satisfies EveryColumn<OutboxMessagesTable>),
 );
 
 /**

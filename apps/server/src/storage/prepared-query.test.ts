@@ -1,3 +1,4 @@
+import { CamelCasePlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { engine, freshDatabaseEnv } from '../../test/engine.js';
 import { tempDir, testConfig } from '../../test/helpers.js';
@@ -60,17 +61,46 @@ describe(`preparedQuery (${engine})`, () => {
     expect(builds.count).toBe(1);
   });
 
-  it('writes the SQL the builder writes', async () => {
-    let built = '';
-    const query = preparedQuery((db, p: { name: string }) => {
-      const select = db.selectFrom('enterprises').selectAll().where('name', '=', p.name);
-      built = select.compile().sql;
-      return select;
+  it('inserts each call its own row, and keeps a constant list of the build', async () => {
+    const builds = { count: 0 };
+    const insert = preparedQuery((db, p: { id: string; name: string }) => {
+      builds.count++;
+      return db.insertInto('enterprises').values({
+        id: p.id,
+        name: p.name,
+        name_key: p.name,
+        created_at: '2026-02-01T00:00:00.000Z',
+      });
     });
-    await query.execute(db, { name: 'One' });
-    expect(built).toBe(
-      db.selectFrom('enterprises').selectAll().where('name', '=', 'One').compile().sql,
+    await insert.run(db, { id: 'e4', name: 'four' });
+    await insert.run(db, { id: 'e5', name: 'five' });
+    const named = preparedQuery((db, p: { after: string }) =>
+      db
+        .selectFrom('enterprises')
+        .select(['id', 'name'])
+        .where('id', 'in', ['e1', 'e4', 'e5'])
+        .where('created_at', '>', p.after)
+        .orderBy('id'),
     );
+    expect(await named.execute(db, { after: '2026-01-15T00:00:00.000Z' })).toEqual([
+      { id: 'e4', name: 'four' },
+      { id: 'e5', name: 'five' },
+    ]);
+    expect(await named.execute(db, { after: '2025-01-01T00:00:00.000Z' })).toEqual([
+      { id: 'e1', name: 'One' },
+      { id: 'e4', name: 'four' },
+      { id: 'e5', name: 'five' },
+    ]);
+    expect(builds.count).toBe(1);
+  });
+
+  it('refuses a handle with plugins, whose SQL would differ under the same adapter', async () => {
+    const query = preparedQuery((db, p: { id: string }) =>
+      db.selectFrom('enterprises').select('id').where('id', '=', p.id),
+    );
+    expect(await query.execute(db, { id: 'e1' })).toEqual([{ id: 'e1' }]);
+    const withPlugin = db.withPlugin(new CamelCasePlugin());
+    await expect(query.execute(withPlugin, { id: 'e1' })).rejects.toThrow('plugins');
   });
 
   it('runs a write and answers how many rows it changed', async () => {

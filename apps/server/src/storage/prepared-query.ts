@@ -24,6 +24,16 @@ interface Compiled {
   readonly bindings: readonly (Slot | { readonly constant: unknown })[];
 }
 
+/**
+ * The values of an INSERT that names every column of a table but `generated` (`satisfies
+ * EveryColumn<…>`): a column added to the table is then a compile error in the insert, where the
+ * builder's `values(row)` took whatever the row held.
+ */
+export type EveryColumn<Table, Generated extends keyof Table = never> = Record<
+  Exclude<keyof Table, Generated>,
+  unknown
+>;
+
 export interface PreparedQuery<P, O> {
   /** The rows it answers (an INSERT, UPDATE or DELETE without RETURNING answers none). */
   execute(db: Db, values: P): Promise<O[]>;
@@ -32,20 +42,23 @@ export interface PreparedQuery<P, O> {
   run(db: Db, values: P): Promise<QueryResult<O>>;
 }
 
-/** `build` is called once per database handle's dialect adapter, with slots for the values. */
+/** `build` is called once per database handle (its adapter), with slots for the values. */
 export function preparedQuery<P extends object, O>(
   build: (db: Db, slots: Slots<P>) => Compilable<O>,
 ): PreparedQuery<P, O> {
-  // Keyed by the handle's adapter, which its transactions share: a handle of another dialect
-  // (a test's second database) compiles its own.
+  // Keyed by the handle's adapter: each database handle compiles its own, and its transactions
+  // share it.
   const byAdapter = new WeakMap<object, Compiled>();
 
   function compiledFor(db: Db): Compiled {
-    const adapter = db.getExecutor().adapter;
-    let entry = byAdapter.get(adapter);
+    const executor = db.getExecutor();
+    // A plugin changes what a query compiles to, yet shares the adapter the cache is keyed by.
+    if (executor.plugins.length > 0)
+      throw new TypeError('prepared query: a handle with plugins would compile otherwise');
+    let entry = byAdapter.get(executor.adapter);
     if (entry === undefined) {
       entry = compile(db, build);
-      byAdapter.set(adapter, entry);
+      byAdapter.set(executor.adapter, entry);
     }
     return entry;
   }

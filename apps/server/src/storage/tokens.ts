@@ -1,7 +1,7 @@
 // The tokens table: single-use entry tokens, stored only as a hash (domain/tokens.ts).
 import { deleteChosenRows } from './chosen-rows.js';
 import type { Db } from './database.js';
-import { preparedQuery } from './prepared-query.js';
+import { type EveryColumn, preparedQuery } from './prepared-query.js';
 import type { TokensTable } from './schema.js';
 
 export type TokenRow = TokensTable;
@@ -19,7 +19,7 @@ const insertQuery = preparedQuery((db, p: TokenRow) =>
     created_at: p.created_at,
     expires_at: p.expires_at,
     used_at: p.used_at,
-  }),
+  } satisfies EveryColumn<TokensTable>),
 );
 
 export async function insertToken(db: Db, row: TokenRow): Promise<void> {

@@ -1,8 +1,8 @@
 // The transaction_roles table (schema.ts: TransactionRolesTable): the roles SSOs hold on
 // transactions (participant, owner, a workflow's own, …).
 import type { Db } from './database.js';
-import { preparedQuery } from './prepared-query.js';
-import type { IsoDate } from './schema.js';
+import { type EveryColumn, preparedQuery } from './prepared-query.js';
+import type { IsoDate, TransactionRolesTable } from './schema.js';
 
 /**
  * Whether the enterprise has the transaction. Roles need only that, not the row that
@@ -46,7 +46,7 @@ const insertRoleQuery = preparedQuery(
         role: p.role,
         enterprise_id: p.enterpriseId,
         created_at: p.now,
-      })
+      } satisfies EveryColumn<TransactionRolesTable>)
       .onConflict((oc) => oc.columns(['transaction_id', 'sso_id', 'role']).doNothing()),
 );
 

@@ -4,9 +4,15 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from './database.js';
 import { dialectOf } from './adapter-dialect.js';
 import { chosenRows } from './chosen-rows.js';
-import { preparedQuery, type PreparedQuery } from './prepared-query.js';
+import { type EveryColumn, preparedQuery, type PreparedQuery } from './prepared-query.js';
 import type { CappedCount, TextContains } from './storage-dialect.js';
-import type { IsoDate, NewTransaction, TransactionRow, TransactionUpdate } from './schema.js';
+import type {
+  IsoDate,
+  NewTransaction,
+  TransactionRow,
+  TransactionsTable,
+  TransactionUpdate,
+} from './schema.js';
 import { equals, fold, type TextFilter } from './text-filters.js';
 
 /**
@@ -52,7 +58,7 @@ const insertQuery = preparedQuery((db, p: Required<Omit<NewTransaction, 'seq'>>)
       execute_end_date: p.execute_end_date,
       access_end_date: p.access_end_date,
       archive_end_date: p.archive_end_date,
-    })
+    } satisfies EveryColumn<TransactionsTable, 'seq'>)
     .returningAll(),
 );
 
@@ -141,7 +147,7 @@ export function updateTransactionIf(
 
 /**
  * A move of the web-service status: from any of `from`, while the system status is one of
- * `systemStatusIn` when given. The lists are constants of the domain, written into the SQL.
+ * `systemStatusIn` when given. The lists are constants of the domain, built into the query (as bound constants) once.
  */
 export interface WebServiceMove {
   readonly from: readonly string[];
