@@ -344,7 +344,9 @@ describe('expense approval in Chromium', () => {
       `Approved ${CLAIM.amount}`,
     );
     expect(await managerPage.locator('#status').textContent()).toBe('APPROVED');
-    expect(await managerPage.locator('#state').textContent()).toBe('COMPLETED');
+    expect(await managerPage.locator('#state').textContent()).toBe(
+      'Completed: the work on it is done',
+    );
     expect(await managerPage.getByRole('button', { name: 'Approve and sign' }).count()).toBe(0);
     await screenshot(managerPage, '5-manager-approved');
 

@@ -6,6 +6,7 @@
 // a drawing pad; without it the same form posts the same names, with a typed signature.
 import { escapeHtml } from '../html.js';
 import { FIELD_VALUE_MAX, TYPED_SIGNATURE_MAX } from '../domain/form-submission.js';
+import type { SystemStatus } from '../domain/transaction-lifecycle.js';
 import type { AssetUrls } from './assets.js';
 import type {
   SessionDocument,
@@ -73,12 +74,28 @@ function titleOf(view: Pick<SessionView, 'transaction' | 'pal'>): string {
   return view.transaction?.name ?? view.pal.name ?? view.pal.id;
 }
 
+/** A transaction's systemStatus as a person reads it (the API's codes mean nothing to them). */
+const STATE_TEXT: Record<SystemStatus, string> = {
+  OPEN: 'Open',
+  COMPLETED: 'Completed: the work on it is done',
+  CANCELLED: 'Cancelled',
+  EXPIRED: 'Expired: the time to finish it has passed',
+  ARCHIVED: 'Archived',
+};
+
+function stateText(systemStatus: string | undefined): string | undefined {
+  if (systemStatus === undefined) return undefined;
+  return Object.hasOwn(STATE_TEXT, systemStatus)
+    ? STATE_TEXT[systemStatus as SystemStatus]
+    : systemStatus;
+}
+
 function summary(view: SessionView): string {
   const t = view.transaction;
   const rows: [string, string, string | null | undefined][] = [
     ['description', 'Description', t ? t.description : view.pal.description],
     ['status', 'Status', t?.status],
-    ['state', 'State', t?.systemStatus],
+    ['state', 'State', stateText(t?.systemStatus)],
     ['console', 'Console', view.console ? 'this pal in console mode' : undefined],
     ['your-role', 'Your role', view.person.role],
     ['signed-in-as', 'You are', view.person.name],
