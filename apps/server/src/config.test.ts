@@ -110,7 +110,7 @@ describe('loadConfig', () => {
       'postgres://pal:***@db.example.com:5433/pal?sslmode=require',
     );
     expect(() => loadConfig(env({ DATABASE_URL: url, DATABASE_POOL_SIZE: '0' }))).toThrow(
-      /DATABASE_POOL_SIZE: expected an integer from 1 to 1000/,
+      /DATABASE_POOL_SIZE: expected an integer from 2 to 1000/,
     );
   });
 

@@ -113,7 +113,9 @@ export function databaseSetting(
     if (url.pathname.replace(/^\//, '') === '') {
       throw new ConfigError('DATABASE_URL', 'the PostgreSQL URL names no database (…/DATABASE)');
     }
-    const poolSize = integerSetting('DATABASE_POOL_SIZE', rawPoolSize, defaultPoolSize, 1, 1000);
+    // Two at the least: a sweep holds one connection for its lock while its work uses another
+    // (storage/postgres.ts, runExclusively).
+    const poolSize = integerSetting('DATABASE_POOL_SIZE', rawPoolSize, defaultPoolSize, 2, 1000);
     if (rawGroupCommit !== undefined)
       throw new ConfigError('SQLITE_GROUP_COMMIT', 'applies to a SQLite database only');
     return { kind: 'postgres', url: raw, poolSize };

@@ -63,6 +63,46 @@ interface StampTracking {
 
 const stampTracking = new WeakMap<object, StampTracking>();
 
+/** Per database handle (its adapter): the end of the last exclusive run started on this node. */
+const exclusiveRuns = new WeakMap<object, Promise<void>>();
+
+/** `work` under the session advisory lock named `name`, or undefined when another holds it. */
+function lockedRun<T>(
+  db: Kysely<any>,
+  name: string,
+  work: () => Promise<T>,
+): Promise<T | undefined> {
+  return db.connection().execute(async (connection) => {
+    const key = sql`hashtext(${`pal:${name}`})`;
+    const { rows } = await sql<{
+      locked: boolean;
+    }>`select pg_try_advisory_lock(${key}) as locked`.execute(connection);
+    if (!rows[0]?.locked) return undefined;
+    try {
+      return await work();
+    } finally {
+      await sql`select pg_advisory_unlock(${key})`.execute(connection);
+    }
+  });
+}
+
+/**
+ * What a request gets when the pool had no free connection within its timeout: 503, the service
+ * being too busy for now (docs/decisions.md, "Errors"), not a fault of the server's.
+ */
+export class DatabaseBusyError extends Error {
+  readonly statusCode = 503;
+  readonly code = 'DATABASE_BUSY';
+  constructor() {
+    super('the database had no free connection in time: try again shortly');
+  }
+}
+
+/** pg-pool's error when no connection came within connectionTimeoutMillis. */
+function isPoolTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === 'timeout exceeded when trying to connect';
+}
+
 /**
  * Opens a pool of at most `poolSize` connections to the database at `url`. Connections are made
  * when first needed: checkReachable() (storage/database.ts) is what tells at start-up.
@@ -118,6 +158,14 @@ export function openPostgres(url: string, poolSize: number): Kysely<DatabaseSche
   // An idle connection that the server drops (a restart, a failover) is an error event on the
   // pool; without a listener it would end the process. The next query reconnects.
   pool.on('error', () => {});
+  // Kysely asks for a connection with the promise form; pg-pool's own query() uses the callback.
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+  pool.connect = ((...args: unknown[]) => {
+    if (args.length > 0) return connect(...args);
+    return (connect() as Promise<pg.PoolClient>).catch((error: unknown) => {
+      throw isPoolTimeout(error) ? new DatabaseBusyError() : error;
+    });
+  }) as typeof pool.connect;
   const tracking: StampTracking = {
     value: undefined,
     readAt: -Infinity,
@@ -339,19 +387,20 @@ export const postgresDialect: StorageDialect = {
   changeStampBoundMs: POSTGRES_CHANGE_BOUND_MS,
 
   runExclusively(db, name, work) {
-    // The lock belongs to one connection, held for the whole of `work` (which uses others).
-    return db.connection().execute(async (connection) => {
-      const key = sql`hashtext(${`pal:${name}`})`;
-      const { rows } = await sql<{
-        locked: boolean;
-      }>`select pg_try_advisory_lock(${key}) as locked`.execute(connection);
-      if (!rows[0]?.locked) return undefined;
-      try {
-        return await work();
-      } finally {
-        await sql`select pg_advisory_unlock(${key})`.execute(connection);
-      }
-    });
+    // The lock belongs to one connection, held for the whole of `work` (which uses others). One
+    // such holder at a time on a node: two sweeps each holding a connection and each waiting for
+    // another would empty a small pool and wait for each other until the pool's timeout.
+    const adapter = db.getExecutor().adapter;
+    const previous = exclusiveRuns.get(adapter) ?? Promise.resolve();
+    const run = previous.then(() => lockedRun(db, name, work));
+    exclusiveRuns.set(
+      adapter,
+      run.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+    return run;
   },
 
   forUpdate(query, options) {
