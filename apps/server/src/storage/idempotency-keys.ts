@@ -86,8 +86,7 @@ export async function storeIdempotentAnswer(
   owner: string,
   answer: { status: number; contentType: string | null; body: string },
 ): Promise<boolean> {
-  const result = await storeAnswerQuery.run(db, { clientId, key, owner, ...answer });
-  return Number(result.numAffectedRows ?? 0) > 0;
+  return (await storeAnswerQuery.changes(db, { clientId, key, owner, ...answer })) > 0;
 }
 
 const storeAnswerQuery = preparedQuery(

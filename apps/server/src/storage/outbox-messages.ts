@@ -34,74 +34,59 @@ export async function insertOutboxMessages(
   now: IsoDate,
 ): Promise<void> {
   if (messages.length === 0) return;
-  if (messages.length === 1) {
-    const [m] = messages as [NewOutboxMessage];
-    await insertOneQuery.run(db, {
-      id: m.id,
-      kind: m.kind,
-      enterpriseId: m.enterpriseId,
-      endpointId: m.endpointId ?? null,
-      eventType: m.eventType ?? null,
-      payload: m.payload,
-      now,
-    });
-  } else
-    for (let i = 0; i < messages.length; i += INSERT_CHUNK) {
+  const rows = messages.map((m) => ({
+    id: m.id,
+    kind: m.kind,
+    enterpriseId: m.enterpriseId,
+    endpointId: m.endpointId ?? null,
+    eventType: m.eventType ?? null,
+    payload: m.payload,
+    now,
+  }));
+  if (rows.length === 1) await insertOneQuery.run(db, rows[0]!);
+  else
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK)
       await db
         .insertInto('outbox_messages')
-        .values(
-          messages.slice(i, i + INSERT_CHUNK).map((m) => ({
-            id: m.id,
-            kind: m.kind,
-            enterprise_id: m.enterpriseId,
-            endpoint_id: m.endpointId ?? null,
-            event_type: m.eventType ?? null,
-            payload: m.payload,
-            status: 'pending' as const,
-            attempts: 0,
-            next_attempt_at: now,
-            claim: null,
-            last_error: null,
-            retries_since: now,
-            created_at: now,
-            finished_at: null,
-          })),
-        )
+        .values(rows.slice(i, i + INSERT_CHUNK).map(pendingRow))
         .execute();
-    }
   await dialectOf(db).announceOutbox(db);
 }
 
+/** A message as insertOutboxMessages writes it, its optional members null. */
+interface PendingMessage {
+  id: string;
+  kind: OutboxKind;
+  enterpriseId: string | null;
+  endpointId: string | null;
+  eventType: string | null;
+  payload: string;
+  now: IsoDate;
+}
+
+/** The row of a message pending and due at `now` (values, or a prepared query's slots). */
+function pendingRow(m: PendingMessage) {
+  return {
+    id: m.id,
+    kind: m.kind,
+    enterprise_id: m.enterpriseId,
+    endpoint_id: m.endpointId,
+    event_type: m.eventType,
+    payload: m.payload,
+    status: 'pending' as const,
+    attempts: 0,
+    next_attempt_at: m.now,
+    claim: null,
+    last_error: null,
+    retries_since: m.now,
+    created_at: m.now,
+    finished_at: null,
+  } satisfies EveryColumn<OutboxMessagesTable>;
+}
+
 /** One message, the common case (an event of an enterprise with one endpoint, a mail). */
-const insertOneQuery = preparedQuery(
-  (
-    db,
-    p: {
-      id: string;
-      kind: NewOutboxMessage['kind'];
-      enterpriseId: string | null;
-      endpointId: string | null;
-      eventType: string | null;
-      payload: string;
-      now: IsoDate;
-    },
-  ) =>
-    db.insertInto('outbox_messages').values({
-      id: p.id,
-      kind: p.kind,
-      enterprise_id: p.enterpriseId,
-      endpoint_id: p.endpointId,
-      event_type: p.eventType,
-      payload: p.payload,
-      status: 'pending' as const,
-      attempts: 0,
-      next_attempt_at: p.now,
-      claim: null,
-      last_error: null,
-      retries_since: p.now,
-      created_at: p.now,
-      finished_at: null,
-    } satisfies EveryColumn<OutboxMessagesTable>),
+const insertOneQuery = preparedQuery((db, p: PendingMessage) =>
+  db.insertInto('outbox_messages').values(pendingRow(p)),
 );
 
 /**
@@ -222,8 +207,7 @@ export async function recordAttempt(
 ): Promise<boolean> {
   if (outcome.kind === 'delivered') {
     const delivered = outcome.clearPayload ? deliveredClearedQuery : deliveredQuery;
-    const result = await delivered.run(db, { id, claim, now: outcome.now });
-    return Number(result.numAffectedRows ?? 0) > 0;
+    return (await delivered.changes(db, { id, claim, now: outcome.now })) > 0;
   }
   const update =
     outcome.kind === 'retry'

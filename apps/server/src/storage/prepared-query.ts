@@ -40,6 +40,8 @@ export interface PreparedQuery<P, O> {
   executeTakeFirst(db: Db, values: P): Promise<O | undefined>;
   /** The driver's whole answer, with the rows it changed. */
   run(db: Db, values: P): Promise<QueryResult<O>>;
+  /** How many rows it inserted, updated or deleted. */
+  changes(db: Db, values: P): Promise<number>;
 }
 
 /** `build` is called once per database handle (its adapter), with slots for the values. */
@@ -85,6 +87,9 @@ export function preparedQuery<P extends object, O>(
     },
     async executeTakeFirst(db, values) {
       return (await run(db, values)).rows[0];
+    },
+    async changes(db, values) {
+      return Number((await run(db, values)).numAffectedRows ?? 0);
     },
   };
 }

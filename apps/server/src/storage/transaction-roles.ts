@@ -29,8 +29,7 @@ export async function insertTransactionRole(
   role: { enterpriseId: string; transactionId: string; ssoId: string; role: string },
   now: IsoDate,
 ): Promise<boolean> {
-  const result = await insertRoleQuery.run(db, { ...role, now });
-  return Number(result.numAffectedRows ?? 0) > 0;
+  return (await insertRoleQuery.changes(db, { ...role, now })) > 0;
 }
 
 const insertRoleQuery = preparedQuery(

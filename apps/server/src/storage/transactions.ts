@@ -104,7 +104,7 @@ export function findTransactionRow(
 
 /**
  * Updates the enterprise's transaction only while its columns still hold `expected` (a
- * compare-and-set); `unless` lists values a column must not hold. Returns the updated row, or
+ * compare-and-set), and not in `systemStatusNot` when given. Returns the updated row, or
  * undefined when no row matched (another writer won, or there is no such transaction).
  */
 export function updateTransactionIf(
@@ -115,13 +115,11 @@ export function updateTransactionIf(
     expected?: Partial<
       Pick<TransactionRow, 'system_status' | 'web_service_status' | 'modified_date'>
     >;
-    systemStatusIn?: readonly string[];
-    webServiceStatusIn?: readonly string[];
     systemStatusNot?: string;
   },
   set: TransactionUpdate,
 ): Promise<TransactionRow | undefined> {
-  const { expected = {}, systemStatusIn, webServiceStatusIn, systemStatusNot } = conditions;
+  const { expected = {}, systemStatusNot } = conditions;
   return db
     .updateTable('transactions')
     .set(set)
@@ -136,10 +134,6 @@ export function updateTransactionIf(
     .$if(expected.modified_date !== undefined, (q) =>
       q.where('modified_date', '=', expected.modified_date!),
     )
-    .$if(systemStatusIn !== undefined, (q) => q.where('system_status', 'in', systemStatusIn!))
-    .$if(webServiceStatusIn !== undefined, (q) =>
-      q.where('web_service_status', 'in', webServiceStatusIn!),
-    )
     .$if(systemStatusNot !== undefined, (q) => q.where('system_status', '<>', systemStatusNot!))
     .returningAll()
     .executeTakeFirst();
@@ -147,7 +141,8 @@ export function updateTransactionIf(
 
 /**
  * A move of the web-service status: from any of `from`, while the system status is one of
- * `systemStatusIn` when given. The lists are constants of the domain, built into the query (as bound constants) once.
+ * `systemStatusIn` when given. The lists are constants of the domain, built into the query once
+ * (as bound constants).
  */
 export interface WebServiceMove {
   readonly from: readonly string[];
