@@ -11,6 +11,7 @@ import {
   moveWebServiceStatusIf,
   searchTransactionRows,
   updateTransactionIf,
+  type TransactionInfoRow,
   type WebServiceMove,
 } from '../storage/transactions.js';
 import type { DomainContext } from './context.js';
@@ -59,7 +60,7 @@ const MAX_STATUS_LENGTH = 64;
 /** Beyond twice the run time limit: how long RUNNING may stand before a new run may take over. */
 const ABANDONED_RUN_GRACE_MS = 30_000;
 
-export function toTransactionInfo(row: TransactionRow): TransactionInfo {
+export function toTransactionInfo(row: TransactionInfoRow): TransactionInfo {
   return withoutUndefined({
     id: row.id,
     name: optional(row.name),

@@ -325,6 +325,58 @@ describe(`database (${engine})`, () => {
     },
   );
 
+  // The count of a "contains" search turns plans off for itself and answers before its COMMIT:
+  // nothing of that may reach the pool's next user, whether the count succeeds or fails.
+  it.runIf(engine === 'postgres')(
+    "counts a search's matches up to the cap, and leaves its connection as it found it",
+    async () => {
+      await db.destroy();
+      db = openDatabase(testConfig(dir.path, { ...env, DATABASE_POOL_SIZE: '2' }));
+      await migrateToLatest(db);
+      await transactionsOfOnePal();
+      const now = new Date().toISOString();
+      await sql`
+        insert into transactions (id, enterprise_id, pal_id, pal_version, name, name_key, status,
+          system_status, web_service_status, test, create_date, modified_date)
+        select 't' || i, 'e', 'p', 1, named, lower(named), 'NEW', 'OPEN', 'IDLE', 0, ${now}, ${now}
+        from generate_series(1, 3000) as i,
+          lateral (select case when i > 2980 then 'Rare Needle ' || i
+                               else 'Common row ' || i end as named) as n`.execute(db);
+      const dialect = dialectOf(db);
+      const search = (needle: string) =>
+        dialect.whereTransactionTextsContain(
+          db.selectFrom('transactions').where('transactions.enterprise_id', '=', 'e'),
+          [{ column: 'name_key', foldedNeedle: needle }],
+        ).query;
+      // Both connections of the pool, one after the other and at once.
+      const settings = () =>
+        Promise.all(
+          [1, 2].map(() =>
+            db.connection().execute(async (connection) => {
+              const { rows } = await sql<{ scan: string; index: string; open: boolean }>`
+                select current_setting('enable_seqscan') as scan,
+                  current_setting('enable_indexscan') as index,
+                  now() <> statement_timestamp() as open`.execute(connection);
+              return rows[0];
+            }),
+          ),
+        );
+
+      expect(await dialect.countUpTo(db, search('needle'), 1000, true)).toEqual({ total: 20 });
+      expect(
+        await Promise.all([
+          dialect.countUpTo(db, search('common'), 1000, true),
+          dialect.countUpTo(db, search('nowhere'), 1000, true),
+        ]),
+      ).toEqual([{ total: 1000, totalRelation: 'gte' }, { total: 0 }]);
+      const failing = search('needle').where(sql<boolean>`1 / (length(name) - length(name)) = 1`);
+      await expect(dialect.countUpTo(db, failing, 1000, true)).rejects.toThrow(/division by zero/);
+      // Plans back on, and no transaction left open (a statement in one would share its now()).
+      for (const found of await settings())
+        expect(found).toEqual({ scan: 'on', index: 'on', open: false });
+    },
+  );
+
   // Each batch of the token sweep passed over every live token to find the used ones.
   it.runIf(engine === 'sqlite')(
     'finds spent tokens through tokens_expires and tokens_used (migration 0027), and down drops it',

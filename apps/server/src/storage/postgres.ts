@@ -7,6 +7,7 @@ import { mayWriteCachedTable } from './cached-tables.js';
 import { likeContains } from './text-filters.js';
 import {
   cappedCount,
+  type CappedCount,
   wherePalTextsLike,
   type StorageDialect,
   type TransactionTextColumn,
@@ -443,11 +444,29 @@ export const postgresDialect: StorageDialect = {
     if (!textSearch) return cappedCount(db, query, cap);
     // With LIMIT cap + 1 the planner may bet on finding the matches early in a scan of the table
     // or of the creation-order index, which costs 40 ms and more when they are rare or late
-    // (measured over a million rows); the trigram index's bitmap costs what the matches cost.
-    return db.transaction().execute(async (trx) => {
-      // Both in one round trip: without parameters, pg sends the text as one simple query.
-      await sql`set local enable_seqscan = off; set local enable_indexscan = off`.execute(trx);
-      return cappedCount(trx, query, cap);
+    // (measured over a million rows); the trigram index's bitmap costs what the matches cost, so
+    // the other plans are turned off for this one statement. Two round trips before the answer
+    // (the settings go with BEGIN as one simple query), and the COMMIT after it: a read-only
+    // transaction's end changes nothing the answer depends on. Each round trip on a busy machine
+    // is a chance to wait for a core (the four this took before showed in T2's slowest requests).
+    return new Promise<CappedCount>((resolve, reject) => {
+      db.connection()
+        .execute(async (connection) => {
+          await sql`begin; set local enable_seqscan = off; set local enable_indexscan = off`.execute(
+            connection,
+          );
+          let counted: CappedCount;
+          try {
+            counted = await cappedCount(connection, query, cap);
+          } catch (error) {
+            reject(error);
+            await sql`rollback`.execute(connection);
+            return;
+          }
+          resolve(counted);
+          await sql`commit`.execute(connection);
+        })
+        .catch(reject);
     });
   },
 
