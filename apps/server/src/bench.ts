@@ -12,6 +12,7 @@ export { startServer } from './server.js';
 export { addWebhookEndpoint } from './domain/webhooks.js';
 export { loadSandboxModule, Sandbox } from './workflows/sandbox.js';
 export { DRIVER_SOURCE } from './workflows/driver.js';
+export { codeKeyOf } from './workflows/job.js';
 export { dialectOf } from './storage/adapter-dialect.js';
 export { writeCompletedPdf } from './documents/completion.js';
 export type { CompletionInput } from './documents/completed-pdf.js';

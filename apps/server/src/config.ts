@@ -66,6 +66,8 @@ export interface Config {
   workflowWorkers: number;
   /** The V8 heap of each worker thread, beside its sandbox's memory. */
   workflowWorkerHeapMb: number;
+  /** What each worker keeps of pal versions' compiled modules, in MiB (0: none). */
+  workflowCodeCacheMb: number;
   /** Runs of one enterprise on the workers of a node at once. */
   workflowRunsPerEnterprise: number;
   /** Runs of one enterprise that may wait for a worker on a node; past them 429. */
@@ -118,6 +120,7 @@ export const CONFIG_DEFAULTS = {
   /** Unset: the cores shared out over the server processes, rounded up (one per core with one). */
   WORKFLOW_WORKERS: undefined,
   WORKFLOW_WORKER_HEAP_MB: 256,
+  WORKFLOW_CODE_CACHE_MB: 32,
   /** Unset: half the workers (at least one). */
   WORKFLOW_RUNS_PER_ENTERPRISE: undefined,
   WORKFLOW_QUEUE_PER_ENTERPRISE: 100,
@@ -295,6 +298,13 @@ export function loadConfig(env: Env = process.env): Config {
     32,
     16_384,
   );
+  const workflowCodeCacheMb = integerSetting(
+    'WORKFLOW_CODE_CACHE_MB',
+    get('WORKFLOW_CODE_CACHE_MB'),
+    CONFIG_DEFAULTS.WORKFLOW_CODE_CACHE_MB,
+    0,
+    4096,
+  );
   const workflowRunsPerEnterprise = integerSetting(
     'WORKFLOW_RUNS_PER_ENTERPRISE',
     get('WORKFLOW_RUNS_PER_ENTERPRISE'),
@@ -366,6 +376,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimits,
     trustProxy,
     workflowWorkerHeapMb,
+    workflowCodeCacheMb,
     workflowRunsPerEnterprise,
     workflowQueuePerEnterprise,
     workflowMailsPerHour,
@@ -408,6 +419,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     rateLimits: config.rateLimits,
     trustProxy: config.trustProxy ?? '(none)',
     workflowWorkerHeapMb: config.workflowWorkerHeapMb,
+    workflowCodeCacheMb: config.workflowCodeCacheMb,
     workflowRunsPerEnterprise: config.workflowRunsPerEnterprise,
     workflowQueuePerEnterprise: config.workflowQueuePerEnterprise,
     workflowMailsPerHour: config.workflowMailsPerHour,

@@ -539,6 +539,40 @@ describe('runs and their surroundings', () => {
     await deployPal(h.domain, h.a.enterpriseId, join(FIXTURES, 'wf-tx'));
   });
 
+  it('a new version of a pal runs its new code on workers that kept the old one compiled', async () => {
+    const folder = join(h.dataDir, 'versioned-pal');
+    mkdirSync(join(folder, 'workflows'), { recursive: true });
+    writeFileSync(
+      join(folder, 'pal.json'),
+      JSON.stringify({
+        id: 'versioned-pal',
+        modes: { console: true },
+        workflows: { console: 'workflows/console.js', words: 'workflows/words.js' },
+      }),
+    );
+    const deploy = async (word: string) => {
+      writeFileSync(join(folder, 'workflows', 'words.js'), `export const word = '${word}';\n`);
+      writeFileSync(
+        join(folder, 'workflows', 'console.js'),
+        "import { word } from './words.js';\nexport function runWorkflow() { return { messages: [{ message: word }] }; }\n",
+      );
+      await deployPal(h.domain, h.a.enterpriseId, folder);
+    };
+    // As many runs at once as there are workers, twice: each worker has run the version.
+    const runs = () =>
+      Promise.all(
+        Array.from({ length: 2 * h.config.workflowWorkers }, () =>
+          h.a.json.console.runConsoleWorkflow({ palId: 'versioned-pal', consoleContent: {} }),
+        ),
+      ).then((results) => new Set(results.map((r) => r.messages![0]!.message)));
+    await deploy('first');
+    expect(await runs()).toEqual(new Set(['first']));
+    expect(await runs()).toEqual(new Set(['first']));
+    // Only the imported file changes: the version's key must change with every file.
+    await deploy('second');
+    expect(await runs()).toEqual(new Set(['second']));
+  });
+
   it('U1 without workflow or action: 400 naming the parameter', async () => {
     const answer = await h.http('/user/runWorkflow?action=list', {
       accept: 'application/json',

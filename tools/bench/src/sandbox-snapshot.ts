@@ -129,7 +129,7 @@ export async function runSandboxSnapshotBench(): Promise<void> {
   };
 
   // The service's sandbox: quickjs-emscripten, its built state written back after each run.
-  const sandbox = await Sandbox.create(TRIVIAL_JOB.memoryBytes);
+  const sandbox = await Sandbox.create(TRIVIAL_JOB.memoryBytes, 0);
   const today = await timed(() => {
     const outcome = sandbox.runJob(TRIVIAL_JOB);
     sandbox.restore();

@@ -39,6 +39,7 @@ export function createWorkerPool(
     | 'workflowWorkers'
     | 'workflowMemoryMb'
     | 'workflowWorkerHeapMb'
+    | 'workflowCodeCacheMb'
     | 'workflowRunsPerEnterprise'
     | 'workflowQueuePerEnterprise'
   >,
@@ -49,6 +50,7 @@ export function createWorkerPool(
     memoryLimitBytes: config.workflowMemoryMb * 1024 * 1024,
     backstopGraceMs: WORKFLOW_BACKSTOP_GRACE_MS,
     workerHeapMb: config.workflowWorkerHeapMb,
+    codeCacheBytes: config.workflowCodeCacheMb * 1024 * 1024,
     runsPerTenant: config.workflowRunsPerEnterprise,
     queuePerTenant: config.workflowQueuePerEnterprise,
     log,

@@ -14,6 +14,7 @@ const pool = () =>
 const code = (name: string): PalCode => ({
   modules: { console: name },
   files: {},
+  codeKey: name,
   documents: [],
   uploads: false,
   exports: {},

@@ -9,6 +9,8 @@ import type { WorkerPool } from './pool.js';
 export interface PalCode {
   modules: Record<string, string>;
   files: Record<string, string>;
+  /** A digest of `files` (engine.ts, codeKeyOf): the key of their compiled modules in a worker. */
+  codeKey: string;
   /** The version's documents (pal.documents, the session form's checks). */
   documents: PalDocument[];
   /** Whether the manifest asks for uploads (else a run need not look for any). */

@@ -24,7 +24,14 @@ import { listTransactionRoles } from '../storage/transaction-roles.js';
 import { palScope, readVariables, transactionScope, writeVariables } from '../storage/variables.js';
 import type { PalCode } from './engine-state.js';
 import { exportNames } from './module-exports.js';
-import type { RunEffects, RunFailure, RunOutcome, SandboxJob, SandboxOutcome } from './job.js';
+import {
+  codeKeyOf,
+  type RunEffects,
+  type RunFailure,
+  type RunOutcome,
+  type SandboxJob,
+  type SandboxOutcome,
+} from './job.js';
 import { OutputError } from './output.js';
 import { queueWorkflowMails, checkMailRecipients, countWorkflowMails } from './mail.js';
 import { withTransactionEvents } from '../domain/transaction-events.js';
@@ -519,6 +526,7 @@ async function readPalCode(
   return {
     modules,
     files: sources,
+    codeKey: codeKeyOf(sources),
     documents,
     uploads: (manifest.uploads ?? []).length > 0,
     exports: Object.fromEntries(

@@ -1,6 +1,7 @@
 // What crosses the thread boundary between the engine (main thread) and a sandbox worker: plain,
 // structured-clone-able data only. The worker never sees the database; the engine never sees
 // QuickJS.
+import { createHash } from 'node:crypto';
 import type * as Wire from '@pal-workflow/types';
 
 /**
@@ -27,6 +28,11 @@ export interface RoleView {
 export interface SandboxJob {
   /** The pal version's files, path → source. Module names below resolve to these paths. */
   files: Record<string, string>;
+  /**
+   * Names `files` exactly (a digest of them): a worker keeps the modules of a key compiled, and
+   * starts each run of that key from them. Absent: the run compiles what it imports.
+   */
+  codeKey?: string;
   /** The manifest's `workflows`: module name → path, for `pal.call`. */
   modules: Record<string, string>;
   /** The module to run (a name in `modules`). */
@@ -57,6 +63,16 @@ export interface SandboxJob {
   memoryBytes: number;
   /** Longest return value accepted, in UTF-16 code units of its JSON text (past it: WORKFLOW_MEMORY). */
   maxResultLength: number;
+}
+
+/**
+ * A digest of a pal version's files, path and text in path order: the SandboxJob's `codeKey`
+ * of those files. Made once per version a process reads (engine.ts keeps it with the code).
+ */
+export function codeKeyOf(files: Record<string, string>): string {
+  const hash = createHash('sha256');
+  for (const path of Object.keys(files).sort()) hash.update(JSON.stringify([path, files[path]]));
+  return hash.digest('base64url');
 }
 
 /** What a successful run asks the engine to keep; applied all together, or not at all. */

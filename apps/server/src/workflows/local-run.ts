@@ -113,6 +113,8 @@ export async function runLocally(
 const CONFIG_DEFAULTS_AS_SETTINGS = {
   workflowWorkers: 1,
   workflowWorkerHeapMb: CONFIG_DEFAULTS.WORKFLOW_WORKER_HEAP_MB,
+  // One run: no version runs twice, so nothing is worth keeping compiled.
+  workflowCodeCacheMb: 0,
   workflowRunsPerEnterprise: 1,
   workflowQueuePerEnterprise: 0,
   workflowResultMaxChars: CONFIG_DEFAULTS.WORKFLOW_RESULT_MAX_CHARS,

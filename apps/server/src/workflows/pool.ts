@@ -22,6 +22,8 @@ export interface WorkerPoolOptions {
   backstopGraceMs: number;
   /** The V8 heap of each worker (maxOldGenerationSizeMb), beside its sandbox's WASM memory. */
   workerHeapMb: number;
+  /** What each worker's sandbox keeps of pal versions' compiled modules; default: none. */
+  codeCacheBytes?: number;
   /** Jobs of one tenant on workers at once; default: every worker. */
   runsPerTenant?: number;
   /** Runs of one tenant admitted beyond runsPerTenant, to wait in line; default: none. */
@@ -173,7 +175,10 @@ export class WorkerPool {
 
   private spawn(): Slot {
     const worker = startWorker(
-      { memoryLimitBytes: this.options.memoryLimitBytes },
+      {
+        memoryLimitBytes: this.options.memoryLimitBytes,
+        codeCacheBytes: this.options.codeCacheBytes ?? 0,
+      },
       this.options.workerHeapMb,
     );
     worker.unref();

@@ -2,35 +2,49 @@
 // nothing behind: every run starts from the sandbox's built state, whatever the run before did.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sandboxJob } from '../../test/workflow-runs.js';
-import type { SandboxJob } from './job.js';
+import { codeKeyOf, type SandboxJob } from './job.js';
 import { normalizeModuleName, Sandbox, stackFrames } from './sandbox.js';
+
+/** WORKFLOW_CODE_CACHE_MB's default. */
+const CODE_CACHE_BYTES = 32 * 1024 * 1024;
 
 let sandbox: Sandbox;
 beforeAll(async () => {
-  sandbox = await Sandbox.create(64 * 1024 * 1024);
+  sandbox = await Sandbox.create(64 * 1024 * 1024, CODE_CACHE_BYTES);
 });
-const runJob = (job: SandboxJob) => sandbox.runJob(job);
+/** Whether runs name their code (SandboxJob.codeKey), as the engine's do: each test runs both ways. */
+let keyed = false;
+const runJob = (job: SandboxJob) =>
+  sandbox.runJob(keyed ? { ...job, codeKey: codeKeyOf(job.files) } : job);
 
 const job = sandboxJob;
 
-describe('the sandbox', () => {
-  it('runs 10,000 times in one sandbox, its memory no larger after them', () => {
-    const trivial = job(
-      'export function run(input, pal) { pal.vars.set("n", input.n); return { n: input.n }; }',
-    );
-    runJob(trivial);
-    const memoryBytes = sandbox.memoryBytes;
-    for (let i = 0; i < 10_000; i++) {
-      const outcome = runJob({ ...trivial, inputJson: `{"n":${i}}` });
-      if (!outcome.ok) throw new Error(`run ${i}: ${outcome.message}`);
-      if (outcome.value !== `{"n":${i}}`) throw new Error(`run ${i}: ${outcome.value}`);
-    }
-    expect(sandbox.memoryBytes).toBe(memoryBytes);
+describe.each([
+  ['compiling what each run imports', false],
+  ['starting from the modules of its version, compiled', true],
+])('runs %s', (_, keep) => {
+  beforeAll(() => {
+    keyed = keep;
   });
 
-  it('starts every run from the built state: nothing one run leaves is seen by the next', () => {
-    const files = {
-      'workflows/tx.js': `
+  describe('the sandbox', () => {
+    it('runs 10,000 times in one sandbox, its memory no larger after them', () => {
+      const trivial = job(
+        'export function run(input, pal) { pal.vars.set("n", input.n); return { n: input.n }; }',
+      );
+      runJob(trivial);
+      const memoryBytes = sandbox.memoryBytes;
+      for (let i = 0; i < 10_000; i++) {
+        const outcome = runJob({ ...trivial, inputJson: `{"n":${i}}` });
+        if (!outcome.ok) throw new Error(`run ${i}: ${outcome.message}`);
+        if (outcome.value !== `{"n":${i}}`) throw new Error(`run ${i}: ${outcome.value}`);
+      }
+      expect(sandbox.memoryBytes).toBe(memoryBytes);
+    });
+
+    it('starts every run from the built state: nothing one run leaves is seen by the next', () => {
+      const files = {
+        'workflows/tx.js': `
         import { bump } from './counter.js';
         export function leave(input, pal) {
           globalThis.leftover = 'run 1';
@@ -49,169 +63,169 @@ describe('the sandbox', () => {
           return [bump(), typeof globalThis.leftover, typeof [].map, JSON.stringify({ a: 1 }),
             typeof ({}).polluted, typeof Math.floor, typeof globalThis.late, Math.random()];
         }`,
-      'workflows/counter.js': 'let count = 0; export const bump = () => ++count;',
-    };
-    const run = (exportName: string) => {
-      const outcome = runJob({ ...job(''), files, exportName });
-      if (!outcome.ok) throw new Error(outcome.message);
-      return JSON.parse(outcome.value!) as unknown[];
-    };
-    const first = run('leave');
-    sandbox.restore();
-    const second = run('look');
-    expect(first[0]).toBe(1);
-    expect(second.slice(0, 7)).toEqual([
-      1,
-      'undefined',
-      'function',
-      '{"a":1}',
-      'undefined',
-      'function',
-      'undefined',
-    ]);
-    // QuickJS seeds Math.random once per context: each run must draw its own numbers, and the
-    // seed is read through built-ins the first run replaced before its first draw (with theirs,
-    // it would be all zeros, and the first draw 0).
-    expect(second[7]).not.toBe(first[1]);
-    expect(first[1]).toBeGreaterThan(0);
-    expect(first[2]).not.toBe(first[1]);
-  });
+        'workflows/counter.js': 'let count = 0; export const bump = () => ++count;',
+      };
+      const run = (exportName: string) => {
+        const outcome = runJob({ ...job(''), files, exportName });
+        if (!outcome.ok) throw new Error(outcome.message);
+        return JSON.parse(outcome.value!) as unknown[];
+      };
+      const first = run('leave');
+      sandbox.restore();
+      const second = run('look');
+      expect(first[0]).toBe(1);
+      expect(second.slice(0, 7)).toEqual([
+        1,
+        'undefined',
+        'function',
+        '{"a":1}',
+        'undefined',
+        'function',
+        'undefined',
+      ]);
+      // QuickJS seeds Math.random once per context: each run must draw its own numbers, and the
+      // seed is read through built-ins the first run replaced before its first draw (with theirs,
+      // it would be all zeros, and the first draw 0).
+      expect(second[7]).not.toBe(first[1]);
+      expect(first[1]).toBeGreaterThan(0);
+      expect(first[2]).not.toBe(first[1]);
+    });
 
-  it('is whole again after a run that broke its memory or time limit', () => {
-    const look = job(
-      'export function run(input, pal) { globalThis.seen = (globalThis.seen ?? 0) + 1; return [globalThis.seen, [1, 2].map((n) => n * 2)]; }',
-    );
-    // (Endless recursion is test/workflows.int.test.ts's: on a worker thread QuickJS's stack
-    // limit comes first, on this thread V8's own, which fails the sandbox.)
-    for (const [source, type] of [
-      ['const a = []; for (;;) a.push(new Array(100000).fill(a.length));', 'WORKFLOW_MEMORY'],
-      ['for (;;) {}', 'WORKFLOW_TIMEOUT'],
-    ] as const) {
-      const broken = runJob(
-        job(`export function run(input, pal) { globalThis.seen = 99; ${source} }`, {
-          timeoutMs: 200,
-        }),
+    it('is whole again after a run that broke its memory or time limit', () => {
+      const look = job(
+        'export function run(input, pal) { globalThis.seen = (globalThis.seen ?? 0) + 1; return [globalThis.seen, [1, 2].map((n) => n * 2)]; }',
       );
-      expect(!broken.ok && broken.type).toBe(type);
-      const outcome = runJob(look);
-      expect(outcome.ok && JSON.parse(outcome.value!)).toEqual([1, [2, 4]]);
-    }
-  });
+      // (Endless recursion is test/workflows.int.test.ts's: on a worker thread QuickJS's stack
+      // limit comes first, on this thread V8's own, which fails the sandbox.)
+      for (const [source, type] of [
+        ['const a = []; for (;;) a.push(new Array(100000).fill(a.length));', 'WORKFLOW_MEMORY'],
+        ['for (;;) {}', 'WORKFLOW_TIMEOUT'],
+      ] as const) {
+        const broken = runJob(
+          job(`export function run(input, pal) { globalThis.seen = 99; ${source} }`, {
+            timeoutMs: 200,
+          }),
+        );
+        expect(!broken.ok && broken.type).toBe(type);
+        const outcome = runJob(look);
+        expect(outcome.ok && JSON.parse(outcome.value!)).toEqual([1, [2, 4]]);
+      }
+    });
 
-  it.each([
-    [
-      'a getter that loops, read by pal.log',
-      'pal.log(new Proxy({}, { get() { for (;;) {} } }));',
-      'WORKFLOW_TIMEOUT',
-    ],
-    [
-      'a toJSON that loops, read by pal.log',
-      'pal.log({ toJSON() { for (;;) {} } });',
-      'WORKFLOW_TIMEOUT',
-    ],
-    [
-      'a getter that fills the memory, read by pal.log',
-      'pal.log(new Proxy({}, { get() { const a = []; for (;;) a.push(new Array(100000).fill(1)); } }));',
-      'WORKFLOW_MEMORY',
-    ],
-    [
-      'a toJSON that fills the memory, read by pal.vars.set',
-      'try { pal.vars.set("x", { toJSON() { const a = []; for (;;) a.push(new Array(100000).fill(1)); } }); } catch {}',
-      'WORKFLOW_MEMORY',
-    ],
-  ] as const)(
-    'fails a run that broke its limit inside a host call, whatever it did next: %s',
-    (_what, source, type) => {
+    it.each([
+      [
+        'a getter that loops, read by pal.log',
+        'pal.log(new Proxy({}, { get() { for (;;) {} } }));',
+        'WORKFLOW_TIMEOUT',
+      ],
+      [
+        'a toJSON that loops, read by pal.log',
+        'pal.log({ toJSON() { for (;;) {} } });',
+        'WORKFLOW_TIMEOUT',
+      ],
+      [
+        'a getter that fills the memory, read by pal.log',
+        'pal.log(new Proxy({}, { get() { const a = []; for (;;) a.push(new Array(100000).fill(1)); } }));',
+        'WORKFLOW_MEMORY',
+      ],
+      [
+        'a toJSON that fills the memory, read by pal.vars.set',
+        'try { pal.vars.set("x", { toJSON() { const a = []; for (;;) a.push(new Array(100000).fill(1)); } }); } catch {}',
+        'WORKFLOW_MEMORY',
+      ],
+    ] as const)(
+      'fails a run that broke its limit inside a host call, whatever it did next: %s',
+      (_what, source, type) => {
+        const outcome = runJob(
+          job(
+            `export function run(input, pal) { ${source} pal.vars.set("after", "kept"); return { after: true }; }`,
+            { timeoutMs: 300 },
+          ),
+        );
+        expect(!outcome.ok && outcome.type).toBe(type);
+        expect('effects' in outcome).toBe(false);
+        const next = runJob(job('export function run() { return 1; }'));
+        expect(next.ok && next.value).toBe('1');
+      },
+    );
+
+    it('an argument whose toJSON throws errors without end is a value it cannot write, not a failed sandbox', () => {
       const outcome = runJob(
         job(
-          `export function run(input, pal) { ${source} pal.vars.set("after", "kept"); return { after: true }; }`,
-          { timeoutMs: 300 },
+          'export function run(input, pal) { const b = () => ({ toJSON() { throw { message: b() }; } }); pal.log(b()); return "on"; }',
         ),
       );
-      expect(!outcome.ok && outcome.type).toBe(type);
-      expect('effects' in outcome).toBe(false);
-      const next = runJob(job('export function run() { return 1; }'));
-      expect(next.ok && next.value).toBe('1');
-    },
-  );
-
-  it('an argument whose toJSON throws errors without end is a value it cannot write, not a failed sandbox', () => {
-    const outcome = runJob(
-      job(
-        'export function run(input, pal) { const b = () => ({ toJSON() { throw { message: b() }; } }); pal.log(b()); return "on"; }',
-      ),
-    );
-    expect(outcome.ok && outcome.value).toBe('"on"');
-    expect(outcome.logs).toEqual(['[a value that cannot be written as JSON]']);
-    expect(outcome.retire).toBeFalsy();
-  });
-
-  it('takes no further run once the WASM module itself failed', async () => {
-    const own = await Sandbox.create(64 * 1024 * 1024);
-    // Endless recursion on this thread overflows V8's stack inside the module: a trap, after
-    // which the module's stack pointer is not where it was.
-    const broken = own.runJob(
-      job('export function run() { const deep = (n) => deep(n + 1) + 1; return deep(0); }'),
-    );
-    const next = own.runJob(job('export function run() { return 1; }'));
-    expect([broken.ok, !broken.ok && broken.retire]).toEqual([false, true]);
-    expect(next).toMatchObject({ ok: false, message: 'the sandbox failed', retire: true });
-  });
-
-  it('draws new numbers from Math.random in every run, each in [0, 1)', () => {
-    const draw = job(
-      'export function run() { return Array.from({ length: 1000 }, () => Math.random()); }',
-    );
-    const numbers = [draw, draw].flatMap((j) => {
-      const outcome = runJob(j);
-      return outcome.ok ? (JSON.parse(outcome.value!) as number[]) : [];
+      expect(outcome.ok && outcome.value).toBe('"on"');
+      expect(outcome.logs).toEqual(['[a value that cannot be written as JSON]']);
+      expect(outcome.retire).toBeFalsy();
     });
-    expect(numbers).toHaveLength(2000);
-    expect(new Set(numbers).size).toBe(2000);
-    expect(numbers.every((n) => n >= 0 && n < 1)).toBe(true);
-  });
 
-  it('bounds how deep pal methods nest through toJSON, and stays whole', () => {
-    const outcome = runJob(
-      job(`export function run(input, pal) {
+    it('takes no further run once the WASM module itself failed', async () => {
+      const own = await Sandbox.create(64 * 1024 * 1024, CODE_CACHE_BYTES);
+      // Endless recursion on this thread overflows V8's stack inside the module: a trap, after
+      // which the module's stack pointer is not where it was.
+      const broken = own.runJob(
+        job('export function run() { const deep = (n) => deep(n + 1) + 1; return deep(0); }'),
+      );
+      const next = own.runJob(job('export function run() { return 1; }'));
+      expect([broken.ok, !broken.ok && broken.retire]).toEqual([false, true]);
+      expect(next).toMatchObject({ ok: false, message: 'the sandbox failed', retire: true });
+    });
+
+    it('draws new numbers from Math.random in every run, each in [0, 1)', () => {
+      const draw = job(
+        'export function run() { return Array.from({ length: 1000 }, () => Math.random()); }',
+      );
+      const numbers = [draw, draw].flatMap((j) => {
+        const outcome = runJob(j);
+        return outcome.ok ? (JSON.parse(outcome.value!) as number[]) : [];
+      });
+      expect(numbers).toHaveLength(2000);
+      expect(new Set(numbers).size).toBe(2000);
+      expect(numbers.every((n) => n >= 0 && n < 1)).toBe(true);
+    });
+
+    it('bounds how deep pal methods nest through toJSON, and stays whole', () => {
+      const outcome = runJob(
+        job(`export function run(input, pal) {
         let depth = 0;
         const o = { toJSON() { depth++; try { pal.vars.get(o); } catch (e) { return e.message; } return 'x'; } };
         try { pal.vars.get(o); } catch {}
         return depth;
       }`),
-    );
-    expect(outcome).toMatchObject({ ok: true, value: '32' });
-    expect(runJob(job('export function run() { return 1; }'))).toMatchObject({ ok: true });
-  });
+      );
+      expect(outcome).toMatchObject({ ok: true, value: '32' });
+      expect(runJob(job('export function run() { return 1; }'))).toMatchObject({ ok: true });
+    });
 
-  it('retires its worker after a run that grew the WASM memory, which a module never gives back', async () => {
-    const big = await Sandbox.create(256 * 1024 * 1024);
-    const outcome = big.runJob(
-      job(
-        'export function run() { const b = []; for (let i = 0; i < 5; i++) b.push(new Uint8Array(16 << 20)); return b.length; }',
-        { memoryBytes: 256 * 1024 * 1024 },
-      ),
-    );
-    expect(outcome).toMatchObject({ ok: true, value: '5', retire: true });
-    const small = big.runJob(
-      job('export function run() { return 1; }', { memoryBytes: 256 * 1024 * 1024 }),
-    );
-    expect(small.retire).toBeUndefined();
-  });
+    it('retires its worker after a run that grew the WASM memory, which a module never gives back', async () => {
+      const big = await Sandbox.create(256 * 1024 * 1024, CODE_CACHE_BYTES);
+      const outcome = big.runJob(
+        job(
+          'export function run() { const b = []; for (let i = 0; i < 5; i++) b.push(new Uint8Array(16 << 20)); return b.length; }',
+          { memoryBytes: 256 * 1024 * 1024 },
+        ),
+      );
+      expect(outcome).toMatchObject({ ok: true, value: '5', retire: true });
+      const small = big.runJob(
+        job('export function run() { return 1; }', { memoryBytes: 256 * 1024 * 1024 }),
+      );
+      expect(small.retire).toBeUndefined();
+    });
 
-  it('strings cross into and out of the sandbox whole: NUL, control characters, lone surrogates', () => {
-    const odd = [
-      'ab\u0000cd',
-      '\u0000',
-      'x\u0001y',
-      'ab\ud800cd',
-      '\udc00',
-      '\ud800\u0000a',
-      'é😀\uFFFD',
-    ];
-    const outcome = runJob(
-      job(
-        `export function run(input, pal) {
+    it('strings cross into and out of the sandbox whole: NUL, control characters, lone surrogates', () => {
+      const odd = [
+        'ab\u0000cd',
+        '\u0000',
+        'x\u0001y',
+        'ab\ud800cd',
+        '\udc00',
+        '\ud800\u0000a',
+        'é😀\uFFFD',
+      ];
+      const outcome = runJob(
+        job(
+          `export function run(input, pal) {
           const seen = input.odd.map((v, i) => pal.vars.get('v' + i));
           input.odd.forEach((v) => pal.log(v));
           // What a run keeps must be text XML can carry: the others are refused, not cut short.
@@ -220,31 +234,31 @@ describe('the sandbox', () => {
           });
           return { seen, lengths: seen.map((v) => v.length), kept };
         }`,
-        {
-          inputJson: JSON.stringify({ odd }),
-          vars: Object.fromEntries(odd.map((v, i) => [`v${i}`, v])),
-        },
-      ),
-    );
-    expect(outcome.ok, JSON.stringify(outcome)).toBe(true);
-    if (!outcome.ok) return;
-    const value = JSON.parse(outcome.value!) as {
-      seen: string[];
-      lengths: number[];
-      kept: string[];
-    };
-    expect(value.seen).toEqual(odd);
-    expect(value.lengths).toEqual(odd.map((v) => v.length));
-    expect(outcome.logs).toEqual(odd);
-    const refused =
-      'pal.vars.set: value holds a character that cannot be kept (a NUL, another control character but tab and line breaks, or a lone surrogate)';
-    expect(value.kept).toEqual([...Array(6).fill(refused), 'é😀\uFFFD']);
-    expect(outcome.effects.vars).toEqual({ w6: 'é😀\uFFFD' });
-  });
+          {
+            inputJson: JSON.stringify({ odd }),
+            vars: Object.fromEntries(odd.map((v, i) => [`v${i}`, v])),
+          },
+        ),
+      );
+      expect(outcome.ok, JSON.stringify(outcome)).toBe(true);
+      if (!outcome.ok) return;
+      const value = JSON.parse(outcome.value!) as {
+        seen: string[];
+        lengths: number[];
+        kept: string[];
+      };
+      expect(value.seen).toEqual(odd);
+      expect(value.lengths).toEqual(odd.map((v) => v.length));
+      expect(outcome.logs).toEqual(odd);
+      const refused =
+        'pal.vars.set: value holds a character that cannot be kept (a NUL, another control character but tab and line breaks, or a lone surrogate)';
+      expect(value.kept).toEqual([...Array(6).fill(refused), 'é😀\uFFFD']);
+      expect(outcome.effects.vars).toEqual({ w6: 'é😀\uFFFD' });
+    });
 
-  it('collects effects without applying them, and the run sees its own writes', () => {
-    const outcome = runJob(
-      job(`export function run(input, pal) {
+    it('collects effects without applying them, and the run sees its own writes', () => {
+      const outcome = runJob(
+        job(`export function run(input, pal) {
         pal.vars.set('count', 3);
         pal.vars.set('flag', true);
         pal.transaction.setStatus('SUBMITTED');
@@ -255,62 +269,62 @@ describe('the sandbox', () => {
         pal.log('a', { b: 1 }, 2);
         return { vars: pal.vars.all(), status: pal.transaction.status, system: pal.transaction.systemStatus, roles: pal.roles.list() };
       }`),
-    );
-    expect(outcome.ok).toBe(true);
-    if (!outcome.ok) return;
-    expect(JSON.parse(outcome.value!)).toEqual({
-      vars: { seen: 'before', count: '3', flag: 'true' },
-      status: 'SUBMITTED',
-      system: 'COMPLETED',
-      roles: [{ sso: 's2', role: 'approver' }],
-    });
-    expect(outcome.effects).toEqual({
-      vars: { count: '3', flag: 'true' },
-      status: 'SUBMITTED',
-      moves: ['complete'],
-      roles: [
-        { op: 'assign', sso: 's2', role: 'approver' },
-        { op: 'remove', sso: 's1' },
-      ],
-      mails: [{ to: 's2', subject: 'Hi', text: 'Body', action: 'approve' }],
-      fields: [],
-      clearedSignatures: [],
-    });
-    expect(outcome.logs).toEqual(['a {"b":1} 2']);
-  });
-
-  it.each([
-    ['pal.vars.set("x", {})', /pal.vars.set: value must be a string/],
-    ['pal.vars.set("", "v")', /pal.vars.set: name must not be empty/],
-    ['pal.transaction.setStatus("x".repeat(65))', /longer than 64 characters/],
-    [
-      'pal.transaction.cancel(); pal.transaction.complete()',
-      /cannot complete a transaction whose systemStatus is CANCELLED/,
-    ],
-    ['pal.mail.send({ to: "s" })', /pal.mail.send: subject must be a string/],
-    ['pal.roles.assign("s", 5)', /pal.roles.assign: role must be a string/],
-  ])('%s throws a TypeError the workflow may catch', (code, message) => {
-    const outcome = runJob(
-      job(
-        `export function run(input, pal) { try { ${code}; return 'no error'; } catch (e) { return e.name + ': ' + e.message; } }`,
-      ),
-    );
-    expect(outcome.ok).toBe(true);
-    expect(outcome.ok && JSON.parse(outcome.value!)).toMatch(message);
-  });
-
-  it("changes a transaction's documents only while it is OPEN: clearSignature, setField", () => {
-    const documents = [
-      {
-        filename: 'documents/claim.pdf',
-        contentType: 'application/pdf',
-        fields: [{ id: 'name', type: 'TEXT', page: 1, x: 0, y: 0, width: 10, height: 10 }],
-        signatures: [
-          { id: 'employee', role: 'owner', page: 1, x: 0, y: 0, recordTime: 1_700_000_000 },
+      );
+      expect(outcome.ok).toBe(true);
+      if (!outcome.ok) return;
+      expect(JSON.parse(outcome.value!)).toEqual({
+        vars: { seen: 'before', count: '3', flag: 'true' },
+        status: 'SUBMITTED',
+        system: 'COMPLETED',
+        roles: [{ sso: 's2', role: 'approver' }],
+      });
+      expect(outcome.effects).toEqual({
+        vars: { count: '3', flag: 'true' },
+        status: 'SUBMITTED',
+        moves: ['complete'],
+        roles: [
+          { op: 'assign', sso: 's2', role: 'approver' },
+          { op: 'remove', sso: 's1' },
         ],
-      },
-    ] as unknown as SandboxJob['documents'];
-    const source = `export function run(input, pal) {
+        mails: [{ to: 's2', subject: 'Hi', text: 'Body', action: 'approve' }],
+        fields: [],
+        clearedSignatures: [],
+      });
+      expect(outcome.logs).toEqual(['a {"b":1} 2']);
+    });
+
+    it.each([
+      ['pal.vars.set("x", {})', /pal.vars.set: value must be a string/],
+      ['pal.vars.set("", "v")', /pal.vars.set: name must not be empty/],
+      ['pal.transaction.setStatus("x".repeat(65))', /longer than 64 characters/],
+      [
+        'pal.transaction.cancel(); pal.transaction.complete()',
+        /cannot complete a transaction whose systemStatus is CANCELLED/,
+      ],
+      ['pal.mail.send({ to: "s" })', /pal.mail.send: subject must be a string/],
+      ['pal.roles.assign("s", 5)', /pal.roles.assign: role must be a string/],
+    ])('%s throws a TypeError the workflow may catch', (code, message) => {
+      const outcome = runJob(
+        job(
+          `export function run(input, pal) { try { ${code}; return 'no error'; } catch (e) { return e.name + ': ' + e.message; } }`,
+        ),
+      );
+      expect(outcome.ok).toBe(true);
+      expect(outcome.ok && JSON.parse(outcome.value!)).toMatch(message);
+    });
+
+    it("changes a transaction's documents only while it is OPEN: clearSignature, setField", () => {
+      const documents = [
+        {
+          filename: 'documents/claim.pdf',
+          contentType: 'application/pdf',
+          fields: [{ id: 'name', type: 'TEXT', page: 1, x: 0, y: 0, width: 10, height: 10 }],
+          signatures: [
+            { id: 'employee', role: 'owner', page: 1, x: 0, y: 0, recordTime: 1_700_000_000 },
+          ],
+        },
+      ] as unknown as SandboxJob['documents'];
+      const source = `export function run(input, pal) {
       const tried = [];
       for (const change of [
         () => pal.documents.clearSignature('documents/claim.pdf', 'employee'),
@@ -321,155 +335,280 @@ describe('the sandbox', () => {
       }
       return { tried, signed: pal.documents.list()[0].signatures[0].recordTime };
     }`;
-    const open = runJob(job(source, { documents }));
-    expect(open.ok && JSON.parse(open.value!)).toEqual({
-      tried: [
-        'ok',
-        'ok',
-        'TypeError: pal.documents.clearSignature: "documents/claim.pdf" has no signature "nobody"',
-      ],
-      signed: 0,
+      const open = runJob(job(source, { documents }));
+      expect(open.ok && JSON.parse(open.value!)).toEqual({
+        tried: [
+          'ok',
+          'ok',
+          'TypeError: pal.documents.clearSignature: "documents/claim.pdf" has no signature "nobody"',
+        ],
+        signed: 0,
+      });
+      expect(open.ok && open.effects.clearedSignatures).toEqual([
+        { file: 'documents/claim.pdf', signatureId: 'employee' },
+      ]);
+      const completed = runJob(
+        job(source, {
+          documents,
+          transaction: { ...job('').transaction!, systemStatus: 'COMPLETED' },
+        }),
+      );
+      expect(completed.ok && JSON.parse(completed.value!)).toEqual({
+        tried: [
+          'TypeError: pal.documents.clearSignature: the transaction is COMPLETED; its documents change only while it is OPEN',
+          'TypeError: pal.documents.setField: the transaction is COMPLETED; its documents change only while it is OPEN',
+          'TypeError: pal.documents.clearSignature: the transaction is COMPLETED; its documents change only while it is OPEN',
+        ],
+        signed: 1_700_000_000,
+      });
+      expect(completed.ok && completed.effects).toMatchObject({
+        fields: [],
+        clearedSignatures: [],
+      });
     });
-    expect(open.ok && open.effects.clearedSignatures).toEqual([
-      { file: 'documents/claim.pdf', signatureId: 'employee' },
-    ]);
-    const completed = runJob(
-      job(source, {
-        documents,
-        transaction: { ...job('').transaction!, systemStatus: 'COMPLETED' },
-      }),
-    );
-    expect(completed.ok && JSON.parse(completed.value!)).toEqual({
-      tried: [
-        'TypeError: pal.documents.clearSignature: the transaction is COMPLETED; its documents change only while it is OPEN',
-        'TypeError: pal.documents.setField: the transaction is COMPLETED; its documents change only while it is OPEN',
-        'TypeError: pal.documents.clearSignature: the transaction is COMPLETED; its documents change only while it is OPEN',
-      ],
-      signed: 1_700_000_000,
+
+    it('console runs have no transaction, roles or mail', () => {
+      const outcome = runJob(
+        job(
+          'export function run(input, pal) { return [typeof pal.transaction, (() => { try { pal.roles.list(); } catch (e) { return e.message; } })()]; }',
+          {
+            transaction: undefined,
+          },
+        ),
+      );
+      expect(outcome.ok && JSON.parse(outcome.value!)).toEqual([
+        'undefined',
+        'pal.roles.list is only available in transaction runs',
+      ]);
     });
-    expect(completed.ok && completed.effects).toMatchObject({ fields: [], clearedSignatures: [] });
+
+    it('resolves relative imports inside the pal and reports frames of its files only', () => {
+      expect(normalizeModuleName('workflows/a/tx.js', '../lib.js')).toBe('workflows/lib.js');
+      expect(normalizeModuleName('workflows/tx.js', './lib.js')).toBe('workflows/lib.js');
+      expect(normalizeModuleName('workflows/tx.js', 'fs')).toBe('fs');
+      expect(
+        stackFrames(
+          '    at inner (workflows/lib.js:3:9)\n    at run (workflows/tx.js:12)\n    at <anonymous> (pal:driver:1:1)\n',
+          { transaction: 'workflows/tx.js', lib: 'workflows/lib.js' },
+        ),
+      ).toEqual([
+        { functionName: 'inner', module: 'lib', line: 3 },
+        { functionName: 'run', module: 'transaction', line: 12 },
+      ]);
+    });
   });
 
-  it('console runs have no transaction, roles or mail', () => {
-    const outcome = runJob(
-      job(
-        'export function run(input, pal) { return [typeof pal.transaction, (() => { try { pal.roles.list(); } catch (e) { return e.message; } })()]; }',
-        {
-          transaction: undefined,
-        },
-      ),
-    );
-    expect(outcome.ok && JSON.parse(outcome.value!)).toEqual([
-      'undefined',
-      'pal.roles.list is only available in transaction runs',
-    ]);
-  });
+  describe('the bounds on what a run hands to the host (docs/workflows.md)', () => {
+    const run = (source: string, over: Partial<SandboxJob> = {}) =>
+      runJob(job(`export function run(input, pal) { ${source} }`, over));
 
-  it('resolves relative imports inside the pal and reports frames of its files only', () => {
-    expect(normalizeModuleName('workflows/a/tx.js', '../lib.js')).toBe('workflows/lib.js');
-    expect(normalizeModuleName('workflows/tx.js', './lib.js')).toBe('workflows/lib.js');
-    expect(normalizeModuleName('workflows/tx.js', 'fs')).toBe('fs');
-    expect(
-      stackFrames(
-        '    at inner (workflows/lib.js:3:9)\n    at run (workflows/tx.js:12)\n    at <anonymous> (pal:driver:1:1)\n',
-        { transaction: 'workflows/tx.js', lib: 'workflows/lib.js' },
-      ),
-    ).toEqual([
-      { functionName: 'inner', module: 'lib', line: 3 },
-      { functionName: 'run', module: 'transaction', line: 12 },
-    ]);
+    it.each([
+      [
+        'names a run sets',
+        'for (let i = 0; i < 1001; i++) pal.vars.set("n" + i, "v")',
+        {},
+        'pal.vars.set: a run may set at most 1000 variables',
+      ],
+      [
+        'names a scope holds',
+        'pal.vars.set("seen", "again"); pal.vars.set("new", "v")',
+        { vars: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, 'v'])) },
+        'pal.vars.set: the variables of this transaction would hold more than 10000 names',
+      ],
+      [
+        'bytes a scope holds',
+        'pal.vars.set("b", "é".repeat(30000))',
+        { vars: { a: 'x'.repeat(1_000_000) } },
+        'pal.vars.set: the variables of this transaction would take more than 1048576 bytes',
+      ],
+      [
+        'role changes a run makes',
+        'for (let i = 0; i < 101; i++) pal.roles.remove("s" + i)',
+        {},
+        'pal.roles.remove: a run may make at most 100 role changes',
+      ],
+      [
+        'roles a transaction holds',
+        'pal.roles.assign("s0", "r0"); pal.roles.assign("new", "r")',
+        { roles: Array.from({ length: 1000 }, (_, i) => ({ sso: `s${i}`, role: `r${i}` })) },
+        'pal.roles.assign: the transaction would hold more than 1000 roles',
+      ],
+      [
+        'mails a run sends',
+        'for (let i = 0; i < 21; i++) pal.mail.send({ to: "s1", subject: "s", text: "t", action: "a" })',
+        {},
+        'pal.mail.send: a run may send at most 20 mails',
+      ],
+      [
+        'a caught bound',
+        'for (let i = 0; i < 2000; i++) try { pal.vars.set("n" + i, "v") } catch {} return "went on"',
+        {},
+        'pal.vars.set: a run may set at most 1000 variables',
+      ],
+      [
+        'the returned value',
+        'return "x".repeat(2000)',
+        { maxResultLength: 1000 },
+        "the workflow's result is larger than 1000 characters of JSON",
+      ],
+    ])(
+      '%s: the run fails with WORKFLOW_MEMORY naming the bound',
+      (_what, source, over, message) => {
+        const outcome = run(source, over);
+        expect(outcome.ok).toBe(false);
+        if (outcome.ok) return;
+        expect([outcome.type, outcome.message]).toEqual(['WORKFLOW_MEMORY', message]);
+      },
+    );
+
+    it('a value as large as allowed, in a scope within its bounds, is kept', () => {
+      const outcome = run('pal.vars.set("big", "x".repeat(65536)); pal.roles.assign("s2", "r")', {
+        vars: Object.fromEntries(Array.from({ length: 9_998 }, (_, i) => [`k${i}`, 'v'])),
+      });
+      expect(outcome.ok).toBe(true);
+    });
+
+    it('a huge string argument is refused without being copied whole', () => {
+      const outcome = run(
+        'try { pal.vars.set("n", "x".repeat(5_000_000)); } catch (e) { return e.message; }',
+      );
+      expect(outcome.ok && JSON.parse(outcome.value!)).toBe(
+        'pal.vars.set: value is longer than 65536 characters',
+      );
+    });
+
+    it.each([
+      [
+        'throw new Error("x".repeat(3_000_000))',
+        /^Error: x{2000}… \(cut to 2000 of 3000000 characters\)$/,
+      ],
+      ['const e = new Error("m"); e.name = "N".repeat(500); throw e', /^N{100}…: m$/],
+      ['throw "y".repeat(10_000)', /^thrown value: y{2000}… \(cut to 2000 of 10000 characters\)$/],
+      [
+        'throw { message: "z".repeat(5000) }',
+        /^Error: z{2000}… \(cut to 2000 of 5000 characters\)$/,
+      ],
+    ])('%s: the message is cut to the documented length', (source, message) => {
+      const outcome = run(source);
+      expect(outcome.ok).toBe(false);
+      if (outcome.ok) return;
+      expect(outcome.type).toBe('WORKFLOW_ERROR');
+      expect(outcome.message).toMatch(message);
+    });
   });
 });
 
-describe('the bounds on what a run hands to the host (docs/workflows.md)', () => {
-  const run = (source: string, over: Partial<SandboxJob> = {}) =>
-    runJob(job(`export function run(input, pal) { ${source} }`, over));
+describe('the compiled modules of pal versions (SandboxJob.codeKey)', () => {
+  const version = (files: Record<string, string>, over: Partial<SandboxJob> = {}): SandboxJob => ({
+    ...job('', over),
+    files,
+    codeKey: codeKeyOf(files),
+  });
+  const value = (outcome: ReturnType<Sandbox['runJob']>) => {
+    if (!outcome.ok) throw new Error(outcome.message);
+    return outcome.value;
+  };
 
-  it.each([
-    [
-      'names a run sets',
-      'for (let i = 0; i < 1001; i++) pal.vars.set("n" + i, "v")',
-      {},
-      'pal.vars.set: a run may set at most 1000 variables',
-    ],
-    [
-      'names a scope holds',
-      'pal.vars.set("seen", "again"); pal.vars.set("new", "v")',
-      { vars: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, 'v'])) },
-      'pal.vars.set: the variables of this transaction would hold more than 10000 names',
-    ],
-    [
-      'bytes a scope holds',
-      'pal.vars.set("b", "é".repeat(30000))',
-      { vars: { a: 'x'.repeat(1_000_000) } },
-      'pal.vars.set: the variables of this transaction would take more than 1048576 bytes',
-    ],
-    [
-      'role changes a run makes',
-      'for (let i = 0; i < 101; i++) pal.roles.remove("s" + i)',
-      {},
-      'pal.roles.remove: a run may make at most 100 role changes',
-    ],
-    [
-      'roles a transaction holds',
-      'pal.roles.assign("s0", "r0"); pal.roles.assign("new", "r")',
-      { roles: Array.from({ length: 1000 }, (_, i) => ({ sso: `s${i}`, role: `r${i}` })) },
-      'pal.roles.assign: the transaction would hold more than 1000 roles',
-    ],
-    [
-      'mails a run sends',
-      'for (let i = 0; i < 21; i++) pal.mail.send({ to: "s1", subject: "s", text: "t", action: "a" })',
-      {},
-      'pal.mail.send: a run may send at most 20 mails',
-    ],
-    [
-      'a caught bound',
-      'for (let i = 0; i < 2000; i++) try { pal.vars.set("n" + i, "v") } catch {} return "went on"',
-      {},
-      'pal.vars.set: a run may set at most 1000 variables',
-    ],
-    [
-      'the returned value',
-      'return "x".repeat(2000)',
-      { maxResultLength: 1000 },
-      "the workflow's result is larger than 1000 characters of JSON",
-    ],
-  ])('%s: the run fails with WORKFLOW_MEMORY naming the bound', (_what, source, over, message) => {
-    const outcome = run(source, over);
-    expect(outcome.ok).toBe(false);
-    if (outcome.ok) return;
-    expect([outcome.type, outcome.message]).toEqual(['WORKFLOW_MEMORY', message]);
+  it('keys a version by every path and text of its files, in any order', () => {
+    const key = codeKeyOf({ 'a.js': 'x', 'b.js': 'y' });
+    expect(codeKeyOf({ 'b.js': 'y', 'a.js': 'x' })).toBe(key);
+    for (const other of [
+      { 'a.js': 'x', 'b.js': 'z' } as Record<string, string>,
+      { 'a.js': 'x', 'c.js': 'y' },
+      { 'a.js': 'x' },
+      { 'a.js': 'x', 'b.js': 'y', 'c.js': '' },
+      { 'a.js': 'x","b.js":"y' },
+    ])
+      expect(codeKeyOf(other)).not.toBe(key);
   });
 
-  it('a value as large as allowed, in a scope within its bounds, is kept', () => {
-    const outcome = run('pal.vars.set("big", "x".repeat(65536)); pal.roles.assign("s2", "r")', {
-      vars: Object.fromEntries(Array.from({ length: 9_998 }, (_, i) => [`k${i}`, 'v'])),
+  it('runs each version its own code, two versions with the same files by name in turn', async () => {
+    const own = await Sandbox.create(64 * 1024 * 1024, CODE_CACHE_BYTES);
+    const one = version({
+      'workflows/tx.js': "import { n } from './n.js'; export const run = () => 'one ' + n();",
+      'workflows/n.js': 'let count = 0; export const n = () => ++count;',
     });
-    expect(outcome.ok).toBe(true);
+    const two = version({
+      'workflows/tx.js': "import { n } from './n.js'; export const run = () => 'two ' + n();",
+      'workflows/n.js': 'let count = 10; export const n = () => ++count;',
+    });
+    for (let i = 0; i < 3; i++) {
+      expect(value(own.runJob(one))).toBe('"one 1"');
+      expect(value(own.runJob(two))).toBe('"two 11"');
+      own.restore();
+    }
+    // A run without a key, between them, starts from the built state: no version's module is there.
+    const unkeyed = own.runJob(
+      job('export const run = () => import("./n.js").then(() => 1, (e) => e.message);'),
+    );
+    expect(JSON.parse(value(unkeyed)!)).toMatch(/^no module "workflows\/n.js"/);
+    expect(value(own.runJob(one))).toBe('"one 1"');
+    expect(own.keptCode.map((kept) => kept.key)).toEqual([two.codeKey, one.codeKey]);
   });
 
-  it('a huge string argument is refused without being copied whole', () => {
-    const outcome = run(
-      'try { pal.vars.set("n", "x".repeat(5_000_000)); } catch (e) { return e.message; }',
-    );
-    expect(outcome.ok && JSON.parse(outcome.value!)).toBe(
-      'pal.vars.set: value is longer than 65536 characters',
+  it('runs the modules compiled for its key, imports included: a key names its files exactly', async () => {
+    const own = await Sandbox.create(64 * 1024 * 1024, CODE_CACHE_BYTES);
+    const files = (word: string) => ({
+      'workflows/tx.js': `import { n } from './n.js'; export const run = () => '${word} ' + n();`,
+      'workflows/n.js': 'let count = 0; export const n = () => ++count;',
+    });
+    // Both named by the manifest, one imported by the other: each compiled once.
+    const modules = { transaction: 'workflows/tx.js', counter: 'workflows/n.js' };
+    const one = version(files('one'), { modules });
+    expect(value(own.runJob(one))).toBe('"one 1"');
+    // Other files under the same key: the run is the key's, compiled before it.
+    expect(value(own.runJob({ ...one, files: files('two') }))).toBe('"one 1"');
+    expect(own.keptCode).toEqual([{ key: one.codeKey, bytes: expect.any(Number) as number }]);
+  });
+
+  it('runs a version whose module does not compile as without a key: the run reports the error', async () => {
+    const own = await Sandbox.create(64 * 1024 * 1024, CODE_CACHE_BYTES);
+    const broken = version({ 'workflows/tx.js': 'export const run = () => {;' });
+    for (const outcome of [own.runJob(broken), own.runJob(broken)]) {
+      expect(outcome).toMatchObject({ ok: false, type: 'WORKFLOW_ERROR' });
+      expect(outcome.ok || outcome.message).toMatch(/SyntaxError/);
+    }
+    expect(own.keptCode).toEqual([{ key: broken.codeKey, bytes: null }]);
+    expect(value(own.runJob(version({ 'workflows/tx.js': 'export const run = () => 2;' })))).toBe(
+      '2',
     );
   });
 
-  it.each([
-    [
-      'throw new Error("x".repeat(3_000_000))',
-      /^Error: x{2000}… \(cut to 2000 of 3000000 characters\)$/,
-    ],
-    ['const e = new Error("m"); e.name = "N".repeat(500); throw e', /^N{100}…: m$/],
-    ['throw "y".repeat(10_000)', /^thrown value: y{2000}… \(cut to 2000 of 10000 characters\)$/],
-    ['throw { message: "z".repeat(5000) }', /^Error: z{2000}… \(cut to 2000 of 5000 characters\)$/],
-  ])('%s: the message is cut to the documented length', (source, message) => {
-    const outcome = run(source);
-    expect(outcome.ok).toBe(false);
-    if (outcome.ok) return;
-    expect(outcome.type).toBe('WORKFLOW_ERROR');
-    expect(outcome.message).toMatch(message);
+  it('keeps what its bytes allow, the least recently run dropped first', async () => {
+    const own = await Sandbox.create(64 * 1024 * 1024, 500 * 1024);
+    const versions = [1, 2, 3].map((n) =>
+      version({ 'workflows/tx.js': `export const run = () => ${n};` }),
+    );
+    for (const v of versions) value(own.runJob(v));
+    value(own.runJob(versions[1]!));
+    value(own.runJob(versions[2]!));
+    // A state is the built state (some 192 KiB) and the module: three do not fit in 500 KiB.
+    expect(own.keptCode.map((kept) => kept.key)).toEqual([
+      versions[1]!.codeKey,
+      versions[2]!.codeKey,
+    ]);
+    expect(value(own.runJob(versions[0]!))).toBe('1');
+    expect(own.keptCode.map((kept) => kept.key)).toEqual([
+      versions[2]!.codeKey,
+      versions[0]!.codeKey,
+    ]);
+  });
+
+  it("keeps a version's compiled modules and no memory an earlier run wrote", async () => {
+    const own = await Sandbox.create(64 * 1024 * 1024, CODE_CACHE_BYTES);
+    // 32 MiB written and freed: free memory, past the built state's heap, that is not zero.
+    value(
+      own.runJob(
+        version({
+          'workflows/tx.js':
+            'export const run = () => { let s = []; for (let i = 0; i < 8; i++) s.push(new Uint8Array(4 << 20).fill(7)); s = null; return 1; };',
+        }),
+      ),
+    );
+    value(own.runJob(version({ 'workflows/tx.js': 'export const run = () => 2;' })));
+    expect(own.keptCode).toHaveLength(2);
+    const [first, second] = own.keptCode;
+    expect(second!.bytes).toBeLessThan(first!.bytes! + 64 * 1024);
+    expect(second!.bytes).toBeLessThan(1024 * 1024);
   });
 });

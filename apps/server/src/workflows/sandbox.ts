@@ -140,6 +140,10 @@ interface BuiltState {
   heap: Uint8Array;
 }
 
+function sizeOf(state: BuiltState | null): number {
+  return state ? state.statics.length + state.heap.length : 0;
+}
+
 /**
  * A QuickJS runtime and context built once, run many times: before each run its memory is what
  * it was when it was built. One per worker thread; after a run that may have damaged it (see
@@ -155,16 +159,32 @@ export class Sandbox {
   /** Every host function, kept alive so that no run can have one collected (and forgotten). */
   private readonly hostFunctions: QuickJSHandle[] = [];
   private readonly built: BuiltState;
-  /** A run has run since the built state was last written back. */
+  /**
+   * Per pal version (`SandboxJob.codeKey`): the built state with its modules compiled and not yet
+   * run, or null when they did not all compile (its runs start from the built state and compile
+   * as they import). A run imports them as compiled; what it runs of them is gone when the state
+   * is written back, as everything else of the run is.
+   */
+  private readonly codeStates = new Map<string, BuiltState | null>();
+  private codeStatesKept = 0;
+  /** The files whose modules are compiled for a code state now, and those the loader gave. */
+  private compiling: { files: Record<string, string>; loaded: Set<string> } | undefined;
+  /** The state the memory holds, or held before the run that made it dirty. */
+  private memoryState: BuiltState;
+  /** A run has run since the current state was last written back. */
   private dirty = false;
   /** `pal` methods running now, one inside another's argument. */
   private depth = 0;
   /** The WASM module itself failed: the sandbox takes no further run. */
   private failed = false;
 
-  static async create(memoryLimitBytes: number): Promise<Sandbox> {
+  /**
+   * `codeStatesBytes`: what the states with a pal version's modules compiled (`codeStates`) may
+   * take, in bytes of their copies (WORKFLOW_CODE_CACHE_MB), the least recently used dropped first.
+   */
+  static async create(memoryLimitBytes: number, codeStatesBytes: number): Promise<Sandbox> {
     const { quickjs, memory } = await loadModule(memoryLimitBytes, SANDBOX_INITIAL_BYTES);
-    return new Sandbox(quickjs, memory, memoryLimitBytes, quickjsLayout());
+    return new Sandbox(quickjs, memory, memoryLimitBytes, quickjsLayout(), codeStatesBytes);
   }
 
   private constructor(
@@ -172,6 +192,7 @@ export class Sandbox {
     private readonly memory: WasmMemory,
     private readonly memoryLimitBytes: number,
     private readonly layout: WasmLayout,
+    private readonly codeStatesBytes: number,
   ) {
     const runtime: QuickJSRuntime = quickjs.newRuntime({
       memoryLimitBytes,
@@ -180,7 +201,10 @@ export class Sandbox {
     });
     runtime.setModuleLoader(
       (name) => {
-        const files = this.current().job.files;
+        const compiling = this.run ? undefined : this.compiling;
+        const files = this.run?.job.files ?? compiling?.files;
+        if (files === undefined) throw new Error('a module was asked for outside a run');
+        compiling?.loaded.add(name);
         return Object.hasOwn(files, name)
           ? files[name]!
           : {
@@ -206,14 +230,26 @@ export class Sandbox {
     this.moduleOf = this.hostFunction('module');
     this.pals = { console: this.buildPal(false), transaction: this.buildPal(true) };
     this.built = this.copyBuiltState();
+    this.memoryState = this.built;
   }
 
-  /** One run, from the built state (written back first if a run has run since it was). */
+  /**
+   * One run, from the built state or its version's (`codeKey`), written back first if a run has
+   * run since it was.
+   */
   runJob(job: SandboxJob): SandboxOutcome {
     const started = performance.now();
-    const memoryBefore = this.memoryBytes;
     if (this.failed) return sandboxFailed(new RunState(job));
-    if (this.dirty) this.restore();
+    try {
+      this.startFrom(job.codeKey === undefined ? this.built : this.codeState(job.codeKey, job));
+    } catch {
+      // The host failed inside the module while it compiled the version (trusted() marked it).
+      this.failed = true;
+      return sandboxFailed(new RunState(job));
+    }
+    // Taken once the version's state is in place: compiling it may grow the memory, which no
+    // run did (a run that grows it retires the worker, see below).
+    const memoryBefore = this.memoryBytes;
     this.dirty = true;
     const run: Run = {
       job,
@@ -265,13 +301,90 @@ export class Sandbox {
     return outcome;
   }
 
-  /** Writes the built state back, if a run has run since (a worker does it while it waits). */
+  /**
+   * Writes back the state the last run started from, if a run has run since (a worker does it
+   * while it waits: the next run is most often of the same pal version).
+   */
   restore(): void {
-    if (!this.dirty) return;
+    if (this.dirty) this.write(this.memoryState);
+  }
+
+  private startFrom(state: BuiltState): void {
+    if (this.dirty || state !== this.memoryState) this.write(state);
+  }
+
+  private write(state: BuiltState): void {
     const memory = new Uint8Array(this.memory.buffer);
-    memory.set(this.built.statics, 0);
-    memory.set(this.built.heap, this.layout.stackTop);
+    memory.set(state.statics, 0);
+    memory.set(state.heap, this.layout.stackTop);
+    this.memoryState = state;
     this.dirty = false;
+  }
+
+  /**
+   * The state of the pal version `key` (its `files`), made from the built state the first time:
+   * its modules compiled, none run. Compiling runs none of the pal's code, so the state holds
+   * nothing of any run. A module that does not compile leaves the version without one.
+   */
+  private codeState(key: string, job: SandboxJob): BuiltState {
+    const kept = this.codeStates.get(key);
+    if (kept !== undefined) {
+      this.codeStates.delete(key);
+      this.codeStates.set(key, kept);
+      return kept ?? this.built;
+    }
+    // Past the built state's heap lies free memory that earlier runs wrote: zeroed, the memory is
+    // the built state as it was made, and the copy below holds the compiled modules and no more.
+    this.startFrom(this.built);
+    const builtEnd = this.layout.stackTop + this.built.heap.length;
+    new Uint8Array(this.memory.buffer).fill(0, builtEnd, Math.max(builtEnd, this.writtenEnd()));
+    // The modules the manifest names, and through the loader what they import (compiled once:
+    // a module the loader gave is not compiled a second time under its name).
+    let compiled = true;
+    const loaded = new Set<string>();
+    this.compiling = { files: job.files, loaded };
+    try {
+      for (const path of new Set(Object.values(job.modules))) {
+        if (!Object.hasOwn(job.files, path) || loaded.has(path)) continue;
+        const result = this.trusted(() =>
+          this.context.evalCode(job.files[path]!, path, { type: 'module', compileOnly: true }),
+        );
+        if (result.error) {
+          result.error.dispose();
+          compiled = false;
+          break;
+        }
+        result.value.dispose();
+      }
+    } finally {
+      this.compiling = undefined;
+    }
+    const state = compiled ? this.copyBuiltState() : null;
+    if (state) this.memoryState = state;
+    // Else some modules compiled: the memory is not the built state, and is written back.
+    else this.dirty = true;
+    this.keepCodeState(key, state);
+    return state ?? this.built;
+  }
+
+  private keepCodeState(key: string, state: BuiltState | null): void {
+    const bytes = sizeOf(state);
+    if (bytes > this.codeStatesBytes) return;
+    for (const [oldest, old] of this.codeStates) {
+      if (this.codeStatesKept + bytes <= this.codeStatesBytes) break;
+      this.codeStates.delete(oldest);
+      this.codeStatesKept -= sizeOf(old);
+    }
+    this.codeStates.set(key, state);
+    this.codeStatesKept += bytes;
+  }
+
+  /**
+   * The pal versions whose state this sandbox keeps, least recently used first: their size in
+   * bytes, or null for a version whose modules did not all compile.
+   */
+  get keptCode(): { key: string; bytes: number | null }[] {
+    return [...this.codeStates].map(([key, state]) => ({ key, bytes: state && sizeOf(state) }));
   }
 
   /** How large the module's WASM memory has grown, in bytes. */
@@ -300,20 +413,23 @@ export class Sandbox {
    */
   private copyBuiltState(): BuiltState {
     const memory = new Uint8Array(this.memory.buffer);
-    // The end of the last page with a non-zero byte, found a page at a time (Buffer's memcmp, not
-    // a loop over words): nothing rests on where inside that page the last byte is.
-    const pages = Buffer.from(this.memory.buffer);
-    const zeroPage = Buffer.alloc(WASM_PAGE);
-    let heapEnd = memory.length;
-    while (
-      heapEnd > this.layout.stackTop &&
-      pages.subarray(heapEnd - WASM_PAGE, heapEnd).equals(zeroPage)
-    )
-      heapEnd -= WASM_PAGE;
     return {
       statics: memory.slice(0, this.layout.stackLow),
-      heap: memory.slice(this.layout.stackTop, heapEnd),
+      heap: memory.slice(this.layout.stackTop, this.writtenEnd()),
     };
+  }
+
+  /**
+   * The end of the last page with a non-zero byte, found a page at a time (Buffer's memcmp, not
+   * a loop over words): nothing rests on where inside that page the last byte is.
+   */
+  private writtenEnd(): number {
+    const pages = Buffer.from(this.memory.buffer);
+    const zeroPage = Buffer.alloc(WASM_PAGE);
+    let end = pages.length;
+    while (end > this.layout.stackTop && pages.subarray(end - WASM_PAGE, end).equals(zeroPage))
+      end -= WASM_PAGE;
+    return end;
   }
 
   private evaluate(run: Run): SandboxOutcome {

@@ -8,6 +8,7 @@ import { Sandbox } from './sandbox.js';
 
 export interface WorkerData {
   memoryLimitBytes: number;
+  codeCacheBytes: number;
 }
 export interface JobMessage {
   id: number;
@@ -22,7 +23,8 @@ const port = parentPort;
 if (!port) throw new Error('workflows/worker.ts runs as a worker thread only');
 
 lowerThreadPriority();
-const sandbox = await Sandbox.create((workerData as WorkerData).memoryLimitBytes);
+const { memoryLimitBytes, codeCacheBytes } = workerData as WorkerData;
+const sandbox = await Sandbox.create(memoryLimitBytes, codeCacheBytes);
 port.on('message', ({ id, job }: JobMessage) => {
   port.postMessage({ id, outcome: sandbox.runJob(job) } satisfies OutcomeMessage);
   // The built state written back after the answer, not before the next run: off its path.
