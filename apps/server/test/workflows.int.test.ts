@@ -558,7 +558,7 @@ describe('runs and their surroundings', () => {
       );
       await deployPal(h.domain, h.a.enterpriseId, folder);
     };
-    // As many runs at once as there are workers, twice: each worker has run the version.
+    // Twice as many runs at once as there are workers, so that most workers run the version.
     const runs = () =>
       Promise.all(
         Array.from({ length: 2 * h.config.workflowWorkers }, () =>
