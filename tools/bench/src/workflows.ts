@@ -73,7 +73,7 @@ async function sandboxRuns(
   count: number,
 ): Promise<RunTimes> {
   const sandbox = await Sandbox.create(TRIVIAL_JOB.memoryBytes, CODE_CACHE_BYTES);
-  const job = { ...TRIVIAL_JOB, files, ...(keyed ? { codeKey: codeKeyOf(files) } : {}) };
+  const job = { ...TRIVIAL_JOB, files, ...(keyed ? { codeKey: codeKeyOf('bench', files) } : {}) };
   const runs: number[] = [];
   const restores: number[] = [];
   for (let i = 0; i < count; i++) {

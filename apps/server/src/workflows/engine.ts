@@ -526,7 +526,7 @@ async function readPalCode(
   return {
     modules,
     files: sources,
-    codeKey: codeKeyOf(sources),
+    codeKey: codeKeyOf(enterpriseId, sources),
     documents,
     uploads: (manifest.uploads ?? []).length > 0,
     exports: Object.fromEntries(

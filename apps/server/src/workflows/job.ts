@@ -29,8 +29,9 @@ export interface SandboxJob {
   /** The pal version's files, path → source. Module names below resolve to these paths. */
   files: Record<string, string>;
   /**
-   * Names `files` exactly (a digest of them): a worker keeps the modules of a key compiled, and
-   * starts each run of that key from them. Absent: the run compiles what it imports.
+   * Names `files` exactly (a digest of them and their owner, codeKeyOf): a worker keeps a key's
+   * modules compiled, and starts each run of that key from them. Absent: the run compiles what it
+   * imports.
    */
   codeKey?: string;
   /** The manifest's `workflows`: module name → path, for `pal.call`. */
@@ -66,11 +67,12 @@ export interface SandboxJob {
 }
 
 /**
- * A digest of a pal version's files, path and text in path order: the SandboxJob's `codeKey`
- * of those files. Made once per version a process reads (engine.ts keeps it with the code).
+ * A digest of a pal version's files (path and text, in path order) and of their owner (the
+ * enterprise, so that no two tenants share a kept state, even of the same files): the
+ * SandboxJob's `codeKey`. Made once per version a process reads (engine.ts keeps it with the code).
  */
-export function codeKeyOf(files: Record<string, string>): string {
-  const hash = createHash('sha256');
+export function codeKeyOf(owner: string, files: Record<string, string>): string {
+  const hash = createHash('sha256').update(JSON.stringify(owner));
   for (const path of Object.keys(files).sort()) hash.update(JSON.stringify([path, files[path]]));
   return hash.digest('base64url');
 }

@@ -15,7 +15,7 @@ beforeAll(async () => {
 /** Whether runs name their code (SandboxJob.codeKey), as the engine's do: each test runs both ways. */
 let keyed = false;
 const runJob = (job: SandboxJob) =>
-  sandbox.runJob(keyed ? { ...job, codeKey: codeKeyOf(job.files) } : job);
+  sandbox.runJob(keyed ? { ...job, codeKey: codeKeyOf('e', job.files) } : job);
 
 const job = sandboxJob;
 
@@ -502,16 +502,19 @@ describe('the compiled modules of pal versions (SandboxJob.codeKey)', () => {
   const version = (files: Record<string, string>, over: Partial<SandboxJob> = {}): SandboxJob => ({
     ...job('', over),
     files,
-    codeKey: codeKeyOf(files),
+    codeKey: codeKeyOf('e', files),
   });
+  /** The key of a job's state in a sandbox: its version and the module it runs. */
+  const stateKey = (j: SandboxJob) => `${j.codeKey}\u0000${j.modules[j.module]}`;
   const value = (outcome: ReturnType<Sandbox['runJob']>) => {
     if (!outcome.ok) throw new Error(outcome.message);
     return outcome.value;
   };
 
-  it('keys a version by every path and text of its files, in any order', () => {
-    const key = codeKeyOf({ 'a.js': 'x', 'b.js': 'y' });
-    expect(codeKeyOf({ 'b.js': 'y', 'a.js': 'x' })).toBe(key);
+  it('keys a version by its owner and every path and text of its files, in any order', () => {
+    const key = codeKeyOf('e', { 'a.js': 'x', 'b.js': 'y' });
+    expect(codeKeyOf('e', { 'b.js': 'y', 'a.js': 'x' })).toBe(key);
+    expect(codeKeyOf('f', { 'a.js': 'x', 'b.js': 'y' })).not.toBe(key);
     for (const other of [
       { 'a.js': 'x', 'b.js': 'z' } as Record<string, string>,
       { 'a.js': 'x', 'c.js': 'y' },
@@ -519,7 +522,7 @@ describe('the compiled modules of pal versions (SandboxJob.codeKey)', () => {
       { 'a.js': 'x', 'b.js': 'y', 'c.js': '' },
       { 'a.js': 'x","b.js":"y' },
     ])
-      expect(codeKeyOf(other)).not.toBe(key);
+      expect(codeKeyOf('e', other)).not.toBe(key);
   });
 
   it('runs each version its own code, two versions with the same files by name in turn', async () => {
@@ -543,7 +546,7 @@ describe('the compiled modules of pal versions (SandboxJob.codeKey)', () => {
     );
     expect(JSON.parse(value(unkeyed)!)).toMatch(/^no module "workflows\/n.js"/);
     expect(value(own.runJob(one))).toBe('"one 1"');
-    expect(own.keptCode.map((kept) => kept.key)).toEqual([two.codeKey, one.codeKey]);
+    expect(own.keptCode.map((kept) => kept.key)).toEqual([stateKey(two), stateKey(one)]);
   });
 
   it('runs the modules compiled for its key, imports included: a key names its files exactly', async () => {
@@ -552,29 +555,63 @@ describe('the compiled modules of pal versions (SandboxJob.codeKey)', () => {
       'workflows/tx.js': `import { n } from './n.js'; export const run = () => '${word} ' + n();`,
       'workflows/n.js': 'let count = 0; export const n = () => ++count;',
     });
-    // Both named by the manifest, one imported by the other: each compiled once.
     const modules = { transaction: 'workflows/tx.js', counter: 'workflows/n.js' };
     const one = version(files('one'), { modules });
     expect(value(own.runJob(one))).toBe('"one 1"');
     // Other files under the same key: the run is the key's, compiled before it.
     expect(value(own.runJob({ ...one, files: files('two') }))).toBe('"one 1"');
-    expect(own.keptCode).toEqual([{ key: one.codeKey, bytes: expect.any(Number) as number }]);
+    expect(own.keptCode).toEqual([{ key: stateKey(one), bytes: expect.any(Number) as number }]);
+  });
+
+  it('compiles what the run imports, not every module of the version', async () => {
+    const own = await Sandbox.create(64 * 1024 * 1024, CODE_CACHE_BYTES);
+    const files = {
+      'workflows/tx.js': 'export const run = () => 1;',
+      'workflows/console.js': 'export const run = () => {;',
+    };
+    const modules = { transaction: 'workflows/tx.js', console: 'workflows/console.js' };
+    const transactionRun = version(files, { modules });
+    expect(value(own.runJob(transactionRun))).toBe('1');
+    const consoleRun = { ...transactionRun, module: 'console' };
+    expect(own.runJob(consoleRun)).toMatchObject({ ok: false, type: 'WORKFLOW_ERROR' });
+    expect(own.keptCode).toEqual([
+      { key: stateKey(transactionRun), bytes: expect.any(Number) as number },
+      { key: stateKey(consoleRun), bytes: null },
+    ]);
   });
 
   it('runs a version whose module does not compile as without a key: the run reports the error', async () => {
     const own = await Sandbox.create(64 * 1024 * 1024, CODE_CACHE_BYTES);
-    const broken = version({ 'workflows/tx.js': 'export const run = () => {;' });
+    const broken = version({
+      'workflows/tx.js': "import './lib.js'; export const run = () => 1;",
+      'workflows/lib.js': 'export const x = {;',
+    });
     for (const outcome of [own.runJob(broken), own.runJob(broken)]) {
       expect(outcome).toMatchObject({ ok: false, type: 'WORKFLOW_ERROR' });
       expect(outcome.ok || outcome.message).toMatch(/SyntaxError/);
     }
-    expect(own.keptCode).toEqual([{ key: broken.codeKey, bytes: null }]);
-    expect(value(own.runJob(version({ 'workflows/tx.js': 'export const run = () => 2;' })))).toBe(
-      '2',
-    );
+    expect(own.keptCode).toEqual([{ key: stateKey(broken), bytes: null }]);
+    // What did compile before the error is not left for the next version.
+    const next = version({ 'workflows/tx.js': 'export const run = () => 2;' });
+    expect(value(own.runJob(next))).toBe('2');
+    expect(value(own.runJob({ ...next, codeKey: undefined }))).toBe('2');
   });
 
-  it('keeps what its bytes allow, the least recently run dropped first', async () => {
+  // quickjs-emscripten 0.32 reads bytes 80 to 87 of a module compiled by its compile-only
+  // evaluation as the module's namespace: this source made them a fake one, and the WASM trapped.
+  it('compiles a module whose text would pass for a module record', async () => {
+    const own = await Sandbox.create(64 * 1024 * 1024, CODE_CACHE_BYTES);
+    const head = 'export const run = () => 1; //';
+    for (const fill of ['A', '\0']) {
+      const source = `${head}${'x'.repeat(80 - head.length)}\0\0\0\0\x03\0\0\0${fill.repeat(200)}\n`;
+      const crafted = version({ 'workflows/tx.js': source });
+      for (let i = 0; i < 2; i++)
+        expect(own.runJob(crafted)).toMatchObject({ ok: true, value: '1' });
+    }
+    expect(own.keptCode.every((kept) => kept.bytes !== null)).toBe(true);
+  });
+
+  it('keeps what its bytes allow, the least recently run dropped first, and nothing at 0', async () => {
     const own = await Sandbox.create(64 * 1024 * 1024, 500 * 1024);
     const versions = [1, 2, 3].map((n) =>
       version({ 'workflows/tx.js': `export const run = () => ${n};` }),
@@ -584,14 +621,24 @@ describe('the compiled modules of pal versions (SandboxJob.codeKey)', () => {
     value(own.runJob(versions[2]!));
     // A state is the built state (some 192 KiB) and the module: three do not fit in 500 KiB.
     expect(own.keptCode.map((kept) => kept.key)).toEqual([
-      versions[1]!.codeKey,
-      versions[2]!.codeKey,
+      stateKey(versions[1]!),
+      stateKey(versions[2]!),
     ]);
     expect(value(own.runJob(versions[0]!))).toBe('1');
     expect(own.keptCode.map((kept) => kept.key)).toEqual([
-      versions[2]!.codeKey,
-      versions[0]!.codeKey,
+      stateKey(versions[2]!),
+      stateKey(versions[0]!),
     ]);
+
+    const none = await Sandbox.create(64 * 1024 * 1024, 0);
+    for (const v of versions)
+      expect(value(none.runJob(v))).toBe(v.files['workflows/tx.js']!.at(-2));
+    expect(none.keptCode).toEqual([]);
+
+    // A state larger than the whole budget is not kept, and not made again at every run.
+    const small = await Sandbox.create(64 * 1024 * 1024, 100 * 1024);
+    for (let i = 0; i < 2; i++) expect(value(small.runJob(versions[0]!))).toBe('1');
+    expect(small.keptCode).toEqual([{ key: stateKey(versions[0]!), bytes: null }]);
   });
 
   it("keeps a version's compiled modules and no memory an earlier run wrote", async () => {

@@ -140,8 +140,29 @@ interface BuiltState {
   heap: Uint8Array;
 }
 
+/** What a version that keeps no state counts for in the budget, so that such entries are bounded. */
+const NOT_KEPT_BYTES = 1024;
+
 function sizeOf(state: BuiltState | null): number {
-  return state ? state.statics.length + state.heap.length : 0;
+  return state ? state.statics.length + state.heap.length : NOT_KEPT_BYTES;
+}
+
+/**
+ * The module a compile imports last, which the loader refuses: the compile stops there, every
+ * module before it loaded (compiled) and none linked or run (compileSource).
+ */
+export const END_OF_COMPILE = 'pal:end-of-compile';
+
+/**
+ * The source of a module that compiles `path`, and what it imports, through the module loader,
+ * and runs none of it: it imports `path`, then END_OF_COMPILE, which the loader must refuse. A
+ * loader that was asked for END_OF_COMPILE knows that everything before it compiled. (Not
+ * quickjs-emscripten's own compile-only evaluation of a module: after compiling, QTS_Eval of 0.32
+ * reads the module's record through an uninitialized pointer, which in this build points into
+ * the module's source, so the source's own bytes could pass for a record.)
+ */
+export function compileSource(path: string): string {
+  return `import ${JSON.stringify(path)};\nimport ${JSON.stringify(END_OF_COMPILE)};\n`;
 }
 
 /**
@@ -160,15 +181,16 @@ export class Sandbox {
   private readonly hostFunctions: QuickJSHandle[] = [];
   private readonly built: BuiltState;
   /**
-   * Per pal version (`SandboxJob.codeKey`): the built state with its modules compiled and not yet
-   * run, or null when they did not all compile (its runs start from the built state and compile
-   * as they import). A run imports them as compiled; what it runs of them is gone when the state
-   * is written back, as everything else of the run is.
+   * Per pal version (`SandboxJob.codeKey`) and module it runs: the built state with that module
+   * and what it imports compiled and not yet run; null when they did not all compile or the state
+   * is larger than the budget (its runs start from the built state and compile as they import).
+   * A run imports them as compiled; what it runs of them is gone when the state is written back,
+   * as everything else of the run is.
    */
   private readonly codeStates = new Map<string, BuiltState | null>();
   private codeStatesKept = 0;
-  /** The files whose modules are compiled for a code state now, and those the loader gave. */
-  private compiling: { files: Record<string, string>; loaded: Set<string> } | undefined;
+  /** The files a code state is compiled from now, and whether the compile got to its end. */
+  private compiling: { files: Record<string, string>; ended: boolean } | undefined;
   /** The state the memory holds, or held before the run that made it dirty. */
   private memoryState: BuiltState;
   /** A run has run since the current state was last written back. */
@@ -202,9 +224,12 @@ export class Sandbox {
     runtime.setModuleLoader(
       (name) => {
         const compiling = this.run ? undefined : this.compiling;
+        if (compiling && name === END_OF_COMPILE) {
+          compiling.ended = true;
+          return { error: new Error('the end of the compile') };
+        }
         const files = this.run?.job.files ?? compiling?.files;
         if (files === undefined) throw new Error('a module was asked for outside a run');
-        compiling?.loaded.add(name);
         return Object.hasOwn(files, name)
           ? files[name]!
           : {
@@ -239,17 +264,17 @@ export class Sandbox {
    */
   runJob(job: SandboxJob): SandboxOutcome {
     const started = performance.now();
+    // Taken before the version's state is made: a compile that grows the memory retires the
+    // worker as a run that does (see below).
+    const memoryBefore = this.memoryBytes;
     if (this.failed) return sandboxFailed(new RunState(job));
     try {
-      this.startFrom(job.codeKey === undefined ? this.built : this.codeState(job.codeKey, job));
+      this.startFrom(this.stateFor(job));
     } catch {
       // The host failed inside the module while it compiled the version (trusted() marked it).
       this.failed = true;
       return sandboxFailed(new RunState(job));
     }
-    // Taken once the version's state is in place: compiling it may grow the memory, which no
-    // run did (a run that grows it retires the worker, see below).
-    const memoryBefore = this.memoryBytes;
     this.dirty = true;
     const run: Run = {
       job,
@@ -321,55 +346,55 @@ export class Sandbox {
     this.dirty = false;
   }
 
-  /**
-   * The state of the pal version `key` (its `files`), made from the built state the first time:
-   * its modules compiled, none run. Compiling runs none of the pal's code, so the state holds
-   * nothing of any run. A module that does not compile leaves the version without one.
-   */
-  private codeState(key: string, job: SandboxJob): BuiltState {
+  /** The state a run of `job` starts from: its version's, or the built state. */
+  private stateFor(job: SandboxJob): BuiltState {
+    const path = Object.hasOwn(job.modules, job.module) ? job.modules[job.module] : undefined;
+    if (job.codeKey === undefined || this.codeStatesBytes === 0 || path === undefined)
+      return this.built;
+    const key = `${job.codeKey}\u0000${path}`;
     const kept = this.codeStates.get(key);
     if (kept !== undefined) {
       this.codeStates.delete(key);
       this.codeStates.set(key, kept);
       return kept ?? this.built;
     }
+    const state = this.codeState(job.files, path);
+    this.keepCodeState(key, state && sizeOf(state) <= this.codeStatesBytes ? state : null);
+    return state ?? this.built;
+  }
+
+  /**
+   * The built state with the module `path` of `files` compiled, and what it imports; null when
+   * one does not compile. Compiling runs none of the pal's code, so the state holds nothing of any
+   * run. The modules are compiled by the module loader, as a run's imports are (compileSource).
+   */
+  private codeState(files: Record<string, string>, path: string): BuiltState | null {
     // Past the built state's heap lies free memory that earlier runs wrote: zeroed, the memory is
     // the built state as it was made, and the copy below holds the compiled modules and no more.
     this.startFrom(this.built);
     const builtEnd = this.layout.stackTop + this.built.heap.length;
     new Uint8Array(this.memory.buffer).fill(0, builtEnd, Math.max(builtEnd, this.writtenEnd()));
-    // The modules the manifest names, and through the loader what they import (compiled once:
-    // a module the loader gave is not compiled a second time under its name).
-    let compiled = true;
-    const loaded = new Set<string>();
-    this.compiling = { files: job.files, loaded };
+    const compiling = { files, ended: false };
+    this.compiling = compiling;
     try {
-      for (const path of new Set(Object.values(job.modules))) {
-        if (!Object.hasOwn(job.files, path) || loaded.has(path)) continue;
-        const result = this.trusted(() =>
-          this.context.evalCode(job.files[path]!, path, { type: 'module', compileOnly: true }),
-        );
-        if (result.error) {
-          result.error.dispose();
-          compiled = false;
-          break;
-        }
-        result.value.dispose();
-      }
+      const result = this.trusted(() =>
+        this.context.evalCode(compileSource(path), 'pal:compile', { type: 'module' }),
+      );
+      result.dispose();
     } finally {
       this.compiling = undefined;
     }
-    const state = compiled ? this.copyBuiltState() : null;
-    if (state) this.memoryState = state;
-    // Else some modules compiled: the memory is not the built state, and is written back.
-    else this.dirty = true;
-    this.keepCodeState(key, state);
-    return state ?? this.built;
+    // Some modules may have compiled: the memory is not the built state any more.
+    this.dirty = true;
+    if (!compiling.ended) return null;
+    const state = this.copyBuiltState();
+    this.memoryState = state;
+    this.dirty = false;
+    return state;
   }
 
   private keepCodeState(key: string, state: BuiltState | null): void {
     const bytes = sizeOf(state);
-    if (bytes > this.codeStatesBytes) return;
     for (const [oldest, old] of this.codeStates) {
       if (this.codeStatesKept + bytes <= this.codeStatesBytes) break;
       this.codeStates.delete(oldest);
@@ -380,11 +405,15 @@ export class Sandbox {
   }
 
   /**
-   * The pal versions whose state this sandbox keeps, least recently used first: their size in
-   * bytes, or null for a version whose modules did not all compile.
+   * The pal versions (key and module path) whose state this sandbox keeps, least recently used
+   * first: their size in bytes, or null for one that keeps none (its modules did not all compile,
+   * or its state is larger than the budget).
    */
   get keptCode(): { key: string; bytes: number | null }[] {
-    return [...this.codeStates].map(([key, state]) => ({ key, bytes: state && sizeOf(state) }));
+    return [...this.codeStates].map(([key, state]) => ({
+      key,
+      bytes: state ? sizeOf(state) : null,
+    }));
   }
 
   /** How large the module's WASM memory has grown, in bytes. */

@@ -4,7 +4,13 @@
 import { posix } from 'node:path';
 import type { QuickJSWASMModule } from 'quickjs-emscripten';
 import { InvalidArgumentError } from '../domain/errors.js';
-import { isHostStackOverflow, loadSandboxModule, normalizeModuleName } from './sandbox.js';
+import {
+  compileSource,
+  END_OF_COMPILE,
+  isHostStackOverflow,
+  loadSandboxModule,
+  normalizeModuleName,
+} from './sandbox.js';
 
 let compiler: Promise<QuickJSWASMModule> | undefined;
 
@@ -15,46 +21,51 @@ export class WorkflowSyntaxError extends InvalidArgumentError {
 /** Compiles each file as an ES module (without running it); throws WorkflowSyntaxError. */
 export async function checkWorkflowSyntax(files: Record<string, string>): Promise<void> {
   const quickjs = await (compiler ??= loadSandboxModule(64 * 1024 * 1024));
-  const problems: string[] = [];
+  // A file several others import is reported once.
+  const problems = new Set<string>();
   const sources = new Map(
     Object.entries(files).map(([path, text]) => [posix.normalize(path), text]),
   );
   const runtime = quickjs.newRuntime();
-  // Compiling a module links its static imports, so they must name files of the pal.
-  runtime.setModuleLoader(
-    (name) => sources.get(name) ?? { error: new Error(`no module "${name}" in this pal`) },
-    normalizeModuleName,
-  );
+  let ended = false;
+  runtime.setModuleLoader((name) => {
+    if (name === END_OF_COMPILE) {
+      ended = true;
+      return { error: new Error('the end of the compile') };
+    }
+    return sources.get(name) ?? { error: new Error(`no module "${name}" in this pal`) };
+  }, normalizeModuleName);
   const context = runtime.newContext();
   let damaged = false;
   try {
-    for (const [path, source] of sources) {
+    for (const path of sources.keys()) {
       let result: ReturnType<typeof context.evalCode>;
+      ended = false;
       try {
-        result = context.evalCode(source, path, { type: 'module', compileOnly: true });
+        result = context.evalCode(compileSource(path), 'pal:compile', { type: 'module' });
       } catch (error) {
-        // The host itself failed inside the module (its own stack overflowed on code nested
-        // deeper than QuickJS's stack limit notices): the module is not used again.
         damaged = true;
         compiler = undefined;
-        problems.push(
+        problems.add(
           isHostStackOverflow(error)
             ? `${path}:0: the module is nested too deeply to compile`
             : `${path}:0: the module cannot be compiled (${error instanceof Error ? error.message : String(error)})`,
         );
         break;
       }
-      if (result.error) {
+      if (!ended && result.error) {
+        // The module that failed may be one `path` imports: the error names its file.
         const error = context.dump(result.error) as {
           name?: string;
           message?: string;
+          fileName?: string;
           lineNumber?: number;
         };
-        result.error.dispose();
-        problems.push(
-          `${path}:${error.lineNumber ?? 0}: ${error.name ?? 'Error'}: ${error.message ?? ''}`,
+        problems.add(
+          `${error.fileName ?? path}:${error.lineNumber ?? 0}: ${error.name ?? 'Error'}: ${error.message ?? ''}`,
         );
-      } else result.value.dispose();
+      }
+      result.dispose();
     }
   } finally {
     if (!damaged) {
@@ -62,5 +73,5 @@ export async function checkWorkflowSyntax(files: Record<string, string>): Promis
       runtime.dispose();
     }
   }
-  if (problems.length > 0) throw new WorkflowSyntaxError(problems.join('\n'));
+  if (problems.size > 0) throw new WorkflowSyntaxError([...problems].join('\n'));
 }

@@ -1,0 +1,46 @@
+// The deploy-time compile of a pal's modules (workflows/syntax-check.ts), on the shared compiler.
+import { describe, expect, it } from 'vitest';
+import { checkWorkflowSyntax } from './syntax-check.js';
+
+const problems = (files: Record<string, string>) =>
+  checkWorkflowSyntax(files).then(
+    () => [],
+    (error: unknown) => String((error as Error).message).split('\n'),
+  );
+
+describe('the deploy-time compile of workflow modules', () => {
+  it('accepts modules that compile and import what the pal has, and runs none of them', async () => {
+    expect(
+      await problems({
+        'workflows/a.js': "import { y } from './lib.js'; throw new Error('ran'); export const x = y;",
+        'workflows/lib.js': 'export const y = 1;',
+      }),
+    ).toEqual([]);
+  });
+
+  it('names the file that does not compile once, however many modules import it', async () => {
+    expect(
+      await problems({
+        'workflows/a.js': "import './lib.js'; export const a = 1;",
+        'workflows/b.js': "import './lib.js'; export const b = 1;",
+        'workflows/lib.js': 'export const y = 1;\nexport const z = {;',
+      }),
+    ).toEqual([expect.stringMatching(/^workflows\/lib\.js:2: SyntaxError: /)]);
+    expect(await problems({ 'workflows/a.js': "import './gone.js';" })).toEqual([
+      expect.stringMatching(/no module "workflows\/gone\.js"/),
+    ]);
+  });
+
+  // quickjs-emscripten 0.32's own compile-only evaluation of a module reads bytes 80 to 87 of
+  // this source as the module's namespace, and the compiler's WASM trapped on it.
+  it('compiles a module whose text would pass for a module record, and compiles on after it', async () => {
+    const head = 'export const run = () => 1; //';
+    for (const fill of ['A', '\0']) {
+      const source = `${head}${'x'.repeat(80 - head.length)}\0\0\0\0\x03\0\0\0${fill.repeat(200)}\n`;
+      expect(await problems({ 'workflows/tx.js': source })).toEqual([]);
+    }
+    expect(await problems({ 'workflows/tx.js': 'export const run = () => {;' })).toEqual([
+      expect.stringMatching(/^workflows\/tx\.js:1: SyntaxError: /),
+    ]);
+  });
+});
