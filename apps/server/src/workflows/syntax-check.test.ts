@@ -12,7 +12,8 @@ describe('the deploy-time compile of workflow modules', () => {
   it('accepts modules that compile and import what the pal has, and runs none of them', async () => {
     expect(
       await problems({
-        'workflows/a.js': "import { y } from './lib.js'; throw new Error('ran'); export const x = y;",
+        'workflows/a.js':
+          "import { y } from './lib.js'; throw new Error('ran'); export const x = y;",
         'workflows/lib.js': 'export const y = 1;',
       }),
     ).toEqual([]);
