@@ -386,6 +386,16 @@ describe.each([
       expect(normalizeModuleName('workflows/a/tx.js', '../lib.js')).toBe('workflows/lib.js');
       expect(normalizeModuleName('workflows/tx.js', './lib.js')).toBe('workflows/lib.js');
       expect(normalizeModuleName('workflows/tx.js', 'fs')).toBe('fs');
+      // The compile's own modules: only the compile may import its end, and nobody the compile.
+      expect(normalizeModuleName('pal:compile', 'pal:end-of-compile')).toBe('pal:end-of-compile');
+      for (const [base, requested] of [
+        ['workflows/tx.js', 'pal:compile'],
+        ['workflows/tx.js', 'pal:end-of-compile'],
+        ['tx.js', './pal:compile'],
+        ['pal:driver', 'pal:end-of-compile'],
+        ['pal:compile', 'pal:compile'],
+      ])
+        expect(normalizeModuleName(base!, requested!)).toMatch(/^pal:[a-z-]+ \(the host's\)$/);
       expect(
         stackFrames(
           '    at inner (workflows/lib.js:3:9)\n    at run (workflows/tx.js:12)\n    at <anonymous> (pal:driver:1:1)\n',
@@ -609,6 +619,31 @@ describe('the compiled modules of pal versions (SandboxJob.codeKey)', () => {
         expect(own.runJob(crafted)).toMatchObject({ ok: true, value: '1' });
     }
     expect(own.keptCode.every((kept) => kept.bytes !== null)).toBe(true);
+  });
+
+  // The compile's module is freed when the compile stops: a module that imported it would keep
+  // a pointer to freed memory in the version's state (the WASM aborted, or ran on, in every run).
+  it("refuses a pal's import of the compile's own modules, and keeps no state for it", async () => {
+    const own = await Sandbox.create(64 * 1024 * 1024, CODE_CACHE_BYTES);
+    for (const [file, source] of [
+      ['workflows/tx.js', "import 'pal:compile'; export const run = () => 1;"],
+      ['workflows/tx.js', "import * as w from 'pal:compile'; export const run = () => 1;"],
+      ['workflows/tx.js', "import { x } from 'pal:compile'; export const run = () => x();"],
+      ['workflows/tx.js', "import 'pal:end-of-compile'; export const run = () => 1;"],
+      ['tx.js', "import './pal:compile'; export const run = () => 1;"],
+    ] as const) {
+      const v = version({ [file]: source }, { modules: { transaction: file } });
+      for (let i = 0; i < 2; i++) {
+        const outcome = own.runJob(v);
+        expect(outcome).toMatchObject({ ok: false, type: 'WORKFLOW_ERROR' });
+        expect(outcome.ok || outcome.message).toMatch(/no module "pal:[a-z-]+ \(the host's\)"/);
+        expect(outcome.retire).not.toBe(true);
+      }
+      expect(own.keptCode.at(-1)).toEqual({ key: stateKey(v), bytes: null });
+    }
+    expect(value(own.runJob(version({ 'workflows/tx.js': 'export const run = () => 3;' })))).toBe(
+      '3',
+    );
   });
 
   it('keeps what its bytes allow, the least recently run dropped first, and nothing at 0', async () => {

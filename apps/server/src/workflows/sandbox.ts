@@ -87,8 +87,43 @@ export async function loadSandboxModule(memoryLimitBytes: number): Promise<Quick
   return (await loadModule(memoryLimitBytes, BUILD_INITIAL_BYTES)).quickjs;
 }
 
-/** Resolves `./x.js` and `../x.js` against the importing module's path; bare names stay as they are. */
+/** The name of the module compileSource writes. */
+export const COMPILE_MODULE = 'pal:compile';
+
+/**
+ * The module a compile imports last, which the loader refuses: the compile stops there, every
+ * module before it loaded (compiled) and none linked or run (compileSource).
+ */
+export const END_OF_COMPILE = 'pal:end-of-compile';
+
+/**
+ * The source of a module that compiles `path`, and what it imports, through the module loader,
+ * and runs none of it: it imports `path`, then END_OF_COMPILE, which the loader must refuse. A
+ * loader that was asked for END_OF_COMPILE knows that everything before it compiled. (Not
+ * quickjs-emscripten's own compile-only evaluation of a module: after compiling, QTS_Eval of 0.32
+ * reads the module's record through an uninitialized pointer, which in this build points into
+ * the module's source, so the source's own bytes could pass for a record.)
+ */
+export function compileSource(path: string): string {
+  return `import ${JSON.stringify(path)};\nimport ${JSON.stringify(END_OF_COMPILE)};\n`;
+}
+
+/**
+ * Resolves `./x.js` and `../x.js` against the importing module's path; bare names stay as they
+ * are, but for the compile's own two (compileSource): only the compile may import
+ * END_OF_COMPILE, and no module may import the compile, which QuickJS frees once it stops (a
+ * pal's module that imported it kept a pointer to freed memory in every run, found in review).
+ * Their names asked for by anyone else become a name no pal has.
+ */
 export function normalizeModuleName(base: string, requested: string): string {
+  const name = resolveModuleName(base, requested);
+  const reserved = name === COMPILE_MODULE || name === END_OF_COMPILE;
+  return reserved && !(base === COMPILE_MODULE && name === END_OF_COMPILE)
+    ? `${name} (the host's)`
+    : name;
+}
+
+function resolveModuleName(base: string, requested: string): string {
   if (!requested.startsWith('./') && !requested.startsWith('../')) return requested;
   const parts = base.split('/').slice(0, -1);
   for (const part of requested.split('/')) {
@@ -145,24 +180,6 @@ const NOT_KEPT_BYTES = 1024;
 
 function sizeOf(state: BuiltState | null): number {
   return state ? state.statics.length + state.heap.length : NOT_KEPT_BYTES;
-}
-
-/**
- * The module a compile imports last, which the loader refuses: the compile stops there, every
- * module before it loaded (compiled) and none linked or run (compileSource).
- */
-export const END_OF_COMPILE = 'pal:end-of-compile';
-
-/**
- * The source of a module that compiles `path`, and what it imports, through the module loader,
- * and runs none of it: it imports `path`, then END_OF_COMPILE, which the loader must refuse. A
- * loader that was asked for END_OF_COMPILE knows that everything before it compiled. (Not
- * quickjs-emscripten's own compile-only evaluation of a module: after compiling, QTS_Eval of 0.32
- * reads the module's record through an uninitialized pointer, which in this build points into
- * the module's source, so the source's own bytes could pass for a record.)
- */
-export function compileSource(path: string): string {
-  return `import ${JSON.stringify(path)};\nimport ${JSON.stringify(END_OF_COMPILE)};\n`;
 }
 
 /**
@@ -378,7 +395,7 @@ export class Sandbox {
     this.compiling = compiling;
     try {
       const result = this.trusted(() =>
-        this.context.evalCode(compileSource(path), 'pal:compile', { type: 'module' }),
+        this.context.evalCode(compileSource(path), COMPILE_MODULE, { type: 'module' }),
       );
       result.dispose();
     } finally {

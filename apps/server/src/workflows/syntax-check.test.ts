@@ -32,6 +32,13 @@ describe('the deploy-time compile of workflow modules', () => {
     ]);
   });
 
+  it("refuses a pal's import of the compile's own modules", async () => {
+    for (const name of ['pal:compile', 'pal:end-of-compile'])
+      expect(await problems({ 'workflows/a.js': `import '${name}'; export const a = 1;` })).toEqual(
+        [expect.stringContaining(`no module "${name} (the host's)"`)],
+      );
+  });
+
   // quickjs-emscripten 0.32's own compile-only evaluation of a module reads bytes 80 to 87 of
   // this source as the module's namespace, and the compiler's WASM trapped on it.
   it('compiles a module whose text would pass for a module record, and compiles on after it', async () => {

@@ -5,6 +5,7 @@ import { posix } from 'node:path';
 import type { QuickJSWASMModule } from 'quickjs-emscripten';
 import { InvalidArgumentError } from '../domain/errors.js';
 import {
+  COMPILE_MODULE,
   compileSource,
   END_OF_COMPILE,
   isHostStackOverflow,
@@ -21,7 +22,7 @@ export class WorkflowSyntaxError extends InvalidArgumentError {
 /** Compiles each file as an ES module (without running it); throws WorkflowSyntaxError. */
 export async function checkWorkflowSyntax(files: Record<string, string>): Promise<void> {
   const quickjs = await (compiler ??= loadSandboxModule(64 * 1024 * 1024));
-  // A file several others import is reported once.
+  // A file that does not compile is reported once, however many others import it.
   const problems = new Set<string>();
   const sources = new Map(
     Object.entries(files).map(([path, text]) => [posix.normalize(path), text]),
@@ -42,7 +43,7 @@ export async function checkWorkflowSyntax(files: Record<string, string>): Promis
       let result: ReturnType<typeof context.evalCode>;
       ended = false;
       try {
-        result = context.evalCode(compileSource(path), 'pal:compile', { type: 'module' });
+        result = context.evalCode(compileSource(path), COMPILE_MODULE, { type: 'module' });
       } catch (error) {
         damaged = true;
         compiler = undefined;
