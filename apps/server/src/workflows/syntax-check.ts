@@ -28,6 +28,7 @@ export async function checkWorkflowSyntax(files: Record<string, string>): Promis
     Object.entries(files).map(([path, text]) => [posix.normalize(path), text]),
   );
   const runtime = quickjs.newRuntime();
+  // Compiling a module links its static imports, so they must name files of the pal.
   let ended = false;
   runtime.setModuleLoader((name) => {
     if (name === END_OF_COMPILE) {
@@ -45,6 +46,8 @@ export async function checkWorkflowSyntax(files: Record<string, string>): Promis
       try {
         result = context.evalCode(compileSource(path), COMPILE_MODULE, { type: 'module' });
       } catch (error) {
+        // The host itself failed inside the module (its own stack overflowed on code nested
+        // deeper than QuickJS's stack limit notices): the module is not used again.
         damaged = true;
         compiler = undefined;
         problems.add(
