@@ -1,7 +1,7 @@
 // What tools/bench drives in-process, named here so the bench depends on a declared surface of
 // the app (`@pal-workflow/server/bench`) instead of reaching into its folders: start a server,
 // seed it through the domain, and run the sandbox alone.
-export { loadConfig } from './config.js';
+export { CONFIG_DEFAULTS, loadConfig } from './config.js';
 export { createClient } from './domain/clients.js';
 export { createEnterprise } from './domain/enterprises.js';
 export { deployPal } from './domain/pals.js';

@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import {
   codeKeyOf,
+  CONFIG_DEFAULTS,
   loadSandboxModule,
   Sandbox,
   TRANSACTION_EVENTS,
@@ -53,8 +54,7 @@ const MODULE_20_KB =
       `export function f${i}(a, b) { const x = [a, b, ${i}].map((v) => v * 2 + ${i}); return x.reduce((s, v) => s + v, 0) + 'f${i}'; }`,
   ).join('\n') + '\nexport function runWorkflow(input) { return { n: input.n }; }\n';
 
-/** WORKFLOW_CODE_CACHE_MB's default, in bytes. */
-const CODE_CACHE_BYTES = 32 * 1024 * 1024;
+const CODE_CACHE_BYTES = CONFIG_DEFAULTS.WORKFLOW_CODE_CACHE_MB * 1024 * 1024;
 
 interface RunTimes {
   p50: number;

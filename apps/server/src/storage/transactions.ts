@@ -41,7 +41,7 @@ export interface TransactionRowQuery {
  * bytes (the bench's rows: 664 bytes, 391 shown), and every byte read is parsed and kept until
  * the answer is written.
  */
-export const TRANSACTION_INFO_COLUMNS = [
+const TRANSACTION_INFO_COLUMNS = [
   'id',
   'name',
   'description',

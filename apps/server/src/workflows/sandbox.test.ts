@@ -2,11 +2,11 @@
 // nothing behind: every run starts from the sandbox's built state, whatever the run before did.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sandboxJob } from '../../test/workflow-runs.js';
+import { CONFIG_DEFAULTS } from '../config.js';
 import { codeKeyOf, type SandboxJob } from './job.js';
 import { normalizeModuleName, Sandbox, stackFrames } from './sandbox.js';
 
-/** WORKFLOW_CODE_CACHE_MB's default. */
-const CODE_CACHE_BYTES = 32 * 1024 * 1024;
+const CODE_CACHE_BYTES = CONFIG_DEFAULTS.WORKFLOW_CODE_CACHE_MB * 1024 * 1024;
 
 let sandbox: Sandbox;
 beforeAll(async () => {

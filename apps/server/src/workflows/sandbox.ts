@@ -104,8 +104,37 @@ export const END_OF_COMPILE = 'pal:end-of-compile';
  * reads the module's record through an uninitialized pointer, which in this build points into
  * the module's source, so the source's own bytes could pass for a record.)
  */
-export function compileSource(path: string): string {
+function compileSource(path: string): string {
   return `import ${JSON.stringify(path)};\nimport ${JSON.stringify(END_OF_COMPILE)};\n`;
+}
+
+/** A compile through the module loader: whether it got to END_OF_COMPILE. */
+export interface LoaderCompile {
+  ended: boolean;
+}
+
+/**
+ * Compiles `path` and what it imports through `context`'s module loader, running none of it
+ * (compileSource). The loader must answer each name with endOfCompile first; `compile.ended`
+ * then tells whether everything compiled (the result is an error either way).
+ */
+export function compileThroughLoader(
+  context: QuickJSContext,
+  path: string,
+  compile: LoaderCompile,
+): ReturnType<QuickJSContext['evalCode']> {
+  compile.ended = false;
+  return context.evalCode(compileSource(path), COMPILE_MODULE, { type: 'module' });
+}
+
+/** The loader's refusal of END_OF_COMPILE during `compile` (which it marks ended); else undefined. */
+export function endOfCompile(
+  name: string,
+  compile: LoaderCompile | undefined,
+): { error: Error } | undefined {
+  if (compile === undefined || name !== END_OF_COMPILE) return undefined;
+  compile.ended = true;
+  return { error: new Error('the end of the compile') };
 }
 
 /**
@@ -207,7 +236,7 @@ export class Sandbox {
   private readonly codeStates = new Map<string, BuiltState | null>();
   private codeStatesKept = 0;
   /** The files a code state is compiled from now, and whether the compile got to its end. */
-  private compiling: { files: Record<string, string>; ended: boolean } | undefined;
+  private compiling: (LoaderCompile & { files: Record<string, string> }) | undefined;
   /** The state the memory holds, or held before the run that made it dirty. */
   private memoryState: BuiltState;
   /** A run has run since the current state was last written back. */
@@ -241,10 +270,8 @@ export class Sandbox {
     runtime.setModuleLoader(
       (name) => {
         const compiling = this.run ? undefined : this.compiling;
-        if (compiling && name === END_OF_COMPILE) {
-          compiling.ended = true;
-          return { error: new Error('the end of the compile') };
-        }
+        const ended = endOfCompile(name, compiling);
+        if (ended) return ended;
         const files = this.run?.job.files ?? compiling?.files;
         if (files === undefined) throw new Error('a module was asked for outside a run');
         return Object.hasOwn(files, name)
@@ -394,9 +421,7 @@ export class Sandbox {
     const compiling = { files, ended: false };
     this.compiling = compiling;
     try {
-      const result = this.trusted(() =>
-        this.context.evalCode(compileSource(path), COMPILE_MODULE, { type: 'module' }),
-      );
+      const result = this.trusted(() => compileThroughLoader(this.context, path, compiling));
       result.dispose();
     } finally {
       this.compiling = undefined;

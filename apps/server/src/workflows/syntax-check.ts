@@ -5,12 +5,12 @@ import { posix } from 'node:path';
 import type { QuickJSWASMModule } from 'quickjs-emscripten';
 import { InvalidArgumentError } from '../domain/errors.js';
 import {
-  COMPILE_MODULE,
-  compileSource,
-  END_OF_COMPILE,
+  compileThroughLoader,
+  endOfCompile,
   isHostStackOverflow,
   loadSandboxModule,
   normalizeModuleName,
+  type LoaderCompile,
 } from './sandbox.js';
 
 let compiler: Promise<QuickJSWASMModule> | undefined;
@@ -29,22 +29,20 @@ export async function checkWorkflowSyntax(files: Record<string, string>): Promis
   );
   const runtime = quickjs.newRuntime();
   // Compiling a module links its static imports, so they must name files of the pal.
-  let ended = false;
-  runtime.setModuleLoader((name) => {
-    if (name === END_OF_COMPILE) {
-      ended = true;
-      return { error: new Error('the end of the compile') };
-    }
-    return sources.get(name) ?? { error: new Error(`no module "${name}" in this pal`) };
-  }, normalizeModuleName);
+  const compile: LoaderCompile = { ended: false };
+  runtime.setModuleLoader(
+    (name) =>
+      endOfCompile(name, compile) ??
+      sources.get(name) ?? { error: new Error(`no module "${name}" in this pal`) },
+    normalizeModuleName,
+  );
   const context = runtime.newContext();
   let damaged = false;
   try {
     for (const path of sources.keys()) {
       let result: ReturnType<typeof context.evalCode>;
-      ended = false;
       try {
-        result = context.evalCode(compileSource(path), COMPILE_MODULE, { type: 'module' });
+        result = compileThroughLoader(context, path, compile);
       } catch (error) {
         // The host itself failed inside the module (its own stack overflowed on code nested
         // deeper than QuickJS's stack limit notices): the module is not used again.
@@ -57,7 +55,7 @@ export async function checkWorkflowSyntax(files: Record<string, string>): Promis
         );
         break;
       }
-      if (!ended && result.error) {
+      if (!compile.ended && result.error) {
         // The module that failed may be one `path` imports: the error names its file.
         const error = context.dump(result.error) as {
           name?: string;
