@@ -30,8 +30,8 @@ export interface SandboxJob {
   files: Record<string, string>;
   /**
    * Names `files` exactly (a digest of them and their owner, codeKeyOf): a worker keeps a key's
-   * modules compiled, and starts each run of that key from them. Absent: the run compiles what it
-   * imports.
+   * modules compiled, and starts each run of that key from them. Absent: the run compiles every
+   * module of `files` first.
    */
   codeKey?: string;
   /** The manifest's `workflows`: module name → path, for `pal.call`. */

@@ -112,6 +112,69 @@ describe.each([
       }
     });
 
+    // QuickJS leaves a module whose imports failed to load marked resolved, with an import that
+    // points nowhere; an import that reached it later linked through that pointer (the WASM
+    // aborted). A run's code now finds every module of its version compiled, or none loads.
+    describe('imports in a cycle, one of which failed', () => {
+      const cycle = {
+        'workflows/x.js':
+          "import { g } from './y.js'; import { big } from './big.js'; export const f = () => 'x' + g() + big.length;",
+        'workflows/y.js': "import { f } from './x.js'; export const g = () => 'g'; export { f };",
+        'workflows/big.js': `export const big = [${'{ a: 1 }, '.repeat(20_000)}];`,
+      };
+      const later = (before: string) => `export const run = async () => {
+        let first = 'imported';
+        ${before}
+        try { await import('./x.js'); } catch (e) { first = String(e); }
+        hog = null;
+        const y = await import('./y.js');
+        return [first, y.f()];
+      };`;
+      const runOwn = (own: Sandbox, j: SandboxJob) =>
+        own.runJob(keyed ? { ...j, codeKey: codeKeyOf('e', j.files) } : j);
+
+      it('a workflow that ran out of memory while one compiled, caught it, and imports another', async () => {
+        const own = await Sandbox.create(32 * 1024 * 1024, CODE_CACHE_BYTES);
+        // Memory filled, then a little given back: enough to run on, not to compile big.js.
+        const files = {
+          ...cycle,
+          'workflows/tx.js': later(`let hog = [], n = 0;
+            try { for (;;) hog.push(new Array(4096).fill(n++)); } catch {}
+            for (let i = 0; i < 40; i++) hog.pop();`),
+        };
+        for (let i = 0; i < 2; i++) {
+          const outcome = runOwn(
+            own,
+            job('', { files, memoryBytes: 32 * 1024 * 1024, timeoutMs: 5000 }),
+          );
+          expect(outcome).toMatchObject({ ok: true, value: '["imported","xg20000"]' });
+        }
+      });
+
+      it('a version one of whose modules imports a file it does not have fails before its code runs', async () => {
+        const own = await Sandbox.create(64 * 1024 * 1024, CODE_CACHE_BYTES);
+        const files = {
+          ...cycle,
+          'workflows/x.js': `import './missing.js'; ${cycle['workflows/x.js']}`,
+          'workflows/tx.js': later('let hog = 1; pal.log("ran");'),
+        };
+        for (let i = 0; i < 2; i++) {
+          const outcome = runOwn(own, job('', { files }));
+          expect(outcome).toMatchObject({
+            ok: false,
+            type: 'WORKFLOW_ERROR',
+            message: expect.stringMatching(/^Error: no module "workflows\/missing.js"/) as string,
+            logs: [],
+          });
+          expect(outcome.retire).toBe(false);
+        }
+        expect(runOwn(own, job('export const run = () => 1;'))).toMatchObject({
+          ok: true,
+          value: '1',
+        });
+      });
+    });
+
     it.each([
       [
         'a getter that loops, read by pal.log',
@@ -514,8 +577,8 @@ describe('the compiled modules of pal versions (SandboxJob.codeKey)', () => {
     files,
     codeKey: codeKeyOf('e', files),
   });
-  /** The key of a job's state in a sandbox: its version and the module it runs. */
-  const stateKey = (j: SandboxJob) => `${j.codeKey}\u0000${j.modules[j.module]}`;
+  /** The key of a job's state in a sandbox: its version's. */
+  const stateKey = (j: SandboxJob) => j.codeKey;
   const value = (outcome: ReturnType<Sandbox['runJob']>) => {
     if (!outcome.ok) throw new Error(outcome.message);
     return outcome.value;
@@ -573,21 +636,31 @@ describe('the compiled modules of pal versions (SandboxJob.codeKey)', () => {
     expect(own.keptCode).toEqual([{ key: stateKey(one), bytes: expect.any(Number) as number }]);
   });
 
-  it('compiles what the run imports, not every module of the version', async () => {
+  it('compiles every module of the version once, whichever module a run runs', async () => {
     const own = await Sandbox.create(64 * 1024 * 1024, CODE_CACHE_BYTES);
     const files = {
       'workflows/tx.js': 'export const run = () => 1;',
-      'workflows/console.js': 'export const run = () => {;',
+      'workflows/console.js': 'export const run = () => 2;',
     };
     const modules = { transaction: 'workflows/tx.js', console: 'workflows/console.js' };
     const transactionRun = version(files, { modules });
     expect(value(own.runJob(transactionRun))).toBe('1');
-    const consoleRun = { ...transactionRun, module: 'console' };
-    expect(own.runJob(consoleRun)).toMatchObject({ ok: false, type: 'WORKFLOW_ERROR' });
+    expect(value(own.runJob({ ...transactionRun, module: 'console' }))).toBe('2');
     expect(own.keptCode).toEqual([
       { key: stateKey(transactionRun), bytes: expect.any(Number) as number },
-      { key: stateKey(consoleRun), bytes: null },
     ]);
+    // A module that does not compile fails the runs of every module, before any code runs (the
+    // deploy-time check refuses such a pal: a run meets it only when its memory limit is lower).
+    const broken = version(
+      { ...files, 'workflows/console.js': 'export const run = () => {;' },
+      { modules },
+    );
+    for (const run of [broken, { ...broken, codeKey: undefined }]) {
+      const outcome = own.runJob(run);
+      expect(outcome).toMatchObject({ ok: false, type: 'WORKFLOW_ERROR' });
+      expect(outcome.ok || outcome.message).toMatch(/^SyntaxError/);
+    }
+    expect(own.keptCode.at(-1)).toEqual({ key: stateKey(broken), bytes: null });
   });
 
   it('runs a version whose module does not compile as without a key: the run reports the error', async () => {

@@ -97,15 +97,15 @@ export const COMPILE_MODULE = 'pal:compile';
 export const END_OF_COMPILE = 'pal:end-of-compile';
 
 /**
- * The source of a module that compiles `path`, and what it imports, through the module loader,
- * and runs none of it: it imports `path`, then END_OF_COMPILE, which the loader must refuse. A
+ * The source of a module that compiles `paths`, and what they import, through the module loader,
+ * and runs none of it: it imports each path, then END_OF_COMPILE, which the loader must refuse. A
  * loader that was asked for END_OF_COMPILE knows that everything before it compiled. (Not
  * quickjs-emscripten's own compile-only evaluation of a module: after compiling, QTS_Eval of 0.32
  * reads the module's record through an uninitialized pointer, which in this build points into
  * the module's source, so the source's own bytes could pass for a record.)
  */
-function compileSource(path: string): string {
-  return `import ${JSON.stringify(path)};\nimport ${JSON.stringify(END_OF_COMPILE)};\n`;
+function compileSource(paths: readonly string[]): string {
+  return [...paths, END_OF_COMPILE].map((path) => `import ${JSON.stringify(path)};\n`).join('');
 }
 
 /** A compile through the module loader: whether it got to END_OF_COMPILE. */
@@ -114,17 +114,17 @@ export interface LoaderCompile {
 }
 
 /**
- * Compiles `path` and what it imports through `context`'s module loader, running none of it
+ * Compiles `paths` and what they import through `context`'s module loader, running none of it
  * (compileSource). The loader must answer each name with endOfCompile first; `compile.ended`
  * then tells whether everything compiled (the result is an error either way).
  */
 export function compileThroughLoader(
   context: QuickJSContext,
-  path: string,
+  paths: readonly string[],
   compile: LoaderCompile,
 ): ReturnType<QuickJSContext['evalCode']> {
   compile.ended = false;
-  return context.evalCode(compileSource(path), COMPILE_MODULE, { type: 'module' });
+  return context.evalCode(compileSource(paths), COMPILE_MODULE, { type: 'module' });
 }
 
 /** The loader's refusal of END_OF_COMPILE during `compile` (which it marks ended); else undefined. */
@@ -160,6 +160,14 @@ function resolveModuleName(base: string, requested: string): string {
     else if (part !== '.' && part !== '') parts.push(part);
   }
   return parts.join('/');
+}
+
+/**
+ * The files of a version that a module can be asked for by: every path but those no import
+ * resolves to (a relative one, or a name of the compile's), which a run could never load.
+ */
+export function importablePaths(files: Record<string, string>): string[] {
+  return Object.keys(files).filter((path) => normalizeModuleName(COMPILE_MODULE, path) === path);
 }
 
 interface GuestError {
@@ -227,15 +235,15 @@ export class Sandbox {
   private readonly hostFunctions: QuickJSHandle[] = [];
   private readonly built: BuiltState;
   /**
-   * Per pal version (`SandboxJob.codeKey`) and module it runs: the built state with that module
-   * and what it imports compiled and not yet run; null when they did not all compile or the state
-   * is larger than the budget (its runs start from the built state and compile as they import).
-   * A run imports them as compiled; what it runs of them is gone when the state is written back,
-   * as everything else of the run is.
+   * Per pal version (`SandboxJob.codeKey`): the built state with every module of the version
+   * compiled and none run; null when they did not all compile or the state is larger than the
+   * budget (its runs start from the built state and compile the version first). A run imports
+   * them as compiled; what it runs of them is gone when the state is written back, as everything
+   * else of the run is.
    */
   private readonly codeStates = new Map<string, BuiltState | null>();
   private codeStatesKept = 0;
-  /** The files a code state is compiled from now, and whether the compile got to its end. */
+  /** The files being compiled now (versionCompiled), and whether the compile got to its end. */
   private compiling: (LoaderCompile & { files: Record<string, string> }) | undefined;
   /** The state the memory holds, or held before the run that made it dirty. */
   private memoryState: BuiltState;
@@ -269,18 +277,18 @@ export class Sandbox {
     });
     runtime.setModuleLoader(
       (name) => {
-        const compiling = this.run ? undefined : this.compiling;
-        const ended = endOfCompile(name, compiling);
-        if (ended) return ended;
-        const files = this.run?.job.files ?? compiling?.files;
-        if (files === undefined) throw new Error('a module was asked for outside a run');
-        return Object.hasOwn(files, name)
-          ? files[name]!
-          : {
-              error: new Error(
-                `no module "${name}" in this pal (only the files its manifest names)`,
-              ),
-            };
+        // Only a compile loads modules: a run's code starts with every module of its version
+        // compiled (versionCompiled), so what it imports is found loaded or not at all. Why no
+        // load may happen while a pal's code runs: see versionCompiled.
+        const compiling = this.compiling;
+        const refused = {
+          error: new Error(`no module "${name}" in this pal (only the files its manifest names)`),
+        };
+        if (compiling === undefined) return refused;
+        return (
+          endOfCompile(name, compiling) ??
+          (Object.hasOwn(compiling.files, name) ? compiling.files[name]! : refused)
+        );
       },
       (base, requested) => normalizeModuleName(base, requested),
     );
@@ -312,8 +320,10 @@ export class Sandbox {
     // worker as a run that does (see below).
     const memoryBefore = this.memoryBytes;
     if (this.failed) return sandboxFailed(new RunState(job));
+    let start: { state: BuiltState; compiled: boolean };
     try {
-      this.startFrom(this.stateFor(job));
+      start = this.stateFor(job);
+      this.startFrom(start.state);
     } catch {
       // The host failed inside the module while it compiled the version (trusted() marked it).
       this.failed = true;
@@ -332,7 +342,7 @@ export class Sandbox {
     try {
       if (job.memoryBytes !== this.memoryLimitBytes)
         this.context.runtime.setMemoryLimit(job.memoryBytes);
-      outcome = this.evaluate(run);
+      outcome = this.evaluate(run, start.compiled);
     } catch (error) {
       // The WASM module itself failed (it ran out of its capped memory, most likely). A trap
       // leaves the module's stack pointer where it was: no written-back state can mend that.
@@ -390,49 +400,70 @@ export class Sandbox {
     this.dirty = false;
   }
 
-  /** The state a run of `job` starts from: its version's, or the built state. */
-  private stateFor(job: SandboxJob): BuiltState {
-    const path = Object.hasOwn(job.modules, job.module) ? job.modules[job.module] : undefined;
-    if (job.codeKey === undefined || this.codeStatesBytes === 0 || path === undefined)
-      return this.built;
-    const key = `${job.codeKey}\u0000${path}`;
-    const kept = this.codeStates.get(key);
-    if (kept !== undefined) {
+  /**
+   * The state a run of `job` starts from: its version's, with every module compiled, or the
+   * built state, in which the run compiles them first.
+   */
+  private stateFor(job: SandboxJob): { state: BuiltState; compiled: boolean } {
+    const key = job.codeKey;
+    if (key === undefined || this.codeStatesBytes === 0)
+      return { state: this.built, compiled: false };
+    let state = this.codeStates.get(key);
+    if (state !== undefined) {
       this.codeStates.delete(key);
-      this.codeStates.set(key, kept);
-      return kept ?? this.built;
+      this.codeStates.set(key, state);
+    } else {
+      state = this.codeState(job.files);
+      this.keepCodeState(key, state && sizeOf(state) <= this.codeStatesBytes ? state : null);
     }
-    const state = this.codeState(job.files, path);
-    this.keepCodeState(key, state && sizeOf(state) <= this.codeStatesBytes ? state : null);
-    return state ?? this.built;
+    return state ? { state, compiled: true } : { state: this.built, compiled: false };
   }
 
   /**
-   * The built state with the module `path` of `files` compiled, and what it imports; null when
-   * one does not compile. Compiling runs none of the pal's code, so the state holds nothing of any
-   * run. The modules are compiled by the module loader, as a run's imports are (compileSource).
+   * The built state with every module of `files` compiled; null when one does not compile.
+   * Compiling runs none of the pal's code, so the state holds nothing of any run.
    */
-  private codeState(files: Record<string, string>, path: string): BuiltState | null {
+  private codeState(files: Record<string, string>): BuiltState | null {
     // Past the built state's heap lies free memory that earlier runs wrote: zeroed, the memory is
     // the built state as it was made, and the copy below holds the compiled modules and no more.
     this.startFrom(this.built);
     const builtEnd = this.layout.stackTop + this.built.heap.length;
     new Uint8Array(this.memory.buffer).fill(0, builtEnd, Math.max(builtEnd, this.writtenEnd()));
-    const compiling = { files, ended: false };
-    this.compiling = compiling;
-    try {
-      const result = this.trusted(() => compileThroughLoader(this.context, path, compiling));
-      result.dispose();
-    } finally {
-      this.compiling = undefined;
-    }
+    const compiled = this.versionCompiled(files);
+    compiled.error?.dispose();
     // Some modules may have compiled: the memory is not the built state any more.
     this.dirty = true;
-    if (!compiling.ended) return null;
+    if (compiled.error) return null;
     const state = this.copyBuiltState();
     this.memoryState = state;
     this.dirty = false;
     return state;
+  }
+
+  /**
+   * Compiles every module of a version through the module loader (compileSource), before any of
+   * its code runs: no error when all compiled, else the compile's. The module loader answers only
+   * a compile, so a run's code never has a module loaded: QuickJS (2025-09-13, in
+   * quickjs-emscripten 0.32) leaves a module whose imports failed to load marked resolved with a
+   * missing import, and a later import that reaches it links through a null or freed record. A
+   * workflow could bring that about by catching the failed import of a module in an import cycle
+   * (it ran out of memory while that compiled, say) and importing another module of the cycle:
+   * the WASM aborted, or worse. With every module compiled first, an import finds its module
+   * loaded, or fails before any module is made.
+   */
+  private versionCompiled(files: Record<string, string>): { error?: QuickJSHandle } {
+    const compiling = { files, ended: false };
+    this.compiling = compiling;
+    try {
+      const result = this.trusted(() =>
+        compileThroughLoader(this.context, importablePaths(files), compiling),
+      );
+      if (!compiling.ended && result.error) return { error: result.error };
+      result.dispose();
+      return {};
+    } finally {
+      this.compiling = undefined;
+    }
   }
 
   private keepCodeState(key: string, state: BuiltState | null): void {
@@ -447,7 +478,7 @@ export class Sandbox {
   }
 
   /**
-   * The pal versions (key and module path) whose state this sandbox keeps, least recently used
+   * The pal versions (their keys) whose state this sandbox keeps, least recently used
    * first: their size in bytes, or null for one that keeps none (its modules did not all compile,
    * or its state is larger than the budget).
    */
@@ -503,7 +534,7 @@ export class Sandbox {
     return end;
   }
 
-  private evaluate(run: Run): SandboxOutcome {
+  private evaluate(run: Run, compiled: boolean): SandboxOutcome {
     const { job, state } = run;
     const context = this.context;
     const modulePath = Object.hasOwn(job.modules, job.module) ? job.modules[job.module] : undefined;
@@ -511,6 +542,10 @@ export class Sandbox {
       return failure('NO_WORKFLOW', `the pal has no workflow module "${job.module}"`, [], state);
     const fail = (handle: QuickJSHandle) =>
       guestFailure(context, this.natives, handle, job, state, run.interrupted);
+    if (!compiled) {
+      const { error } = this.versionCompiled(job.files);
+      if (error) return fail(error);
+    }
     const pal = job.transaction ? this.pals.transaction : this.pals.console;
     const input = context.newString(job.inputJson);
     const path = context.newString(modulePath);

@@ -42,7 +42,7 @@ export async function checkWorkflowSyntax(files: Record<string, string>): Promis
     for (const path of sources.keys()) {
       let result: ReturnType<typeof context.evalCode>;
       try {
-        result = compileThroughLoader(context, path, compile);
+        result = compileThroughLoader(context, [path], compile);
       } catch (error) {
         // The host itself failed inside the module (its own stack overflowed on code nested
         // deeper than QuickJS's stack limit notices): the module is not used again.
