@@ -3,7 +3,7 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sandboxJob } from '../../test/workflow-runs.js';
-import type { SandboxJob } from './job.js';
+import { codeKeyOf, type SandboxJob } from './job.js';
 import { WorkerPool, type WorkerPoolOptions } from './pool.js';
 
 const MiB = 1024 * 1024;
@@ -114,5 +114,41 @@ describe('the worker pool', () => {
     first!(); // a second release gives nothing back twice
     expect(pool.admit('a')).toBeTypeOf('function');
     expect(pool.admit('a')).toBeUndefined();
+  });
+
+  describe("a pal version's files", () => {
+    const version = (word: string) => {
+      const files = { 'workflows/tx.js': `export const run = () => '${word}';` };
+      return job('', { files, codeKey: codeKeyOf('e', files) });
+    };
+    /** The version's job with no files: only a worker that keeps the version can run it. */
+    const withoutFiles = (j: SandboxJob): SandboxJob => ({ ...j, files: {} });
+
+    it('goes to a worker once: its later jobs there carry none, and go to that worker', async () => {
+      const pool = startPool({ codeCacheBytes: 32 * MiB });
+      await pool.warm();
+      const [a, b] = [version('a'), version('b')];
+      // At once: one worker each.
+      expect(await Promise.all([pool.run(a), pool.run(b)])).toMatchObject([
+        { ok: true, value: '"a"' },
+        { ok: true, value: '"b"' },
+      ]);
+      for (const j of [b, a, b])
+        expect(await pool.run(withoutFiles(j))).toMatchObject({
+          ok: true,
+          value: `"${j === a ? 'a' : 'b'}"`,
+        });
+    });
+
+    it('goes again to a worker that dropped the version since', async () => {
+      // Room for one version's state (the built state, some 192 KiB, and the module).
+      const pool = startPool({ size: 1, codeCacheBytes: 300 * 1024 });
+      const [a, b] = [version('a'), version('b')];
+      for (const j of [a, b, a, withoutFiles(a), b])
+        expect(await pool.run(j)).toMatchObject({
+          ok: true,
+          value: `"${j.codeKey === a.codeKey ? 'a' : 'b'}"`,
+        });
+    });
   });
 });

@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { SandboxJob, SandboxOutcome } from './job.js';
 import { breakdown, limitMessage } from './limits.js';
-import type { JobMessage, OutcomeMessage, WorkerData } from './worker.js';
+import type { JobMessage, OutcomeMessage, WorkerData, WorkerJob } from './worker.js';
 
 export interface WorkerPoolOptions {
   size: number;
@@ -52,7 +52,17 @@ interface Slot {
   worker: Worker;
   ready: Promise<void>;
   current?: { id: number; pending: Pending; timer?: NodeJS.Timeout };
+  /**
+   * The pal versions (`codeKey`) the worker said it keeps compiled, with their files: its jobs of
+   * them are sent without files (a structured clone of every file on the event loop, each run),
+   * and it is the worker such a job goes to when it is free. It may have dropped one since (its
+   * budget, as others came): it then asks for the files (OutcomeMessage's `needsFiles`).
+   */
+  codeKeys: Set<string>;
 }
+
+/** Versions a slot remembers at most (the oldest said first is forgotten: its jobs carry files). */
+const MAX_SLOT_CODE_KEYS = 4096;
 
 // Built, the worker is JavaScript. From the sources (tests, tsx) it is TypeScript: a small
 // bootstrap registers tsx's loader in the thread first (`--import` in a worker's execArgv is not
@@ -149,7 +159,7 @@ export class WorkerPool {
         (pending) => (this.running.get(pending.tenant) ?? 0) < this.runsPerTenant,
       );
       if (index < 0) return;
-      let slot = this.slots.find((s) => !s.current);
+      let slot = this.freeSlotFor(this.queue[index]!.job.codeKey);
       if (!slot) {
         if (this.slots.length >= this.options.size) return;
         slot = this.spawn();
@@ -160,7 +170,7 @@ export class WorkerPool {
       const id = this.nextId++;
       const current: NonNullable<Slot['current']> = { id, pending };
       slot.current = current;
-      slot.worker.postMessage({ id, job: pending.job } satisfies JobMessage);
+      slot.worker.postMessage({ id, job: jobFor(slot, pending.job) } satisfies JobMessage);
       // The backstop counts from when the worker can run the job: a worker started for it takes
       // a while to load its sandbox (most of a second from the sources), which is not the run's.
       void slot.ready.then(() => {
@@ -171,6 +181,17 @@ export class WorkerPool {
           );
       });
     }
+  }
+
+  /** A free worker, one that keeps the version compiled if there is one. */
+  private freeSlotFor(codeKey: string | undefined): Slot | undefined {
+    let free: Slot | undefined;
+    for (const slot of this.slots) {
+      if (slot.current) continue;
+      if (codeKey !== undefined && slot.codeKeys.has(codeKey)) return slot;
+      free ??= slot;
+    }
+    return free;
   }
 
   private spawn(): Slot {
@@ -185,13 +206,20 @@ export class WorkerPool {
     let started = false;
     let markReady!: () => void;
     const ready = new Promise<void>((resolve) => (markReady = resolve));
-    const slot: Slot = { worker, ready };
+    const slot: Slot = { worker, ready, codeKeys: new Set() };
     worker.on('message', (message: OutcomeMessage | 'ready') => {
       if (message === 'ready') {
         started = true;
         return markReady();
       }
       if (slot.current?.id !== message.id) return;
+      const { job } = slot.current.pending;
+      if ('needsFiles' in message) {
+        slot.codeKeys.delete(job.codeKey!);
+        slot.worker.postMessage({ id: message.id, job } satisfies JobMessage);
+        return;
+      }
+      if (job.codeKey !== undefined) remember(slot.codeKeys, job.codeKey, message.keeps);
       this.settle(slot, message.outcome);
       if (message.outcome.retire) this.replace(slot);
       this.dispatch();
@@ -270,6 +298,21 @@ export class WorkerPool {
     const index = this.slots.indexOf(slot);
     if (index >= 0) this.slots.splice(index, 1);
   }
+}
+
+/** The job as sent to the slot's worker: without the files of a version it keeps. */
+function jobFor(slot: Slot, job: SandboxJob): WorkerJob {
+  return job.codeKey !== undefined && slot.codeKeys.has(job.codeKey)
+    ? { ...job, files: undefined }
+    : job;
+}
+
+/** Notes whether a worker keeps a version, the latest last; the oldest beyond the bound forgotten. */
+function remember(codeKeys: Set<string>, codeKey: string, keeps: boolean): void {
+  codeKeys.delete(codeKey);
+  if (!keeps) return;
+  codeKeys.add(codeKey);
+  if (codeKeys.size > MAX_SLOT_CODE_KEYS) codeKeys.delete(codeKeys.values().next().value!);
 }
 
 /** Adds `by` to the tenant's count, forgetting tenants at zero. */

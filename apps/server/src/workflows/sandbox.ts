@@ -215,8 +215,19 @@ interface BuiltState {
 /** What a version that keeps no state counts for in the budget, so that such entries are bounded. */
 const NOT_KEPT_BYTES = 1024;
 
-function sizeOf(state: BuiltState | null): number {
-  return state ? state.statics.length + state.heap.length : NOT_KEPT_BYTES;
+/** A pal version a sandbox keeps: the state its runs start from, and its files. */
+interface KeptVersion {
+  /** The built state with every module of the version compiled. */
+  state: BuiltState;
+  /** For its runs sent without them (workflows/pool.ts sends a worker a version's files once). */
+  files: Record<string, string>;
+}
+
+function sizeOf(kept: KeptVersion | null): number {
+  if (!kept) return NOT_KEPT_BYTES;
+  let bytes = kept.state.statics.length + kept.state.heap.length;
+  for (const [path, text] of Object.entries(kept.files)) bytes += 2 * (path.length + text.length);
+  return bytes;
 }
 
 /**
@@ -241,7 +252,7 @@ export class Sandbox {
    * them as compiled; what it runs of them is gone when the state is written back, as everything
    * else of the run is.
    */
-  private readonly codeStates = new Map<string, BuiltState | null>();
+  private readonly codeStates = new Map<string, KeptVersion | null>();
   private codeStatesKept = 0;
   /** The files being compiled now (versionCompiled), and whether the compile got to its end. */
   private compiling: (LoaderCompile & { files: Record<string, string> }) | undefined;
@@ -408,15 +419,24 @@ export class Sandbox {
     const key = job.codeKey;
     if (key === undefined || this.codeStatesBytes === 0)
       return { state: this.built, compiled: false };
-    let state = this.codeStates.get(key);
-    if (state !== undefined) {
+    let kept = this.codeStates.get(key);
+    if (kept !== undefined) {
       this.codeStates.delete(key);
-      this.codeStates.set(key, state);
+      this.codeStates.set(key, kept);
     } else {
-      state = this.codeState(job.files);
-      this.keepCodeState(key, state && sizeOf(state) <= this.codeStatesBytes ? state : null);
+      const state = this.codeState(job.files);
+      kept = state && { state, files: job.files };
+      this.keepCodeState(key, kept && sizeOf(kept) <= this.codeStatesBytes ? kept : null);
     }
-    return state ? { state, compiled: true } : { state: this.built, compiled: false };
+    return kept ? { state: kept.state, compiled: true } : { state: this.built, compiled: false };
+  }
+
+  /**
+   * The files of a pal version whose modules this sandbox keeps compiled, for a run sent without
+   * them; undefined when it keeps none of the version.
+   */
+  keptFiles(codeKey: string | undefined): Record<string, string> | undefined {
+    return codeKey === undefined ? undefined : (this.codeStates.get(codeKey)?.files ?? undefined);
   }
 
   /**
@@ -466,26 +486,26 @@ export class Sandbox {
     }
   }
 
-  private keepCodeState(key: string, state: BuiltState | null): void {
-    const bytes = sizeOf(state);
+  private keepCodeState(key: string, kept: KeptVersion | null): void {
+    const bytes = sizeOf(kept);
     for (const [oldest, old] of this.codeStates) {
       if (this.codeStatesKept + bytes <= this.codeStatesBytes) break;
       this.codeStates.delete(oldest);
       this.codeStatesKept -= sizeOf(old);
     }
-    this.codeStates.set(key, state);
+    this.codeStates.set(key, kept);
     this.codeStatesKept += bytes;
   }
 
   /**
    * The pal versions (their keys) whose state this sandbox keeps, least recently used
-   * first: their size in bytes, or null for one that keeps none (its modules did not all compile,
+   * first: their size in bytes (the state and the files), or null for one that keeps none (its modules did not all compile,
    * or its state is larger than the budget).
    */
   get keptCode(): { key: string; bytes: number | null }[] {
-    return [...this.codeStates].map(([key, state]) => ({
+    return [...this.codeStates].map(([key, kept]) => ({
       key,
-      bytes: state ? sizeOf(state) : null,
+      bytes: kept ? sizeOf(kept) : null,
     }));
   }
 

@@ -10,14 +10,24 @@ export interface WorkerData {
   memoryLimitBytes: number;
   codeCacheBytes: number;
 }
+/**
+ * A job as the pool sends it: without its files when the pool knows this worker keeps its version
+ * (`codeKey`) compiled, which holds them too.
+ */
+export type WorkerJob = Omit<SandboxJob, 'files'> & { files: SandboxJob['files'] | undefined };
 export interface JobMessage {
   id: number;
-  job: SandboxJob;
+  job: WorkerJob;
 }
-export interface OutcomeMessage {
-  id: number;
-  outcome: SandboxOutcome;
-}
+export type OutcomeMessage =
+  | {
+      id: number;
+      outcome: SandboxOutcome;
+      /** Whether this worker keeps the job's version compiled after it: its next jobs need no files. */
+      keeps: boolean;
+    }
+  /** The job came without files, and this worker no longer keeps its version: send it again, whole. */
+  | { id: number; needsFiles: true };
 
 const port = parentPort;
 if (!port) throw new Error('workflows/worker.ts runs as a worker thread only');
@@ -26,7 +36,14 @@ lowerThreadPriority();
 const { memoryLimitBytes, codeCacheBytes } = workerData as WorkerData;
 const sandbox = await Sandbox.create(memoryLimitBytes, codeCacheBytes);
 port.on('message', ({ id, job }: JobMessage) => {
-  port.postMessage({ id, outcome: sandbox.runJob(job) } satisfies OutcomeMessage);
+  const files = job.files ?? sandbox.keptFiles(job.codeKey);
+  if (files === undefined) {
+    port.postMessage({ id, needsFiles: true } satisfies OutcomeMessage);
+    return;
+  }
+  const outcome = sandbox.runJob({ ...job, files });
+  const keeps = sandbox.keptFiles(job.codeKey) !== undefined;
+  port.postMessage({ id, outcome, keeps } satisfies OutcomeMessage);
   // The built state written back after the answer, not before the next run: off its path.
   sandbox.restore();
 });
