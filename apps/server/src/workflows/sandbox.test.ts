@@ -91,6 +91,16 @@ describe.each([
       expect(first[2]).not.toBe(first[1]);
     });
 
+    it('zeroes what a run wrote on the heap when its state is written back', () => {
+      const outcome = runJob(
+        job('export const run = () => new Uint8Array(8 << 20).fill(7).length;'),
+      );
+      expect(outcome).toMatchObject({ ok: true, value: String(8 << 20) });
+      expect(sandbox.bytesWrittenPastState).toBeGreaterThanOrEqual(8 << 20);
+      sandbox.restore();
+      expect(sandbox.bytesWrittenPastState).toBe(0);
+    });
+
     it('is whole again after a run that broke its memory or time limit', () => {
       const look = job(
         'export function run(input, pal) { globalThis.seen = (globalThis.seen ?? 0) + 1; return [globalThis.seen, [1, 2].map((n) => n * 2)]; }',
@@ -747,6 +757,24 @@ describe('the compiled modules of pal versions (SandboxJob.codeKey)', () => {
     const small = await Sandbox.create(64 * 1024 * 1024, 100 * 1024);
     for (let i = 0; i < 2; i++) expect(value(small.runJob(versions[0]!))).toBe('1');
     expect(small.keptCode).toEqual([{ key: stateKey(versions[0]!), bytes: null }]);
+  });
+
+  it("leaves no other version's compiled modules in the free memory of a run", async () => {
+    const own = await Sandbox.create(64 * 1024 * 1024, CODE_CACHE_BYTES);
+    const large = version({
+      'workflows/tx.js': `export const run = () => 1;\n${Array.from({ length: 2000 }, (_, i) => `export const x${i} = [1, 2, 3].map((n) => n * ${i});\n`).join('')}`,
+    });
+    value(own.runJob(large));
+    own.restore();
+    // A run from the built state, and one of a small version: nothing of `large` past either.
+    for (const next of [
+      job('export const run = () => 2;'),
+      version({ 'workflows/tx.js': 'export const run = () => 3;' }),
+    ]) {
+      value(own.runJob(next));
+      own.restore();
+      expect(own.bytesWrittenPastState).toBe(0);
+    }
   });
 
   it("keeps a version's compiled modules and no memory an earlier run wrote", async () => {

@@ -319,6 +319,11 @@ export class Sandbox {
     this.pals = { console: this.buildPal(false), transaction: this.buildPal(true) };
     this.built = this.copyBuiltState();
     this.memoryState = this.built;
+    // The break lies past every byte the allocator wrote (the last page with one ends the built
+    // heap), and inside the memory.
+    const builtEnd = layout.stackTop + this.built.heap.length;
+    if (!(this.heapBreak > builtEnd - WASM_PAGE && this.heapBreak <= this.memoryBytes))
+      throw new Error("the sandbox's heap break is not where the QuickJS build keeps it");
   }
 
   /**
@@ -403,12 +408,30 @@ export class Sandbox {
     if (this.dirty || state !== this.memoryState) this.write(state);
   }
 
+  /**
+   * Writes `state` back, and zeroes what lies past its heap up to the heap's break before the
+   * write: what the runs since the last write allocated, and what a larger state held there
+   * (another version's compiled modules). So past the heap of the state the memory holds there is
+   * nothing but zeros whenever no run is running: a run that could read free memory (through a
+   * flaw of QuickJS's) finds there nothing of another run, and no other version's code.
+   */
   private write(state: BuiltState): void {
     const memory = new Uint8Array(this.memory.buffer);
+    const heapBreak = Math.min(this.heapBreak, memory.length);
     memory.set(state.statics, 0);
     memory.set(state.heap, this.layout.stackTop);
+    const end = this.layout.stackTop + state.heap.length;
+    if (heapBreak > end) memory.fill(0, end, heapBreak);
     this.memoryState = state;
     this.dirty = false;
+  }
+
+  /**
+   * The heap's break (emscripten's `sbrk`, wasm-layout.ts): the allocator has never handed out
+   * memory past it, so a run wrote nothing on the heap past it.
+   */
+  private get heapBreak(): number {
+    return new DataView(this.memory.buffer).getUint32(this.layout.breakAddress, true);
   }
 
   /**
@@ -444,11 +467,9 @@ export class Sandbox {
    * Compiling runs none of the pal's code, so the state holds nothing of any run.
    */
   private codeState(files: Record<string, string>): BuiltState | null {
-    // Past the built state's heap lies free memory that earlier runs wrote: zeroed, the memory is
-    // the built state as it was made, and the copy below holds the compiled modules and no more.
+    // Written back, the memory is the built state as it was made, zeros past its heap (write):
+    // the copy below holds the compiled modules and no more.
     this.startFrom(this.built);
-    const builtEnd = this.layout.stackTop + this.built.heap.length;
-    new Uint8Array(this.memory.buffer).fill(0, builtEnd, Math.max(builtEnd, this.writtenEnd()));
     const compiled = this.versionCompiled(files);
     compiled.error?.dispose();
     // Some modules may have compiled: the memory is not the built state any more.
@@ -507,6 +528,14 @@ export class Sandbox {
       key,
       bytes: kept ? sizeOf(kept) : null,
     }));
+  }
+
+  /**
+   * Bytes past the heap of the state the memory holds, up to the end of the last page with a
+   * non-zero byte: 0 whenever the state is written back (write). For tests.
+   */
+  get bytesWrittenPastState(): number {
+    return Math.max(0, this.writtenEnd() - this.layout.stackTop - this.memoryState.heap.length);
   }
 
   /** How large the module's WASM memory has grown, in bytes. */

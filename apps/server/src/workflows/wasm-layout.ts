@@ -16,6 +16,12 @@ export interface WasmLayout {
   stackLow: number;
   /** The stack's top, where the heap begins. */
   stackTop: number;
+  /**
+   * Where the static data holds the heap's break, the end of what the allocator has taken
+   * (emscripten's `sbrk`): nothing was written on the heap past it. Found as the one word of the
+   * data segments whose first value is the heap's start.
+   */
+  breakAddress: number;
 }
 
 let layout: WasmLayout | undefined;
@@ -32,12 +38,13 @@ export function quickjsLayout(): WasmLayout {
 
 /**
  * The stack's bounds in a module built by emscripten: its only global is the stack pointer, and
- * its data segments end below the stack. Throws for a build that is laid out otherwise, so that
- * a changed dependency fails loudly instead of leaving state behind.
+ * its data segments end below the stack; and where its break is kept. Throws for a build that is
+ * laid out otherwise, so that a changed dependency fails loudly instead of leaving state behind.
  */
 export function readLayout(binary: Uint8Array): WasmLayout {
   let stackTop: number | undefined;
   let dataEnd = 0;
+  const segments: { offset: number; bytes: Uint8Array }[] = [];
   forEachSection(binary, (id, read) => {
     if (id === 6) {
       const count = read.u32();
@@ -56,7 +63,7 @@ export function readLayout(binary: Uint8Array): WasmLayout {
         const offset = read.s32();
         read.byte(); // end of the offset expression
         const size = read.u32();
-        read.skip(size);
+        segments.push({ offset, bytes: read.bytes(size) });
         dataEnd = Math.max(dataEnd, offset + size);
       }
     }
@@ -65,7 +72,18 @@ export function readLayout(binary: Uint8Array): WasmLayout {
   const stackLow = stackTop - STACK_BYTES;
   if (stackLow < dataEnd)
     throw new Error(`the QuickJS build's stack is not ${STACK_BYTES} bytes above its data`);
-  return { stackLow, stackTop };
+  // The static data as the module starts with it (a segment leaves out its trailing zeros).
+  const data = new Uint8Array(dataEnd + 4);
+  for (const { offset, bytes } of segments) data.set(bytes, offset);
+  const words = new DataView(data.buffer);
+  const breakAddresses: number[] = [];
+  for (let at = 0; at + 4 <= data.length; at += 4)
+    if (words.getUint32(at, true) === stackTop) breakAddresses.push(at);
+  if (breakAddresses.length !== 1)
+    throw new Error(
+      `the QuickJS build's data holds the heap's start in ${breakAddresses.length} words, not one`,
+    );
+  return { stackLow, stackTop, breakAddress: breakAddresses[0]! };
 }
 
 interface Reader {
@@ -73,6 +91,7 @@ interface Reader {
   u32(): number;
   s32(): number;
   skip(bytes: number): void;
+  bytes(count: number): Uint8Array;
 }
 
 function forEachSection(binary: Uint8Array, visit: (id: number, read: Reader) => void): void {
@@ -101,6 +120,7 @@ function forEachSection(binary: Uint8Array, visit: (id: number, read: Reader) =>
     skip: (bytes) => {
       at += bytes;
     },
+    bytes: (count) => binary.subarray(at, (at += count)),
   };
   while (at < binary.length) {
     const id = read.byte();
