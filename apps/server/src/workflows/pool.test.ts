@@ -31,7 +31,8 @@ function startPool(over: Partial<WorkerPoolOptions> = {}): WorkerPool {
 describe('the worker pool', () => {
   it("bounds a worker's heap: a job too large for it fails as WORKFLOW_MEMORY, and the next one runs", async () => {
     const pool = startPool({ size: 1, workerHeapMb: 32 });
-    // 80 MB of files the sandbox never loads: they only pass through the worker's heap.
+    // 80 MB of files: the worker's heap cannot take them in (were they taken in, a run would
+    // compile them all, and fail on the first that is no module).
     const files: Record<string, string> = { 'workflows/tx.js': 'export const run = () => 1;' };
     for (let i = 0; i < 2000; i++) files[`data/${i}.txt`] = String(i).padEnd(40_000, 'x');
     const big = await pool.run(job('', { files }), 'acme');
@@ -140,14 +141,30 @@ describe('the worker pool', () => {
         });
     });
 
-    it('goes again to a worker that dropped the version since', async () => {
+    it('goes whole to a worker that dropped the version for room, and first to one that keeps it', async () => {
       // Room for one version's state (the built state, some 192 KiB, and the module).
-      const pool = startPool({ size: 1, codeCacheBytes: 300 * 1024 });
-      const [a, b] = [version('a'), version('b')];
-      for (const j of [a, b, a, withoutFiles(a), b])
+      const pool = startPool({ codeCacheBytes: 300 * 1024 });
+      await pool.warm();
+      const [a, c] = [version('a'), version('c')];
+      expect(await Promise.all([pool.run(a), pool.run(a)])).toMatchObject([
+        { ok: true, value: '"a"' },
+        { ok: true, value: '"a"' },
+      ]);
+      // The first free worker takes c, and drops a for it: a's jobs go to the other.
+      expect(await pool.run(c)).toMatchObject({ ok: true, value: '"c"' });
+      for (const j of [withoutFiles(a), withoutFiles(c), withoutFiles(a)])
         expect(await pool.run(j)).toMatchObject({
           ok: true,
-          value: `"${j.codeKey === a.codeKey ? 'a' : 'b'}"`,
+          value: j.codeKey === a.codeKey ? '"a"' : '"c"',
+        });
+      // One worker: a, then b in its place, then a again with its files.
+      await pool.close();
+      const one = startPool({ size: 1, codeCacheBytes: 300 * 1024 });
+      const b = version('b');
+      for (const j of [a, b, a, withoutFiles(a)])
+        expect(await one.run(j)).toMatchObject({
+          ok: true,
+          value: j.codeKey === a.codeKey ? '"a"' : '"b"',
         });
     });
   });

@@ -55,8 +55,8 @@ interface Slot {
   /**
    * The pal versions (`codeKey`) the worker said it keeps compiled, with their files: its jobs of
    * them are sent without files (a structured clone of every file on the event loop, each run),
-   * and it is the worker such a job goes to when it is free. It may have dropped one since (its
-   * budget, as others came): it then asks for the files (OutcomeMessage's `needsFiles`).
+   * and it is the worker such a job goes to when it is free. Each answer names the versions it
+   * dropped for room.
    */
   codeKeys: Set<string>;
 }
@@ -214,11 +214,7 @@ export class WorkerPool {
       }
       if (slot.current?.id !== message.id) return;
       const { job } = slot.current.pending;
-      if ('needsFiles' in message) {
-        slot.codeKeys.delete(job.codeKey!);
-        slot.worker.postMessage({ id: message.id, job } satisfies JobMessage);
-        return;
-      }
+      for (const key of message.dropped) slot.codeKeys.delete(key);
       if (job.codeKey !== undefined) remember(slot.codeKeys, job.codeKey, message.keeps);
       this.settle(slot, message.outcome);
       if (message.outcome.retire) this.replace(slot);

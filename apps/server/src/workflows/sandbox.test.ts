@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { sandboxJob } from '../../test/workflow-runs.js';
 import { CONFIG_DEFAULTS } from '../config.js';
 import { codeKeyOf, type SandboxJob } from './job.js';
-import { normalizeModuleName, Sandbox, stackFrames } from './sandbox.js';
+import { importablePaths, normalizeModuleName, Sandbox, stackFrames } from './sandbox.js';
 
 const CODE_CACHE_BYTES = CONFIG_DEFAULTS.WORKFLOW_CODE_CACHE_MB * 1024 * 1024;
 
@@ -89,6 +89,23 @@ describe.each([
       expect(second[7]).not.toBe(first[1]);
       expect(first[1]).toBeGreaterThan(0);
       expect(first[2]).not.toBe(first[1]);
+    });
+
+    it("leaves nothing of a run's values in the memory once its state is written back", () => {
+      // Both only in the input, which the host writes into the memory; the error's message and
+      // the number's digits pass through QuickJS's C stack as well as its heap.
+      const outcome = runJob(
+        job(
+          'export function run(input) { try { eval(input.name); } catch (e) { return [String(e), Number(input.digits)]; } }',
+          { inputJson: '{"name":"SECRET_tenantA_9f8e","digits":"98765432109876543"}' },
+        ),
+      );
+      expect(outcome).toMatchObject({ ok: true });
+      expect(outcome.ok && outcome.value).toContain("'SECRET_tenantA_9f8e' is not defined");
+      expect(sandbox.memoryHolds('SECRET_tenantA_9f8e')).toBe(true);
+      sandbox.restore();
+      expect(sandbox.memoryHolds('SECRET_tenantA_9f8e')).toBe(false);
+      expect(sandbox.memoryHolds('98765432109876')).toBe(false);
     });
 
     // The array is freed before the run ends (QuickJS counts references): an allocator that gave
@@ -461,6 +478,17 @@ describe.each([
       expect(normalizeModuleName('workflows/a/tx.js', '../lib.js')).toBe('workflows/lib.js');
       expect(normalizeModuleName('workflows/tx.js', './lib.js')).toBe('workflows/lib.js');
       expect(normalizeModuleName('workflows/tx.js', 'fs')).toBe('fs');
+      // The files a run can import, all compiled before its code runs; no import reaches the rest.
+      expect(
+        importablePaths({
+          'workflows/tx.js': '',
+          'a//b.js': '',
+          './x.js': '',
+          '../y.js': '',
+          'pal:compile': '',
+          'pal:end-of-compile': '',
+        }),
+      ).toEqual(['workflows/tx.js', 'a//b.js']);
       // The compile's own modules: only the compile may import its end, and nobody the compile.
       expect(normalizeModuleName('pal:compile', 'pal:end-of-compile')).toBe('pal:end-of-compile');
       for (const [base, requested] of [

@@ -27,6 +27,9 @@ const WASM_PAGE = 64 * 1024;
 /** Room for QuickJS's own structures beside the heap the guest may fill. */
 const WASM_HEADROOM_BYTES = 32 * 1024 * 1024;
 const MAX_STACK_BYTES = 512 * 1024;
+/** What the C stack is zeroed by, from its top (Sandbox.zeroStack). */
+const STACK_CHUNK = 64 * 1024;
+const ZERO_CHUNK = Buffer.alloc(STACK_CHUNK);
 /** What the build asks for at start. */
 const BUILD_INITIAL_BYTES = 16 * 1024 * 1024;
 /**
@@ -167,7 +170,9 @@ function resolveModuleName(base: string, requested: string): string {
  * resolves to (a relative one, or a name of the compile's), which a run could never load.
  */
 export function importablePaths(files: Record<string, string>): string[] {
-  return Object.keys(files).filter((path) => normalizeModuleName(COMPILE_MODULE, path) === path);
+  // As a module of the pal names it: a relative path resolves to another name, and the
+  // compile's own names become the host's.
+  return Object.keys(files).filter((path) => normalizeModuleName('', path) === path);
 }
 
 interface GuestError {
@@ -253,6 +258,8 @@ export class Sandbox {
    * else of the run is.
    */
   private readonly codeStates = new Map<string, KeptVersion | null>();
+  /** Versions with a state dropped for room since takeDropped() was last asked (the pool's). */
+  private dropped: string[] = [];
   private codeStatesKept = 0;
   /** The files being compiled now (versionCompiled), and whether the compile got to its end. */
   private compiling: (LoaderCompile & { files: Record<string, string> }) | undefined;
@@ -413,7 +420,8 @@ export class Sandbox {
    * write: what the runs since the last write allocated, and what a larger state held there
    * (another version's compiled modules). So past the heap of the state the memory holds there is
    * nothing but zeros whenever no run is running: a run that could read free memory (through a
-   * flaw of QuickJS's) finds there nothing of another run, and no other version's code.
+   * flaw of QuickJS's) finds there nothing of another run, and no other version's code. The C
+   * stack's frames are zeroed too (zeroStack).
    */
   private write(state: BuiltState): void {
     const memory = new Uint8Array(this.memory.buffer);
@@ -422,8 +430,28 @@ export class Sandbox {
     memory.set(state.heap, this.layout.stackTop);
     const end = this.layout.stackTop + state.heap.length;
     if (heapBreak > end) memory.fill(0, end, heapBreak);
+    this.zeroStack(memory);
     this.memoryState = state;
     this.dirty = false;
+  }
+
+  /**
+   * Zeroes the C stack where runs left their frames (nothing on it is live between calls): its
+   * top STACK_CHUNK, where every call's frames begin, then each chunk below while it holds a
+   * non-zero byte. Below a chunk of zeros the stack is taken to be as zeroed before: a run whose
+   * frames left a whole chunk of zeros and went deeper leaves what lies below it.
+   */
+  private zeroStack(memory: Uint8Array): void {
+    const { stackLow, stackTop } = this.layout;
+    let start = Math.max(stackLow, stackTop - STACK_CHUNK);
+    memory.fill(0, start, stackTop);
+    while (start > stackLow) {
+      const end = start;
+      start = Math.max(stackLow, end - STACK_CHUNK);
+      const chunk = memory.subarray(start, end);
+      if (ZERO_CHUNK.subarray(0, chunk.length).equals(chunk)) break;
+      chunk.fill(0);
+    }
   }
 
   /**
@@ -449,7 +477,10 @@ export class Sandbox {
     } else {
       const state = this.codeState(job.files);
       kept = state && { state, files: job.files };
-      this.keepCodeState(key, kept && sizeOf(kept) <= this.codeStatesBytes ? kept : null);
+      // One larger than the whole budget is not kept, nor run from: its runs, this one too, start
+      // from the built state (the memory holds no copy beyond the budget).
+      if (kept && sizeOf(kept) > this.codeStatesBytes) kept = null;
+      this.keepCodeState(key, kept);
     }
     return kept ? { state: kept.state, compiled: true } : { state: this.built, compiled: false };
   }
@@ -513,21 +544,34 @@ export class Sandbox {
       if (this.codeStatesKept + bytes <= this.codeStatesBytes) break;
       this.codeStates.delete(oldest);
       this.codeStatesKept -= sizeOf(old);
+      if (old) this.dropped.push(oldest);
     }
     this.codeStates.set(key, kept);
     this.codeStatesKept += bytes;
   }
 
+  /** The versions whose kept state was dropped for room since this was last asked. */
+  takeDropped(): string[] {
+    const dropped = this.dropped;
+    this.dropped = [];
+    return dropped;
+  }
+
   /**
-   * The pal versions (their keys) whose state this sandbox keeps, least recently used
-   * first: their size in bytes (the state and the files), or null for one that keeps none (its modules did not all compile,
-   * or its state is larger than the budget).
+   * The pal versions (their keys) whose state this sandbox keeps, least recently used first:
+   * their size in bytes (the state and the files), or null for one that keeps none (its modules
+   * did not all compile, or its state is larger than the budget).
    */
   get keptCode(): { key: string; bytes: number | null }[] {
     return [...this.codeStates].map(([key, kept]) => ({
       key,
       bytes: kept ? sizeOf(kept) : null,
     }));
+  }
+
+  /** Whether the memory holds `text`'s bytes (Latin-1, as QuickJS keeps such strings). For tests. */
+  memoryHolds(text: string): boolean {
+    return Buffer.from(this.memory.buffer).includes(Buffer.from(text, 'latin1'));
   }
 
   /**

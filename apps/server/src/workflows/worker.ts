@@ -19,15 +19,14 @@ export interface JobMessage {
   id: number;
   job: WorkerJob;
 }
-export type OutcomeMessage =
-  | {
-      id: number;
-      outcome: SandboxOutcome;
-      /** Whether this worker keeps the job's version compiled after it: its next jobs need no files. */
-      keeps: boolean;
-    }
-  /** The job came without files, and this worker no longer keeps its version: send it again, whole. */
-  | { id: number; needsFiles: true };
+export interface OutcomeMessage {
+  id: number;
+  outcome: SandboxOutcome;
+  /** Whether this worker keeps the job's version compiled after it: its next jobs need no files. */
+  keeps: boolean;
+  /** Versions whose kept state this worker dropped for room during the job. */
+  dropped: string[];
+}
 
 const port = parentPort;
 if (!port) throw new Error('workflows/worker.ts runs as a worker thread only');
@@ -37,15 +36,15 @@ const { memoryLimitBytes, codeCacheBytes } = workerData as WorkerData;
 const sandbox = await Sandbox.create(memoryLimitBytes, codeCacheBytes);
 port.on('message', ({ id, job }: JobMessage) => {
   const files = job.files ?? sandbox.keptFiles(job.codeKey);
-  if (files === undefined) {
-    port.postMessage({ id, needsFiles: true } satisfies OutcomeMessage);
-    return;
-  }
+  // The pool sends no files only for a version this worker said it keeps, and hears of every one
+  // it drops: a worker without them is out of step with its pool, which then replaces it.
+  if (files === undefined) throw new Error('a job without files of a version this worker lacks');
   const outcome = sandbox.runJob({ ...job, files });
   const keeps = sandbox.keptFiles(job.codeKey) !== undefined;
-  port.postMessage({ id, outcome, keeps } satisfies OutcomeMessage);
-  // The built state written back after the answer, not before the next run: off its path.
-  sandbox.restore();
+  port.postMessage({ id, outcome, keeps, dropped: sandbox.takeDropped() } satisfies OutcomeMessage);
+  // The built state written back after the answer, not before the next run: off its path. Not
+  // for a worker the pool retires now.
+  if (!outcome.retire) sandbox.restore();
 });
 port.postMessage('ready');
 
