@@ -56,13 +56,10 @@ interface Slot {
    * The pal versions (`codeKey`) the worker said it keeps compiled, with their files: its jobs of
    * them are sent without files (a structured clone of every file on the event loop, each run),
    * and it is the worker such a job goes to when it is free. Each answer names the versions it
-   * dropped for room.
+   * dropped for room, so this is what the worker keeps, bounded by its WORKFLOW_CODE_CACHE_MB.
    */
   codeKeys: Set<string>;
 }
-
-/** Versions a slot remembers at most (the oldest said first is forgotten: its jobs carry files). */
-const MAX_SLOT_CODE_KEYS = 4096;
 
 // Built, the worker is JavaScript. From the sources (tests, tsx) it is TypeScript: a small
 // bootstrap registers tsx's loader in the thread first (`--import` in a worker's execArgv is not
@@ -215,7 +212,10 @@ export class WorkerPool {
       if (slot.current?.id !== message.id) return;
       const { job } = slot.current.pending;
       for (const key of message.dropped) slot.codeKeys.delete(key);
-      if (job.codeKey !== undefined) remember(slot.codeKeys, job.codeKey, message.keeps);
+      if (job.codeKey !== undefined) {
+        if (message.keeps) slot.codeKeys.add(job.codeKey);
+        else slot.codeKeys.delete(job.codeKey);
+      }
       this.settle(slot, message.outcome);
       if (message.outcome.retire) this.replace(slot);
       this.dispatch();
@@ -301,14 +301,6 @@ function jobFor(slot: Slot, job: SandboxJob): WorkerJob {
   return job.codeKey !== undefined && slot.codeKeys.has(job.codeKey)
     ? { ...job, files: undefined }
     : job;
-}
-
-/** Notes whether a worker keeps a version, the latest last; the oldest beyond the bound forgotten. */
-function remember(codeKeys: Set<string>, codeKey: string, keeps: boolean): void {
-  codeKeys.delete(codeKey);
-  if (!keeps) return;
-  codeKeys.add(codeKey);
-  if (codeKeys.size > MAX_SLOT_CODE_KEYS) codeKeys.delete(codeKeys.values().next().value!);
 }
 
 /** Adds `by` to the tenant's count, forgetting tenants at zero. */

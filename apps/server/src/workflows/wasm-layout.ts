@@ -90,7 +90,6 @@ interface Reader {
   byte(): number;
   u32(): number;
   s32(): number;
-  skip(bytes: number): void;
   bytes(count: number): Uint8Array;
 }
 
@@ -116,9 +115,6 @@ function forEachSection(binary: Uint8Array, visit: (id: number, read: Reader) =>
         shift += 7;
       } while (byte & 0x80);
       return shift < 32 && byte & 0x40 ? value | (-1 << shift) : value;
-    },
-    skip: (bytes) => {
-      at += bytes;
     },
     bytes: (count) => binary.subarray(at, (at += count)),
   };
