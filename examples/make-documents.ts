@@ -9,7 +9,17 @@
 // company's details as form fields, the terms of business, and the customer's signature box.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFForm, type PDFPage } from 'pdf-lib';
+import {
+  PDFDocument,
+  PDFHexString,
+  PDFName,
+  StandardFonts,
+  rgb,
+  type PDFField,
+  type PDFFont,
+  type PDFForm,
+  type PDFPage,
+} from 'pdf-lib';
 
 const A4: [number, number] = [595.28, 841.89];
 const NAVY = rgb(0.09, 0.2, 0.42);
@@ -54,6 +64,14 @@ function section(page: PDFPage, fonts: Fonts, y: number, title: string): void {
   });
 }
 
+/**
+ * The field's alternate name (/TU): what the service shows a person beside the field's control,
+ * the words printed beside it on the page.
+ */
+function alternateName(field: PDFField, text: string): void {
+  field.acroField.dict.set(PDFName.of('TU'), PDFHexString.fromText(text));
+}
+
 function label(page: PDFPage, fonts: Fonts, x: number, y: number, text: string): void {
   page.drawText(text, { x, y, size: 8.5, font: fonts.regular, color: GREY });
 }
@@ -90,6 +108,7 @@ function textFields(
   return (id: string, x: number, y: number, width: number, caption: string, height = 22) => {
     label(page, fonts, x, y + height + 5, caption);
     const field = form.createTextField(id);
+    alternateName(field, caption);
     field.addToPage(page, {
       x,
       y,
@@ -134,6 +153,7 @@ async function claimForm(): Promise<Uint8Array> {
   label(page, fonts, 48, 567, 'Category');
   const category = form.createDropdown('category');
   category.addOptions(['Travel', 'Meals', 'Accommodation', 'Equipment', 'Training', 'Other']);
+  alternateName(category, 'Category');
   category.addToPage(page, {
     x: 48,
     y: 540,
@@ -149,6 +169,7 @@ async function claimForm(): Promise<Uint8Array> {
   description.enableMultiline();
   description.setFontSize(10);
   const receipts = form.createCheckBox('receiptsAttached');
+  alternateName(receipts, 'The receipts are attached to this claim.');
   receipts.addToPage(page, {
     x: 48,
     y: 388,
@@ -227,6 +248,7 @@ async function termsPdf(): Promise<Uint8Array> {
     page.drawText(line, { x: 48, y: 495 - i * 15, size: 9.5, font: fonts.regular }),
   );
   const accept = form.createCheckBox('acceptTerms');
+  alternateName(accept, 'We accept these terms of business.');
   accept.addToPage(page, {
     x: 48,
     y: 320,

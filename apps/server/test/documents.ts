@@ -2,7 +2,7 @@
 // AcroForm field), and PNG and JPEG images built byte by byte to the formats' specifications.
 import { readFileSync } from 'node:fs';
 import { greyPng } from '@pal-workflow/test-support';
-import { PDFDocument, degrees } from 'pdf-lib';
+import { PDFDocument, PDFHexString, PDFName, PDFString, degrees, type PDFField } from 'pdf-lib';
 
 /** The committed encrypted PDFs (test/fixtures/documents/README.md says how they were made). */
 export function encryptedPdf(name: 'encrypted-aes256' | 'encrypted-restricted'): Buffer {
@@ -16,6 +16,8 @@ export function encryptedPdf(name: 'encrypted-aes256' | 'encrypted-restricted'):
  * 2. A4 (595.28 × 841.89): multi-line text `notes` at (50, 100, 300 × 100), check box `agree`
  *    (checked) at (50, 300, 15 × 15), check box `newsletter` at (100, 300, 15 × 15), and a hidden
  *    text field `internal`.
+ * Alternate names (/TU, what a person reads): `applicant.name` "Full name" (PDFDocEncoding),
+ * `notes` "Notes for the\n  reviewer – optional" (UTF-16), `newsletter` only white space.
  * 3. US Letter turned a quarter clockwise (/Rotate 90, shown 792 × 612): radio group `kind`
  *    (Travel at (50, 500), Meals at (100, 500), 15 × 15 each; Meals chosen).
  */
@@ -29,6 +31,7 @@ export async function claimFormPdf(): Promise<Uint8Array> {
   const name = form.createTextField('applicant.name');
   name.setText('Ada Lovelace');
   name.addToPage(first, { x: 50, y: 700, width: 200, height: 20, ...noBorder });
+  alternateName(name, PDFString.of('Full name'));
   const country = form.createDropdown('country');
   country.addOptions(['CH', 'DE', 'FR']);
   country.select('DE');
@@ -42,12 +45,13 @@ export async function claimFormPdf(): Promise<Uint8Array> {
   const notes = form.createTextField('notes');
   notes.enableMultiline();
   notes.addToPage(second, { x: 50, y: 100, width: 300, height: 100, ...noBorder });
+  alternateName(notes, PDFHexString.fromText('Notes for the\n  reviewer – optional'));
   const agree = form.createCheckBox('agree');
   agree.addToPage(second, { x: 50, y: 300, width: 15, height: 15, ...noBorder });
   agree.check();
-  form
-    .createCheckBox('newsletter')
-    .addToPage(second, { x: 100, y: 300, width: 15, height: 15, ...noBorder });
+  const newsletter = form.createCheckBox('newsletter');
+  newsletter.addToPage(second, { x: 100, y: 300, width: 15, height: 15, ...noBorder });
+  alternateName(newsletter, PDFString.of('  '));
   form
     .createTextField('internal')
     .addToPage(second, { x: 50, y: 400, width: 100, height: 20, hidden: true, ...noBorder });
@@ -60,6 +64,10 @@ export async function claimFormPdf(): Promise<Uint8Array> {
   kind.select('Meals');
 
   return doc.save();
+}
+
+function alternateName(field: PDFField, name: PDFString | PDFHexString): void {
+  field.acroField.dict.set(PDFName.of('TU'), name);
 }
 
 /** A PDF of blank pages of the given sizes (points), without a form. */

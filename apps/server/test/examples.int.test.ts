@@ -389,7 +389,7 @@ describe('customer onboarding in a browser', () => {
     // Named by the field's label, linked to its words under the box.
     const refused = (await pages.page(cookie)).text;
     expect(refused).toContain(
-      '<a href="#error-acceptTerms">Accept terms</a>: tick the box to accept the terms',
+      '<a href="#error-acceptTerms">We accept these terms of business.</a>: tick the box to accept the terms',
     );
     expect(refused).toContain(
       '<p class="field-error" id="error-acceptTerms">tick the box to accept the terms</p>',

@@ -237,20 +237,20 @@ describe('expense approval in Chromium', () => {
 
     // The pal's `enter` filled in the name the service knows (input.person): nothing to type.
     expect(CLAIM.employeeName).toBe(`${employee.firstName} ${employee.lastName}`);
-    expect(await page.getByLabel('Employee name').inputValue()).toBe(CLAIM.employeeName);
+    expect(await page.getByLabel('Full name').inputValue()).toBe(CLAIM.employeeName);
     // A new claim is dated today.
-    expect(await page.getByLabel('Claim date').inputValue()).toBe(
+    expect(await page.getByLabel('Date (YYYY-MM-DD)').inputValue()).toBe(
       new Date().toISOString().slice(0, 10),
     );
 
-    await page.getByLabel('Claim date').fill(CLAIM.claimDate);
+    await page.getByLabel('Date (YYYY-MM-DD)').fill(CLAIM.claimDate);
     await page.getByLabel('Cost centre').fill(CLAIM.costCentre);
     expect(await page.getByLabel('Category').inputValue()).toBe('Travel');
     await page.getByLabel('Category').selectOption('Meals');
     await page.getByLabel('Category').selectOption('Travel');
     await page.getByLabel('Amount').fill(CLAIM.amount);
-    await page.getByLabel('Description').fill(CLAIM.description);
-    await page.getByLabel('Receipts attached').check();
+    await page.getByLabel('What was bought, and why').fill(CLAIM.description);
+    await page.getByLabel('The receipts are attached to this claim.').check();
     await watchPointers(page);
     await sign(page, 'employee-signature', 'mouse');
     expect(await pointerTypes(page)).toEqual(['mouse']);
@@ -258,22 +258,27 @@ describe('expense approval in Chromium', () => {
     // Submitted with a wrong amount and no description: both said at once, each under its
     // field and tied to it for a screen reader, the messages linking to them.
     await page.getByLabel('Amount').fill('lots');
-    await page.getByLabel('Description').fill('');
+    await page.getByLabel('What was bought, and why').fill('');
     await press(page, 'Submit the claim');
     await page.waitForSelector('main[data-pads-ready="true"]');
     const amount = page.getByLabel('Amount');
     expect(await amount.getAttribute('aria-invalid')).toBe('true');
     expect(await amount.getAttribute('aria-describedby')).toBe('error-amount');
     expect(await page.locator('#error-amount').textContent()).toBe('a sum in CHF such as 120.50');
-    expect(await page.getByLabel('Description').getAttribute('aria-invalid')).toBe('true');
-    expect(await page.locator('#outcome a').allTextContents()).toEqual(['Amount', 'Description']);
+    expect(await page.getByLabel('What was bought, and why').getAttribute('aria-invalid')).toBe(
+      'true',
+    );
+    expect(await page.locator('#outcome a').allTextContents()).toEqual([
+      'Amount (CHF)',
+      'What was bought, and why',
+    ]);
     expect(await amount.inputValue()).toBe('lots');
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, '1-employee-refused');
     // The drawing came back with the form; the person puts the two right.
     expect(await page.locator('[data-marker="employee-signature"] img').count()).toBe(1);
     await amount.fill(CLAIM.amount);
-    await page.getByLabel('Description').fill(CLAIM.description);
+    await page.getByLabel('What was bought, and why').fill(CLAIM.description);
 
     await screenshot(page, '1-employee-filled');
 
@@ -326,9 +331,12 @@ describe('expense approval in Chromium', () => {
     // For a finger the fields are listed under the page, a ticked box saying so in words, and
     // the manager's one control is large enough to hit.
     expect(
-      await managerPage.locator('.readonly').filter({ hasText: 'Receipts attached' }).textContent(),
+      await managerPage
+        .locator('.readonly')
+        .filter({ hasText: 'The receipts are attached to this claim.' })
+        .textContent(),
     ).toContain('Yes');
-    const note = managerPage.getByLabel('Manager note');
+    const note = managerPage.getByLabel('Manager’s note');
     expect((await note.boundingBox())!.height).toBeGreaterThanOrEqual(44);
     await note.fill(MANAGER_NOTE);
     await watchPointers(managerPage);
@@ -441,11 +449,11 @@ describe('expense approval in Chromium', () => {
     const erika = await freshContext();
     await erika.page.goto(entry.replace(PUBLIC_URL, h.url));
     await erika.page.waitForSelector('main[data-pads-ready="true"]');
-    await erika.page.getByLabel('Claim date').fill(CLAIM.claimDate);
+    await erika.page.getByLabel('Date (YYYY-MM-DD)').fill(CLAIM.claimDate);
     await erika.page.getByLabel('Cost centre').fill(CLAIM.costCentre);
     await erika.page.getByLabel('Amount').fill('99.00');
-    await erika.page.getByLabel('Description').fill('Taxi to the airport');
-    await erika.page.getByLabel('Receipts attached').check();
+    await erika.page.getByLabel('What was bought, and why').fill('Taxi to the airport');
+    await erika.page.getByLabel('The receipts are attached to this claim.').check();
     const signAs = erika.page.getByLabel(`Sign as ${CLAIM.employeeName}`);
     await signAs.check();
     let mails = h.mails.length;
@@ -462,10 +470,10 @@ describe('expense approval in Chromium', () => {
     expect(
       await morgan.page
         .locator('.placed .readonly')
-        .filter({ hasText: 'Receipts attached' })
+        .filter({ hasText: 'The receipts are attached to this claim.' })
         .evaluate((f) => window.getComputedStyle(f, '::after').content as string),
     ).toContain('✓');
-    await morgan.page.getByLabel('Manager note').fill('The receipt says 89.00.');
+    await morgan.page.getByLabel('Manager’s note').fill('The receipt says 89.00.');
     mails = h.mails.length;
     await press(morgan.page, 'Return to the employee');
     expect(await morgan.page.locator('#status').textContent()).toBe('RETURNED');

@@ -44,6 +44,7 @@ describe('readPdf', () => {
             value: 'Ada Lovelace',
             page: 1,
             rect: { x: 50, y: 72, width: 200, height: 20 },
+            label: 'Full name',
           },
           {
             id: 'country',
@@ -59,6 +60,8 @@ describe('readPdf', () => {
             type: 'TEXTAREA',
             page: 2,
             rect: { x: 50, y: 642, width: 300, height: 100 },
+            // White space collapsed; a name of only white space is none.
+            label: 'Notes for the reviewer – optional',
           },
           {
             id: 'agree',

@@ -8,7 +8,10 @@ import {
   PDFCheckBox,
   PDFDocument,
   PDFDropdown,
+  PDFHexString,
+  PDFName,
   PDFOptionList,
+  PDFString,
   PDFRadioGroup,
   PDFRef,
   PDFTextField,
@@ -44,6 +47,11 @@ export interface PdfFormField {
   value?: string;
   /** The choices of a radio group, drop-down or list, as the PDF names them. */
   options?: string[];
+  /**
+   * The field's alternate name (`/TU`), which PDF makes for a person to read ("VAT number" for
+   * `vatId`), white space collapsed and cut at LABEL_READ_MAX characters; absent when empty.
+   */
+  label?: string;
 }
 
 export interface PdfFacts {
@@ -62,6 +70,8 @@ const LOAD = {
   ignoreEncryption: true,
 } as const;
 const ENCRYPTED: PdfReading = { ok: false, problem: 'encrypted', detail: '' };
+/** More than any label needs (the domain keeps 200): a file's 4 MB of /TU stays in the worker. */
+export const LABEL_READ_MAX = 1000;
 
 /**
  * Reads a PDF. A damaged file (one pdf-lib can only read by skipping objects it cannot parse) is
@@ -133,7 +143,14 @@ function formFields(doc: PDFDocument, boxes: PageBox[]): PdfFormField[] {
     // of its buttons on that page.
     const onPage = kind.type === 'RADIO' ? placed.filter((w) => w.page === page) : [placed[0]];
     const rects = onPage.map((w) => pdfRectToDisplay(w.widget.getRectangle(), boxes[page]));
-    fields.push({ id: field.getName(), page: page + 1, rect: wholeRect(around(rects)), ...kind });
+    const label = alternateName(field);
+    fields.push({
+      id: field.getName(),
+      page: page + 1,
+      rect: wholeRect(around(rects)),
+      ...kind,
+      ...(label ? { label } : {}),
+    });
   }
   return fields;
 }
@@ -158,6 +175,23 @@ function fieldKind(field: PDFField): Omit<PdfFormField, 'id' | 'page' | 'rect'> 
   }
   // Push buttons and signature fields are not filled in.
   return undefined;
+}
+
+/**
+ * The field's `/TU`, a text string (PDFDocEncoding or UTF-16). Not inherited: a kid widget's
+ * field is the one pdf-lib names.
+ */
+function alternateName(field: PDFField): string | undefined {
+  const tu = field.acroField.dict.lookup(PDFName.of('TU'));
+  if (!(tu instanceof PDFString || tu instanceof PDFHexString)) return undefined;
+  let text: string;
+  try {
+    text = tu.decodeText().replace(/\s+/g, ' ').trim();
+  } catch {
+    // An undecodable name labels nothing; the field is read without it.
+    return undefined;
+  }
+  return text === '' ? undefined : text.slice(0, LABEL_READ_MAX);
 }
 
 /** Which page holds each widget annotation: the pages' /Annots, as /P is optional. */

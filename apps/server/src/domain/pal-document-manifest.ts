@@ -5,6 +5,7 @@
 import { FieldType } from '@pal-workflow/types';
 import { zBookmark, zField, zSignature } from '@pal-workflow/validators';
 import { z } from 'zod';
+import { FIELD_LABEL_MAX } from './field-labels.js';
 import { isInsideFolder, issueKey, text } from './manifest-values.js';
 
 export const MAX_DOCUMENTS = 50;
@@ -84,10 +85,15 @@ const extent = z
 const CHOICES: readonly FieldType[] = [FieldType.RADIO, FieldType.SELECT];
 const CHECKBOXES: readonly FieldType[] = [FieldType.CHECKBOX, FieldType.CHECKBOXCHECKED];
 
-/** A field as the manifest gives it: the wire form, with palDefined true and type TEXT by default. */
+/**
+ * A field as the manifest gives it: the wire form, with palDefined true and type TEXT by default,
+ * and one member of the manifest's own: `label`, what a person reads beside it (kept with the
+ * document's labels, never in the Field).
+ */
 export const zManifestField = zField
   .extend({
     id: fieldId,
+    label: text(FIELD_LABEL_MAX).optional(),
     roles: list('role').optional(),
     picklist: list('choice').optional(),
     type: zField.shape.type.unwrap().default(FieldType.TEXT),

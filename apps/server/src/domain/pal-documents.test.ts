@@ -20,7 +20,13 @@ import {
   loadPalPackage,
   type PackageOptions,
 } from './pal-manifest.js';
-import { getPalDocumentFile, getPalDocuments, toWireDocument } from './pal-documents.js';
+import { fieldLabel } from './field-labels.js';
+import {
+  getPalDocumentFile,
+  getPalDocuments,
+  toWireDocument,
+  type PalDocument,
+} from './pal-documents.js';
 import { getPalVersion } from './pals.js';
 
 const FILE = 'pals/claims/pal.json';
@@ -67,6 +73,8 @@ describe.runIf(engine === 'sqlite')('pal documents in the manifest', () => {
             fields: [
               {
                 id: 'amount',
+                // What a person reads: a bidirectional override and a line break are not kept.
+                label: 'Amount\u202e\n(CHF)',
                 roles: 'participant|owner',
                 page: 1,
                 x: 400,
@@ -211,9 +219,15 @@ describe.runIf(engine === 'sqlite')('pal documents in the manifest', () => {
           customHeight: 60,
         },
       ],
+      // The manifest's label, else the PDF field's alternate name (the radio group has none).
+      labels: {
+        amount: 'Amount (CHF)',
+        'applicant.name': 'Full name',
+        notes: 'Notes for the reviewer – optional',
+      },
       bookmarks: [{ line: 2, text: 'Notes', type: 'BOOKMARK', mnemonic: 0 }],
     });
-    // The spec's Document, as a workflow or a client will see it.
+    // The spec's Document, as a workflow or a client will see it: no label there.
     expect(toWireDocument(document)).toEqual({
       contentType: 'application/pdf',
       filename: CLAIM,
@@ -457,6 +471,67 @@ describe.runIf(engine === 'sqlite')('pal documents in the manifest', () => {
     expect(lines).toEqual([
       `${FILE}: documents[0].fields[0].type: the PDF's form field "agree" is CHECKBOXCHECKED, which a TEXT field cannot fill (use CHECKBOX or CHECKBOXCHECKED)`,
       `${FILE}: documents[0].fields[1].picklist: "IT" is not a choice of the PDF's form field "country" (CH|DE|FR)`,
+    ]);
+  });
+
+  it("labels a manifest field that names one of the PDF's own fields by its own label, else the PDF's", async () => {
+    const pkg = await buildPalPackage(
+      {
+        id: 'claims',
+        documents: [
+          {
+            file: CLAIM,
+            fields: [
+              { id: 'applicant.name', page: 1, ...box },
+              {
+                id: 'notes',
+                type: 'TEXTAREA',
+                label: 'What the reviewer should know',
+                page: 2,
+                ...box,
+              },
+              { id: '__proto__', label: 'Not a prototype', page: 1, ...box },
+            ],
+          },
+        ],
+      },
+      { [CLAIM]: claimForm },
+      FILE,
+    );
+    const labels = pkg.documents[0]!.document.labels!;
+    expect(Object.entries(labels)).toEqual([
+      ['applicant.name', 'Full name'],
+      ['notes', 'What the reviewer should know'],
+      ['__proto__', 'Not a prototype'],
+    ]);
+    expect(pkg.documents[0]!.document.fields.some((f) => 'label' in f)).toBe(false);
+    // As the version keeps it, and reads it back.
+    const stored = JSON.parse(JSON.stringify(pkg.documents[0]!.document)) as PalDocument;
+    expect(fieldLabel(stored.labels, '__proto__')).toBe('Not a prototype');
+    expect(fieldLabel(stored.labels, 'agree')).toBe('Agree');
+    expect(fieldLabel(stored.labels, 'toString')).toBe('To string');
+    expect(fieldLabel(undefined, 'notes')).toBe('Notes');
+
+    const long = 'x'.repeat(201);
+    expect(
+      await problems(
+        {
+          id: 'claims',
+          documents: [
+            {
+              file: CLAIM,
+              fields: [
+                { id: 'a', label: long, page: 1, ...box },
+                { id: 'b', label: ' ', page: 1, ...box },
+              ],
+            },
+          ],
+        },
+        { [CLAIM]: claimForm },
+      ),
+    ).toEqual([
+      `${FILE}: documents[0].fields[0].label: must be at most 200 characters`,
+      `${FILE}: documents[0].fields[1].label: must not be empty`,
     ]);
   });
 

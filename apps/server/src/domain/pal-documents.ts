@@ -15,6 +15,7 @@ import {
   type PalDocumentWrite,
 } from '../storage/pal-documents.js';
 import type { DomainContext } from './context.js';
+import { readableLabel } from './field-labels.js';
 import { NotFoundError } from './errors.js';
 import type { ManifestIssue } from './manifest-values.js';
 import {
@@ -52,6 +53,12 @@ export interface PalDocument {
   description?: string;
   font?: string;
   fields: Wire.Field[];
+  /**
+   * What a person reads beside a field, by its id (domain/field-labels.ts): the manifest's
+   * `label`, else the PDF field's alternate name. Fields without one are labelled from their id;
+   * versions deployed before labels have none.
+   */
+  labels?: Record<string, string>;
   signatures: Wire.Signature[];
   bookmarks: Wire.Bookmark[];
 }
@@ -182,7 +189,7 @@ function placeDocument(
   pages: readonly PageSize[],
   formFields: readonly PdfFormField[],
   issues: ManifestIssue[],
-): { fields: Wire.Field[]; signatures: Wire.Signature[] } {
+): { fields: Wire.Field[]; labels?: Record<string, string>; signatures: Wire.Signature[] } {
   const unit = documentKind(manifest.file) === 'pdf' ? 'points' : 'pixels';
   const check = (where: string, what: string, box: Box) => {
     const problem = placementProblem(box, pages, manifest.file, unit);
@@ -191,12 +198,19 @@ function placeDocument(
   };
 
   const fields: Wire.Field[] = [];
+  // Field ids are the pal's: no prototype for one named `__proto__` to reach.
+  const labels: Record<string, string> = Object.create(null) as Record<string, string>;
+  const label = (id: string, text: string | undefined) => {
+    const readable = text === undefined ? undefined : readableLabel(text);
+    if (readable !== undefined) labels[id] = readable;
+  };
   const byId = new Map(formFields.map((f) => [f.id, f]));
-  for (const [f, field] of (manifest.fields ?? []).entries()) {
+  for (const [f, { label: given, ...field }] of (manifest.fields ?? []).entries()) {
     check(`${key}.fields[${f}]`, `field "${field.id}"`, field);
     const own = byId.get(field.id);
     if (own) issues.push(...sameKindProblems(`${key}.fields[${f}]`, field, own));
     fields.push(field);
+    label(field.id, given ?? own?.label);
   }
   const named = new Set(fields.map((f) => f.id));
   for (const own of formFields) {
@@ -205,7 +219,10 @@ function placeDocument(
     const problem = formFieldProblem(own, field, pages, manifest.file);
     if (problem) {
       issues.push({ key: `${key}.file`, message: `the PDF's form field "${own.id}" ${problem}` });
-    } else fields.push(field);
+    } else {
+      fields.push(field);
+      label(own.id, own.label);
+    }
   }
 
   const signatures: Wire.Signature[] = [];
@@ -219,7 +236,11 @@ function placeDocument(
     });
     signatures.push(signature);
   }
-  return { fields, signatures };
+  return {
+    fields,
+    ...(Object.keys(labels).length > 0 ? { labels } : {}),
+    signatures,
+  };
 }
 
 interface Box {

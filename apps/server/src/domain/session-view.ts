@@ -9,6 +9,7 @@ import { findSso } from '../storage/ssos.js';
 import type { DomainContext } from './context.js';
 import type { SignatureKind, TransactionDocumentState } from './document-state.js';
 import { completedDigests } from './completed-documents.js';
+import { fieldLabel } from './field-labels.js';
 import { getPalDocuments, type DocumentContentType, type PalDocument } from './pal-documents.js';
 import type { PalManifest } from './pal-manifest.js';
 import { getPalDetails, getPalVersion } from './pals.js';
@@ -94,6 +95,8 @@ export interface SessionDocument {
 export interface SessionField {
   /** The Field in the spec's wire form; its `id` names the form control. */
   field: Wire.Field;
+  /** What a person reads beside it (domain/field-labels.ts). */
+  label: string;
   /** The current value (CHECKBOX: "true" or "false"). */
   value: string;
   /** The person may change it now; otherwise it is shown read-only. */
@@ -291,6 +294,7 @@ export function sessionDocuments(basis: SessionBasisView): SessionDocument[] {
       completed: false,
       fields: document.fields.map((field) => ({
         field,
+        label: fieldLabel(document.labels, field.id ?? ''),
         value: (field.id !== undefined ? state.values[field.id] : undefined) ?? '',
         editable: field.id !== undefined && fieldEditable(field, basis.place),
       })),

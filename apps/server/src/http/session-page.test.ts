@@ -5,7 +5,8 @@ import { FieldType } from '@pal-workflow/types';
 import { describe, expect, it } from 'vitest';
 import type { SessionField, SessionView } from '../domain/session-view.js';
 import type { AssetUrls } from './assets.js';
-import { fieldLabel, renderSessionPage, type SessionPagePaths } from './session-page.js';
+import { labelFromId } from '../domain/field-labels.js';
+import { renderSessionPage, type SessionPagePaths } from './session-page.js';
 
 const PATHS: SessionPagePaths = {
   session: '/services/session/Ab12Cd34Ef56',
@@ -27,9 +28,11 @@ function field(
   value: string,
   editable = true,
   more: Partial<SessionField['field']> = {},
+  label = labelFromId(id),
 ): SessionField {
   return {
     field: { id, type, x: 10, y: 20, width: 100, height: 20, page: 1, palDefined: true, ...more },
+    label,
     value,
     editable,
   };
@@ -369,11 +372,44 @@ describe('the session page', () => {
 });
 
 describe('field labels', () => {
+  it("shows the author's label beside the control, in a read-only field and in a message", () => {
+    const labelled = (editable: boolean) =>
+      field('vatId', FieldType.TEXT, 'CHE-1', editable, {}, 'VAT number <of the company>');
+    const page = html(
+      view({
+        documents: [
+          {
+            ...view().documents[0]!,
+            fields: [labelled(true), field('company', FieldType.TEXT, '')],
+          },
+        ],
+        outcome: {
+          action: 'submit',
+          ran: true,
+          success: false,
+          messages: [{ message: 'vatId: not a VAT number', type: 'INVALID_ARGUMENT' }],
+        },
+      }),
+    );
+    expect(page).toMatch(/<label for="[^"]+">VAT number &#60;of the company&#62;<\/label>/);
+    expect(page).toContain(
+      '<a href="#error-vatId">VAT number &#60;of the company&#62;</a>: not a VAT number',
+    );
+    expect(page).toMatch(/<label for="[^"]+">Company<\/label>/);
+    expect(page).not.toContain('Vat id');
+    const readOnly = html(
+      view({ documents: [{ ...view().documents[0]!, fields: [labelled(false)] }] }),
+    );
+    expect(readOnly).toContain(
+      '<span class="field-label">VAT number &#60;of the company&#62;:</span>',
+    );
+  });
+
   it.each([
     ['employeeName', 'Employee name'],
     ['employee_name', 'Employee name'],
     ['claim.total', 'Claim total'],
     ['companyVAT', 'Company VAT'],
     ['IBAN', 'IBAN'],
-  ])('%s reads "%s"', (id, label) => expect(fieldLabel(id)).toBe(label));
+  ])('without one, %s reads "%s"', (id, label) => expect(labelFromId(id)).toBe(label));
 });

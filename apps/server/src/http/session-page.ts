@@ -141,7 +141,7 @@ function outcomeRegion(view: PageView): string {
       const type = m.type ? ` data-type="${attr(m.type)}"` : '';
       const tied = aboutField(m.message, errors);
       const text = tied
-        ? `<a href="#${errorId(tied.fieldId)}">${escapeHtml(fieldLabel(tied.fieldId))}</a>: ${escapeHtml(tied.text)}`
+        ? `<a href="#${errorId(tied.fieldId)}">${escapeHtml(view.fieldLabels.get(tied.fieldId)!)}</a>: ${escapeHtml(tied.text)}`
         : escapeHtml(m.message);
       return `<li${type}>${text}</li>`;
     })
@@ -268,40 +268,28 @@ function box(
   return ` data-x="${pct(x, size.width)}" data-y="${pct(y, size.height)}" data-w="${pct(width, size.width)}" data-h="${pct(height, size.height)}"`;
 }
 
-/**
- * A field's label: its id made readable (`employee_name` and `employeeName` read "Employee
- * name"; `claim.total` reads "Claim total"). Authors name fields as they would label them.
- */
-export function fieldLabel(id: string): string {
-  const words = id
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .split(/[\s._-]+/)
-    .filter((w) => w !== '')
-    .map((w) => (/^[A-Z0-9]{2,}$/.test(w) ? w : w.toLowerCase()));
-  const text = words.join(' ');
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
 function roleName(role: string | undefined): string {
   return role ? `the ${role}` : 'anyone';
 }
 
 function fieldBlock(
   view: PageView,
-  { field, value: current, editable }: SessionField,
+  { field, label: text, value: current, editable }: SessionField,
   id: string,
   size: { width: number; height: number },
 ): string {
   const type = field.type ?? 'TEXT';
   const fieldId = field.id!;
-  const label = escapeHtml(fieldLabel(fieldId));
+  const label = escapeHtml(text);
   const where = box(size, field.x, field.y, field.width, field.height);
   const ticked = !editable && isCheckbox(type) && current === 'true';
   // A ticked read-only box shows a tick where it sits on the page: its "Yes" does not fit there.
   const cls = `field field-${type.toLowerCase()}${editable ? '' : ' readonly'}${ticked ? ' ticked' : ''}`;
   if (!editable) {
     const shown = isCheckbox(type) ? (ticked ? 'Yes' : 'No') : current;
-    return `<div class="${cls}"${where}><span class="field-label">${label}:</span> <span class="field-value">${shown === '' ? '<span class="empty">(empty)</span>' : escapeHtml(shown)}</span></div>`;
+    // "Receipts attached: Yes", but "The receipts are attached.: Yes" would read oddly.
+    const colon = /[.:?!]$/.test(text) ? '' : ':';
+    return `<div class="${cls}"${where}><span class="field-label">${label}${colon}</span> <span class="field-value">${shown === '' ? '<span class="empty">(empty)</span>' : escapeHtml(shown)}</span></div>`;
   }
   const name = attr(fieldId);
   const value = view.draft?.values[fieldId] ?? current;
@@ -370,23 +358,29 @@ interface PageView extends SessionView {
    * "fieldId: why" (the form workflows.md suggests) whose id is such a field's.
    */
   fieldErrors: ReadonlyMap<string, string>;
+  /** The labels of the fields the person may edit, by field id. */
+  fieldLabels: ReadonlyMap<string, string>;
   /** Those no control has shown yet: each is shown by the first control of its field. */
   unshownErrors: Set<string>;
 }
 
 function pageView(view: SessionView): PageView {
   const fieldErrors = new Map<string, string>();
+  // The fields the person may edit, by id, with their labels (the first of an id on the page).
+  const fieldLabels = new Map<string, string>();
+  for (const { field, label } of view.documents.flatMap((d) =>
+    d.fields.filter((f) => f.editable),
+  )) {
+    if (!fieldLabels.has(field.id!)) fieldLabels.set(field.id!, label);
+  }
   const outcome = view.outcome;
   if (outcome && !(outcome.ran && outcome.success)) {
-    const editable = new Set(
-      view.documents.flatMap((d) => d.fields.filter((f) => f.editable).map((f) => f.field.id!)),
-    );
     for (const m of outcome.messages) {
-      const tied = aboutField(m.message, editable);
+      const tied = aboutField(m.message, fieldLabels);
       if (tied && !fieldErrors.has(tied.fieldId)) fieldErrors.set(tied.fieldId, tied.text);
     }
   }
-  return { ...view, fieldErrors, unshownErrors: new Set(fieldErrors.keys()) };
+  return { ...view, fieldErrors, fieldLabels, unshownErrors: new Set(fieldErrors.keys()) };
 }
 
 function aboutField(
