@@ -814,7 +814,7 @@ describe('bodies a page never sends', () => {
       expectRefused(
         await pages.post(p.cookie, { csrf: p.csrf, action: 'note', text }),
         400,
-        'The field “text” holds a character that cannot be kept',
+        'The field “Text” holds a character that cannot be kept',
       );
     expect((await varsOf(p.tx)).note).toBeUndefined();
     // Line breaks and tabs are text.

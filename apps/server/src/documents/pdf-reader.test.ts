@@ -1,4 +1,4 @@
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument, PDFHexString, PDFName, PDFNumber, type PDFObject } from 'pdf-lib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { blankPdf, claimFormPdf, encryptedPdf } from '../../test/documents.js';
 import { inspectPdf } from './pdf-inspection.js';
@@ -87,6 +87,33 @@ describe('readPdf', () => {
           },
         ],
       },
+    });
+  });
+
+  it("reads a field's alternate name in each encoding a PDF writes, and only the start of a long one", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const page = doc.addPage([612, 792]);
+    const names: [string, PDFObject][] = [
+      // PDF 2.0: UTF-8 after its byte order mark (pdf-lib's decodeText reads it as PDFDocEncoding).
+      ['utf8', PDFHexString.of(Buffer.from('\ufeffStraße ✓', 'utf8').toString('hex'))],
+      ['utf16', PDFHexString.fromText('Ünïcode 16')],
+      ['long', PDFHexString.fromText('Ä'.repeat(100_000))],
+      ['number', PDFNumber.of(7)],
+    ];
+    names.forEach(([id, name], i) => {
+      const field = doc.getForm().createTextField(id);
+      field.addToPage(page, { x: 50, y: 700 - i * 40, width: 100, height: 20, borderWidth: 0 });
+      field.acroField.dict.set(PDFName.of('TU'), name);
+    });
+    const reading = await readPdf(await doc.save());
+    if (!reading.ok) throw new Error(reading.detail);
+    const labels = Object.fromEntries(reading.facts.formFields.map((f) => [f.id, f.label]));
+    expect(labels).toEqual({
+      utf8: 'Straße ✓',
+      utf16: 'Ünïcode 16',
+      // Its first 4,003 bytes: the mark and 2,000 characters (the domain keeps 200).
+      long: 'Ä'.repeat(2000),
+      number: undefined,
     });
   });
 

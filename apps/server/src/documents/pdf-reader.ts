@@ -16,6 +16,9 @@ import {
   PDFRef,
   PDFTextField,
   ParseSpeeds,
+  hasUtf16BOM,
+  pdfDocEncodingDecode,
+  utf16Decode,
   type PDFField,
   type PDFPage,
   type PDFWidgetAnnotation,
@@ -49,7 +52,8 @@ export interface PdfFormField {
   options?: string[];
   /**
    * The field's alternate name (`/TU`), which PDF makes for a person to read ("VAT number" for
-   * `vatId`), white space collapsed and cut at LABEL_READ_MAX characters; absent when empty.
+   * `vatId`), white space collapsed, from its first LABEL_READ_BYTES bytes (the domain cuts it
+   * further); absent when empty.
    */
   label?: string;
 }
@@ -71,7 +75,7 @@ const LOAD = {
 } as const;
 const ENCRYPTED: PdfReading = { ok: false, problem: 'encrypted', detail: '' };
 /** More than any label needs (the domain keeps 200): a file's 4 MB of /TU stays in the worker. */
-export const LABEL_READ_MAX = 1000;
+const LABEL_READ_MAX = 1000;
 
 /**
  * Reads a PDF. A damaged file (one pdf-lib can only read by skipping objects it cannot parse) is
@@ -178,20 +182,35 @@ function fieldKind(field: PDFField): Omit<PdfFormField, 'id' | 'page' | 'rect'> 
 }
 
 /**
- * The field's `/TU`, a text string (PDFDocEncoding or UTF-16). Not inherited: a kid widget's
- * field is the one pdf-lib names.
+ * The field's `/TU`, a text string. Not inherited: a kid widget's field is the one pdf-lib names.
  */
 function alternateName(field: PDFField): string | undefined {
   const tu = field.acroField.dict.lookup(PDFName.of('TU'));
   if (!(tu instanceof PDFString || tu instanceof PDFHexString)) return undefined;
   let text: string;
   try {
-    text = tu.decodeText().replace(/\s+/g, ' ').trim();
+    text = decodeTextString(tu.asBytes().subarray(0, LABEL_READ_BYTES));
   } catch {
     // An undecodable name labels nothing; the field is read without it.
     return undefined;
   }
-  return text === '' ? undefined : text.slice(0, LABEL_READ_MAX);
+  text = text.replace(/\s+/g, ' ').trim();
+  return text === '' ? undefined : text;
+}
+
+/** Enough of a text string for LABEL_READ_MAX characters in any of its encodings, and its mark. */
+const LABEL_READ_BYTES = 4 * LABEL_READ_MAX + 3;
+
+/**
+ * A PDF text string's bytes as text: UTF-16BE or UTF-8 (PDF 2.0) after their byte order mark,
+ * else PDFDocEncoding (pdf-lib's decodeText knows no UTF-8). A character cut at the end of the
+ * bytes is left out.
+ */
+function decodeTextString(bytes: Uint8Array): string {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
+    return new TextDecoder('utf-8').decode(bytes.subarray(3), { stream: true });
+  if (hasUtf16BOM(bytes)) return utf16Decode(bytes.subarray(0, bytes.length & ~1));
+  return pdfDocEncodingDecode(bytes);
 }
 
 /** Which page holds each widget annotation: the pages' /Annots, as /P is optional. */

@@ -114,6 +114,20 @@ describe('judgeForm', () => {
     });
   });
 
+  it('names a refused field by its label, as the page does', () => {
+    const labelled = basis();
+    labelled.documents = [{ ...DOCUMENT, labels: { name: 'Your full name' } }];
+    expect(judge({ action: 'send', name: 'x\u0001y' }, labelled).verdict).toMatchObject({
+      kind: 'refused',
+      status: 400,
+      message:
+        'The field “Your full name” holds a character that cannot be kept (a control character).',
+    });
+    expect(judge({ action: 'send', name: 'x\u0001y' }).verdict).toMatchObject({
+      message: 'The field “Name” holds a character that cannot be kept (a control character).',
+    });
+  });
+
   it('refuses an action not offered now before anything else', () => {
     expect(judge({ action: 'send' }, basis('DONE')).verdict).toMatchObject({
       kind: 'refused',

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { checkPng } from '../documents/png-check.js';
 import { sniffUpload, type UploadKind } from '../documents/upload-sniff.js';
 import type { GivenSignature, StoredSignature } from './document-state.js';
+import { fieldLabel } from './field-labels.js';
 import type { SessionBasisView } from './session-view.js';
 import type { DraftSignature, FormDraft } from './sessions.js';
 import { FieldType } from '@pal-workflow/types';
@@ -142,17 +143,15 @@ export function judgeForm(
           ? 'true'
           : 'false'
         : (given ?? basis.states[d]!.values[id] ?? '');
+      const named = `The field “${fieldLabel(document.labels, id)}”`;
       if (value.length > FIELD_VALUE_MAX)
-        return refuse(400, `The field “${id}” holds more than ${FIELD_VALUE_MAX} characters.`);
+        return refuse(400, `${named} holds more than ${FIELD_VALUE_MAX} characters.`);
       // As every operation's string (xs:string): a value XML cannot carry would be kept, then
       // refused in every XML and NameValue answer that holds it (T9 would fail for good).
       if (!isXmlText(value))
-        return refuse(
-          400,
-          `The field “${id}” holds a character that cannot be kept (a control character).`,
-        );
+        return refuse(400, `${named} holds a character that cannot be kept (a control character).`);
       const problem = fieldValueProblem(field, value);
-      if (problem) return refuse(400, `The field “${id}”: ${problem}.`);
+      if (problem) return refuse(400, `${named}: ${problem}.`);
       values[id] = value;
       draft.values[id] = value;
       writes.push({ file: document.file, fieldId: id, value });

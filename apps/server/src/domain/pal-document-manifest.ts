@@ -5,7 +5,7 @@
 import { FieldType } from '@pal-workflow/types';
 import { zBookmark, zField, zSignature } from '@pal-workflow/validators';
 import { z } from 'zod';
-import { FIELD_LABEL_MAX } from './field-labels.js';
+import { labelProblem } from './field-labels.js';
 import { isInsideFolder, issueKey, text } from './manifest-values.js';
 
 export const MAX_DOCUMENTS = 50;
@@ -93,7 +93,13 @@ const CHECKBOXES: readonly FieldType[] = [FieldType.CHECKBOX, FieldType.CHECKBOX
 export const zManifestField = zField
   .extend({
     id: fieldId,
-    label: text(FIELD_LABEL_MAX).optional(),
+    label: z
+      .string()
+      .superRefine((value, ctx) => {
+        const problem = labelProblem(value);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional(),
     roles: list('role').optional(),
     picklist: list('choice').optional(),
     type: zField.shape.type.unwrap().default(FieldType.TEXT),

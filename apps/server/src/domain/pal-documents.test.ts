@@ -510,28 +510,29 @@ describe.runIf(engine === 'sqlite')('pal documents in the manifest', () => {
     expect(fieldLabel(stored.labels, '__proto__')).toBe('Not a prototype');
     expect(fieldLabel(stored.labels, 'agree')).toBe('Agree');
     expect(fieldLabel(stored.labels, 'toString')).toBe('To string');
-    expect(fieldLabel(undefined, 'notes')).toBe('Notes');
 
-    const long = 'x'.repeat(201);
-    expect(
-      await problems(
-        {
-          id: 'claims',
-          documents: [
-            {
-              file: CLAIM,
-              fields: [
-                { id: 'a', label: long, page: 1, ...box },
-                { id: 'b', label: ' ', page: 1, ...box },
-              ],
-            },
-          ],
-        },
-        { [CLAIM]: claimForm },
-      ),
-    ).toEqual([
+    const lines = await problems(
+      {
+        id: 'claims',
+        documents: [
+          {
+            file: CLAIM,
+            fields: [
+              { id: 'a', label: 'x'.repeat(201), page: 1, ...box },
+              { id: 'b', label: ' ', page: 1, ...box },
+              // Would hide the PDF's own name behind nothing.
+              { id: 'notes', type: 'TEXTAREA', label: '\u202e', page: 2, ...box },
+              { id: 'c', label: '👍🏽'.repeat(200), page: 1, ...box },
+            ],
+          },
+        ],
+      },
+      { [CLAIM]: claimForm },
+    );
+    expect(lines).toEqual([
       `${FILE}: documents[0].fields[0].label: must be at most 200 characters`,
-      `${FILE}: documents[0].fields[1].label: must not be empty`,
+      `${FILE}: documents[0].fields[1].label: must hold readable text`,
+      `${FILE}: documents[0].fields[2].label: must hold readable text`,
     ]);
   });
 

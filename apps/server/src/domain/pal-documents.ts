@@ -15,7 +15,7 @@ import {
   type PalDocumentWrite,
 } from '../storage/pal-documents.js';
 import type { DomainContext } from './context.js';
-import { readableLabel } from './field-labels.js';
+import { cutLabel, readableLabel } from './field-labels.js';
 import { NotFoundError } from './errors.js';
 import type { ManifestIssue } from './manifest-values.js';
 import {
@@ -200,9 +200,10 @@ function placeDocument(
   const fields: Wire.Field[] = [];
   // Field ids are the pal's: no prototype for one named `__proto__` to reach.
   const labels: Record<string, string> = Object.create(null) as Record<string, string>;
+  // The manifest's label is checked readable and within the cap; a PDF's is cut to it.
   const label = (id: string, text: string | undefined) => {
     const readable = text === undefined ? undefined : readableLabel(text);
-    if (readable !== undefined) labels[id] = readable;
+    if (readable !== undefined) labels[id] = cutLabel(readable);
   };
   const byId = new Map(formFields.map((f) => [f.id, f]));
   for (const [f, { label: given, ...field }] of (manifest.fields ?? []).entries()) {
