@@ -28,6 +28,7 @@ import {
 } from './forms.js';
 import { isImmutable } from './frozen.js';
 import { utf8Body } from './utf8-body.js';
+import { checkBodyItems, DEFAULT_BODY_ITEM_LIMIT } from './body-items.js';
 import { badRequest, HttpError, notAcceptable } from './http-error.js';
 import { MEDIA_TYPE, negotiate, type Format } from './negotiate.js';
 import type { AnyDocument, OperationSpec, Page } from './operation-spec.js';
@@ -52,6 +53,11 @@ export interface RegisterRoutesOptions<Ctx> {
   formBodyLimit?: number;
   /** Fields and file parts a form may hold (default 100 and 10); more answer 413. */
   formLimits?: FormLimits;
+  /**
+   * Elements of an XML body, or values of a JSON one, counted before it is parsed (default
+   * 100,000); more answer 413.
+   */
+  bodyItemLimit?: number;
 }
 
 /**
@@ -93,6 +99,7 @@ export async function registerRoutes<Ctx>(
   const bodyLimit = options.bodyLimit ?? 25 * 1024 * 1024;
   const formBodyLimit = Math.min(options.formBodyLimit ?? DEFAULT_FORM_BODY_LIMIT, bodyLimit);
   const formLimits = options.formLimits ?? DEFAULT_FORM_LIMITS;
+  const bodyItemLimit = options.bodyItemLimit ?? DEFAULT_BODY_ITEM_LIMIT;
 
   await app.register(async (scope) => {
     // A decoration: every request is made with its place for the context, and keeps one shape.
@@ -109,6 +116,7 @@ export async function registerRoutes<Ctx>(
         let text: string;
         try {
           text = utf8Body(request, body as unknown as Buffer, kind);
+          checkBodyItems(text, kind, bodyItemLimit);
         } catch (error) {
           done(error as Error);
           return;
