@@ -61,9 +61,19 @@ export async function buildApp(
             ...(options.logStream ? { stream: options.logStream } : {}),
           },
     bodyLimit: config.bodyLimitBytes,
+    // Fastify's default is no limit at all: a body sent a byte a minute, or never finished, held
+    // its connection and what had arrived (found by a helper probing the pages). Given to Node's
+    // createServer too (below): set on the server afterwards, as Fastify does, Node never applies it.
+    requestTimeout: config.requestTimeoutMs,
     // Node would answer an HTTP/1.1 request without Host with a bare 400 of its own; the hook
     // below answers it with an errorResult, as every refusal is.
-    http: { requireHostHeader: false },
+    // Node checks requestTimeout every connectionsCheckingInterval (30 s by default): a quarter
+    // of the timeout keeps it close to what it says.
+    http: {
+      requireHostHeader: false,
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(30_000, Math.ceil(config.requestTimeoutMs / 4)),
+    },
     // Behind the proxies named by TRUST_PROXY, a request's address (rate limits, the sign-in
     // throttle) and protocol are what they forwarded; anyone else's X-Forwarded-For is ignored.
     trustProxy: config.trustProxy ?? false,

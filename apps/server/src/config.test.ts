@@ -36,6 +36,7 @@ describe('loadConfig', () => {
       pageSize: 100,
       bodyLimitBytes: 25 * 1024 * 1024,
       formBodyLimitBytes: 64 * 1024,
+      requestTimeoutMs: 120_000,
       logLevel: 'info',
       workflowTimeoutMs: 1000,
       workflowMemoryMb: 64,

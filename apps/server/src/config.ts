@@ -55,6 +55,11 @@ export interface Config {
   bodyLimitBytes: number;
   /** Largest form body (urlencoded or multipart) an operation accepts; never more than bodyLimitBytes. */
   formBodyLimitBytes: number;
+  /**
+   * How long a request may take to arrive, headers and body (Node's requestTimeout; Fastify's
+   * default is none): past it 408, and its connection and what it held are let go.
+   */
+  requestTimeoutMs: number;
   logLevel: LogLevel;
   /** Wall time one workflow run may take. */
   workflowTimeoutMs: number;
@@ -113,6 +118,8 @@ export const CONFIG_DEFAULTS = {
   TOTAL_COUNT_CAP: 1000,
   BODY_LIMIT_BYTES: 25 * 1024 * 1024,
   FORM_BODY_LIMIT_BYTES: 64 * 1024,
+  /** Two minutes: 10 MiB of uploads over a slow mobile link, 25 MiB to a client on a fair one. */
+  REQUEST_TIMEOUT_MS: 120_000,
   LOG_LEVEL: 'info' as LogLevel,
   WORKFLOW_TIMEOUT_MS: 1000,
   WORKFLOW_MEMORY_MB: 64,
@@ -210,6 +217,13 @@ export function loadConfig(env: Env = process.env): Config {
     CONFIG_DEFAULTS.FORM_BODY_LIMIT_BYTES,
     1024,
     1024 * 1024 * 1024,
+  );
+  const requestTimeoutMs = integerSetting(
+    'REQUEST_TIMEOUT_MS',
+    get('REQUEST_TIMEOUT_MS'),
+    CONFIG_DEFAULTS.REQUEST_TIMEOUT_MS,
+    1000,
+    3_600_000,
   );
   const logLevel = enumSetting(
     'LOG_LEVEL',
@@ -365,6 +379,7 @@ export function loadConfig(env: Env = process.env): Config {
     totalCountCap,
     bodyLimitBytes,
     formBodyLimitBytes,
+    requestTimeoutMs,
     logLevel,
     workflowTimeoutMs,
     workflowMemoryMb,
@@ -427,6 +442,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     auditRetentionDays: config.auditRetentionDays,
     bodyLimitBytes: config.bodyLimitBytes,
     formBodyLimitBytes: config.formBodyLimitBytes,
+    requestTimeoutMs: config.requestTimeoutMs,
     logLevel: config.logLevel,
     outbox: config.outbox,
   };

@@ -51,7 +51,12 @@ describe.runIf(engine === 'sqlite')('a form of 1 MiB of one repeated name', () =
   let auth: string;
   beforeAll(async () => {
     // Room for a 1 MiB form, so that it is read and refused by its number of fields.
-    const env = { PAL_SECRET_KEY: TEST_SECRET_KEY, FORM_BODY_LIMIT_BYTES: String(2 * 1024 * 1024) };
+    // A short REQUEST_TIMEOUT_MS, so that a body that never arrives is let go within the test.
+    const env = {
+      PAL_SECRET_KEY: TEST_SECRET_KEY,
+      FORM_BODY_LIMIT_BYTES: String(2 * 1024 * 1024),
+      REQUEST_TIMEOUT_MS: '5000',
+    };
     const dataDir = join(dir.path, 'data');
     const config = loadConfig({ ...env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
     const { db } = await connectDatabase(config);
@@ -156,4 +161,31 @@ describe.runIf(engine === 'sqlite')('a form of 1 MiB of one repeated name', () =
     );
     expect(large.status, large.text.slice(0, 300)).toBe(404);
   }, 120_000);
+
+  it('a body that never finishes arriving is answered 408 and let go; a page form without a session is answered before its body', async () => {
+    const { host } = new URL(server.url);
+    // 10 bytes of the 1,000 announced, then nothing: Fastify's default waited for ever.
+    const stalled = sendRaw(
+      server.url,
+      `POST /services/rest/transactions HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${auth}\r\n` +
+        `Content-Type: application/xml\r\nContent-Length: 1000\r\n\r\n`,
+      '<pal:trans',
+    );
+    const timedOut = await stalled.answer;
+    expect(timedOut.status, timedOut.text).toBe(408);
+    expect(timedOut.text).toContain('<type>REQUEST_TIMEOUT</type>');
+
+    // A session page's form, no cookie, 1 MB announced and 100 bytes sent: 401 at once, not a
+    // 408 once the timeout has passed (the body was not waited for).
+    const pagePost = sendRaw(
+      server.url,
+      `POST /services/session/AAAAAAAAAAAA HTTP/1.1\r\nHost: ${host}\r\n` +
+        `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000000\r\n` +
+        `Connection: close\r\n\r\n`,
+      `csrf=x&action=send&text=${'a'.repeat(70)}`,
+    );
+    const page = await pagePost.answer;
+    expect(page.status, page.text.slice(0, 300)).toBe(401);
+    expect(page.text).toContain('<!doctype html>');
+  }, 60_000);
 });

@@ -24,6 +24,7 @@ import {
   saveOutcome,
   sessionHandle,
   SESSION_HANDLE,
+  type SessionRead,
 } from '../domain/sessions.js';
 import { escapeHtml } from '../html.js';
 import { findSso } from '../storage/ssos.js';
@@ -136,15 +137,36 @@ export async function registerSessionForm(
     return sendFormRefused(reply, status, error.message, back);
   });
 
+  // Who may post is judged before the body is read (Fastify reads a body before the handler):
+  // a request that holds no live session is answered at once, so nobody without one can make the
+  // server hold a body of up to SESSION_FORM_LIMIT_BYTES, sent slowly or never finished, per
+  // connection. The session read here is the one the handler goes on with.
+  const reads = new WeakMap<FastifyRequest, Extract<SessionRead, { state: 'live' }>>();
+  const liveOnes = new WeakMap<FastifyRequest, { cookie: string; csrf: string }[]>();
+  scope.addHook('onRequest', async (request, reply) => {
+    if (request.method !== 'POST') return;
+    const { handle } = request.params as { handle?: string };
+    if (handle === undefined) {
+      const live = await liveSessionsOf(domain, helpers.cookies.valuesOf(request));
+      if (live.length === 0) return sendPage(reply, 409, OUTDATED.title, OUTDATED.body);
+      liveOnes.set(request, live);
+      return;
+    }
+    const read = await helpers.sessionAt(request, reply, handle);
+    if (read.state !== 'live') {
+      helpers.noSession(reply, read, handle);
+      return reply;
+    }
+    reads.set(request, read);
+  });
+
   // A form posted to the address without a handle: a page of before session pages had
   // addresses of their own (a deploy while it was open), or a client that posts there. The CSRF
   // token says which of the browser's sessions it is for: 307 to that page, where the same
   // form is taken (the browser posts it again). Without such a session nothing is taken.
   scope.post(helpers.sessionRoot, async (request, reply) => {
-    // Only a browser that holds a live session has a page to be sent to: without one, a
-    // multipart body is not even read.
-    const live = await liveSessionsOf(domain, helpers.cookies.valuesOf(request));
-    if (live.length === 0) return sendPage(reply, 409, OUTDATED.title, OUTDATED.body);
+    // Only a browser that holds a live session has a page to be sent to (onRequest, above).
+    const live = liveOnes.get(request)!;
     // A multipart form (a page with an upload) is read here for its token alone: its files are
     // passed over unread, and the page reads them within its caps when the browser sends the
     // form there again.
@@ -165,9 +187,8 @@ export async function registerSessionForm(
     async (request, reply) => {
       const { handle } = request.params;
       const sessionPath = helpers.pathsOf(handle).session;
-      const read = await helpers.sessionAt(request, reply, handle);
-      if (read.state !== 'live') return helpers.noSession(reply, read, handle);
-      const { session, cookie } = read;
+      // Live, as onRequest found it before the body was read.
+      const { session, cookie } = reads.get(request)!;
       const form = await readForm(request, domain.config.uploadMaxBytes);
       if (form instanceof FormRefused)
         return sendFormRefused(reply, form.status, form.message, sessionPath);
