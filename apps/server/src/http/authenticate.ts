@@ -79,10 +79,12 @@ async function verify(
   if (!client) {
     // Past its address's limit, a wrong guess is refused before it is counted anywhere else.
     await limits.count(request, 'address', addressKey(request.ip));
-    // Only a client's wrong secrets are counted (in the database, shared by the nodes). A username
-    // that is nobody's has no account to protect, and a durable write per guess would let anyone
-    // slow every tenant down: such guesses are bounded by the per-address rate limit instead.
-    const wait = known ? await credentials.throttle.recordFailure(given.username, request.ip) : 0;
+    // A client's wrong secrets are counted in the database, shared by the nodes. A username that
+    // is nobody's is counted the same way in this node's memory (no durable write per guess), so
+    // that both are answered 429 after as many failures: the 429 tells nobody which exist.
+    const wait = known
+      ? await credentials.throttle.recordFailure(given.username, request.ip)
+      : credentials.throttle.recordUnknownFailure(given.username, request.ip);
     if (wait > 0) {
       // Every 429 says r=0 and when to come back (the OpenAPI's TooManyRequests): the address's
       // own count may allow more, but not this username's guesses from it for `wait` seconds.

@@ -29,7 +29,38 @@ export class SignInThrottle {
    */
   private readonly throttledHere = new Map<string, number>();
 
+  /**
+   * Wrong attempts of usernames that are nobody's, on this node (key → the window's start and its
+   * count): counted as a client's are, so that the 429 after AUTH_THROTTLE.maxFailures tells no
+   * stranger which usernames exist. In memory only: such a guess has no account to protect, and a
+   * durable write per guess would let anyone slow every tenant down.
+   */
+  private readonly unknownFailures = new Map<string, { start: number; failures: number }>();
+
   constructor(private readonly domain: DomainContext) {}
+
+  /**
+   * As recordFailure, for a username that is nobody's: the seconds to put in Retry-After once
+   * the pair had reached the limit in its window (the attempt gets 429), else 0.
+   */
+  recordUnknownFailure(username: string, address: string): number {
+    const key = pairKey(username, address);
+    const now = this.domain.now().getTime();
+    const windowMs = AUTH_THROTTLE.windowSeconds * 1000;
+    let window = this.unknownFailures.get(key);
+    if (window === undefined || now - window.start >= windowMs) {
+      if (this.unknownFailures.size >= MAX_FAILED_HERE) forgetOldest(this.unknownFailures);
+      window = { start: now, failures: 0 };
+    }
+    // Re-inserted last: the map stays in order of failure, so the oldest are forgotten first.
+    this.unknownFailures.delete(key);
+    this.unknownFailures.set(key, window);
+    if (window.failures >= AUTH_THROTTLE.maxFailures) {
+      return Math.ceil((window.start + windowMs - now) / 1000);
+    }
+    window.failures += 1;
+    return 0;
+  }
 
   /**
    * Counts a failed attempt; answers the seconds to put in Retry-After when the pair had already
@@ -50,7 +81,7 @@ export class SignInThrottle {
       this.throttledHere.set(key, now + wait * 1000);
     }
     this.failedHere.delete(key); // re-inserted last: the map stays in order of failure
-    if (this.failedHere.size >= MAX_FAILED_HERE) this.forgetOldest();
+    if (this.failedHere.size >= MAX_FAILED_HERE) forgetOldest(this.failedHere);
     this.failedHere.set(key, now);
     return wait;
   }
@@ -74,13 +105,14 @@ export class SignInThrottle {
   wait(username: string, address: string): Promise<number> {
     return failedSignInWait(this.domain, username, address);
   }
+}
 
-  private forgetOldest(): void {
-    let drop = Math.ceil(MAX_FAILED_HERE / 10);
-    for (const key of this.failedHere.keys()) {
-      if (drop-- <= 0) break;
-      this.failedHere.delete(key);
-    }
+/** Forgets the oldest tenth of a map kept in order of failure. */
+function forgetOldest(map: Map<string, unknown>): void {
+  let drop = Math.ceil(MAX_FAILED_HERE / 10);
+  for (const key of map.keys()) {
+    if (drop-- <= 0) break;
+    map.delete(key);
   }
 }
 
