@@ -71,6 +71,9 @@ describe('tokens and entry', () => {
       /^pal_session_[\w-]{12}=[\w-]{43}; Path=\/services\/; HttpOnly; SameSite=Lax; Max-Age=1800$/,
     );
     expect(entered.headers.get('location')).toBe(`/services/session/${handle}`);
+    // The address held the token: no cache keeps the answer, no Referer names it.
+    expect(entered.headers.get('cache-control')).toBe('no-store');
+    expect(entered.headers.get('referrer-policy')).toBe('no-referrer');
     const { page } = await enter(
       await h.a.json.transactions.createTransactionToken({ transactionId: id, userSSO: sso }),
     );

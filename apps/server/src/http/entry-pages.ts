@@ -97,10 +97,14 @@ export function registerEntryPages(
     return read;
   };
   /** The answer to an entry: the session's cookie, and 303 to its page. */
+  // The answer's address held a single-use token or a mailed link's pair: not kept by a cache,
+  // not named to the page's own requests as their Referer.
   const enterSession = async (request: FastifyRequest, reply: FastifyReply, value: string) =>
     reply
       .code(303)
       .header('Set-Cookie', await cookies.forEntry(domain, request, value))
+      .header('Cache-Control', 'no-store')
+      .header('Referrer-Policy', 'no-referrer')
       .header('Location', pathsOf(sessionHandle(value)).session)
       .send();
 
