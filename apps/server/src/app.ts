@@ -65,13 +65,13 @@ export async function buildApp(
     // its connection and what had arrived (found by a helper probing the pages). Given to Node's
     // createServer too (below): set on the server afterwards, as Fastify does, Node never applies it.
     requestTimeout: config.requestTimeoutMs,
-    // Node would answer an HTTP/1.1 request without Host with a bare 400 of its own; the hook
-    // below answers it with an errorResult, as every refusal is.
-    // Node checks requestTimeout every connectionsCheckingInterval (30 s by default): a quarter
-    // of the timeout keeps it close to what it says.
     http: {
+      // Node would answer an HTTP/1.1 request without Host with a bare 400 of its own; the hook
+      // below answers it with an errorResult, as every refusal is.
       requireHostHeader: false,
       requestTimeout: config.requestTimeoutMs,
+      // Node checks requestTimeout every connectionsCheckingInterval (30 s by default): a
+      // quarter of the timeout keeps it close to what it says.
       connectionsCheckingInterval: Math.min(30_000, Math.ceil(config.requestTimeoutMs / 4)),
     },
     // Behind the proxies named by TRUST_PROXY, a request's address (rate limits, the sign-in
