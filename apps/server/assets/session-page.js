@@ -11,6 +11,8 @@ if (main && form) {
   document.documentElement.classList.add('js');
   placeBoxes();
   preventEnterSubmit();
+  // Before preventSecondSubmit: a form it stops is not on its way.
+  checkFileSizes();
   preventSecondSubmit();
   keepAliveWhileActive();
   setUpSignatures().catch((error) => console.error('signature pads', error));
@@ -43,6 +45,67 @@ function preventEnterSubmit() {
 }
 
 /**
+ * A file over the form's cap (UPLOAD_MAX_MB, for all its files together) is said at once, beside
+ * its control, and the form is not sent: on a phone, a photo is often larger, and sending it
+ * would take minutes only to be refused. The server refuses it too, for a page without script.
+ */
+function checkFileSizes() {
+  const section = form.querySelector('.uploads[data-max-bytes]');
+  if (!section) return;
+  const max = Number(section.dataset.maxBytes);
+  const inputs = [...section.querySelectorAll('input[type="file"]')];
+  const sizeOf = (input) => [...input.files].reduce((sum, file) => sum + file.size, 0);
+  const problemOf = (input) => {
+    const size = sizeOf(input);
+    if (size === 0) return '';
+    if (size > max)
+      return `This file is ${inWords(size)}: the most is ${inWords(max)}. Choose a smaller one.`;
+    const all = inputs.reduce((sum, other) => sum + sizeOf(other), 0);
+    if (all > max)
+      return `With the other files chosen, this makes ${inWords(all)}: the most for this page is ${inWords(max)}. Choose a smaller file.`;
+    return '';
+  };
+  const show = (input, problem) => {
+    const block = input.closest('.upload');
+    const id = `${input.id}-problem`;
+    let line = document.getElementById(id);
+    if (problem && !line) {
+      line = document.createElement('p');
+      line.id = id;
+      line.className = 'field-error';
+      line.setAttribute('role', 'alert');
+      input.before(line);
+    }
+    if (line) line.textContent = problem;
+    if (!problem) line?.remove();
+    block.classList.toggle('invalid', Boolean(problem));
+    const hint = `${input.id}-hint`;
+    input.setAttribute('aria-describedby', problem ? `${id} ${hint}` : hint);
+    if (problem) input.setAttribute('aria-invalid', 'true');
+    else input.removeAttribute('aria-invalid');
+    return problem;
+  };
+  // Each choice checks them all: choosing a smaller file may mend another's "together" problem.
+  const check = () => inputs.map((input) => show(input, problemOf(input)));
+  for (const input of inputs) input.addEventListener('change', check);
+  form.addEventListener('submit', (event) => {
+    const problems = check();
+    const first = inputs.find((_, n) => problems[n]);
+    if (!first) return;
+    event.preventDefault();
+    first.focus();
+    first.closest('.upload').scrollIntoView({ block: 'center' });
+  });
+}
+
+/** As the server writes a size: "120 KB", "1.5 MB", "10 MB". */
+function inWords(size) {
+  return size < 1024 * 1024
+    ? `${Math.max(1, Math.round(size / 1024))} KB`
+    : `${(size / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MB`;
+}
+
+/**
  * A second tap while the form is on its way would send it again: the action, done by the first,
  * is then no longer offered, and the browser would show the second's refusal in place of the
  * first's result. Only the first is sent; a page shown again by the Back button may send anew.
@@ -59,6 +122,7 @@ function preventSecondSubmit() {
     form.classList.toggle('sending', busy);
   };
   form.addEventListener('submit', (event) => {
+    if (event.defaultPrevented) return;
     if (sending) event.preventDefault();
     else settle(true);
   });

@@ -21,7 +21,7 @@ import { authenticator } from './http/authenticate.js';
 import { clientErrorHandler, expectationFailed } from './http/client-errors.js';
 import { ClientCredentials } from './http/credentials.js';
 import { registerIdempotency } from './http/idempotency.js';
-import { sendPage } from './http/page.js';
+import { sendPage, wantsPage } from './http/page.js';
 import { escapeHtml } from './html.js';
 import { registerPages } from './http/pages.js';
 import { addressKey, RateLimits } from './http/rate-limits.js';
@@ -95,7 +95,7 @@ export async function buildApp(
       });
     },
     // And those Node's HTTP parser refuses before any route (http/client-errors.ts).
-    clientErrorHandler,
+    clientErrorHandler: clientErrorHandler(config.serviceRoot),
   });
 
   // No route of the root takes a body (/healthz, /openapi.json, /docs, unknown paths): one sent
@@ -136,7 +136,7 @@ export async function buildApp(
   });
   app.setNotFoundHandler((request, reply) =>
     // A browser that follows a cut or mistyped page link gets a page; an API client, an errorResult.
-    wantsPage(request, config.serviceRoot)
+    wantsPageOf(request, config.serviceRoot)
       ? sendPage(
           reply,
           404,
@@ -231,7 +231,7 @@ function answerError(
   /** The router refused the address itself (a garbled or far too long link). */
   from?: 'router',
 ): void {
-  if (!wantsPage(request, serviceRoot)) return void sendError(request, reply, error);
+  if (!wantsPageOf(request, serviceRoot)) return void sendError(request, reply, error);
   const { status, messages, headers } = describeError(error);
   for (const [name, value] of Object.entries(headers)) reply.header(name, value);
   const wait = headers['Retry-After'];
@@ -253,13 +253,6 @@ function answerError(
   sendPage(reply, status, title, `<h1>${title}</h1><p>${escapeHtml(text)}</p>`);
 }
 
-/**
- * A browser's request for a page: not under the operations' paths (`/{service}/rest/…`, the user
- * service's root), and HTML preferred by its Accept, as every browser sends it on navigation.
- */
-function wantsPage(request: FastifyRequest, serviceRoot: string): boolean {
-  const path = request.url.split('?')[0]!;
-  if (!path.startsWith(`/${serviceRoot}/`) || path.startsWith(`/${serviceRoot}/rest/`))
-    return false;
-  return /^\s*text\/html\b/i.test(String(request.headers.accept ?? ''));
+function wantsPageOf(request: FastifyRequest, serviceRoot: string): boolean {
+  return wantsPage(request.url, request.headers.accept, serviceRoot);
 }

@@ -64,6 +64,8 @@ export interface SessionView {
   documents: SessionDocument[];
   /** Files the pal asks for (the manifest's `uploads`), for this person. */
   uploads: SessionUpload[];
+  /** The most the files of one form may hold together (UPLOAD_MAX_MB), in bytes. */
+  uploadMaxBytes: number;
   /** The buttons, in the manifest's order: `name` is the `action` control's value. */
   actions: { name: string; label: string }[];
   /** What the last action did, or null. */
@@ -246,6 +248,7 @@ export async function loadSessionView(
           : {}),
       };
     }),
+    uploadMaxBytes: ctx.config.uploadMaxBytes,
     actions: offeredActions(basis.manifest.actions, basis.place).map(({ name, label }) => ({
       name,
       label,

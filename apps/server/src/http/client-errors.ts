@@ -1,13 +1,16 @@
 // Requests Node's HTTP parser refuses before any route sees them (a control character or a byte
 // no header may hold, headers over Node's 16 KiB, a request that never finished arriving). They
 // are answered as errorResults too (docs/decisions.md, "Errors"), in XML, the format of a request
-// whose Accept could not be read; Fastify's own answer was a JSON object of its own shape.
+// whose Accept could not be read; Fastify's own answer was a JSON object of its own shape. A
+// browser's form that did not arrive in time gets a page instead.
 import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorResult } from '@pal-workflow/server-skeleton';
 import { encodeXml } from '@pal-workflow/validators';
 import type { FastifyInstance } from 'fastify';
+import { escapeHtml } from '../html.js';
+import { page, PAGE_CSP, wantsPage } from './page.js';
 
 interface ParserError extends Error {
   code?: string;
@@ -34,32 +37,55 @@ const BROKEN_HTTP = {
     "the request is not valid HTTP: a header name or value holds a character HTTP does not allow (send text beyond ASCII as UTF-8 bytes or in the form UTF-8''%XX), or its framing is broken",
 };
 
+/** A page's answer to a form that did not arrive in time: a person reads it, not a client. */
+function timedOutPage(path: string): string {
+  return page(
+    'This form took too long to arrive',
+    `<h1>This form took too long to arrive</h1><p>It was still arriving after the time the service waits for one, so nothing in it was saved. If you chose a large file, choose a smaller one, or send the form again where the connection is faster.</p><p><a href="${escapeHtml(path)}">Back to the page</a></p>`,
+  );
+}
+
+type AnsweringSocket = Socket & {
+  _httpMessage?: { headersSent?: boolean; req?: IncomingMessage };
+};
+
 /**
  * Fastify's `clientErrorHandler` (called with the instance as `this`): the answer is written to
  * the socket, which is then closed.
  */
-export function clientErrorHandler(
-  this: FastifyInstance,
-  error: ParserError,
-  socket: Socket,
-): void {
-  // A reset connection has nobody to answer.
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const { status, code, message } = (error.code && ANSWERS[error.code]) || BROKEN_HTTP;
-  this.log.debug({ err: error }, 'refused by the HTTP parser');
-  // As Node's own handler: not into an answer already on its way (a 404 sent before the body
-  // was read, then broken framing), which the client would take for its next answer.
-  const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (socket.writable && !answering?.headersSent) {
-    const body = encodeXml(
-      'errorResult',
-      errorResult({ status, code, messages: [message], headers: {} }),
-    );
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/xml; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy(error);
+export function clientErrorHandler(serviceRoot: string) {
+  return function answerClientError(
+    this: FastifyInstance,
+    error: ParserError,
+    socket: Socket,
+  ): void {
+    // A reset connection has nobody to answer.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const { status, code, message } = (error.code && ANSWERS[error.code]) || BROKEN_HTTP;
+    this.log.debug({ err: error }, 'refused by the HTTP parser');
+    // As Node's own handler: not into an answer already on its way (a 404 sent before the body
+    // was read, then broken framing), which the client would take for its next answer.
+    const answering = (socket as AnsweringSocket)._httpMessage;
+    if (socket.writable && !answering?.headersSent) {
+      // A request whose headers arrived (its body did not) may be a browser's form: a page.
+      const request = answering?.req;
+      const path = request?.url?.split('?')[0];
+      const html =
+        status === 408 &&
+        path !== undefined &&
+        wantsPage(path, request!.headers.accept, serviceRoot);
+      const body = html
+        ? timedOutPage(path)
+        : encodeXml('errorResult', errorResult({ status, code, messages: [message], headers: {} }));
+      const headers = html
+        ? `Content-Type: text/html; charset=utf-8\r\nCache-Control: no-store\r\nReferrer-Policy: no-referrer\r\nContent-Security-Policy: ${PAGE_CSP}\r\n`
+        : 'Content-Type: application/xml; charset=utf-8\r\n';
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy(error);
+  };
 }
 
 /**

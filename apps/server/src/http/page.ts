@@ -19,18 +19,29 @@ h1{font-size:1.5rem}p>a:only-child{display:inline-block;padding:.625rem 0}button
 </head><body><main>${body}</main></body></html>`;
 }
 
+/** A plain page's policy: its own inline style, nothing else. */
+export const PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'";
+
 export function sendPage(
   reply: FastifyReply,
   status: number,
   title: string,
   body: string,
 ): FastifyReply {
-  return sendHtml(
-    reply,
-    status,
-    page(title, body),
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-  );
+  return sendHtml(reply, status, page(title, body), PAGE_CSP);
+}
+
+/**
+ * A browser's request for a page: not under the operations' paths (`/{service}/rest/…`, the user
+ * service's root), and HTML preferred by its Accept, as every browser sends it on navigation and
+ * on a form's post.
+ */
+export function wantsPage(url: string, accept: string | undefined, serviceRoot: string): boolean {
+  const path = url.split('?')[0]!;
+  if (!path.startsWith(`/${serviceRoot}/`) || path.startsWith(`/${serviceRoot}/rest/`))
+    return false;
+  return /^\s*text\/html\b/i.test(accept ?? '');
 }
 
 /**

@@ -107,6 +107,7 @@ function view(over: Partial<SessionView> = {}): SessionView {
       { name: 'save', label: 'Save' },
     ],
     uploads: [],
+    uploadMaxBytes: 10 * 1024 * 1024,
     outcome: null,
     draft: null,
     ...over,
@@ -338,11 +339,36 @@ describe('the session page', () => {
     );
     expect(page).toContain('enctype="multipart/form-data"');
     expect(page).toMatch(
-      /<input type="file" id="upload-0" name="upload.passport" accept="image\/png,application\/pdf" aria-required="true">/,
+      /<input type="file" id="upload-0" name="upload.passport" accept="image\/png,application\/pdf" aria-describedby="upload-0-hint" aria-required="true">/,
     );
+    // What may be chosen is said before the choice: the kinds in words, and the cap.
+    expect(page).toContain('<p class="hint" id="upload-0-hint">PNG or PDF, at most 10 MB.</p>');
+    expect(page).toContain('data-max-bytes="10485760"');
     expect(page).toContain('Passport &#60;scan&#62;');
     expect(page).not.toContain('name="upload.contract"');
     expect(page).toContain('Uploaded: c&#60;1&#62;.pdf (2 KB)');
+  });
+
+  it('says that the cap holds for all the files of the page together when it asks for several', () => {
+    const upload = (name: string, accept: string[]) => ({
+      name,
+      label: name,
+      accept,
+      required: false,
+      editable: true,
+    });
+    const page = html(
+      view({
+        uploads: [upload('a', ['application/pdf', 'image/png', 'image/jpeg']), upload('b', [])],
+        uploadMaxBytes: 1536 * 1024,
+      }),
+    );
+    expect(page).toContain(
+      '<p class="hint" id="upload-0-hint">PDF, PNG or JPEG, at most 1.5 MB (all files of this page together).</p>',
+    );
+    expect(page).toContain(
+      '<p class="hint" id="upload-1-hint">At most 1.5 MB (all files of this page together).</p>',
+    );
   });
 
   it("escapes another role's name on its signature box", () => {

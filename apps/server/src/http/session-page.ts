@@ -40,7 +40,7 @@ export function renderSessionPage(
   const form = `<form method="post" action="${attr(paths.session)}" id="session-form"${enctype} novalidate>
 <input type="hidden" name="csrf" value="${attr(view.csrf)}">
 ${view.documents.map((d) => documentSection(view, d, paths)).join('\n')}
-${uploadSection(uploads)}
+${uploadSection(uploads, view.uploadMaxBytes)}
 ${actionBar(view)}
 </form>`;
   return `<!doctype html>
@@ -449,8 +449,16 @@ ${byName}
 </fieldset>`;
 }
 
-function uploadSection(uploads: readonly SessionUpload[]): string {
+/** How a person names each kind of file a pal may ask for. */
+const KIND_NAMES: Record<string, string> = {
+  'application/pdf': 'PDF',
+  'image/png': 'PNG',
+  'image/jpeg': 'JPEG',
+};
+
+function uploadSection(uploads: readonly SessionUpload[], maxBytes: number): string {
   if (uploads.length === 0) return '';
+  const choosable = uploads.filter((u) => u.editable).length;
   const items = uploads.map((u, n) => {
     const id = `upload-${n}`;
     const required = u.required ? ' <span class="required">(required)</span>' : '';
@@ -460,15 +468,27 @@ function uploadSection(uploads: readonly SessionUpload[]): string {
     if (!u.editable)
       return `<div class="upload readonly"><p class="field-label">${escapeHtml(u.label)}${required}</p>${given || '<p class="empty">Not uploaded yet.</p>'}</div>`;
     const accept = u.accept.length > 0 ? ` accept="${attr(u.accept.join(','))}"` : '';
-    return `<div class="upload field"><label for="${id}">${escapeHtml(u.label)}${required}</label>${given}<input type="file" id="${id}" name="${attr(`upload.${u.name}`)}"${accept}${u.required && !u.given ? ' aria-required="true"' : ''}></div>`;
+    // Said before the file is chosen: on a phone, a photo is often larger than the cap.
+    const kinds = listInWords(u.accept.map((type) => KIND_NAMES[type] ?? type));
+    const cap = `at most ${kilobytes(maxBytes)}${choosable > 1 ? ' (all files of this page together)' : ''}.`;
+    const hint = kinds ? `${kinds}, ${cap}` : `A${cap.slice(1)}`;
+    return `<div class="upload field"><label for="${id}">${escapeHtml(u.label)}${required}</label>${given}<p class="hint" id="${id}-hint">${escapeHtml(hint)}</p><input type="file" id="${id}" name="${attr(`upload.${u.name}`)}"${accept} aria-describedby="${id}-hint"${u.required && !u.given ? ' aria-required="true"' : ''}></div>`;
   });
-  return `<section class="uploads document" aria-labelledby="uploads-title"><h2 id="uploads-title">Files to upload</h2>${items.join('\n')}</section>`;
+  return `<section class="uploads document" aria-labelledby="uploads-title" data-max-bytes="${maxBytes}"><h2 id="uploads-title">Files to upload</h2>${items.join('\n')}</section>`;
 }
 
+/** "A", "A or B", "A, B or C". */
+function listInWords(words: readonly string[]): string {
+  return words.length < 2
+    ? (words[0] ?? '')
+    : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
+}
+
+/** A size as a person reads it: "120 KB", "1.5 MB", "10 MB" (as the page's script writes it). */
 function kilobytes(size: number): string {
   return size < 1024 * 1024
     ? `${Math.max(1, Math.round(size / 1024))} KB`
-    : `${(size / (1024 * 1024)).toFixed(1)} MB`;
+    : `${(size / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MB`;
 }
 
 function actionBar(view: SessionView): string {
