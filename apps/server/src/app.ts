@@ -127,6 +127,11 @@ export async function buildApp(
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     limits.writeHeaders(request, reply);
+    // An answer given while the body is still arriving (a refusal made before the body is read:
+    // no credentials, no session, a body over its limit) lets the connection go with it. Kept
+    // open, Node would read on a body nobody uses until REQUEST_TIMEOUT_MS, then write a stray
+    // 408 after the answer.
+    if (!request.raw.complete) reply.header('Connection', 'close');
     done(null, payload);
   });
   app.addHook('onClose', async () => {

@@ -57,15 +57,6 @@ export function authenticator(
   };
 }
 
-/**
- * A refusal's headers: with `Connection: close` while the request's body is still arriving, so
- * that the connection is let go at once instead of reading a body nobody will use (until
- * REQUEST_TIMEOUT_MS, and then a stray 408 after the answer).
- */
-function refusal(request: FastifyRequest, headers: Record<string, string>): Record<string, string> {
-  return request.raw.complete ? headers : { ...headers, Connection: 'close' };
-}
-
 async function verify(
   domain: WorkflowContext,
   credentials: ClientCredentials,
@@ -79,7 +70,7 @@ async function verify(
     const reason = request.headers.authorization
       ? 'malformed Authorization header: expected Basic credentials'
       : 'credentials required';
-    throw new HttpError(401, 'UNAUTHORIZED', reason, refusal(request, CHALLENGE));
+    throw new HttpError(401, 'UNAUTHORIZED', reason, CHALLENGE);
   }
   // A throttled pair is still checked: client secrets have 256 random bits, so accepting the right
   // one gives a guesser nothing, while refusing it would lock the client out. Wrong ones get 429.
@@ -98,18 +89,15 @@ async function verify(
       // Every 429 says r=0 and when to come back (the OpenAPI's TooManyRequests): the address's
       // own count may allow more, but not this username's guesses from it for `wait` seconds.
       request.rateStanding = { policy: 'address', remaining: 0, resetSeconds: wait };
-      throw new HttpError(
-        429,
-        'RATE_LIMITED',
-        `too many failed attempts: try again in ${wait} s`,
-        refusal(request, { 'Retry-After': String(wait) }),
-      );
+      throw new HttpError(429, 'RATE_LIMITED', `too many failed attempts: try again in ${wait} s`, {
+        'Retry-After': String(wait),
+      });
     }
     // The audit record of a client's wrong secret (bounded: domain/audit-attempts.ts). Not awaited:
     // recording adds nothing to the 401's time.
     if (known)
       void recordWrongSecret(domain, given.username, { ip: request.ip, requestId: request.id });
-    throw new HttpError(401, 'UNAUTHORIZED', 'wrong credentials', refusal(request, CHALLENGE));
+    throw new HttpError(401, 'UNAUTHORIZED', 'wrong credentials', CHALLENGE);
   }
   await credentials.throttle.succeeded(given.username, request.ip);
   credentials.rememberHeader(header!, given.username, client, snapshot);

@@ -145,18 +145,16 @@ export async function registerSessionForm(
   const liveOnes = new WeakMap<FastifyRequest, { cookie: string; csrf: string }[]>();
   scope.addHook('onRequest', async (request, reply) => {
     if (request.method !== 'POST') return;
-    // A refusal lets the connection go at once, rather than read a body nobody will use.
-    const refuse = () => (request.raw.complete ? reply : reply.header('Connection', 'close'));
     const { handle } = request.params as { handle?: string };
     if (handle === undefined) {
       const live = await liveSessionsOf(domain, helpers.cookies.valuesOf(request));
-      if (live.length === 0) return sendPage(refuse(), 409, OUTDATED.title, OUTDATED.body);
+      if (live.length === 0) return sendPage(reply, 409, OUTDATED.title, OUTDATED.body);
       liveOnes.set(request, live);
       return;
     }
     const read = await helpers.sessionAt(request, reply, handle);
     if (read.state !== 'live') {
-      helpers.noSession(refuse(), read, handle);
+      helpers.noSession(reply, read, handle);
       return reply;
     }
     reads.set(request, read);
