@@ -55,15 +55,20 @@ function checkFileSizes() {
   const max = Number(section.dataset.maxBytes);
   const inputs = [...section.querySelectorAll('input[type="file"]')];
   const sizeOf = (input) => [...input.files].reduce((sum, file) => sum + file.size, 0);
-  const problemOf = (input) => {
-    const size = sizeOf(input);
-    if (size === 0) return '';
-    if (size > max)
-      return `This file is ${inWords(size)}: the most is ${inWords(max)}. Choose a smaller one.`;
-    const all = inputs.reduce((sum, other) => sum + sizeOf(other), 0);
-    if (all > max)
-      return `With the other files chosen, this makes ${inWords(all)}: the most for this page is ${inWords(max)}. Choose a smaller file.`;
-    return '';
+  // The server's rule, in the form's order: a file over the cap is refused and not counted; a
+  // file that takes the files before it past the cap is refused; the others count.
+  const problems = () => {
+    let total = 0;
+    return inputs.map((input) => {
+      const size = sizeOf(input);
+      if (size === 0) return '';
+      if (size > max)
+        return `This file is ${inWords(size, 'up')}: the most is ${inWords(max)}. Choose a smaller one.`;
+      if (total + size > max)
+        return `With the files chosen above it, this makes ${inWords(total + size, 'up')}: the most for this page is ${inWords(max)}. Choose a smaller file.`;
+      total += size;
+      return '';
+    });
   };
   const show = (input, problem) => {
     const block = input.closest('.upload');
@@ -86,11 +91,13 @@ function checkFileSizes() {
     return problem;
   };
   // Each choice checks them all: choosing a smaller file may mend another's "together" problem.
-  const check = () => inputs.map((input) => show(input, problemOf(input)));
+  const check = () => problems().map((problem, n) => show(inputs[n], problem));
   for (const input of inputs) input.addEventListener('change', check);
+  // A browser may have kept a choice across Back and Forward.
+  check();
   form.addEventListener('submit', (event) => {
-    const problems = check();
-    const first = inputs.find((_, n) => problems[n]);
+    const found = check();
+    const first = inputs.find((_, n) => found[n]);
     if (!first) return;
     event.preventDefault();
     first.focus();
@@ -98,11 +105,15 @@ function checkFileSizes() {
   });
 }
 
-/** As the server writes a size: "120 KB", "1.5 MB", "10 MB". */
-function inWords(size) {
-  return size < 1024 * 1024
-    ? `${Math.max(1, Math.round(size / 1024))} KB`
-    : `${(size / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MB`;
+/**
+ * As the server writes a size: "120 KB", "1.5 MB", "10 MB". A size over a cap is rounded up, so
+ * that a file just over 10 MB never reads "10 MB: the most is 10 MB".
+ */
+function inWords(size, rounding = 'nearest') {
+  const round = rounding === 'up' ? Math.ceil : Math.round;
+  const kb = round(size / 1024);
+  if (kb < 1024) return `${Math.max(1, kb)} KB`;
+  return `${(round((size * 10) / (1024 * 1024)) / 10).toFixed(1).replace(/\.0$/, '')} MB`;
 }
 
 /**
@@ -285,7 +296,9 @@ async function setUpSignatures() {
     show();
   }
   // Only one of a signature's two controls posts: the drawing when there is one, else the name.
-  form.addEventListener('submit', () => {
+  form.addEventListener('submit', (event) => {
+    // A form stopped before it goes (a file over the cap) keeps both controls as they were.
+    if (event.defaultPrevented) return;
     for (const { block, pad, drawn, typed } of pads) {
       const hasDrawing = block.dataset.drawn === 'true';
       drawn.disabled = !hasDrawing;

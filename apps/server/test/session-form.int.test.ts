@@ -799,7 +799,7 @@ describe('files a person may choose', () => {
     );
     expect(tooLarge.status, tooLarge.text).toBe(303);
     const page = await pages.page(p.cookie);
-    expect(page.text).toContain('is larger than 1 MiB (with the form');
+    expect(page.text).toContain('is larger than 1 MB (with the form');
     expect(page.text).toContain('typed beside a large file');
     expect((await varsOf(p.tx)).note).toBeUndefined();
 

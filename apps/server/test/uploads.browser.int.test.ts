@@ -5,6 +5,7 @@
 // was typed; a chosen file within the cap goes up in the browser's own multipart form and is kept;
 // and a form that is still arriving when REQUEST_TIMEOUT_MS runs out gets a page that says so, not
 // an errorResult.
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
@@ -15,6 +16,7 @@ import { launchChromium, SCREENSHOTS } from './browser.js';
 import { png } from './documents.js';
 import { engine } from './engine.js';
 import { startHarness, type Harness } from './harness.js';
+import { tempDir } from './helpers.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'workflow-pals');
 const PHONE = { width: 360, height: 740 };
@@ -26,6 +28,7 @@ let h: Harness;
 let browser: Browser;
 let closeBrowser: () => Promise<void>;
 let sso: string;
+const folder = tempDir('uploads-pal-');
 
 // The page and its script do not depend on the engine: SQLite's run is enough.
 describe.runIf(engine === 'sqlite')('uploads on the session page, in Chromium', () => {
@@ -35,6 +38,14 @@ describe.runIf(engine === 'sqlite')('uploads on the session page, in Chromium', 
     });
     ({ browser, close: closeBrowser } = await launchChromium());
     await deployPal(h.domain, h.a.enterpriseId, join(FIXTURES, 'wf-tx'));
+    // wf-tx again, with both of its files the participant's to upload.
+    const twoFiles = join(folder.path, 'wf-two-files');
+    cpSync(join(FIXTURES, 'wf-tx'), twoFiles, { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(twoFiles, 'pal.json'), 'utf8'));
+    manifest.id = 'wf-two-files';
+    for (const upload of manifest.uploads) upload.roles = 'participant';
+    writeFileSync(join(twoFiles, 'pal.json'), JSON.stringify(manifest));
+    await deployPal(h.domain, h.a.enterpriseId, twoFiles);
     sso = await createSso(h.domain, h.a.enterpriseId, {
       firstName: 'Uma',
       lastName: 'Upload',
@@ -44,13 +55,15 @@ describe.runIf(engine === 'sqlite')('uploads on the session page, in Chromium', 
   afterAll(async () => {
     await closeBrowser?.();
     await h?.close();
+    folder.remove();
   });
 
-  /** A new wf-tx transaction entered by its participant, on a phone. */
+  /** A new transaction of `palId` entered by its participant, on a phone. */
   async function enter(
     javaScriptEnabled = true,
+    palId = 'wf-tx',
   ): Promise<{ tx: string; page: Page; posts: string[] }> {
-    const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+    const tx = await h.a.json.transactions.createTransaction({ palId });
     const token = await h.a.json.transactions.createTransactionToken({
       transactionId: tx,
       userSSO: sso,
@@ -69,7 +82,7 @@ describe.runIf(engine === 'sqlite')('uploads on the session page, in Chromium', 
       if (request.method() === 'POST') posts.push(request.url());
     });
     await page.goto(`${h.url}/services/enter/${token}`);
-    await expect(page.locator('h1').textContent()).resolves.toBeTruthy();
+    if (javaScriptEnabled) await page.waitForSelector('main[data-pads-ready="true"]');
     return { tx, page, posts };
   }
 
@@ -137,6 +150,75 @@ describe.runIf(engine === 'sqlite')('uploads on the session page, in Chromium', 
     ]);
   }, 90_000);
 
+  it('a form the script stops leaves the signature as it was: drawn, then sent with a smaller file', async () => {
+    const { tx, page, posts } = await enter();
+    const pad = page.locator('[data-signature="participant-sign"] canvas');
+    await pad.evaluate((el) => el.scrollIntoView({ block: 'center' }));
+    const box = (await pad.boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.1, box.y + box.height * 0.6);
+    await page.mouse.down();
+    for (let i = 1; i <= 20; i++)
+      await page.mouse.move(box.x + box.width * (0.1 + 0.04 * i), box.y + box.height * 0.4);
+    await page.mouse.up();
+
+    const input = page.getByLabel('Identity document');
+    await input.setInputFiles(photo(1.5 * MIB));
+    await page.getByRole('button', { name: 'Keep the note' }).tap();
+    await page.waitForTimeout(500);
+    expect(posts).toEqual([]);
+    // Before, the pad's own listener ran on the stopped form and disabled "Sign as", for good.
+    const byName = page.locator('[data-signature="participant-sign"] .signature-typed');
+    expect(await byName.isDisabled()).toBe(false);
+
+    await input.setInputFiles({ name: 'id.png', mimeType: 'image/png', buffer: png(20, 20) });
+    await send(page);
+    expect(posts).toHaveLength(1);
+    const [signed] = await h.domain.db
+      .selectFrom('transaction_signatures')
+      .select(['signature_id', 'kind'])
+      .where('transaction_id', '=', tx)
+      .execute();
+    expect(signed).toEqual({ signature_id: 'participant-sign', kind: 'DRAWN' });
+    expect((await uploadsOf(tx)).map((u) => u.filename)).toEqual(['id.png']);
+  }, 90_000);
+
+  it('several files: the cap holds for them together, counted as the server counts them', async () => {
+    const { page } = await enter(true, 'wf-two-files');
+    const first = page.getByLabel('Identity document');
+    const second = page.getByLabel('Proof of address');
+    const problemOf = async (id: string) => {
+      const line = page.locator(`#${id}-problem`);
+      return (await line.count()) === 0 ? '' : await line.textContent();
+    };
+    const ids = [await first.getAttribute('id'), await second.getAttribute('id')] as string[];
+    await expect(page.locator(`#${ids[0]}-hint`).textContent()).resolves.toBe(
+      'PNG, JPEG or PDF, at most 1 MB (all files of this page together).',
+    );
+
+    // Each within the cap, together past it: the second, which takes them past it, is refused.
+    await first.setInputFiles(photo(0.6 * MIB));
+    await second.setInputFiles({
+      ...photo(0.6 * MIB),
+      name: 'bill.pdf',
+      mimeType: 'application/pdf',
+    });
+    expect(await problemOf(ids[0]!)).toBe('');
+    expect(await problemOf(ids[1]!)).toBe(
+      'With the files chosen above it, this makes 1.2 MB: the most for this page is 1 MB. Choose a smaller file.',
+    );
+    // The first over the cap alone is refused and not counted (as the server reads the form), so
+    // the second fits. A byte over the cap never reads as the cap.
+    await first.setInputFiles(photo(MIB + 1));
+    expect(await problemOf(ids[0]!)).toBe(
+      'This file is 1.1 MB: the most is 1 MB. Choose a smaller one.',
+    );
+    expect(await problemOf(ids[1]!)).toBe('');
+    // Cleared, nothing is said.
+    await first.setInputFiles([]);
+    expect(await problemOf(ids[0]!)).toBe('');
+    expect(await first.getAttribute('aria-invalid')).toBeNull();
+  }, 90_000);
+
   it('without JavaScript, the server says the file is too large on the page, with what was typed', async () => {
     const { tx, page, posts } = await enter(false);
     await page.getByLabel('Text').fill('typed before the photo');
@@ -144,7 +226,7 @@ describe.runIf(engine === 'sqlite')('uploads on the session page, in Chromium', 
     await send(page);
     expect(posts).toHaveLength(1);
     await expect(page.locator('#outcome').textContent()).resolves.toContain(
-      'The file for “Identity document” is larger than 1 MiB',
+      'The file for “Identity document” is larger than 1 MB',
     );
     expect(await page.getByLabel('Text').inputValue()).toBe('typed before the photo');
     expect(await uploadsOf(tx)).toEqual([]);

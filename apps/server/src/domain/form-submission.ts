@@ -60,7 +60,8 @@ export interface PostedFile {
   bytes: Uint8Array;
   /**
    * Past UPLOAD_MAX_MB (this file, or the form's files together): its bytes were not kept, and
-   * the page asks for a smaller one. The number is the cap in MiB.
+   * the page asks for a smaller one. The number is the cap in MiB ("MB" to the person, as the page's
+   * hint says it).
    */
   overCapMb?: number;
 }
@@ -230,7 +231,7 @@ export function judgeForm(
     if (!allowed) return refuse(400, `“${upload.label}” is not yours to upload now.`);
     if (file.overCapMb !== undefined) {
       wrongFiles.push(
-        `The file for “${upload.label}” is larger than ${file.overCapMb} MiB (with the form's other files): choose a smaller one.`,
+        `The file for “${upload.label}” is larger than ${file.overCapMb} MB (with the form's other files): choose a smaller one.`,
       );
       continue;
     }

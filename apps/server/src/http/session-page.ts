@@ -486,9 +486,9 @@ function listInWords(words: readonly string[]): string {
 
 /** A size as a person reads it: "120 KB", "1.5 MB", "10 MB" (as the page's script writes it). */
 function kilobytes(size: number): string {
-  return size < 1024 * 1024
-    ? `${Math.max(1, Math.round(size / 1024))} KB`
-    : `${(size / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MB`;
+  const kb = Math.round(size / 1024);
+  if (kb < 1024) return `${Math.max(1, kb)} KB`;
+  return `${(Math.round((size * 10) / (1024 * 1024)) / 10).toFixed(1).replace(/\.0$/, '')} MB`;
 }
 
 function actionBar(view: SessionView): string {
