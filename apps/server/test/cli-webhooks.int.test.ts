@@ -91,6 +91,7 @@ describe('pal webhook', () => {
     const rotated = json(await pal(env, 'webhook', 'rotate-secret', id, '--json'));
     expect(rotated).toEqual({
       id,
+      url: 'http://127.0.0.1:9/h',
       secret: expect.stringMatching(/^whsec_/),
       previousSecretUntil: expect.any(String),
     });

@@ -181,7 +181,7 @@ export async function removeEndpoint(ctx: DomainContext, id: string): Promise<vo
 export async function rotateEndpointSecret(
   ctx: DomainContext,
   id: string,
-): Promise<{ id: string; secret: string; previousSecretUntil: string }> {
+): Promise<{ id: string; url: string; secret: string; previousSecretUntil: string }> {
   const row = await endpointRow(ctx, id);
   const secret = newSecret();
   const previousUntil = new Date(
@@ -201,7 +201,8 @@ export async function rotateEndpointSecret(
     });
   });
   ctx.log.info({ endpointId: id }, 'webhook endpoint secret rotated');
-  return { id, secret, previousSecretUntil: previousUntil };
+  // As `add` shows a secret (DESIGN §12: `{"id", "url", "secret"}`), and until when the old signs.
+  return { id, url: row.url, secret, previousSecretUntil: previousUntil };
 }
 
 /**

@@ -276,6 +276,18 @@ describe('the session page', () => {
     expect(outcome(true) + outcome(false)).not.toContain('review');
   });
 
+  it('an action whose module or export is missing is no error: the page just shows the pal', () => {
+    const page = html(
+      view({
+        actions: [{ name: 'search', label: 'Search' }],
+        outcome: { action: 'search', ran: false, success: true, messages: [] },
+      }),
+    );
+    expect(page).toContain('<section id="outcome" class="outcome" aria-live="polite"></section>');
+    expect(page).not.toContain('failure');
+    expect(page).not.toContain('Search”');
+  });
+
   it('links the completed PDF once it is written, and says it is coming until then', () => {
     expect(html()).not.toContain('/completed');
     const done = view();

@@ -112,6 +112,9 @@ function outcomeRegion(view: PageView): string {
   const outcome = view.outcome;
   if (
     !outcome ||
+    // A missing module or export is no error: the page just shows the pal or transaction (an
+    // entry's action is the client's choice, never the person's).
+    (!outcome.ran && outcome.success) ||
     (!outcome.ran && outcome.action === 'enter') ||
     (outcome.action === 'enter' && outcome.messages.length === 0)
   )
@@ -119,10 +122,8 @@ function outcomeRegion(view: PageView): string {
   const buttonLabel = outcome.label ?? view.actions.find((a) => a.name === outcome.action)?.label;
   const label = buttonLabel ?? outcome.action;
   const heading = !outcome.ran
-    ? outcome.success
-      ? `There is no action “${escapeHtml(label)}” here`
-      : // Stopped before its run: a missing required signature or upload (the messages say which).
-        `“${escapeHtml(label)}” was not run`
+    ? // Stopped before its run: a missing required signature or upload (the messages say which).
+      `“${escapeHtml(label)}” was not run`
     : // The entry's own, or a mailed link's (no button names it): its name is the pal's code.
       outcome.action === 'enter' || buttonLabel === undefined
       ? outcome.success
