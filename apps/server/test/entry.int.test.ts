@@ -295,6 +295,26 @@ describe('tokens and entry', () => {
     expect((await open(`/services/enter/${valid}`)).status).toBe(303);
   });
 
+  it('HEAD of an entry link (a link checker, a mail scanner) leaves its token for the person', async () => {
+    const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+    const token = await h.a.json.transactions.createTransactionToken({
+      transactionId: tx,
+      userSSO: sso,
+    });
+    for (let i = 0; i < 2; i++) {
+      const head = await fetch(`${h.url}/services/enter/${token}`, {
+        method: 'HEAD',
+        redirect: 'manual',
+      });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('set-cookie')).toBeNull();
+      expect(head.headers.get('cache-control')).toBe('no-store');
+    }
+    const entered = await open(`/services/enter/${token}`);
+    expect(entered.status).toBe(303);
+    expect((await open(`/services/enter/${token}`)).status).toBe(410);
+  });
+
   /** A new transaction, a new SSO, and a T5 token for the SSO to enter it. */
   const participantToken = async (firstName: string, lastName: string) => {
     const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });

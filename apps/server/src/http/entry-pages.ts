@@ -1,5 +1,6 @@
 // The pages a person sees after entering with a token (docs/entry.md):
 //   GET  /{service_root}/enter/{token}  consumes the token, starts a session, 303 to its page
+//                                        (HEAD: 200, and the token left as it was)
 //   GET  /{service_root}/session/{handle}   the session's page: the console pal or the
 //                                        transaction, its documents with their fields and
 //                                        signatures, the actions offered, and the last outcome
@@ -108,30 +109,45 @@ export function registerEntryPages(
       .header('Location', pathsOf(sessionHandle(value)).session)
       .send();
 
-  app.get<{ Params: { token: string } }>(`/${root}/enter/:token`, async (request, reply) => {
-    let value: string;
-    try {
-      value = await enter(domain, request.params.token, request.id);
-    } catch (error) {
-      await recordRefusedToken(
-        domain,
-        request.params.token,
-        isDomainError(error) ? error.code : 'error',
-      );
-      if (isGone(error)) return sendPage(reply, 410, GONE.title, GONE.body);
-      // What the token was for can no longer be done (a deleted SSO, an undeployed pal): a page
-      // that says why, as for any person in a browser.
-      if (isDomainError(error))
-        return sendPage(
-          reply,
-          error.statusCode,
-          'This link cannot be used now',
-          `<h1>This link cannot be used now</h1><p>${escapeHtml(error.message)}</p>`,
+  // HEAD asks about the link without following it: a link checker or a mail scanner sends it, and
+  // must not use up a single-use token before the person comes. What a GET would answer cannot be
+  // known without redeeming, so every HEAD gets the same 200, and nothing is read or written.
+  app.head(`/${root}/enter/:token`, (_request, reply) =>
+    reply
+      .code(200)
+      .header('Cache-Control', 'no-store')
+      .header('Referrer-Policy', 'no-referrer')
+      .type('text/html; charset=utf-8')
+      .send(),
+  );
+  app.get<{ Params: { token: string } }>(
+    `/${root}/enter/:token`,
+    { exposeHeadRoute: false },
+    async (request, reply) => {
+      let value: string;
+      try {
+        value = await enter(domain, request.params.token, request.id);
+      } catch (error) {
+        await recordRefusedToken(
+          domain,
+          request.params.token,
+          isDomainError(error) ? error.code : 'error',
         );
-      throw error;
-    }
-    return enterSession(request, reply, value);
-  });
+        if (isGone(error)) return sendPage(reply, 410, GONE.title, GONE.body);
+        // What the token was for can no longer be done (a deleted SSO, an undeployed pal): a page
+        // that says why, as for any person in a browser.
+        if (isDomainError(error))
+          return sendPage(
+            reply,
+            error.statusCode,
+            'This link cannot be used now',
+            `<h1>This link cannot be used now</h1><p>${escapeHtml(error.message)}</p>`,
+          );
+        throw error;
+      }
+      return enterSession(request, reply, value);
+    },
+  );
 
   type MailQuery = { Querystring: { encryptedToken?: string; encryptedAction?: string } };
   const mailLink = (query: MailQuery['Querystring']) =>
