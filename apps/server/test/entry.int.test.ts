@@ -204,6 +204,10 @@ describe('tokens and entry', () => {
     const entered = await enter(consoleToken);
     expect(entered.page.text).toContain('<h1>Workflow console test pal</h1>');
     expect(entered.page.text).toContain(`hello ${sso}`);
+    // The SSO's role, as DESIGN §6 has the page show it: in a console, the grant's profile.
+    expect(entered.page.text).toContain(
+      '<dd id="your-role">console user, with the enterprise&#39;s profile</dd>',
+    );
 
     const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
     const anonymous = await h.a.json.transactions.createAnonymousToken({

@@ -56,6 +56,8 @@ export interface SessionView {
     name: string | null;
     /** Null in a console session. */
     role: string | null;
+    /** A console session's profile (the grant it entered under, C6's `useEnterpriseProfile`). */
+    profile?: 'enterprise' | 'personal' | null;
   };
   /** The form's CSRF token (a hidden `csrf` control). */
   csrf: string;
@@ -224,6 +226,7 @@ export async function loadSessionView(
       sso: session.ssoId,
       name: sso ? `${sso.firstName} ${sso.lastName}`.trim() : null,
       role: session.role,
+      profile: session.profile,
     },
     csrf: session.csrf,
     documentsOpen: documentsOpen(basis.place),

@@ -90,6 +90,14 @@ function stateText(systemStatus: string | undefined): string | undefined {
     : systemStatus;
 }
 
+function consoleRole(profile: 'enterprise' | 'personal' | null | undefined): string {
+  return profile === 'enterprise'
+    ? "console user, with the enterprise's profile"
+    : profile === 'personal'
+      ? 'console user, with your own profile'
+      : 'console user';
+}
+
 function summary(view: SessionView): string {
   const t = view.transaction;
   const rows: [string, string, string | null | undefined][] = [
@@ -97,7 +105,8 @@ function summary(view: SessionView): string {
     ['status', 'Status', t?.status],
     ['state', 'State', stateText(t?.systemStatus)],
     ['console', 'Console', view.console ? 'this pal in console mode' : undefined],
-    ['your-role', 'Your role', view.person.role],
+    // In a console session, the role is the console grant's profile it entered under.
+    ['your-role', 'Your role', view.console ? consoleRole(view.person.profile) : view.person.role],
     ['signed-in-as', 'You are', view.person.name],
   ];
   const items = rows
