@@ -112,18 +112,27 @@ export async function buildApp(
   const credentials = new ClientCredentials(domain);
   const limits = new RateLimits(config.rateLimits, openRateCountPool(config.database));
   RateLimits.decorate(app);
-  // Every answer names its request. Every request but /healthz (which a load balancer must always
-  // get an answer from) is counted. Operations are counted by authenticate.ts, which knows their
-  // client; the rest (pages, /openapi.json, /docs, unknown paths) have no credentials and count
-  // by their address. (One hook, not two: each costs every request a step of Fastify's.)
+  // Every answer names its request, and every request is counted. Operations are counted by
+  // authenticate.ts, which knows their client; the rest (pages, /openapi.json, /docs, /healthz,
+  // unknown paths) have no credentials and count by their address. (One hook, not two: each
+  // costs every request a step of Fastify's.)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1')
-      return done(
-        new HttpError(400, 'INVALID_ARGUMENT', 'an HTTP/1.1 request needs a Host header'),
+      // Refused before its credentials are read: counted by its address, as the router's are.
+      return limits.countThen(request, 'address', addressKey(request.ip), (limited) =>
+        done(
+          limited ??
+            new HttpError(400, 'INVALID_ARGUMENT', 'an HTTP/1.1 request needs a Host header'),
+        ),
       );
-    if (operationOf(request) || request.routeOptions.url === '/healthz') return done();
-    limits.countThen(request, 'address', addressKey(request.ip), done);
+    if (operationOf(request)) return done();
+    const address = addressKey(request.ip);
+    // Counted, and its standing told as on every answer, but never refused: a load balancer must
+    // always get its answer.
+    if (request.routeOptions.url === '/healthz')
+      return limits.countThen(request, 'address', address, () => done());
+    limits.countThen(request, 'address', address, done);
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     limits.writeHeaders(request, reply);

@@ -1,8 +1,10 @@
-// Rate limits (docs/decisions.md, "Rate limits"; issue 16): every request but /healthz is counted,
-// against its API client when its credentials are valid, else against its address. Over the limit:
-// 429 with Retry-After and an errorResult of type RATE_LIMITED in the negotiated format; every
-// counted answer carries RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers-11).
+// Rate limits (docs/decisions.md, "Rate limits"; issue 16): every request is counted, against its
+// API client when its credentials are valid, else against its address (/healthz too, but it is
+// never refused). Over the limit: 429 with Retry-After and an errorResult of type RATE_LIMITED in
+// the negotiated format; every answer carries RateLimit-Policy and RateLimit
+// (draft-ietf-httpapi-ratelimit-headers-11).
 // On PostgreSQL the nodes share the count; on SQLite each process counts its own.
+import { connect } from 'node:net';
 import { openApiDocument } from '@pal-workflow/server-skeleton';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
@@ -101,13 +103,33 @@ describe('the headers', () => {
     );
   });
 
-  it('are not on /healthz, which is not counted', async () => {
+  it('are on /healthz too, which counts by its address but is never refused', async () => {
     for (let i = 0; i < ADDRESS_LIMIT + 2; i++) {
       const answer = await h.fromAddress('127.0.0.21', '/healthz', { auth: null });
       expect(answer.status).toBe(200);
-      expect(answer.headers.get('RateLimit')).toBeNull();
-      expect(answer.headers.get('RateLimit-Policy')).toBeNull();
+      expect(standing(answer)).toMatchObject({
+        policy: 'address',
+        q: ADDRESS_LIMIT,
+        r: Math.max(0, ADDRESS_LIMIT - 1 - i),
+      });
     }
+  });
+
+  it('are on the 400 of an HTTP/1.1 request without Host, counted by its address', async () => {
+    const { port } = new URL(h.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port: Number(port), localAddress: '127.0.0.25' });
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('error', reject);
+      socket.on('end', () => resolve(text));
+      socket.write(`GET ${PAL} HTTP/1.1\r\nConnection: close\r\n\r\n`);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+    expect(raw).toContain('an HTTP/1.1 request needs a Host header');
+    expect(raw).toMatch(/\r\nratelimit-policy: "address";q=12;w=60\r\n/i);
+    expect(raw).toMatch(/\r\nratelimit: "address";r=11;t=\d+\r\n/i);
   });
 });
 

@@ -86,9 +86,10 @@ async function verify(
       ? await credentials.throttle.recordFailure(given.username, request.ip)
       : credentials.throttle.recordUnknownFailure(given.username, request.ip);
     if (wait > 0) {
-      // Every 429 says r=0 and when to come back (the OpenAPI's TooManyRequests): the address's
-      // own count may allow more, but not this username's guesses from it for `wait` seconds.
-      request.rateStanding = { policy: 'address', remaining: 0, resetSeconds: wait };
+      // Every 429 says r=0 and when to come back (the OpenAPI's TooManyRequests), under the
+      // policy that refused it: the address's own count may allow more, but not this username's
+      // guesses from it for `wait` seconds.
+      request.rateStanding = { policy: 'sign-in', remaining: 0, resetSeconds: wait };
       throw new HttpError(429, 'RATE_LIMITED', `too many failed attempts: try again in ${wait} s`, {
         'Retry-After': String(wait),
       });

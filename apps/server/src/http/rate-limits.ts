@@ -15,13 +15,20 @@ import { RateLimiterMemory, RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { RateLimitConfig } from '../config.js';
 import { RATE_COUNT_TABLE } from '../storage/rate-counts.js';
 import { BatchedConsumer, type Counted } from './shared-rate-count.js';
+import { AUTH_THROTTLE } from '../domain/sign-in-failures.js';
 
 /** Whose requests a count is of: an API client's, or an address's without valid credentials. */
 export type RatePolicy = 'client' | 'address';
+/**
+ * The policies an answer may name: the two counts, and the sign-in throttle's (wrong secrets of
+ * one username from one address, domain/sign-in-failures.ts), whose 429 says its own quota and
+ * window rather than the address's.
+ */
+export type AnsweredPolicy = RatePolicy | 'sign-in';
 
 /** Where a request stands in its policy's window, as its answer tells it. */
 export interface RateStanding {
-  policy: RatePolicy;
+  policy: AnsweredPolicy;
   remaining: number;
   /** Seconds until the window ends. */
   resetSeconds: number;
@@ -85,7 +92,7 @@ export class RateLimits {
   private readonly memory: Record<RatePolicy, MemoryWindows>;
   private readonly quota: Record<RatePolicy, number>;
   /** Each policy's RateLimit-Policy value and RateLimit prefix: the same on every answer. */
-  private readonly policyHeaders: Record<RatePolicy, { policy: string; prefix: string }>;
+  private readonly policyHeaders: Record<AnsweredPolicy, { policy: string; prefix: string }>;
 
   /** `pool`: PostgreSQL's shared counts (storage/rate-counts.ts); without it, this process's memory. */
   constructor(
@@ -93,11 +100,15 @@ export class RateLimits {
     private readonly pool?: pg.Pool,
   ) {
     this.quota = { client: config.clientRequests, address: config.addressRequests };
-    const headersOf = (policy: RatePolicy) => ({
-      policy: `"${policy}";q=${this.quota[policy]};w=${config.windowSeconds}`,
+    const headersOf = (policy: AnsweredPolicy, quota: number, windowSeconds: number) => ({
+      policy: `"${policy}";q=${quota};w=${windowSeconds}`,
       prefix: `"${policy}";r=`,
     });
-    this.policyHeaders = { client: headersOf('client'), address: headersOf('address') };
+    this.policyHeaders = {
+      client: headersOf('client', this.quota.client, config.windowSeconds),
+      address: headersOf('address', this.quota.address, config.windowSeconds),
+      'sign-in': headersOf('sign-in', AUTH_THROTTLE.maxFailures, AUTH_THROTTLE.windowSeconds),
+    };
     const windowMs = config.windowSeconds * 1000;
     this.memory = {
       client: new MemoryWindows(this.quota.client, windowMs),

@@ -2426,7 +2426,7 @@ export const openApiDocument = {
     headers: {
       'RateLimit-Policy': {
         description:
-          'The rate-limit policy that counted the request (draft-ietf-httpapi-ratelimit-headers-11): `"client";q=6000;w=60` for a request with valid credentials (its API client\'s quota `q` per window of `w` seconds), `"address";q=600;w=60` for one without (its address\'s). The numbers are the server\'s settings.',
+          'The rate-limit policy that counted the request (draft-ietf-httpapi-ratelimit-headers-11): `"client";q=6000;w=60` for a request with valid credentials (its API client\'s quota `q` per window of `w` seconds), `"address";q=600;w=60` for one without (its address\'s). The numbers are the server\'s settings. A 429 for too many wrong secrets of one username from one address names the sign-in throttle instead: `"sign-in";q=10;w=300`.',
         schema: { type: 'string', example: '"client";q=6000;w=60' },
       },
       RateLimit: {
