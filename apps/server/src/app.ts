@@ -128,10 +128,13 @@ export async function buildApp(
       );
     if (operationOf(request)) return done();
     const address = addressKey(request.ip);
-    // Counted, and its standing told as on every answer, but never refused: a load balancer must
-    // always get its answer.
-    if (request.routeOptions.url === '/healthz')
-      return limits.countThen(request, 'address', address, () => done());
+    // Counted, and its standing told as on every answer, but never refused, and in this node's
+    // memory only: a load balancer must always get its answer, and never wait for PostgreSQL's
+    // shared count.
+    if (request.routeOptions.url === '/healthz') {
+      limits.countHere(request, 'address', address);
+      return done();
+    }
     limits.countThen(request, 'address', address, done);
   });
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -139,8 +142,10 @@ export async function buildApp(
     // An answer given while the body is still arriving (a refusal made before the body is read:
     // no credentials, no session, a body over its limit) lets the connection go with it. Kept
     // open, Node would read on a body nobody uses until REQUEST_TIMEOUT_MS, then write a stray
-    // 408 after the answer.
-    if (!request.raw.complete) reply.header('Connection', 'close');
+    // 408 after the answer. Only for a request that has a body: Node marks a request complete
+    // after the step that handed it over, so an answer given in that step (a 404, a page from
+    // memory) finds even a GET not complete yet.
+    if (!request.raw.complete && hasBody(request)) reply.header('Connection', 'close');
     done(null, payload);
   });
   app.addHook('onClose', async () => {
@@ -265,6 +270,12 @@ function answerError(
           : ['This request was refused', `${messages[0] ?? 'It cannot be answered'}.`];
   if (status >= 500) request.log.error({ err: error }, 'a page request failed');
   sendPage(reply, status, title, `<h1>${title}</h1><p>${escapeHtml(text)}</p>`);
+}
+
+/** The request announces a body (HTTP/1.1's two ways of framing one). */
+function hasBody(request: FastifyRequest): boolean {
+  const { 'content-length': length, 'transfer-encoding': encoding } = request.headers;
+  return encoding !== undefined || (length !== undefined && length !== '0');
 }
 
 function wantsPageOf(request: FastifyRequest, serviceRoot: string): boolean {

@@ -223,5 +223,16 @@ describe.runIf(engine === 'sqlite')('a form of 1 MiB of one repeated name', () =
     expect(unknown.status, unknown.text.slice(0, 300)).toBe(404);
     expect(unknown.text).not.toContain('REQUEST_TIMEOUT');
     expect(Date.now() - started).toBeLessThan(4000);
+    // But a request without a body keeps its connection, however soon it is answered: two
+    // requests of a browser (a 404, then /healthz) pipelined on one connection get two answers.
+    const pipelined = sendRaw(
+      server.url,
+      `GET /favicon.ico HTTP/1.1\r\nHost: ${host}\r\n\r\n`,
+      `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+    );
+    const both = await pipelined.answer;
+    expect(both.status).toBe(404);
+    expect(both.text).toContain('HTTP/1.1 200 OK');
+    expect(both.text).toContain('{"status":"ok"}');
   }, 60_000);
 });

@@ -518,6 +518,8 @@ describe('the session view (what the page renders)', () => {
       label: 'Answer no',
       ran: true,
       success: false,
+      // Asked for by the page's button, not by an entry.
+      pressed: true,
       messages: [{ message: 'declined drafted' }],
     });
     expect(view.draft).toEqual({

@@ -42,6 +42,8 @@ export interface ActionOutcome {
    */
   ran: boolean;
   success: boolean;
+  /** Asked for by a button of the page's form, not by the entry or a mailed link. */
+  pressed?: boolean;
   messages: { message: string; type?: string | null }[];
   /** What the person typed in a form that did not go through, so the page can refill it. */
   draft?: FormDraft;

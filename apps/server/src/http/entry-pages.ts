@@ -41,7 +41,7 @@ import { sessionDocumentFile } from '../domain/session-document-file.js';
 import type { AssetUrls } from './assets.js';
 import { registerCompletedDocumentRoute } from './completed-document-route.js';
 import { sessionCookies, type SessionOfPage } from './session-cookies.js';
-import { isGone, SESSION_PAGE_CSP, sendHtml, sendPage, type PageText } from './page.js';
+import { isGone, PAGE_CSP, SESSION_PAGE_CSP, sendHtml, sendPage, type PageText } from './page.js';
 import { renderSessionPage, type SessionPagePaths } from './session-page.js';
 
 const GONE: PageText = {
@@ -112,14 +112,7 @@ export function registerEntryPages(
   // HEAD asks about the link without following it: a link checker or a mail scanner sends it, and
   // must not use up a single-use token before the person comes. What a GET would answer cannot be
   // known without redeeming, so every HEAD gets the same 200, and nothing is read or written.
-  app.head(`/${root}/enter/:token`, (_request, reply) =>
-    reply
-      .code(200)
-      .header('Cache-Control', 'no-store')
-      .header('Referrer-Policy', 'no-referrer')
-      .type('text/html; charset=utf-8')
-      .send(),
-  );
+  app.head(`/${root}/enter/:token`, (_request, reply) => sendHtml(reply, 200, '', PAGE_CSP));
   app.get<{ Params: { token: string } }>(
     `/${root}/enter/:token`,
     { exposeHeadRoute: false },

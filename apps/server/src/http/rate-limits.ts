@@ -141,6 +141,16 @@ export class RateLimits {
   }
 
   /**
+   * Counts one request of `key` in this process's memory only, never refusing it, and keeps its
+   * standing for the answer's headers: for /healthz, which must answer at once and always.
+   */
+  countHere(request: FastifyRequest, policy: RatePolicy, key: string): void {
+    const counted = this.memory[policy].count(key);
+    const resetSeconds = Math.max(1, Math.ceil(counted.msBeforeNext / 1000));
+    request.rateStanding = { policy, remaining: counted.remaining, resetSeconds };
+  }
+
+  /**
    * `count` for a hook in callback style: `then` is called with nothing, or with the 429, once the
    * request is counted: at once when the counts are in memory, without a promise.
    */

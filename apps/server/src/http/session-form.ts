@@ -251,7 +251,9 @@ export async function registerSessionForm(
       await saveOutcome(
         domain,
         cookie,
-        outcome.ran && outcome.success ? outcome : { ...outcome, draft: verdict.draft },
+        outcome.ran && outcome.success
+          ? { ...outcome, pressed: true }
+          : { ...outcome, pressed: true, draft: verdict.draft },
       );
       return reply.code(303).header('Location', sessionPath).send();
     },

@@ -277,15 +277,21 @@ describe('the session page', () => {
   });
 
   it('an action whose module or export is missing is no error: the page just shows the pal', () => {
-    const page = html(
-      view({
-        actions: [{ name: 'search', label: 'Search' }],
-        outcome: { action: 'search', ran: false, success: true, messages: [] },
-      }),
-    );
+    const missing = { action: 'search', ran: false, success: true, messages: [] };
+    const page = html(view({ actions: [{ name: 'search', label: 'Search' }], outcome: missing }));
     expect(page).toContain('<section id="outcome" class="outcome" aria-live="polite"></section>');
     expect(page).not.toContain('failure');
     expect(page).not.toContain('Search”');
+    // A button the person pressed is answered, in words that say nothing failed.
+    const pressed = html(
+      view({
+        actions: [{ name: 'search', label: 'Search' }],
+        outcome: { ...missing, pressed: true },
+      }),
+    );
+    expect(pressed).toContain(
+      '<section id="outcome" class="outcome" aria-live="polite" tabindex="-1"><h2>Nothing was done for “Search”</h2></section>',
+    );
   });
 
   it('links the completed PDF once it is written, and says it is coming until then', () => {

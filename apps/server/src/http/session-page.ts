@@ -121,9 +121,9 @@ function outcomeRegion(view: PageView): string {
   const outcome = view.outcome;
   if (
     !outcome ||
-    // A missing module or export is no error: the page just shows the pal or transaction (an
-    // entry's action is the client's choice, never the person's).
-    (!outcome.ran && outcome.success) ||
+    // A missing module or export is no error: the page just shows the pal or transaction. (An
+    // entry's action is the client's choice, not the person's; a button's is said below.)
+    (!outcome.ran && outcome.success && !outcome.pressed) ||
     (!outcome.ran && outcome.action === 'enter') ||
     (outcome.action === 'enter' && outcome.messages.length === 0)
   )
@@ -131,8 +131,11 @@ function outcomeRegion(view: PageView): string {
   const buttonLabel = outcome.label ?? view.actions.find((a) => a.name === outcome.action)?.label;
   const label = buttonLabel ?? outcome.action;
   const heading = !outcome.ran
-    ? // Stopped before its run: a missing required signature or upload (the messages say which).
-      `“${escapeHtml(label)}” was not run`
+    ? outcome.success
+      ? // A button whose export the pal does not have: nothing happened, and nothing failed.
+        `Nothing was done for “${escapeHtml(label)}”`
+      : // Stopped before its run: a missing required signature or upload (the messages say which).
+        `“${escapeHtml(label)}” was not run`
     : // The entry's own, or a mailed link's (no button names it): its name is the pal's code.
       outcome.action === 'enter' || buttonLabel === undefined
       ? outcome.success
@@ -156,8 +159,8 @@ function outcomeRegion(view: PageView): string {
       return `<li${type}>${text}</li>`;
     })
     .join('');
-  const kind = outcome.ran && outcome.success ? 'success' : 'failure';
-  return `<section id="outcome" class="outcome ${kind}" aria-live="polite" tabindex="-1"><h2>${heading}</h2>${messages ? `<ul>${messages}</ul>` : ''}</section>`;
+  const kind = outcome.success ? (outcome.ran ? ' success' : '') : ' failure';
+  return `<section id="outcome" class="outcome${kind}" aria-live="polite" tabindex="-1"><h2>${heading}</h2>${messages ? `<ul>${messages}</ul>` : ''}</section>`;
 }
 
 /** A completed transaction's PDF whose completed copy is not written yet (it is, off the commit). */
