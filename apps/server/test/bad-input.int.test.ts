@@ -428,6 +428,28 @@ describe('Content-Type and body rules', () => {
     );
   });
 
+  it('400 for members a default xmlns puts in a namespace (the XSDs have them unqualified), nothing run', async () => {
+    for (const [path, body] of [
+      [
+        `${ROOT}/console/leave-request/runWorkflow`,
+        `<consoleContent xmlns="${PAL_NS}"><postData><name>q</name><value>v</value></postData></consoleContent>`,
+      ],
+      [
+        '/user/runWorkflow?action=a&workflow=w',
+        '<ServiceRequest xmlns="urn:pal-workflow:services"><payload/></ServiceRequest>',
+      ],
+    ] as const)
+      expect(
+        await refused(
+          path,
+          { headers: { 'Content-Type': 'application/xml' }, body },
+          400,
+          'INVALID_ARGUMENT',
+        ),
+        path,
+      ).toMatch(/members are unqualified/);
+  });
+
   it('bodies and forms are UTF-8: another charset is a 415, other bytes or another declared encoding a 400, nothing changed on the way', async () => {
     const path = `${ROOT}/transactions/${tx}/run`;
     const latin1Xml = (declared: string) =>

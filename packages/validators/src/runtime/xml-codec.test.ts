@@ -160,6 +160,29 @@ describe('decodeXml', () => {
     ).toEqual(['nameValue.name: must occur at most once, found 2']);
   });
 
+  it('refuses members put in a namespace by a default xmlns, as an XSD validator does', () => {
+    const ns = 'urn:pal-workflow:pal';
+    // The root's default namespace is its unprefixed members' too.
+    expect(
+      issuesOf(() => decodeXml(`<nameValue xmlns="${ns}"><name>a</name></nameValue>`, 'nameValue')),
+    ).toEqual([
+      `nameValue.name: members are unqualified: <name> is in the namespace ${ns} (a default xmlns); declare the root's namespace with a prefix, or xmlns="" on the member`,
+    ]);
+    expect(
+      issuesOf(() =>
+        decodeXml(
+          `<pal:consoleContent ${PAL}><postData xmlns="urn:x"><name>a</name></postData></pal:consoleContent>`,
+          'consoleContent',
+        ),
+      )[0],
+    ).toContain('consoleContent.postData: members are unqualified');
+    // A root in a default namespace whose members say they are in none, and an empty root, pass.
+    expect(
+      decodeXml(`<nameValue xmlns="${ns}"><name xmlns="">a</name></nameValue>`, 'nameValue'),
+    ).toEqual({ name: 'a' });
+    expect(decodeXml(`<consoleContent xmlns="${ns}"/>`, 'consoleContent')).toEqual({});
+  });
+
   it('accepts xsi:nil only where the schema allows it', () => {
     const nil = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
     expect(

@@ -240,13 +240,25 @@ export function decodeXml(text: string, expected?: RootName): unknown {
       },
     ]);
   const issues: DecodeIssue[] = new IssueList();
-  const value = readContent(descriptor.type, node, root, issues);
+  // A default namespace declared on the root (`<consoleContent xmlns="urn:…">`) puts its
+  // unprefixed members in that namespace too, where the schema has them in none.
+  const value = readContent(descriptor.type, node, root, issues, String(node['@_xmlns'] ?? ''));
   if (issues.length) throw new DecodeError(issues);
   const valid = validateRoot(root, value, text.length > LARGE_BODY_CHARS);
   return expected ? valid : { root, value: valid };
 }
 
-function readContent(type: string, node: XmlNode, path: string, issues: DecodeIssue[]): unknown {
+/**
+ * `defaultNamespace`: the default namespace the node's children are in unless they declare one
+ * (the root's; below the root it is "", since a member that declares another is refused).
+ */
+function readContent(
+  type: string,
+  node: XmlNode,
+  path: string,
+  issues: DecodeIssue[],
+  defaultNamespace = '',
+): unknown {
   if (type.startsWith('xs:')) {
     checkOnlyText(node, path, issues);
     return readBuiltin(type, textOf(node), path, issues);
@@ -257,13 +269,13 @@ function readContent(type: string, node: XmlNode, path: string, issues: DecodeIs
       checkOnlyText(node, path, issues);
       return textOf(node).trim();
     case 'array': {
-      checkChildren(node, [d.itemElement], path, issues);
+      checkChildren(node, [d.itemElement], path, issues, defaultNamespace);
       return children(node, d.itemElement).map((c, i) =>
         readElement(d.item, c, `${path}.${d.itemElement}[${i}]`, false, issues),
       );
     }
     case 'map': {
-      checkChildren(node, ['entry'], path, issues);
+      checkChildren(node, ['entry'], path, issues, defaultNamespace);
       const out: Record<string, unknown> = {};
       children(node, 'entry').forEach((entry, i) => {
         const at = `${path}.entry[${i}]`;
@@ -296,6 +308,7 @@ function readContent(type: string, node: XmlNode, path: string, issues: DecodeIs
         d.members.map((m) => m.name),
         path,
         issues,
+        defaultNamespace,
       );
       const out: Record<string, unknown> = {};
       for (const m of d.members) {
@@ -368,6 +381,7 @@ function checkChildren(
   allowed: readonly string[],
   path: string,
   issues: DecodeIssue[],
+  defaultNamespace = '',
 ): void {
   for (const key of Object.keys(node)) {
     if (key === '#text') {
@@ -383,6 +397,15 @@ function checkChildren(
       });
     } else if (!allowed.includes(key)) {
       issues.push({ path: `${path}.${key}`, message: 'unknown member' });
+    } else {
+      const member = children(node, key).find((child) =>
+        child['@_xmlns'] === undefined ? defaultNamespace !== '' : child['@_xmlns'] !== '',
+      );
+      if (member)
+        issues.push({
+          path: `${path}.${key}`,
+          message: `members are unqualified: <${key}> is in the namespace ${String(member['@_xmlns'] ?? defaultNamespace)} (a default xmlns); declare the root's namespace with a prefix, or xmlns="" on the member`,
+        });
     }
   }
 }
