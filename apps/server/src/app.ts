@@ -25,6 +25,7 @@ import { sendPage, wantsPage } from './http/page.js';
 import { escapeHtml } from './html.js';
 import { registerPages } from './http/pages.js';
 import { addressKey, RateLimits } from './http/rate-limits.js';
+import { badlyEncodedQueryPiece } from './http/query-encoding.js';
 import { requestIdOf, requestSerializer } from './http/request-log.js';
 import { registerRequestScope, rememberingCaller } from './http/request-scope.js';
 import { pingDatabase } from './storage/database.js';
@@ -124,6 +125,19 @@ export async function buildApp(
         done(
           limited ??
             new HttpError(400, 'INVALID_ARGUMENT', 'an HTTP/1.1 request needs a Host header'),
+        ),
+      );
+    const badQuery = badlyEncodedQueryPiece(request.url);
+    if (badQuery !== undefined)
+      // Refused before its credentials are read: counted by its address, as the router's are.
+      return limits.countThen(request, 'address', addressKey(request.ip), (limited) =>
+        done(
+          limited ??
+            new HttpError(
+              400,
+              'INVALID_ARGUMENT',
+              `the query parameter "${badQuery.slice(0, 40)}" is not percent-encoded UTF-8`,
+            ),
         ),
       );
     if (operationOf(request)) return done();

@@ -523,6 +523,21 @@ describe('Content-Type and body rules', () => {
     expect(await refused(sso, formOf('%ED%A0%80'), 400, 'INVALID_ARGUMENT')).toContain(
       'not percent-encoded UTF-8',
     );
+    // And a query: an escape that does not decode is refused, not read as its literal text (it
+    // looked up an SSO of the id "%FFx%C3%BC"), on operations and pages alike.
+    for (const query of [
+      `${sso}/status?sso=%FFx%C3%BC`,
+      `${sso}/registered?email=a%FF@example.com`,
+      '/user/runWorkflow?workflow=m%FCller&action=echo',
+      `${ROOT}/pals?x=%E2%82`,
+    ])
+      expect(await refused(query, {}, 400, 'INVALID_ARGUMENT'), query).toContain(
+        'is not percent-encoded UTF-8',
+      );
+    // Well-formed escapes still reach the operation, decoded.
+    const unknown = await h.http(`${sso}/status?sso=x%C3%BC`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.text).toContain('xü');
     const before = await h.a.json.transactions.getTransaction({ id: tx });
     // UTF-8, said so or not, in either spelling, reaches the operation (whose workflow then runs
     // and fails on this made-up input: a 422 from the run, not a 400 or 415 from the body).
