@@ -1082,10 +1082,18 @@ describe('what a fuzzer found (every one a 4xx or a 200, never a 5xx)', () => {
       ['application/json; charset=utf-8', 'application/json; charset=utf-8'],
       ['application/xml; charset=utf-8', 'application/xml; charset=utf-8'],
       ['application/json;charset=UTF-8;q=0.9, text/html', 'application/json; charset=utf-8'],
+      // XML for a client that asks for text/xml is labelled so, never as a type it refused.
+      ['text/xml', 'text/xml; charset=utf-8'],
+      ['application/xml;q=0, text/xml', 'text/xml; charset=utf-8'],
     ]) {
       const answer = await h.http(`${ROOT}/pals/leave-request`, { accept });
       expect([answer.status, answer.type], accept).toEqual([200, type]);
     }
+    const missing = await h.http(`${ROOT}/pals/no-such-pal`, {
+      accept: 'application/xml;q=0, text/xml',
+    });
+    expect([missing.status, missing.type]).toEqual([404, 'text/xml; charset=utf-8']);
+    expect(missing.text).toContain('<type>NOT_FOUND</type>');
     const text = await h.http(`${ROOT}/enterprises/sso/status?sso=${sso}`, {
       accept: 'text/plain; charset=utf-8',
     });

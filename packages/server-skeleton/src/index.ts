@@ -56,7 +56,7 @@ export {
   sendError,
   type ErrorDescription,
 } from './runtime/error-result.js';
-export { negotiate, MEDIA_TYPE, type Format } from './runtime/negotiate.js';
+export { negotiate, negotiateMediaType, MEDIA_TYPE, type Format } from './runtime/negotiate.js';
 export { deepFreeze, isImmutable } from './runtime/frozen.js';
 export { coerce, readParams, readSearch } from './runtime/coerce.js';
 export {

@@ -6,7 +6,7 @@ import { DecodeError, encodeJson, encodeXml } from '@pal-workflow/validators';
 import type { Result } from '@pal-workflow/types';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CODE_BY_STATUS } from './http-error.js';
-import { MEDIA_TYPE, negotiate } from './negotiate.js';
+import { MEDIA_TYPE, negotiate, negotiateMediaType } from './negotiate.js';
 
 export interface ErrorDescription {
   status: number;
@@ -91,6 +91,7 @@ export function sendError(
 ): FastifyReply {
   const d = describeError(error);
   if (d.status >= 500) request.log.error({ err: error }, 'request failed');
+  const mediaType = negotiateMediaType(request.headers.accept, false) ?? MEDIA_TYPE.xml;
   const format = negotiate(request.headers.accept, false) ?? 'xml';
   const body = errorResult(d);
   for (const [name, value] of Object.entries(d.headers)) reply.header(name, value);
@@ -98,6 +99,6 @@ export function sendError(
     reply.header('WWW-Authenticate', 'Basic realm="pal"');
   return reply
     .code(d.status)
-    .type(`${MEDIA_TYPE[format]}; charset=utf-8`)
+    .type(`${mediaType}; charset=utf-8`)
     .send(format === 'json' ? encodeJson('errorResult', body) : encodeXml('errorResult', body));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { negotiate } from '../index.js';
+import { negotiate, negotiateMediaType } from '../index.js';
 
 describe('negotiate', () => {
   it.each([
@@ -34,5 +34,20 @@ describe('negotiate', () => {
     { accept: 'application/json; charset=utf-8; q=0', simple: false, want: undefined },
   ])('Accept $accept (simple: $simple) → $want', ({ accept, simple, want }) => {
     expect(negotiate(accept, simple)).toBe(want);
+  });
+
+  // The answer is labelled as the client asked: text/xml for one that prefers it, never a type
+  // the client refused.
+  it.each([
+    { accept: undefined, want: 'application/xml' },
+    { accept: '*/*', want: 'application/xml' },
+    { accept: 'text/xml', want: 'text/xml' },
+    { accept: 'application/xml;q=0, text/xml', want: 'text/xml' },
+    { accept: 'text/xml;q=0.5, application/xml', want: 'application/xml' },
+    { accept: 'application/json', want: 'application/json' },
+    { accept: 'application/xml;q=0, */*', want: 'application/json' },
+    { accept: 'text/html', want: undefined },
+  ])('Accept $accept → Content-Type $want', ({ accept, want }) => {
+    expect(negotiateMediaType(accept, false)).toBe(want);
   });
 });

@@ -32,27 +32,38 @@ const BY_MEDIA_TYPE: Record<string, Format> = {
 // nothing acceptable.
 const MEMO_MAX = 256;
 const memo = {
-  simple: new Map<string, Format | null>(),
-  structured: new Map<string, Format | null>(),
+  simple: new Map<string, string | null>(),
+  structured: new Map<string, string | null>(),
 };
 
 /** The format to answer in, or undefined when nothing acceptable is on offer (406). */
 export function negotiate(accept: string | undefined, simple: boolean): Format | undefined {
-  if (accept === undefined) return 'xml';
+  const chosen = negotiateMediaType(accept, simple);
+  return chosen === undefined ? undefined : BY_MEDIA_TYPE[chosen];
+}
+
+/**
+ * The media type to answer with, or undefined (406): `text/xml` for a client that prefers it (its
+ * answer is XML, labelled as it asked), else the format's own type.
+ */
+export function negotiateMediaType(
+  accept: string | undefined,
+  simple: boolean,
+): string | undefined {
+  if (accept === undefined) return MEDIA_TYPE.xml;
   const answers = simple ? memo.simple : memo.structured;
   const known = answers.get(accept);
   if (known !== undefined) return known ?? undefined;
-  let format: Format | undefined = 'xml';
+  let chosen: string | undefined = MEDIA_TYPE.xml;
   if (accept.trim() !== '') {
     const offers = simple ? OFFERS_SIMPLE : OFFERS_STRUCTURED;
-    const chosen = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(
+    chosen = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(
       NAMES_TEXT_XML.test(accept) ? offers : withoutTextXml(offers),
     );
-    format = chosen ? BY_MEDIA_TYPE[chosen] : undefined;
   }
   if (answers.size >= MEMO_MAX) answers.clear();
-  answers.set(accept, format ?? null);
-  return format;
+  answers.set(accept, chosen ?? null);
+  return chosen;
 }
 
 /**

@@ -30,7 +30,7 @@ import { isImmutable } from './frozen.js';
 import { utf8Body } from './utf8-body.js';
 import { checkBodyItems, DEFAULT_BODY_ITEM_LIMIT } from './body-items.js';
 import { badRequest, HttpError, notAcceptable } from './http-error.js';
-import { MEDIA_TYPE, negotiate, type Format } from './negotiate.js';
+import { negotiate, negotiateMediaType, type Format } from './negotiate.js';
 import type { AnyDocument, OperationSpec, Page } from './operation-spec.js';
 
 export interface RegisterRoutesOptions<Ctx> {
@@ -184,8 +184,12 @@ export async function registerRoutes<Ctx>(
         url: `/${root}${spec.path}`,
         config: { operationId: id } satisfies OperationRouteConfig,
         handler: async (request, reply) => {
-          const format = negotiate(request.headers.accept, spec.response.kind === 'simple');
-          if (!format) throw notAcceptable(request.headers.accept ?? '');
+          const mediaType = negotiateMediaType(
+            request.headers.accept,
+            spec.response.kind === 'simple',
+          );
+          if (!mediaType) throw notAcceptable(request.headers.accept ?? '');
+          const format = negotiate(request.headers.accept, spec.response.kind === 'simple')!;
           const input = readInput(spec, request as PalRequest);
           const handler = options.handlers[id] as (input: unknown, ctx: Ctx) => Promise<unknown>;
           const output = await handler.call(
@@ -202,7 +206,7 @@ export async function registerRoutes<Ctx>(
           }
           return reply
             .code(200)
-            .type(`${MEDIA_TYPE[format]}; charset=utf-8`)
+            .type(`${mediaType}; charset=utf-8`)
             .send(writeValue(format, spec.response.root, value));
         },
       });
