@@ -119,26 +119,18 @@ export async function buildApp(
   // costs every request a step of Fastify's.)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    // Refused before its credentials are read, and at once: counted by its address in this node's
+    // memory (its standing told as on every answer), as /healthz is below.
+    const refuseAtOnce = (message: string) => {
+      limits.countHere(request, 'address', addressKey(request.ip));
+      done(new HttpError(400, 'INVALID_ARGUMENT', message));
+    };
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1')
-      // Refused before its credentials are read: counted by its address, as the router's are.
-      return limits.countThen(request, 'address', addressKey(request.ip), (limited) =>
-        done(
-          limited ??
-            new HttpError(400, 'INVALID_ARGUMENT', 'an HTTP/1.1 request needs a Host header'),
-        ),
-      );
+      return refuseAtOnce('an HTTP/1.1 request needs a Host header');
     const badQuery = badlyEncodedQueryPiece(request.url);
     if (badQuery !== undefined)
-      // Refused before its credentials are read: counted by its address, as the router's are.
-      return limits.countThen(request, 'address', addressKey(request.ip), (limited) =>
-        done(
-          limited ??
-            new HttpError(
-              400,
-              'INVALID_ARGUMENT',
-              `the query parameter "${badQuery.slice(0, 40)}" is not percent-encoded UTF-8`,
-            ),
-        ),
+      return refuseAtOnce(
+        `the query parameter "${badQuery.slice(0, 40)}" is not percent-encoded UTF-8`,
       );
     if (operationOf(request)) return done();
     const address = addressKey(request.ip);

@@ -1222,7 +1222,7 @@ describe('over the whole suite', () => {
         .map((e) => `${e.method} ${e.path} ${e.status} ${e.body}`),
     ).toEqual([]);
     expect(h.xmlValidated()).toBe(
-      h.exchanges.filter((e) => e.type.startsWith('application/xml')).length,
+      h.exchanges.filter((e) => /^(application|text)\/xml/.test(e.type)).length,
     );
   });
 });
