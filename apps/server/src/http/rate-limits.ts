@@ -145,9 +145,7 @@ export class RateLimits {
    * standing for the answer's headers: for /healthz, which must answer at once and always.
    */
   countHere(request: FastifyRequest, policy: RatePolicy, key: string): void {
-    const counted = this.memory[policy].count(key);
-    const resetSeconds = Math.max(1, Math.ceil(counted.msBeforeNext / 1000));
-    request.rateStanding = { policy, remaining: counted.remaining, resetSeconds };
+    keepStanding(request, policy, this.memory[policy].count(key));
   }
 
   /**
@@ -171,8 +169,7 @@ export class RateLimits {
   }
 
   private settle(request: FastifyRequest, policy: RatePolicy, counted: Counted): void {
-    const resetSeconds = Math.max(1, Math.ceil(counted.msBeforeNext / 1000));
-    request.rateStanding = { policy, remaining: counted.remaining, resetSeconds };
+    const resetSeconds = keepStanding(request, policy, counted);
     if (counted.over)
       throw new HttpError(
         429,
@@ -253,4 +250,11 @@ function ipv6Groups(address: string): string[] | undefined {
   const groups = [...head, ...Array<string>(missing).fill('0'), ...rest];
   if (!groups.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return undefined;
   return groups.map((g) => parseInt(g, 16).toString(16));
+}
+
+/** Keeps a count's standing on the request for its answer's headers; returns its seconds left. */
+function keepStanding(request: FastifyRequest, policy: RatePolicy, counted: Counted): number {
+  const resetSeconds = Math.max(1, Math.ceil(counted.msBeforeNext / 1000));
+  request.rateStanding = { policy, remaining: counted.remaining, resetSeconds };
+  return resetSeconds;
 }
