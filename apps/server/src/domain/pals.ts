@@ -52,7 +52,7 @@ export interface DeployResult {
 }
 
 export function toPalInfo(row: PalRow): PalInfo {
-  return withoutUndefined({
+  return withoutUndefined<PalInfo>({
     id: row.id,
     name: optional(row.name),
     description: optional(row.description),
@@ -70,7 +70,7 @@ export function toPalInfo(row: PalRow): PalInfo {
 }
 
 function toPalDetails(row: PalRow): PalDetails {
-  return withoutUndefined({
+  return withoutUndefined<PalDetails>({
     ...toPalInfo(row),
     enterpriseId: row.enterprise_id,
     version: row.version,

@@ -37,8 +37,13 @@ export function optional(value: string | null): string | undefined {
   return value ?? undefined;
 }
 
-/** Drops the keys whose value is undefined, so absent members are absent, not present-but-empty. */
-export function withoutUndefined<T extends object>(value: T): T {
+/**
+ * Drops the keys whose value is undefined, so absent members are absent, not present-but-empty.
+ * The wire type is named at the call (`withoutUndefined<PalInfo>({…})`), never inferred from the
+ * argument: the literal is then checked against the contract's type, so a member the XSD renamed
+ * or removed is a compile error here, not a member the encoders silently send or drop.
+ */
+export function withoutUndefined<T extends object = never>(value: NoInfer<T>): T {
   for (const key of Object.keys(value) as (keyof T)[]) {
     if (value[key] === undefined) delete value[key];
   }

@@ -61,7 +61,7 @@ const MAX_STATUS_LENGTH = 64;
 const ABANDONED_RUN_GRACE_MS = 30_000;
 
 export function toTransactionInfo(row: TransactionInfoRow): TransactionInfo {
-  return withoutUndefined({
+  return withoutUndefined<TransactionInfo>({
     id: row.id,
     name: optional(row.name),
     description: optional(row.description),
