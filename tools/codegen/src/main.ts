@@ -29,6 +29,7 @@ export async function generate(
     ctx.xsdFiles.map((f) => abs(ctx, f)),
     diagnostics,
   );
+  if (diagnostics.hasUnreadableFile) throw new GenerationError(diagnostics);
   const api = loadApi(abs(ctx, ctx.openapiFile), model, diagnostics);
   if (diagnostics.hasErrors) throw new GenerationError(diagnostics);
   const bundle = emitOpenApiBundle(api, model);

@@ -192,6 +192,65 @@ describe('load/openapi', () => {
     },
   );
 
+  it.each([
+    {
+      name: 'a schema the XSDs do not have',
+      ref: '#/components/schemas/Items',
+      want: 'error OAS002 PATH#getItem: $ref #/components/schemas/Items: the XSDs have no type Items',
+    },
+    {
+      name: 'a component the document does not have',
+      ref: '#/components/responses/Missing',
+      want: 'error OAS001 PATH#getItem: $ref #/components/responses/Missing: components.responses has no Missing',
+    },
+    {
+      name: 'another file',
+      ref: 'other.yaml#/Item',
+      want: 'error OAS001 PATH#getItem: $ref other.yaml#/Item: only #/components/<section>/<name> is supported',
+    },
+  ])('names the operation of a $ref to $name', ({ ref, want }) => {
+    const document = oneOperation('/svc/rest/items', []);
+    const get = (document.paths['/svc/rest/items'] as { get: Record<string, unknown> }).get;
+    get.responses = {
+      '200': { description: 'ok', content: { 'application/json': { schema: { $ref: ref } } } },
+    };
+    const { diagnostics, path } = load(document);
+    expect(diagnostics.format('error').split('\n')).toContain(
+      want.replace('PATH', path.split('/').pop()!),
+    );
+  });
+
+  it('says a $ref to nothing once, though JSON and XML content both hold it', () => {
+    const document = oneOperation('/svc/rest/items', []);
+    const schema = { $ref: '#/components/schemas/Items' };
+    const content = { 'application/json': { schema }, 'application/xml': { schema } };
+    const get = (document.paths['/svc/rest/items'] as { get: Record<string, unknown> }).get;
+    get.responses = { '200': { description: 'ok', content } };
+    const { diagnostics } = load(document);
+    expect(diagnostics.items.map((d) => d.code)).toEqual(['OAS002']);
+  });
+
+  it("refuses hand-written component schemas, which would replace the XSDs' own", () => {
+    const document = {
+      ...oneOperation('/svc/rest/items', []),
+      components: { schemas: { Item: {} } },
+    };
+    const { diagnostics } = load(document);
+    expect(diagnostics.format('error')).toMatch(
+      /^error OAS003 t\w+\.yaml#components\.schemas: data types are written in the XSDs/,
+    );
+  });
+
+  it('says where a file stops being YAML, without a stack', () => {
+    const path = join(dir, 'broken.yaml');
+    writeFileSync(path, 'openapi: 3.0.3\npaths:\n  /svc/items:\n    get: {\n  x: 1\n');
+    const diagnostics = new Diagnostics();
+    const api = loadApi(path, model, diagnostics);
+    expect(diagnostics.items).toHaveLength(1);
+    expect(diagnostics.format()).toMatch(/^error OAS000 broken\.yaml:\d+:\d+: not YAML: \S.*[^:]$/);
+    expect(api.operations).toEqual([]);
+  });
+
   it('keeps the document as read', () => {
     const document = oneOperation('/svc/rest/items', []);
     const { api } = load(document);

@@ -13,11 +13,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function load(
   body: string,
   form = 'unqualified',
+  after = '',
 ): { model: SchemaModel; diagnostics: Diagnostics } {
   const path = join(dir, `t${Math.random().toString(36).slice(2)}.xsd`);
   writeFileSync(
     path,
-    `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:t="urn:t" targetNamespace="urn:t" elementFormDefault="${form}" version="1.0">${body}</xs:schema>`,
+    `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:t="urn:t" targetNamespace="urn:t" elementFormDefault="${form}" version="1.0">${body}</xs:schema>${after}`,
   );
   const diagnostics = new Diagnostics();
   return { model: loadXsdFiles([path], diagnostics), diagnostics };
@@ -146,6 +147,44 @@ describe('load/xsd', () => {
     const { diagnostics } = load(given);
     expect(diagnostics.hasErrors).toBe(true);
     expect(diagnostics.format('error')).toMatch(new RegExp(`^error ${code} t\\w+\\.xsd#A`));
+  });
+
+  it.each([
+    {
+      // A lost `>`: the parser alone read on and dropped the member without a word.
+      given: seq('A', '<xs:element name="x" type="xs:int"/\n<xs:element name="y" type="xs:int"/>'),
+      want: /^error XSD000 t\w+\.xsd:\d+:\d+: not well-formed XML: Attribute '\/' /,
+    },
+    {
+      // An unquoted attribute: the parser alone made a member named "undefined".
+      given: seq('A', '<xs:element name=x type="xs:int"/>'),
+      want: /^error XSD000 t\w+\.xsd:1:\d+: not well-formed XML: Attribute 'name' /,
+    },
+    {
+      given: seq('A', '<xs:element name="x" type="xs:int">'),
+      want: /^error XSD000 t\w+\.xsd:1:\d+: not well-formed XML: Expected closing tag /,
+    },
+    { given: '<!-- text after the root -->', after: 'junk', want: /^error XSD000 .*Extra text/ },
+  ])('refuses a file that is not well-formed XML, at its line: $want', ({ given, after, want }) => {
+    const { model, diagnostics } = load(given, 'unqualified', after);
+    expect(diagnostics.format('error')).toMatch(want);
+    // Nothing of the file is read, so nothing half-read reaches the generators.
+    expect(diagnostics.items).toHaveLength(1);
+    expect(model.types).toEqual([]);
+  });
+
+  it.each([
+    { given: seq('A', '<xs:element type="xs:int"/>'), want: 'an element needs a name attribute' },
+    { given: seq('A', '<xs:element name="a b" type="xs:int"/>'), want: '"a b" is not an XML name' },
+    {
+      given: '<xs:complexType><xs:sequence/></xs:complexType>',
+      want: 'a global xs:complexType needs a name attribute',
+    },
+  ])('refuses a declaration without an XML name: $want', ({ given, want }) => {
+    const { diagnostics } = load(given);
+    expect(diagnostics.format('error')).toMatch(
+      new RegExp(`^error XSD024 t\\w+\\.xsd#[^:]+: ${want}$`),
+    );
   });
 
   it('requires unqualified members', () => {

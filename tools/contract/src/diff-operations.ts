@@ -19,8 +19,20 @@ export function diffOperationModels(before: OperationModel[], after: OperationMo
   const changes: Change[] = [];
   const add: Add = (bump, kind, path, reason) => changes.push({ bump, kind, path, reason });
   const afterByKey = new Map(after.map((op) => [opKey(op), op]));
+  const beforeKeys = new Set(before.map(opKey));
+  // To the wire a new operation is an addition (api-smart-diff's minor); to a server built on
+  // the skeleton it is a handler it must now have: `Handlers<Ctx>` gains a required member, so
+  // the release is major (the four packages share one version).
+  for (const a of after)
+    if (!beforeKeys.has(opKey(a)))
+      add(
+        'major',
+        'operation-added',
+        opKey(a),
+        `new operation ${a.id}: Handlers of @pal-workflow/server-skeleton gains a required ${a.id}, which every server built on it must implement`,
+      );
   for (const b of before) {
-    // Operations added or removed are api-smart-diff's.
+    // Operations removed are api-smart-diff's.
     const a = afterByKey.get(opKey(b));
     if (!a) continue;
     const path = opKey(a);

@@ -30,10 +30,11 @@ export function loadContract(root: string, label: string): Contract {
       ctx.xsdFiles.map((f) => `${root}/${f}`),
       diagnostics,
     );
-    const api = loadApi(`${root}/${ctx.openapiFile}`, model, diagnostics);
-    const operations = api.operations;
+    const api = diagnostics.hasUnreadableFile
+      ? undefined
+      : loadApi(`${root}/${ctx.openapiFile}`, model, diagnostics);
     const errors = diagnostics.items.filter((d) => d.severity === 'error');
-    if (errors.length) {
+    if (errors.length || !api) {
       const [first] = errors;
       const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
       throw new ContractInputError(
@@ -41,7 +42,7 @@ export function loadContract(root: string, label: string): Contract {
       );
     }
     const openapi = emitOpenApiBundle(api, model).document;
-    return { model, operations, openapi };
+    return { model, operations: api.operations, openapi };
   } catch (e) {
     if (e instanceof ContractInputError) throw e;
     throw new ContractInputError(`the schemas of ${label} do not load: ${firstLine(e)}`);

@@ -177,7 +177,15 @@ export async function releaseDry(root: string = REPOSITORY_ROOT): Promise<string
     step(
       'Build, pack, install into a fresh project, type-check and run the consumer (tools/pack-smoke)',
     );
-    stream('npx', ['tsx', 'tools/pack-smoke/src/main.ts'], scratch);
+    try {
+      stream('npx', ['tsx', 'tools/pack-smoke/src/main.ts'], scratch);
+    } catch {
+      // A consumer that no longer compiles is what the packages' users would meet: said with
+      // the other failures, its compiler's errors above.
+      failures.push(
+        'the consumer of the packed packages (tools/pack-smoke/src/consumer) failed: see its output above',
+      );
+    }
 
     step('publint and @arethetypeswrong/cli on the tarballs');
     const tarballs = join(scratch, '.release-dry-tarballs');

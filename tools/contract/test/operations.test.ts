@@ -102,6 +102,20 @@ const CASES: {
     path: 'GET /services/rest/pals parameters[header name] required',
   },
   {
+    // A minor to the wire (api-smart-diff's openapi-add), a major to servers built on the skeleton.
+    name: 'an operation added',
+    edits: [
+      {
+        file: OPS,
+        from: '\n  /services/rest/pals/{palId}/token:\n',
+        to: `\n  /services/rest/pals/{id}/again:\n    get:\n      operationId: getPalAgain\n      x-spec-id: P9\n      tags:\n        - pals\n      summary: Get a pal again\n${GET_PAL_PARAMS}\n          content:\n            application/json:\n              schema:\n                $ref: '#/components/schemas/PalInfo'\n\n  /services/rest/pals/{palId}/token:\n`,
+      },
+    ],
+    bump: 'major',
+    kind: 'operation-added',
+    path: 'GET /services/rest/pals/{id}/again',
+  },
+  {
     name: 'an operation removed',
     edits: [
       { file: OPS, from: /\n {2}\/services\/rest\/pals\/\{id\}:\n[\s\S]*?(?=\n {2}\/)/, to: '' },

@@ -13,9 +13,20 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '../../..');
 const PACKAGES = ['types', 'validators', 'server-skeleton', 'client'];
 
+/** A command that failed: its own output, already printed, says why; a stack would not. */
+class StepFailed extends Error {}
+
 const run = (command: string, args: string[], cwd: string) => {
-  console.log(`$ ${command} ${args.join(' ')}`);
-  execFileSync(command, args, { cwd, stdio: 'inherit' });
+  const line = `${command} ${args.join(' ')}`;
+  console.log(`$ ${line}`);
+  try {
+    execFileSync(command, args, { cwd, stdio: 'inherit' });
+  } catch (e) {
+    const status = (e as { status?: number | null }).status;
+    throw new StepFailed(
+      `\`${line}\` failed (exit ${status ?? 'by a signal'}): its output is above`,
+    );
+  }
 };
 
 const work = mkdtempSync(join(tmpdir(), 'pal-consumer-'));
@@ -71,6 +82,10 @@ try {
   run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], project);
   run('npx', ['tsc', '-p', 'tsconfig.json'], project);
   run('node', ['dist/smoke.js'], project);
+} catch (e) {
+  if (!(e instanceof StepFailed)) throw e;
+  console.error(`pack-smoke: ${e.message}`);
+  process.exitCode = 1;
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

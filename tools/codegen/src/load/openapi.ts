@@ -40,16 +40,84 @@ function readRoots(doc: Json, file: string, diagnostics: Diagnostics): RootsMode
   return roots;
 }
 
+/** The YAML as a document, or an OAS000 at the line and column where it stops being YAML. */
+function readYaml(path: string, file: string, diagnostics: Diagnostics): Json | undefined {
+  const parsed = YAML.parseDocument(readFileSync(path, 'utf8'));
+  const [error] = parsed.errors;
+  if (error) {
+    const at = error.linePos?.[0];
+    // The library's message ends in " at line L, column C:" and a frame of the source.
+    const message = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    diagnostics.error('OAS000', at ? `${file}:${at.line}:${at.col}` : file, `not YAML: ${message}`);
+    return undefined;
+  }
+  const doc: unknown = parsed.toJS();
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
+    diagnostics.error('OAS000', file, 'the document is not a YAML mapping');
+    return undefined;
+  }
+  return doc as Json;
+}
+
+/**
+ * Every `$ref` in the document must lead somewhere before Java's generator sees it: a schema to a
+ * type of the XSDs (the bundle's components.schemas are made from them), anything else to a
+ * component the document has. Hand-written component schemas would replace the XSDs' own.
+ */
+function checkReferences(
+  doc: Json,
+  file: string,
+  model: SchemaModel,
+  diagnostics: Diagnostics,
+): void {
+  if (doc.components?.schemas !== undefined)
+    diagnostics.error(
+      'OAS003',
+      `${file}#components.schemas`,
+      'data types are written in the XSDs, and components.schemas is made from them: remove it',
+    );
+  const types = new Set(model.types.map((t) => t.name));
+  const visit = (node: unknown, where: string): void => {
+    if (Array.isArray(node)) for (const item of node) visit(item, where);
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) return;
+    const ref = (node as Json).$ref;
+    if (typeof ref === 'string') {
+      const [hash, components, section, name, ...rest] = ref.split('/');
+      if (hash !== '#' || components !== 'components' || !section || !name || rest.length)
+        diagnostics.error(
+          'OAS001',
+          where,
+          `$ref ${ref}: only #/components/<section>/<name> is supported`,
+        );
+      else if (section === 'schemas') {
+        if (!types.has(name))
+          diagnostics.error('OAS002', where, `$ref ${ref}: the XSDs have no type ${name}`);
+      } else if (doc.components?.[section]?.[name] === undefined)
+        diagnostics.error('OAS001', where, `$ref ${ref}: components.${section} has no ${name}`);
+    }
+    for (const value of Object.values(node as Json)) visit(value, where);
+  };
+  for (const [openapiPath, item] of Object.entries((doc.paths ?? {}) as Json))
+    for (const [method, op] of Object.entries((item ?? {}) as Json))
+      visit(op, `${file}#${(op as Json | null)?.operationId ?? `${method} ${openapiPath}`}`);
+  for (const [section, entries] of Object.entries((doc.components ?? {}) as Json))
+    for (const [name, entry] of Object.entries((entries ?? {}) as Json))
+      visit(entry, `${file}#components.${section}.${name}`);
+}
+
 export function loadApi(path: string, model: SchemaModel, diagnostics: Diagnostics): ApiModel {
   const file = basename(path);
-  const doc = YAML.parse(readFileSync(path, 'utf8')) as Json;
+  const doc = readYaml(path, file, diagnostics);
+  if (!doc) return { file, document: {}, roots: { service: '', user: '' }, operations: [] };
+  if (doc.paths === null || typeof doc.paths !== 'object')
+    diagnostics.error('OAS004', file, 'the document has no paths');
+  checkReferences(doc, file, model, diagnostics);
   const roots = readRoots(doc, file, diagnostics);
+  // checkReferences said what a reference that leads nowhere is.
   const deref = (node: Json): Json => {
     if (node && typeof node.$ref === 'string' && node.$ref.startsWith('#/components/')) {
       const [, , section, name] = node.$ref.split('/');
-      const target = doc.components?.[section!]?.[name!];
-      if (!target) diagnostics.error('OAS001', file, `unresolved reference ${node.$ref}`);
-      return target ?? {};
+      return (doc.components?.[section!]?.[name!] as Json | undefined) ?? {};
     }
     return node;
   };
@@ -57,18 +125,21 @@ export function loadApi(path: string, model: SchemaModel, diagnostics: Diagnosti
     const ref = schema?.$ref ?? schema?.allOf?.[0]?.$ref;
     return typeof ref === 'string' ? ref.split('/').pop() : undefined;
   };
+  // A type the XSDs do not have at all is checkReferences' OAS002: said once, there.
+  const known = (type: string) => model.types.some((t) => t.name === type);
   const rootOfType = (type: string, where: string): string => {
     const root = model.roots.find((r) => r.type.kind !== 'builtin' && r.type.name === type);
-    if (!root) diagnostics.error('OAS010', where, `type ${type} has no root element in the XSDs`);
+    if (!root && known(type))
+      diagnostics.error('OAS010', where, `type ${type} has no root element in the XSDs`);
     return root?.name ?? type;
   };
   const rootOfList = (itemType: string, where: string): string => {
     const listType = model.types.find(
       (t) => t.kind === 'array' && t.item.kind === 'named' && t.item.name === itemType,
     );
-    return listType
-      ? rootOfType(listType.name, where)
-      : (diagnostics.error('OAS011', where, `no list wrapper type of ${itemType}`), itemType);
+    if (listType) return rootOfType(listType.name, where);
+    if (known(itemType)) diagnostics.error('OAS011', where, `no list wrapper type of ${itemType}`);
+    return itemType;
   };
   const scalar = (schema: Json | undefined, where: string): ScalarType => {
     switch (schema?.type) {
@@ -105,7 +176,7 @@ export function loadApi(path: string, model: SchemaModel, diagnostics: Diagnosti
   });
 
   const operations: OperationModel[] = [];
-  for (const [openapiPath, item] of Object.entries(doc.paths as Json)) {
+  for (const [openapiPath, item] of Object.entries((doc.paths ?? {}) as Json)) {
     for (const method of ['get', 'post'] as const) {
       const op = (item as Json)[method] as Json | undefined;
       if (!op) continue;

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { XMLParser } from 'fast-xml-parser';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { Diagnostics } from '../diagnostics.js';
 import type {
   BuiltinName,
@@ -31,6 +31,9 @@ const BUILTINS: readonly BuiltinName[] = [
 
 type Node = Record<string, unknown>;
 
+/** An XML name without a colon (the names the contract declares are ASCII). */
+const NCNAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+
 const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '@',
@@ -50,7 +53,16 @@ export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaM
 
   for (const path of paths) {
     const file = basename(path);
-    const doc = parser.parse(readFileSync(path, 'utf8')) as Node;
+    const text = readFileSync(path, 'utf8');
+    // The parser reads past what is not XML (a lost `>`, an unquoted attribute) and would give
+    // members that are not in the file, or lose some: a file must be well formed to be read.
+    const wellFormed = XMLValidator.validate(text);
+    if (wellFormed !== true) {
+      const { line, col, msg } = wellFormed.err;
+      diagnostics.error('XSD000', `${file}:${line}:${col}`, `not well-formed XML: ${msg}`);
+      continue;
+    }
+    const doc = parser.parse(text) as Node;
     const schemaKey = Object.keys(doc).find((k) => localName(k) === 'schema');
     const schema = schemaKey ? (doc[schemaKey] as Node[])[0] : undefined;
     if (!schema) {
@@ -81,6 +93,20 @@ export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaM
       version: String(schema['@version'] ?? ''),
     });
 
+    /** The `name` a declaration must have, an XML name: a missing one would become "undefined". */
+    const nameOf = (node: Node, location: string, what: string): string => {
+      const name = node['@name'];
+      if (typeof name === 'string' && NCNAME.test(name)) return name;
+      diagnostics.error(
+        'XSD024',
+        location,
+        name === undefined
+          ? `${what} needs a name attribute`
+          : `"${String(name)}" is not an XML name`,
+      );
+      return String(name ?? '');
+    };
+
     const resolve = (qname: string, location: string): TypeRef | undefined => {
       const [prefix, local] = qname.includes(':') ? qname.split(':') : ['', qname];
       const uri = prefixes.get(prefix ?? '');
@@ -108,11 +134,13 @@ export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaM
             `xs:${localName(key)} inside a sequence is not supported`,
           );
       }
-      return children(seq, 'element').map((el) => member(el, `${location}.${String(el['@name'])}`));
+      return children(seq, 'element').map((el) =>
+        member(el, `${location}.${String(el['@name'] ?? '(no name)')}`),
+      );
     };
 
     const member = (el: Node, location: string): MemberModel => {
-      const name = String(el['@name']);
+      const name = nameOf(el, location, 'an element');
       const maxOccurs = String(el['@maxOccurs'] ?? '1');
       if (maxOccurs !== '1' && maxOccurs !== 'unbounded')
         diagnostics.error(
@@ -191,11 +219,11 @@ export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaM
     };
 
     for (const ct of children(schema, 'complexType')) {
-      const name = String(ct['@name']);
+      const name = nameOf(ct, `${file}#complexType`, 'a global xs:complexType');
       types.push(objectType(name, ct, `${file}#${name}`));
     }
     for (const st of children(schema, 'simpleType')) {
-      const xsdName = String(st['@name']);
+      const xsdName = nameOf(st, `${file}#simpleType`, 'a global xs:simpleType');
       const restriction = child(st, 'restriction');
       const values = restriction
         ? children(restriction, 'enumeration').map((e) => String(e['@value']))
@@ -226,7 +254,7 @@ export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaM
       });
     }
     for (const el of children(schema, 'element')) {
-      const name = String(el['@name']);
+      const name = nameOf(el, `${file}#element`, 'a global xs:element');
       const type = resolve(String(el['@type'] ?? ''), `${file}#element ${name}`);
       if (type) roots.push({ name, namespace, type });
     }
