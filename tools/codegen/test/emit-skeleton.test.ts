@@ -14,6 +14,10 @@ describe('emit/skeleton', () => {
       given: { name: 'flag', type: 'boolean', required: false, description: 'Not in the table.' },
       want: [{ name: 'flag', type: 'boolean', required: false }],
     },
+    {
+      given: { name: 'view', type: 'string', required: true, enum: ['summary', 'full'] },
+      want: [{ name: 'view', type: 'string', required: true, enum: ['summary', 'full'] }],
+    },
   ] satisfies { given: ParamModel; want: unknown }[])('param $given.name', ({ given, want }) => {
     expect(JSON.parse(paramSpecs([given]))).toEqual(want);
   });
@@ -34,7 +38,9 @@ describe('emit/skeleton', () => {
           path: '/items/{id}',
           openapiPath: '/svc/items/{id}',
           pathParams: [{ name: 'id', type: 'string', required: true, maxLength: 9 }],
-          queryParams: [],
+          queryParams: [
+            { name: 'view', type: 'string', required: false, enum: ['summary', 'full'] },
+          ],
           transportHeaders: [
             { name: 'Idempotency-Key', type: 'string', required: false, maxLength: 255 },
           ],
@@ -56,5 +62,7 @@ describe('emit/skeleton', () => {
     );
     const inputs = files.find((f) => f.path.endsWith('/handlers.gen.ts'))!.content;
     expect(inputs).not.toContain('Idempotency');
+    // An enum parameter is the union of its values, to the handler as to the runtime.
+    expect(inputs).toContain(`query: { view?: "summary" | "full" }`);
   });
 });

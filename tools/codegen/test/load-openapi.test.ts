@@ -89,6 +89,15 @@ describe('load/openapi', () => {
       given: { name: 'id', in: 'path', required: true, schema: { type: 'integer' } },
       want: { name: 'id', type: 'int', required: true },
     },
+    {
+      given: {
+        name: 'id',
+        in: 'path',
+        required: true,
+        schema: { type: 'string', enum: ['a', 'b'] },
+      },
+      want: { name: 'id', type: 'string', required: true, enum: ['a', 'b'] },
+    },
   ])('reads a path parameter: $given.schema', ({ given, want }) => {
     const { api, diagnostics } = load(oneOperation('/svc/rest/items/{id}', [given]));
     expect(diagnostics.format()).toBe('');
@@ -108,6 +117,14 @@ describe('load/openapi', () => {
       given: { type: 'array' },
       want: 'error OAS020 t.yaml#getItem id: parameter type array is not supported',
     },
+    ...[
+      { type: 'integer', enum: [1, 2] },
+      { type: 'string', enum: [] },
+      { type: 'string', enum: ['a', 'a'] },
+    ].map((given) => ({
+      given,
+      want: 'error OAS022 t.yaml#getItem id: enum must be a list of distinct strings on a string',
+    })),
   ])('reports a bad parameter schema: $given', ({ given, want }) => {
     const { diagnostics } = load(
       oneOperation('/svc/rest/items/{id}', [

@@ -86,6 +86,23 @@ describe('readParams and readSearch', () => {
     }
   });
 
+  it.each([
+    ['summary', 'accepted'],
+    ['full', 'accepted'],
+    ['Summary', 'query parameter view: must be one of summary, full'],
+    ['', 'query parameter view: must be one of summary, full'],
+  ])('holds a string to its enum: %j', (value, want) => {
+    const views = [
+      { name: 'view', type: 'string', required: true, enum: ['summary', 'full'] },
+    ] as const;
+    if (want === 'accepted')
+      expect(readParams(views, { view: value }, 'query parameter')).toEqual({ view: value });
+    else {
+      const e = errorOf(() => readParams(views, { view: value }, 'query parameter'));
+      expect([e.statusCode, e.message]).toEqual([400, want]);
+    }
+  });
+
   describe('search headers are UTF-8 text', () => {
     const search = [{ name: 'name', type: 'string', required: false, maxLength: 10 }] as const;
     // Node hands a header's bytes over one character each (Latin-1): what curl's raw UTF-8 becomes.

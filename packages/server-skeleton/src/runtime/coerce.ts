@@ -80,7 +80,8 @@ export function headerText(raw: string, where: string): string {
 /**
  * Reads the declared parameters from raw values. Missing required ones are a 400;
  * a parameter given twice is a 400 (it would be ambiguous), and so is one longer than
- * its maxLength or holding a character XML cannot carry; unknown ones are ignored.
+ * its maxLength, not one of its enum's values, or holding a character XML cannot carry;
+ * unknown ones are ignored.
  */
 export function readParams(
   specs: readonly ParamSpec[],
@@ -102,6 +103,8 @@ export function readParams(
     const value = text(given, where);
     if (spec.maxLength !== undefined && characterCount(value, spec.maxLength) > spec.maxLength)
       throw badRequest(`${where}: must be at most ${spec.maxLength} characters`);
+    if (spec.enum && !spec.enum.includes(value))
+      throw badRequest(`${where}: must be one of ${spec.enum.join(', ')}`);
     // Every parameter is an xs:string or a number; a character XML cannot carry is refused here,
     // as in a body, rather than echoed into an answer that no XML parser would read.
     if (spec.type === 'string' && !isXmlText(value))

@@ -9,6 +9,8 @@ export interface ParamSpec {
   readonly required: boolean;
   /** Longest accepted string value (the OpenAPI parameter's maxLength). */
   readonly maxLength?: number;
+  /** The only accepted values (the OpenAPI parameter's enum). */
+  readonly enum?: readonly string[];
 }
 
 export type ResponseSpec =

@@ -27,7 +27,9 @@ export function pascal(id: string): string {
 }
 
 function paramsType(params: ParamModel[]): string {
-  return `{ ${params.map((p) => `${p.name}${p.required ? '' : '?'}: ${TS_SCALAR[p.type]}`).join('; ')} }`;
+  const type = (p: ParamModel) =>
+    p.enum ? p.enum.map((v) => JSON.stringify(v)).join(' | ') : TS_SCALAR[p.type];
+  return `{ ${params.map((p) => `${p.name}${p.required ? '' : '?'}: ${type(p)}`).join('; ')} }`;
 }
 
 function fastifyPath(path: string): string {
@@ -60,11 +62,12 @@ function inputMembers(op: OperationModel): string[] {
 /** The route table's view of parameters: what the runtime reads and checks. */
 export function paramSpecs(params: ParamModel[]): string {
   return JSON.stringify(
-    params.map(({ name, type, required, maxLength }) => ({
+    params.map(({ name, type, required, maxLength, enum: values }) => ({
       name,
       type,
       required,
       ...(maxLength === undefined ? {} : { maxLength }),
+      ...(values === undefined ? {} : { enum: values }),
     })),
   );
 }

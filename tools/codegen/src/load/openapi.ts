@@ -167,12 +167,28 @@ export function loadApi(path: string, model: SchemaModel, diagnostics: Diagnosti
     }
     return { maxLength: value as number };
   };
+  const enumeration = (schema: Json | undefined, where: string): { enum?: string[] } => {
+    const values: unknown = schema?.enum;
+    if (values === undefined) return {};
+    if (
+      schema?.type !== 'string' ||
+      !Array.isArray(values) ||
+      values.length === 0 ||
+      values.some((v) => typeof v !== 'string') ||
+      new Set(values).size !== values.length
+    ) {
+      diagnostics.error('OAS022', where, 'enum must be a list of distinct strings on a string');
+      return {};
+    }
+    return { enum: values as string[] };
+  };
   const param = (p: Json, where: string): ParamModel => ({
     name: String(p.name),
     type: scalar(p.schema, `${where} ${p.name}`),
     required: p.required === true,
     ...(p.description ? { description: String(p.description).trim() } : {}),
     ...maxLength(p.schema, `${where} ${p.name}`),
+    ...enumeration(p.schema, `${where} ${p.name}`),
   });
 
   const operations: OperationModel[] = [];

@@ -9,6 +9,8 @@ export interface ParamModel {
   description?: string;
   /** `maxLength` of a string parameter: longer values are refused with 400. */
   maxLength?: number;
+  /** `enum` of a string parameter: the only values accepted (others are a 400), its TS type. */
+  enum?: string[];
 }
 
 export type ResponseModel =
