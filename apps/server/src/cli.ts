@@ -53,11 +53,25 @@ interface JsonOption {
   json?: boolean;
 }
 
+/**
+ * A reader that stops early (`pal audit | head`) closes the pipe: the rest of the answer is not
+ * wanted, which is no failure of the command (it was an unhandled EPIPE and a stack). Any other
+ * error of stdout stays one.
+ */
+function endWhenStdoutIsClosed(): void {
+  if (process.stdout.listenerCount('error') > 0) return;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(0);
+  });
+}
+
 /** Loads the settings, opens and migrates the database, and runs `work` in a domain context. */
 export async function withDomain<T>(
   io: CliIo,
   work: (ctx: DomainContext, applied: string[]) => Promise<T>,
 ): Promise<T> {
+  if (io === processIo) endWhenStdoutIsClosed();
   const config: Config = loadConfig(io.env);
   // Logs go to stderr, so stdout holds only the command's answer. Quiet unless LOG_LEVEL says so.
   const log = pino({ level: io.env.LOG_LEVEL ? config.logLevel : 'warn' }, destination(2));

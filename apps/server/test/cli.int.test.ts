@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claimFormPdf, encryptedPdf } from './documents.js';
 import { ROTATION_TIMEOUT_MS, rotateAndDeleteAgainstAServer } from './client-rotation.js';
-import { runPal as pal, type CliRun } from './pal-process.js';
+import { palWithClosedStdout, runPal as pal, type CliRun } from './pal-process.js';
 import { tempDir } from './helpers.js';
 import { MIGRATION_NAMES } from './migration-names.js';
 import { loadConfig } from '../src/config.js';
@@ -272,6 +272,9 @@ describe('pal CLI on a fresh DATA_DIR', () => {
       });
       expect(record).not.toHaveProperty('ip');
     }
+    // A reader that stops early (`| head`): the command ends quietly, not with EPIPE's stack.
+    const cut = await palWithClosedStdout(env, 'audit', '--enterprise', 'Acme Corp', '--json');
+    expect(cut).toEqual({ code: 0, stderr: '' });
     const text = await pal(env, 'audit', '--enterprise', 'Acme Corp', '--since', '1h');
     expect(text.stdout.split('\n')[1]).toMatch(
       /^\d{4}-\d{2}-\d{2}T\S+ {2}pal\.deployed {2}success {2}operator:\S+ {2}pal:expense-approval {2}- {2}- {2}version=1$/,

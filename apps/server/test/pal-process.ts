@@ -44,6 +44,24 @@ export function runPal(env: Record<string, string>, ...args: string[]): Promise<
   });
 }
 
+/** Runs `pal …args` whose reader has gone before it writes (`pal … | head` once head is done). */
+export function palWithClosedStdout(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(
+      process.execPath,
+      [tsxCli, '--conditions=@pal-workflow/source', 'src/main.ts', ...args],
+      { cwd: serverDir, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 120_000 },
+    );
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => done({ code, stderr }));
+  });
+}
+
 /** `pal …args --json`, expected to succeed: its one JSON object. */
 export async function palJson(
   env: Record<string, string>,
