@@ -23,7 +23,17 @@ const SETTINGS = [
     max: 1024,
     default: DEFAULT_SEMI_SPACE_MB,
   },
-  { name: 'V8_OLD_SPACE_MB', flag: '--max-old-space-size', min: 0, max: 1048576, default: 0 },
+  // 0 is V8's own limit. A bound is a hard stop: past it the process ends. The server's heap holds
+  // about 45 MiB live after a full GC, more under load, so a bound under 128 would end it at its
+  // first burst (and 1 ended it while V8 read its own start-up snapshot): refused at start.
+  {
+    name: 'V8_OLD_SPACE_MB',
+    flag: '--max-old-space-size',
+    min: 128,
+    orZero: true,
+    max: 1048576,
+    default: 0,
+  },
   {
     name: 'V8_HEAP_GROWING_PERCENT',
     flag: '--heap-growing-percent',
@@ -43,9 +53,11 @@ export function serverNodeFlags(env, given = []) {
   for (const setting of SETTINGS) {
     const raw = (env[setting.name] ?? '').trim();
     const value = raw === '' ? setting.default : Number(raw);
-    if (!/^\d*$/.test(raw) || !(value >= setting.min && value <= setting.max))
+    const inRange =
+      (value >= setting.min && value <= setting.max) || (setting.orZero && value === 0);
+    if (!/^\d*$/.test(raw) || !inRange)
       return {
-        error: `bad setting ${setting.name}: expected an integer from ${setting.min} to ${setting.max}, got "${raw}"`,
+        error: `bad setting ${setting.name}: expected ${setting.orZero ? '0 or ' : ''}an integer from ${setting.min} to ${setting.max}, got "${raw}"`,
       };
     const already = [...given, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].some(
       (arg) => arg.split('=')[0].replaceAll('_', '-') === setting.flag,

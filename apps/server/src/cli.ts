@@ -331,8 +331,9 @@ export function buildProgram(io: CliIo = processIo): Command {
             options.vars === undefined
               ? {}
               : ((await readJson(options.vars)) as Record<string, string>),
-          timeoutMs: positiveInteger('--timeout-ms', options.timeoutMs),
-          memoryMb: positiveInteger('--memory-mb', options.memoryMb),
+          // As WORKFLOW_TIMEOUT_MS and WORKFLOW_MEMORY_MB: a run here is what it is on the server.
+          timeoutMs: wholeNumber('--timeout-ms', options.timeoutMs, 10, 600_000),
+          memoryMb: wholeNumber('--memory-mb', options.memoryMb, 8, 1024),
         });
         const text = [
           `${result.operation}: ${result.status}`,
@@ -360,10 +361,11 @@ async function readJson(file: string): Promise<unknown> {
   }
 }
 
-function positiveInteger(option: string, value: string): number {
+/** A whole number from `min` to `max`: the bounds the server's own setting has (config.ts). */
+function wholeNumber(option: string, value: string, min: number, max: number): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed <= 0)
-    throw new Error(`${option}: expected a positive whole number, got "${value}"`);
+  if (!/^\d+$/.test(value.trim()) || parsed < min || parsed > max)
+    throw new Error(`${option}: expected a whole number from ${min} to ${max}, got "${value}"`);
   return parsed;
 }
 

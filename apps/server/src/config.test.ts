@@ -212,6 +212,14 @@ describe('loadConfig', () => {
     ['SERVER_PROCESSES', '0', /SERVER_PROCESSES: expected an integer from 1 to 256 or auto/],
     ['SERVER_PROCESSES', 'many', /SERVER_PROCESSES: expected an integer from 1 to 256 or auto/],
     ['SERVER_PROCESSES', '2', /SERVER_PROCESSES: 2 processes need a PostgreSQL DATABASE_URL/],
+    // Before, the first as PUBLIC_URL (which was not set), the others not at all (listen failed).
+    [
+      'HOST',
+      '999.1.1.1',
+      /^HOST: expected an IP address \(127\.0\.0\.1, ::\) or a host name, got "999/,
+    ],
+    ['HOST', 'bad_host', /^HOST: expected an IP address/],
+    ['HOST', 'http://x', /^HOST: expected an IP address/],
   ])('rejects %s=%s with a message naming it', (name, value, message) => {
     let thrown: unknown;
     try {
@@ -263,6 +271,37 @@ describe('loadConfig', () => {
     const second = loadConfig({ DATA_DIR: dataDir });
     expect(second.secretKeySource).toBe('file');
     expect(second.secretKey.equals(first.secretKey)).toBe(true);
+  });
+
+  it.each(['0.0.0.0', '::', '::1', 'localhost', 'pal-1.internal.example'])(
+    'takes HOST=%s',
+    (host) => {
+      expect(loadConfig({ DATA_DIR: dataDir, HOST: host }).host).toBe(host);
+    },
+  );
+
+  it('names DATA_DIR when it is a file, or cannot hold the generated key', () => {
+    const file = join(dataDir, 'a-file');
+    writeFileSync(file, '');
+    const thrown = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        return error as ConfigError;
+      }
+      throw new Error('loaded');
+    };
+    // Before: "bad setting PAL_SECRET_KEY: unset, and …/secret.key cannot be read: ENOTDIR".
+    expect(thrown({ DATA_DIR: file })).toMatchObject({
+      variable: 'DATA_DIR',
+      message: `DATA_DIR: ${file} is a file, not a folder`,
+    });
+    // A folder that cannot be made (its parent is a file).
+    const inside = join(file, 'data');
+    expect(thrown({ DATA_DIR: inside })).toMatchObject({ variable: 'DATA_DIR' });
+    expect(thrown({ DATA_DIR: inside }).message).toMatch(
+      /^DATA_DIR: PAL_SECRET_KEY is unset, and the key .*secret\.key.*: ENOTDIR/,
+    );
   });
 
   it('refuses a damaged key file instead of replacing it', () => {

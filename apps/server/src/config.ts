@@ -2,13 +2,14 @@
 // start-up with a message that names the variable. Every default is written out here; the
 // documentation of each setting is docs/configuration.md.
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
 import { defaultRoots } from '@pal-workflow/server-skeleton';
 import {
   ConfigError,
+  dataDirSetting,
   databaseSetting,
   describeDatabase,
   enumSetting,
+  hostSetting,
   httpUrl,
   integerSetting,
   mailFromSetting,
@@ -155,7 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
     return value === undefined || value === '' ? undefined : value;
   };
 
-  const host = get('HOST') ?? CONFIG_DEFAULTS.HOST;
+  const host = hostSetting(get('HOST') ?? CONFIG_DEFAULTS.HOST);
   const port = integerSetting('PORT', get('PORT'), CONFIG_DEFAULTS.PORT, 0, 65535);
   const serviceRoot = pathSegment(
     'SERVICE_ROOT',
@@ -166,7 +167,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('USER_ROOT', `must differ from SERVICE_ROOT (both are "${userRoot}")`);
   }
   const publicUrl = httpUrl('PUBLIC_URL', get('PUBLIC_URL') ?? defaultPublicUrl(host, port));
-  const dataDir = resolve(get('DATA_DIR') ?? CONFIG_DEFAULTS.DATA_DIR);
+  const dataDir = dataDirSetting(get('DATA_DIR') ?? CONFIG_DEFAULTS.DATA_DIR);
   const database = databaseSetting(
     get('DATABASE_URL'),
     get('DATABASE_POOL_SIZE'),

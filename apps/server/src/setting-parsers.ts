@@ -2,7 +2,15 @@
 // a ConfigError that names the variable and says why.
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { chmodSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -213,6 +221,35 @@ export function decodeSecretKey(text: string): Buffer | undefined {
   return undefined;
 }
 
+// A DNS name: dot-separated labels of letters, digits and inner hyphens, 253 characters at most.
+const HOST_NAME =
+  /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+/**
+ * HOST: an IP address, or a host name to resolve. Digits and dots that are no IPv4 address
+ * (`999.1.1.1`) are refused as an address, not looked up as a name.
+ */
+export function hostSetting(raw: string): string {
+  if (isIP(raw) !== 0 || (HOST_NAME.test(raw) && !/^[\d.]+$/.test(raw))) return raw;
+  throw new ConfigError(
+    'HOST',
+    `expected an IP address (127.0.0.1, ::) or a host name, got "${raw}"`,
+  );
+}
+
+/** DATA_DIR, made absolute: a file of that name is refused here rather than met by every use. */
+export function dataDirSetting(raw: string): string {
+  const dir = resolve(raw);
+  let isFolder: boolean | undefined;
+  try {
+    isFolder = statSync(dir).isDirectory();
+  } catch {
+    // Absent (it is made when first needed) or not reachable: its first use says which.
+  }
+  if (isFolder === false) throw new ConfigError('DATA_DIR', `${dir} is a file, not a folder`);
+  return dir;
+}
+
 export function secretKeySetting(
   raw: string | undefined,
   dataDir: string,
@@ -246,9 +283,10 @@ export function secretKeySetting(
       const winner = readKeyFile(file);
       if (winner) return { key: winner, source: 'file' };
     }
+    // The folder is what must change (or PAL_SECRET_KEY be given): name it.
     throw new ConfigError(
-      'PAL_SECRET_KEY',
-      `unset, and the generated key could not be stored in ${file}: ${(error as Error).message}`,
+      'DATA_DIR',
+      `PAL_SECRET_KEY is unset, and the key generated for it cannot be kept in ${file}: ${(error as Error).message}`,
     );
   } finally {
     rmSync(temporary, { force: true });
@@ -262,8 +300,8 @@ export function readKeyFile(file: string): Buffer | undefined {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new ConfigError(
-      'PAL_SECRET_KEY',
-      `unset, and ${file} cannot be read: ${(error as Error).message}`,
+      'DATA_DIR',
+      `PAL_SECRET_KEY is unset, and the key kept for it in ${file} cannot be read: ${(error as Error).message}`,
     );
   }
   const key = decodeSecretKey(text);

@@ -383,6 +383,31 @@ describe('pal run: a workflow of a pal folder, without a server or a database', 
     expect(text.stdout).toContain('kept when run by the service:');
   });
 
+  it.each([
+    ['--memory-mb', '999999999', 'a whole number from 8 to 1024'],
+    ['--memory-mb', '0', 'a whole number from 8 to 1024'],
+    ['--timeout-ms', '1.5', 'a whole number from 10 to 600000'],
+  ])('refuses %s %s as the server refuses its setting', async (option, value, want) => {
+    // Before: a run's WASM memory failed to link, and the answer blamed the workflow.
+    const folder = join(examples, 'team-directory');
+    const run = await pal(
+      {},
+      'run',
+      folder,
+      '--module',
+      'console',
+      '--export',
+      'run',
+      option,
+      value,
+    );
+    expect([run.code, run.stdout, run.stderr]).toEqual([
+      1,
+      '',
+      `error: ${option}: expected ${want}, got "${value}"\n`,
+    ]);
+  });
+
   it('answers a failed C2 run as the service would: 422 with the failure type', async () => {
     const failed = json(
       await pal(

@@ -78,6 +78,15 @@ describe('serverNodeFlags', () => {
     expect(serverNodeFlags({ V8_OLD_SPACE_MB: '1e3' }).error).toMatch(
       /^bad setting V8_OLD_SPACE_MB/,
     );
+    // A bound is a hard stop; one under the server's working heap would end it at once.
+    for (const raw of ['1', '127'])
+      expect(serverNodeFlags({ V8_OLD_SPACE_MB: raw }).error).toBe(
+        `bad setting V8_OLD_SPACE_MB: expected 0 or an integer from 128 to 1048576, got "${raw}"`,
+      );
+    expect(serverNodeFlags({ V8_OLD_SPACE_MB: '0' })).toEqual({
+      flags: ['--max-semi-space-size=4', '--heap-growing-percent=20'],
+    });
+    expect(serverNodeFlags({ V8_OLD_SPACE_MB: '128' }).flags).toContain('--max-old-space-size=128');
   });
 
   it('leaves a flag that node is already given to it', () => {
