@@ -1,7 +1,7 @@
 // Starting the service: open and migrate the database, build the app, listen, and close
 // cleanly on SIGINT/SIGTERM. `start` also prepares the demo enterprise (npm start).
 import type { FastifyInstance } from 'fastify';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 import { buildApp } from './app.js';
 import type { DomainContext } from './domain/context.js';
 import { createWorkflowContext, type WorkflowContext } from './workflows/context.js';
@@ -87,6 +87,15 @@ export async function startServer(
   }
 }
 
+// A HOST that names no address of this machine: the operator must read "HOST", not a resolver's code.
+const HOST_ERRORS = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EADDRNOTAVAIL']);
+
+function listenError(error: unknown, config: Config): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === undefined || !HOST_ERRORS.has(code)) return error; // EADDRINUSE names the port
+  return new ConfigError('HOST', `cannot listen on "${config.host}": ${(error as Error).message}`);
+}
+
 /** Listens, starts the outbox and the sweeps; `close` ends them all and the database. */
 async function run(
   app: FastifyInstance,
@@ -94,7 +103,9 @@ async function run(
   config: Config,
 ): Promise<RunningServer> {
   const { db } = domain;
-  const url = await app.listen({ host: config.host, port: config.port });
+  const url = await app
+    .listen({ host: config.host, port: config.port })
+    .catch((error: unknown) => Promise.reject(listenError(error, config)));
   const outbox = new OutboxDispatcher(domain);
   await outbox.start();
   // Each sweep on its own rounds (domain/sweep-batches.ts): a long one holds up no other. A round

@@ -303,6 +303,12 @@ describe('pal CLI on a fresh DATA_DIR', () => {
     expect(mysql.stderr).toBe(
       'error: bad setting DATABASE_URL: expected sqlite:PATH, postgres://… (or unset), got "mysql://db/pal"\n',
     );
+    // A host name that resolves to nothing: named as HOST, not as a resolver's ENOTFOUND alone.
+    const host = await pal({ ...env, HOST: 'no-such-host.invalid', PORT: '0' }, 'serve');
+    expect(host.code).toBe(1);
+    expect(host.stderr).toMatch(
+      /^error: bad setting HOST: cannot listen on "no-such-host\.invalid": getaddrinfo (ENOTFOUND|EAI_AGAIN) no-such-host\.invalid\n$/,
+    );
     const usage = await pal(env, 'client', 'create');
     expect(usage.code).toBe(1);
     expect(usage.stderr).toContain("required option '--enterprise <name>' not specified");
