@@ -207,6 +207,8 @@ describe('loadConfig', () => {
     ['DATABASE_POOL_SIZE', '5', /DATABASE_POOL_SIZE: applies to a PostgreSQL DATABASE_URL only/],
     ['MAIL_URL', 'http://mail', /MAIL_URL: expected an smtp:\/\/ or smtps:\/\/ URL/],
     ['MAIL_FROM', 'nobody', /MAIL_FROM: expected an address/],
+    ['MAIL_FROM', 'x\r\nBcc: a@b.example <pal@b.example>', /MAIL_FROM: expected an address/],
+    ['MAIL_FROM', 'Pal\t<pal@b.example>', /MAIL_FROM: expected an address/],
     ['PAL_SECRET_KEY', 'short', /PAL_SECRET_KEY: expected 32 bytes/],
     ['PAL_SECRET_KEY', 'ab'.repeat(31), /PAL_SECRET_KEY: expected 32 bytes/],
     ['SERVER_PROCESSES', '0', /SERVER_PROCESSES: expected an integer from 1 to 256 or auto/],

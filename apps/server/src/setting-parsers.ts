@@ -204,7 +204,8 @@ export function mailUrlSetting(raw: string | undefined): string | undefined {
 export function mailFromSetting(raw: string): string {
   // "Name <address>" or a bare address.
   const address = /<([^<>]+)>\s*$/.exec(raw)?.[1] ?? raw;
-  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(address)) {
+  // A line break would end the From header and start another (a Bcc) in every mail sent.
+  if (/[\u0000-\u001f\u007f]/.test(raw) || !/^[^\s@<>]+@[^\s@<>]+$/.test(address)) {
     throw new ConfigError('MAIL_FROM', `expected an address or "Name <address>", got "${raw}"`);
   }
   return raw;
