@@ -247,6 +247,17 @@ describe('load/openapi', () => {
     expect(diagnostics.items.map((d) => d.code)).toEqual(['OAS002']);
   });
 
+  it('refuses a list whose items name no XSD type', () => {
+    const document = oneOperation('/svc/rest/items', []);
+    const schema = { type: 'array', items: { type: 'string' } };
+    const get = (document.paths['/svc/rest/items'] as { get: Record<string, unknown> }).get;
+    get.responses = { '200': { description: 'ok', content: { 'application/json': { schema } } } };
+    const { diagnostics } = load(document);
+    expect(diagnostics.format().replace(/t\w+\.yaml/, 't.yaml')).toBe(
+      'error OAS011 t.yaml#getItem: the items of a list must be a $ref to an XSD type',
+    );
+  });
+
   it("refuses hand-written component schemas, which would replace the XSDs' own", () => {
     const document = {
       ...oneOperation('/svc/rest/items', []),

@@ -287,8 +287,14 @@ export function loadApi(path: string, model: SchemaModel, diagnostics: Diagnosti
       )?.schema as Json | undefined;
       let response: ResponseModel;
       if (okSchema?.type === 'array') {
-        const itemType = schemaName(okSchema.items) ?? 'unknown';
-        response = { kind: 'list', itemType, root: rootOfList(itemType, where) };
+        const itemType = schemaName(okSchema.items);
+        if (itemType === undefined)
+          diagnostics.error('OAS011', where, 'the items of a list must be a $ref to an XSD type');
+        response = {
+          kind: 'list',
+          itemType: itemType ?? 'unknown',
+          root: itemType === undefined ? 'unknown' : rootOfList(itemType, where),
+        };
       } else if (schemaName(okSchema)) {
         const type = schemaName(okSchema)!;
         response = { kind: 'object', type, root: rootOfType(type, where) };
