@@ -26,7 +26,13 @@ import { Command, CommanderError } from 'commander';
 import { destination, pino } from 'pino';
 import { addAuditCommand } from './audit-command.js';
 import { addWebhookCommands } from './cli-webhooks.js';
-import { ConfigError, describeDatabase, loadConfig, type Config } from './config.js';
+import {
+  ConfigError,
+  describeDatabase,
+  loadConfig,
+  WORKFLOW_LIMIT_RANGES,
+  type Config,
+} from './config.js';
 import { createClient, deleteClientByUsername, rotateClientSecret } from './domain/clients.js';
 import { createDomainContext, type DomainContext } from './domain/context.js';
 import { checkWorkflowSyntax } from './workflows/syntax-check.js';
@@ -332,8 +338,12 @@ export function buildProgram(io: CliIo = processIo): Command {
               ? {}
               : ((await readJson(options.vars)) as Record<string, string>),
           // As WORKFLOW_TIMEOUT_MS and WORKFLOW_MEMORY_MB: a run here is what it is on the server.
-          timeoutMs: wholeNumber('--timeout-ms', options.timeoutMs, 10, 600_000),
-          memoryMb: wholeNumber('--memory-mb', options.memoryMb, 8, 1024),
+          timeoutMs: wholeNumber(
+            '--timeout-ms',
+            options.timeoutMs,
+            WORKFLOW_LIMIT_RANGES.timeoutMs,
+          ),
+          memoryMb: wholeNumber('--memory-mb', options.memoryMb, WORKFLOW_LIMIT_RANGES.memoryMb),
         });
         const text = [
           `${result.operation}: ${result.status}`,
@@ -362,7 +372,7 @@ async function readJson(file: string): Promise<unknown> {
 }
 
 /** A whole number from `min` to `max`: the bounds the server's own setting has (config.ts). */
-function wholeNumber(option: string, value: string, min: number, max: number): number {
+function wholeNumber(option: string, value: string, [min, max]: readonly [number, number]): number {
   const parsed = Number(value);
   if (!/^\d+$/.test(value.trim()) || parsed < min || parsed > max)
     throw new Error(`${option}: expected a whole number from ${min} to ${max}, got "${value}"`);

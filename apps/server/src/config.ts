@@ -148,6 +148,12 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 type Env = Record<string, string | undefined>;
 
+/** The bounds of a run's limits, [least, most]: WORKFLOW_TIMEOUT_MS and WORKFLOW_MEMORY_MB, and `pal run`'s. */
+export const WORKFLOW_LIMIT_RANGES = {
+  timeoutMs: [10, 600_000],
+  memoryMb: [8, 1024],
+} as const;
+
 /** Reads and validates every setting. Throws ConfigError on the first bad value. */
 export function loadConfig(env: Env = process.env): Config {
   const get = (name: string): string | undefined => {
@@ -236,15 +242,13 @@ export function loadConfig(env: Env = process.env): Config {
     'WORKFLOW_TIMEOUT_MS',
     get('WORKFLOW_TIMEOUT_MS'),
     CONFIG_DEFAULTS.WORKFLOW_TIMEOUT_MS,
-    10,
-    600_000,
+    ...WORKFLOW_LIMIT_RANGES.timeoutMs,
   );
   const workflowMemoryMb = integerSetting(
     'WORKFLOW_MEMORY_MB',
     get('WORKFLOW_MEMORY_MB'),
     CONFIG_DEFAULTS.WORKFLOW_MEMORY_MB,
-    8,
-    1024,
+    ...WORKFLOW_LIMIT_RANGES.memoryMb,
   );
   const serverProcesses = serverProcessesSetting(get('SERVER_PROCESSES'), database);
   const workflowWorkers = integerSetting(
