@@ -28,14 +28,29 @@ export interface CliRun {
   stderr: string;
 }
 
+/** node's arguments for `pal …args`: tsx's CLI on src/main.ts. */
+const cliArgs = (args: string[]) => [
+  tsxCli,
+  '--conditions=@pal-workflow/source',
+  'src/main.ts',
+  ...args,
+];
+
+/** Only `env` (and PATH, for node itself), and an end to a command that serves instead. */
+const cliOptions = (env: Record<string, string>) => ({
+  cwd: serverDir,
+  env: { PATH: process.env.PATH ?? '', ...env },
+  timeout: 120_000,
+});
+
 /** Runs `pal …args` with only `env` (and PATH, for node itself) set; never rejects. */
 export function runPal(env: Record<string, string>, ...args: string[]): Promise<CliRun> {
   return new Promise((done) => {
     execFile(
       process.execPath,
-      [tsxCli, '--conditions=@pal-workflow/source', 'src/main.ts', ...args],
+      cliArgs(args),
       // A command that should end but serves instead (a refusal that regressed) is ended.
-      { cwd: serverDir, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 120_000 },
+      cliOptions(env),
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         done({ code, stdout, stderr });
@@ -50,11 +65,7 @@ export function palWithClosedStdout(
   ...args: string[]
 ): Promise<{ code: number | null; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(
-      process.execPath,
-      [tsxCli, '--conditions=@pal-workflow/source', 'src/main.ts', ...args],
-      { cwd: serverDir, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 120_000 },
-    );
+    const child = spawn(process.execPath, cliArgs(args), cliOptions(env));
     child.stdout.destroy();
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
