@@ -84,8 +84,14 @@ function checkFileSizes() {
     if (line) line.textContent = problem;
     if (!problem) line?.remove();
     block.classList.toggle('invalid', Boolean(problem));
-    const hint = `${input.id}-hint`;
-    input.setAttribute('aria-describedby', problem ? `${id} ${hint}` : hint);
+    // What the control is described by without a problem: its hint, and the file kept from the
+    // last try while no other is chosen (the chosen one replaces it).
+    const kept = document.getElementById(`${input.id}-draft`);
+    if (kept) kept.hidden = input.files.length > 0;
+    const base = [kept && !kept.hidden ? kept.id : '', `${input.id}-hint`]
+      .filter(Boolean)
+      .join(' ');
+    input.setAttribute('aria-describedby', problem ? `${id} ${base}` : base);
     if (problem) input.setAttribute('aria-invalid', 'true');
     else input.removeAttribute('aria-invalid');
     return problem;

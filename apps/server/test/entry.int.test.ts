@@ -81,7 +81,7 @@ describe('tokens and entry', () => {
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(page.headers.get('cache-control')).toBe('no-store');
     expect(page.text).toContain('<h1>Workflow transaction test pal</h1>');
-    expect(page.text).toContain('<dd id="your-role">participant</dd>');
+    expect(page.text).toContain('<dd id="your-role">Participant</dd>');
     expect(page.text).toContain(`welcome ${sso} as participant`);
     // The role counts for T2's sso filter.
     expect((await h.a.json.transactions.searchTransactions({ sso })).map((t) => t.id)).toContain(
@@ -174,7 +174,7 @@ describe('tokens and entry', () => {
     const { page } = await enter(
       url.slice(url.indexOf('/services/enter/') + '/services/enter/'.length),
     );
-    expect(page.text).toContain('<dd id="your-role">owner</dd>');
+    expect(page.text).toContain('<dd id="your-role">Owner: you started it</dd>');
     expect(page.text).toMatch(/welcome [A-Za-z0-9_-]{22} as owner/);
     // Nothing is known of a guest: the run gets no input.person.
     expect(page.text).not.toContain('you are');
@@ -592,7 +592,7 @@ describe('links in mails', () => {
     expect(response.headers.get('location')).toBe(sessionPathOf(cookie));
     const page = await pages.page(cookie);
     expect(page.text).toContain(`approved by ${sso}`);
-    expect(page.text).toContain('<dd id="your-role">approver</dd>');
+    expect(page.text).toContain('<dd id="your-role">Approver</dd>');
     expect((await h.a.json.transactions.getTransaction({ id: tx })).status).toBe('APPROVED');
   });
 
@@ -649,8 +649,8 @@ describe('entering in Chromium', () => {
     const url = await h.a.json.pals.createPalToken({ palId: 'wf-tx', userSSO: 'auto' });
     const page = await browser.newPage();
     expect((await page.goto(h.url + new URL(url).pathname))?.status()).toBe(200);
-    expect(await page.locator('#your-role').textContent()).toBe('owner');
-    expect(await page.locator('#status').textContent()).toBe('NEW');
+    expect(await page.locator('#your-role').textContent()).toBe('Owner: you started it');
+    expect(await page.locator('#status').textContent()).toBe('New');
     expect(await page.locator('#outcome').count()).toBe(1);
     await page.close();
   });

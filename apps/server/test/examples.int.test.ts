@@ -11,7 +11,7 @@ import { DEMO_PEOPLE, ensureDemoPeople } from '../src/domain/demo.js';
 import { deployPal } from '../src/domain/pals.js';
 import { createSso } from '../src/domain/ssos.js';
 import { readVariables, transactionScope } from '../src/storage/variables.js';
-import { inkPng } from './documents.js';
+import { blankPdf, inkPng } from './documents.js';
 import { startHarness, type Harness } from './harness.js';
 import {
   cookieOf,
@@ -57,7 +57,7 @@ describe('the example pals', () => {
     expect(submitted).toMatchObject({
       success: true,
       recordsProcessed: 1,
-      messages: [{ message: 'Submitted 120.50 for approval' }],
+      messages: [{ message: 'Submitted CHF 120.50 for approval' }],
     });
     expect(h.mails.at(-1)?.envelope.to).toEqual(['mia.manager@example.test']);
     expect(h.mails.at(-1)?.mail.subject).toBe('Expense claim of 120.50 to approve');
@@ -79,7 +79,7 @@ describe('the example pals', () => {
       transactionId: id,
       transactionContent: post({ step: 'approve' }),
     });
-    expect(approved.messages?.[0]?.message).toBe('Approved 120.50');
+    expect(approved.messages?.[0]?.message).toBe('Approved CHF 120.50');
     const claim = await client.transactions.runTransaction({
       transactionId: id,
       transactionContent: {},
@@ -161,7 +161,9 @@ describe('the example pals', () => {
         email: 'it@initech.example',
       }),
     );
-    expect(company.messages?.[0]?.message).toBe('Still missing: documents, terms');
+    expect(company.messages?.[0]?.message).toBe(
+      'Still missing: an identity document and the signed terms',
+    );
     await run({
       ...post({ step: 'documents' }),
       documents: [
@@ -188,7 +190,7 @@ describe('expense approval in a browser (the session form, as a browser posts it
       `value="${employee.firstName} ${employee.lastName}"`,
     );
     const mailsBefore = h.mails.length;
-    const submitted = await pages.post(cookie, {
+    const claim = {
       csrf: csrfOf(page),
       action: 'submit',
       employeeName: 'Erika Employee',
@@ -199,11 +201,54 @@ describe('expense approval in a browser (the session form, as a browser posts it
       description: 'Train Zurich to Geneva and back, customer workshop',
       receiptsAttached: 'true',
       'signature.employee-signature': `data:image/png;base64,${inkPng(300, 100).toString('base64')}`,
+    };
+    // The box says the receipts are attached, but no file is: the workflow says so at the box.
+    expect((await pages.post(cookie, claim)).status).toBe(303);
+    const noReceipts = await pages.page(cookie);
+    expect(noReceipts.text).toContain(
+      '<p class="field-error" id="error-receiptsAttached">upload the receipts below, or untick this box</p>',
+    );
+    expect(noReceipts.text).toMatch(/<input type="file" id="upload-0" name="upload.receipts"/);
+    // With the photo of the receipts, as the page's multipart form sends it, but a wrong amount:
+    // the file is kept with the session, and the page says so.
+    const receipts = { name: 'receipts.png', type: 'image/png', bytes: inkPng(40, 30) };
+    const wrong = await pages.postMultipart(
+      cookie,
+      { ...claim, amount: 'lots' },
+      {
+        'upload.receipts': receipts,
+      },
+    );
+    expect(wrong.status, wrong.text).toBe(303);
+    const kept = await pages.page(cookie);
+    expect(kept.text).toContain('<p class="field-error" id="error-amount">');
+    expect(kept.text).toContain(
+      'Kept from your last try: receipts.png (1 KB). It is sent with this form',
+    );
+    expect(kept.text).toContain('aria-describedby="upload-0-draft upload-0-hint"');
+    // Sent again without a file chosen (the browser forgot it): the kept one goes with it.
+    const submitted = await pages.postMultipart(cookie, claim, {
+      'upload.receipts': { name: '', type: 'application/octet-stream', bytes: new Uint8Array() },
     });
     expect(submitted.status, submitted.text).toBe(303);
     const after = await pages.page(cookie);
-    expect(after.text).toContain('Submitted 184.60 for approval');
+    expect(after.text).toContain('Submitted CHF 184.60 for approval');
+    expect(after.text).toContain('Uploaded: receipts.png');
     const id = (await h.b.json.transactions.searchTransactions({ sso: employee.sso }))[0]!.id!;
+    const [upload] = await h.domain.db
+      .selectFrom('transaction_uploads')
+      .select(['filename', 'content'])
+      .where('transaction_id', '=', id)
+      .execute();
+    expect(upload!.filename).toBe('receipts.png');
+    expect(Buffer.from(upload!.content).equals(receipts.bytes)).toBe(true);
+    // Gone with the run that took it.
+    expect(await h.domain.db.selectFrom('session_draft_files').selectAll().execute()).toEqual([]);
+    // Submitted, the claim is the employee's no more: its values are shown, not controls.
+    expect(after.text).not.toMatch(/<(input|textarea|select)[^>]*name="(amount|description)"/);
+    expect(after.text).not.toContain('<input type="file"');
+    expect(after.text).not.toContain('name="signature.employee-signature"');
+    expect(after.text).toContain('There is nothing for you to do here now.');
     expect((await h.b.json.transactions.getTransaction({ id })).status).toBe('SUBMITTED');
 
     // The manager's mail: its link's POST enters the claim and runs `review`.
@@ -236,6 +281,14 @@ describe('expense approval in a browser (the session form, as a browser posts it
     expect(
       await h.b.json.transactions.searchTransactions({ systemStatus: 'COMPLETED' as never }),
     ).toContainEqual(expect.objectContaining({ id }));
+    // The mail's link, opened again after the approval, asks for nothing more.
+    const later = await pages.post(undefined, {}, {}, link);
+    expect(later.status).toBe(303);
+    const laterPage = await pages.page(cookieOf(later));
+    expect(laterPage.text).toContain(
+      'Claim of CHF 184.60 (Train Zurich to Geneva and back, customer workshop): approved. There is nothing more for you to do.',
+    );
+    expect(laterPage.text).not.toContain('approve and sign');
 
     await h.server.outbox.drain();
     const download = await fetch(`${h.url}${sessionPathOf(managerCookie)}/documents/0/completed`, {
@@ -346,15 +399,27 @@ describe('a returned expense claim goes back to the employee', () => {
       ...claim,
       receiptsAttached: 'true',
     });
-    expect((await pages.page(again)).text).toContain('Sign before you go on: your signature in');
+    expect((await pages.page(again)).text).toContain(
+      'Sign before you go on: your signature is required.',
+    );
     expect((await h.b.json.transactions.getTransaction({ id })).status).toBe('RETURNED');
-    await pages.post(again, {
-      csrf: csrfOf(reopened),
-      action: 'submit',
-      ...claim,
-      receiptsAttached: 'true',
-      'signature.employee-signature': 'Erika Employee',
-    });
+    await pages.postMultipart(
+      again,
+      {
+        csrf: csrfOf(reopened),
+        action: 'submit',
+        ...claim,
+        receiptsAttached: 'true',
+        'signature.employee-signature': 'Erika Employee',
+      },
+      {
+        'upload.receipts': {
+          name: 'receipt.pdf',
+          type: 'application/pdf',
+          bytes: await blankPdf([420, 595]),
+        },
+      },
+    );
     expect((await h.b.json.transactions.getTransaction({ id })).status).toBe('SUBMITTED');
     // Last time's note is gone: a second return needs a reason of its own.
     const secondLook = await pages.page(managerCookie);

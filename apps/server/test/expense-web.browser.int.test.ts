@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PEOPLE, ensureDemoPeople } from '../src/domain/demo.js';
 import { deployPal } from '../src/domain/pals.js';
 import { inkedPixels, launchChromium, SCREENSHOTS } from './browser.js';
+import { inkPng } from './documents.js';
 import { tempDir } from './helpers.js';
 import { PUBLIC_URL, startHarness, type Harness } from './harness.js';
 
@@ -33,7 +34,15 @@ const { employee, manager } = DEMO_PEOPLE;
 const DEVICES = {
   desktop: { viewport: { width: 1280, height: 900 }, hasTouch: false },
   tablet: { viewport: { width: 1024, height: 768 }, hasTouch: true },
+  phone: {
+    viewport: { width: 360, height: 640 },
+    deviceScaleFactor: 2,
+    hasTouch: true,
+    isMobile: true,
+  },
 } as const;
+/** The photo of the receipts the employee chooses, as a phone's file picker gives it. */
+const RECEIPTS = { name: 'receipts.png', mimeType: 'image/png', buffer: inkPng(60, 40) };
 /** Poppler draws the pages at this resolution for the ink checks. */
 const RENDER_DPI = 50;
 
@@ -251,6 +260,7 @@ describe('expense approval in Chromium', () => {
     await page.getByLabel('Amount').fill(CLAIM.amount);
     await page.getByLabel('What was bought, and why').fill(CLAIM.description);
     await page.getByLabel('The receipts are attached to this claim.').check();
+    await page.getByLabel('Receipts: a PDF, or a photo of them').setInputFiles(RECEIPTS);
     await watchPointers(page);
     await sign(page, 'employee-signature', 'mouse');
     expect(await pointerTypes(page)).toEqual(['mouse']);
@@ -273,6 +283,10 @@ describe('expense approval in Chromium', () => {
       'What was bought, and why',
     ]);
     expect(await amount.inputValue()).toBe('lots');
+    // The chosen photo is kept by the service (the browser forgot it), and the page says so.
+    expect(await page.locator('.upload-draft').textContent()).toContain(
+      'Kept from your last try: receipts.png',
+    );
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, '1-employee-refused');
     // The drawing came back with the form; the person puts the two right.
@@ -287,10 +301,17 @@ describe('expense approval in Chromium', () => {
     await press(page, 'Submit the claim');
     const afterSubmit = Date.now();
     expect(await page.locator('#outcome').textContent()).toContain(
-      `Submitted ${CLAIM.amount} for approval`,
+      `Submitted CHF ${CLAIM.amount} for approval`,
     );
-    expect(await page.locator('#status').textContent()).toBe('SUBMITTED');
+    expect(await page.locator('#status').textContent()).toBe('Submitted');
     expect(await page.getByRole('button', { name: 'Submit the claim' }).count()).toBe(0);
+    expect(await page.locator('.upload-given').textContent()).toContain('receipts.png');
+    // Nothing is the employee's to change now: the claim is shown, not a form to fill in.
+    expect(
+      await page.locator('#session-form input:not([type="hidden"]), textarea, select').count(),
+    ).toBe(0);
+    expect(await page.locator('.signature canvas').count()).toBe(0);
+    expect(await page.locator('.readonly').filter({ hasText: CLAIM.amount }).count()).toBe(1);
     await screenshot(page, '2-employee-submitted');
     const transactionId = (
       await h.b.json.transactions.searchTransactions({ sso: employee.sso })
@@ -318,7 +339,7 @@ describe('expense approval in Chromium', () => {
     expect(await managerPage.locator('#outcome').textContent()).toContain(
       'approve and sign, or return it',
     );
-    expect(await managerPage.locator('#your-role').textContent()).toBe('manager');
+    expect(await managerPage.locator('#your-role').textContent()).toBe('Manager');
     await managerPage.waitForSelector('main[data-pads-ready="true"]');
     // The employee's claim is shown to the manager as values, not as controls.
     expect(await managerPage.locator('[name="employeeName"]').count()).toBe(0);
@@ -349,9 +370,9 @@ describe('expense approval in Chromium', () => {
     await press(managerPage, 'Approve and sign');
     const afterApprove = Date.now();
     expect(await managerPage.locator('#outcome').textContent()).toContain(
-      `Approved ${CLAIM.amount}`,
+      `Approved CHF ${CLAIM.amount}`,
     );
-    expect(await managerPage.locator('#status').textContent()).toBe('APPROVED');
+    expect(await managerPage.locator('#status').textContent()).toBe('Approved');
     expect(await managerPage.locator('#state').textContent()).toBe(
       'Completed: the work on it is done',
     );
@@ -454,11 +475,12 @@ describe('expense approval in Chromium', () => {
     await erika.page.getByLabel('Amount').fill('99.00');
     await erika.page.getByLabel('What was bought, and why').fill('Taxi to the airport');
     await erika.page.getByLabel('The receipts are attached to this claim.').check();
+    await erika.page.getByLabel('Receipts: a PDF, or a photo of them').setInputFiles(RECEIPTS);
     const signAs = erika.page.getByLabel(`Sign as ${CLAIM.employeeName}`);
     await signAs.check();
     let mails = h.mails.length;
     await press(erika.page, 'Submit the claim');
-    expect(await erika.page.locator('#status').textContent()).toBe('SUBMITTED');
+    expect(await erika.page.locator('#status').textContent()).toBe('Submitted');
 
     // The manager returns it with a note, at a desktop this time: the controls sit in their boxes
     // on the page, and each read-only value fits the box it sits in (a ticked box shows a tick).
@@ -476,7 +498,7 @@ describe('expense approval in Chromium', () => {
     await morgan.page.getByLabel('Manager’s note').fill('The receipt says 89.00.');
     mails = h.mails.length;
     await press(morgan.page, 'Return to the employee');
-    expect(await morgan.page.locator('#status').textContent()).toBe('RETURNED');
+    expect(await morgan.page.locator('#status').textContent()).toBe('Returned');
 
     // The employee's mailed link: the claim is theirs to change again, and unsigned.
     await openMailed(erika.page, mailLink((await mailTo(employee.email, mails)).mail.text!));
@@ -486,14 +508,14 @@ describe('expense approval in Chromium', () => {
     await erika.page.getByLabel('Amount').fill('89.00');
     await press(erika.page, 'Submit the claim');
     expect(await erika.page.locator('#outcome').textContent()).toContain('Sign before you go on');
-    expect(await erika.page.locator('#status').textContent()).toBe('RETURNED');
+    expect(await erika.page.locator('#status').textContent()).toBe('Returned');
     // What was typed is kept for the second try.
     expect(await erika.page.getByLabel('Amount').inputValue()).toBe('89.00');
     await signAs.check();
     const resigned = second(Date.now());
     await press(erika.page, 'Submit the claim');
-    expect(await erika.page.locator('#outcome').textContent()).toContain('Submitted 89.00');
-    expect(await erika.page.locator('#status').textContent()).toBe('SUBMITTED');
+    expect(await erika.page.locator('#outcome').textContent()).toContain('Submitted CHF 89.00');
+    expect(await erika.page.locator('#status').textContent()).toBe('Submitted');
     const transactionId = (
       await h.b.json.transactions.searchTransactions({ sso: employee.sso })
     ).find((t) => t.status === 'SUBMITTED')!.id!;
@@ -508,5 +530,55 @@ describe('expense approval in Chromium', () => {
     expect(morgan.problems).toEqual([]);
     await erika.context.close();
     await morgan.context.close();
+  });
+
+  it('on a phone: a box refused says so on a line of its own, and the submitted claim reads as text', async () => {
+    const entry = await h.b.json.pals.createPalToken({
+      palId: 'expense-approval',
+      userSSO: employee.sso,
+    });
+    const erika = await freshContext('phone');
+    const page = erika.page;
+    await page.goto(entry.replace(PUBLIC_URL, h.url));
+    await page.waitForSelector('main[data-pads-ready="true"]');
+    await page.getByLabel('Amount').fill('12.40');
+    await page.getByLabel('What was bought, and why').fill('Parking at the customer');
+    const box = page.getByLabel('The receipts are attached to this claim.');
+    await box.check();
+    await page.getByLabel(`Sign as ${CLAIM.employeeName}`).check();
+    // Ticked, but no file chosen: the workflow refuses the box.
+    await press(page, 'Submit the claim');
+    const error = page.locator('#error-receiptsAttached');
+    expect(await error.textContent()).toBe('upload the receipts below, or untick this box');
+    // Its words are a line across the field, above the box: not a column squeezed beside it.
+    const errorBox = (await error.boundingBox())!;
+    const checkbox = (await box.boundingBox())!;
+    const field = (await page.locator('.field-checkbox.invalid').boundingBox())!;
+    expect(errorBox.width).toBeGreaterThan(field.width * 0.9);
+    expect(errorBox.y + errorBox.height).toBeLessThanOrEqual(checkbox.y);
+    await screenshot(page, 'phone-1-box-refused');
+
+    // The receipts come later: the box unticked, the claim goes.
+    await box.uncheck();
+    await press(page, 'Submit the claim');
+    expect(await page.locator('#status').textContent()).toBe('Submitted');
+    // The read-only box reads "…claim. No", its "No" on one line, not one letter a line.
+    const yes = page
+      .locator('.readonly')
+      .filter({ hasText: 'The receipts are attached to this claim.' })
+      .locator('.field-value');
+    expect(await yes.textContent()).toBe('No');
+    const fontSize = await yes.evaluate((el) => parseFloat(window.getComputedStyle(el).fontSize));
+    const value = (await yes.boundingBox())!;
+    expect(value.height).toBeLessThan(fontSize * 2);
+    // …and read on with its label, on the label's last line, not put under it.
+    const label = (await yes
+      .locator('xpath=preceding-sibling::span[@class="field-label"]')
+      .boundingBox())!;
+    expect(value.y).toBeLessThan(label.y + label.height);
+    await screenshot(page, 'phone-2-submitted');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(erika.problems).toEqual([]);
+    await erika.context.close();
   });
 });

@@ -22,4 +22,5 @@ export const MIGRATION_NAMES = [
   '0026_text_statistics',
   '0027_spent_tokens_index',
   '0028_outbox_lanes',
+  '0029_session_draft_files',
 ];

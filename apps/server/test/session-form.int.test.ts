@@ -98,7 +98,7 @@ async function approver() {
   expect(entered.status, entered.text).toBe(303);
   const cookie = entered.headers.get('set-cookie')!.split(';')[0]!;
   const page = await pages.page(cookie);
-  expect(page.text).toContain('<dd id="your-role">approver</dd>');
+  expect(page.text).toContain('<dd id="your-role">Approver</dd>');
   return { ...who, tx, cookie, csrf: csrfOf(page), page };
 }
 
@@ -428,7 +428,7 @@ describe('values and signatures', () => {
     expect(await varsOf(a.tx)).toEqual(before);
     expect(await valuesOf(a.tx)).toEqual({});
     const page = await pages.page(a.cookie);
-    expect(page.text).toContain('Sign before you go on: your signature in “note.png” is required.');
+    expect(page.text).toContain('Sign before you go on: your signature is required.');
     expect(page.text).toContain('value="yes"');
     // Signed, it runs.
     expect(
@@ -731,7 +731,7 @@ describe('uploads', () => {
     expect((await varsOf(p.tx)).note).toBeUndefined();
   });
 
-  it('a failed run keeps no file; a required upload missing runs nothing', async () => {
+  it('a failed run keeps no file with the transaction (its session keeps it for the next try); a required upload missing runs nothing', async () => {
     const p = await participant();
     expect(
       (
@@ -743,13 +743,18 @@ describe('uploads', () => {
       ).status,
     ).toBe(303);
     expect(await uploadsOf(p.tx)).toEqual([]);
+    // The session keeps it for the person's next try, and the page says so.
+    expect((await pages.page(p.cookie)).text).toContain('Kept from your last try: id.pdf');
+    expect(
+      await h.domain.db.selectFrom('session_draft_files').select(['name', 'filename']).execute(),
+    ).toContainEqual({ name: 'identity', filename: 'id.pdf' });
 
     // P3 makes the SSO the owner, who owes the proof of address (a PDF only).
     const owner = await person();
     const url = await h.a.json.pals.createPalToken({ palId: 'wf-tx', userSSO: owner.sso });
     const { cookie, page } = await pages.enter(url.slice(url.indexOf('/services/enter/') + 16));
     const csrf = csrfOf(page);
-    const tx = /<dd id="your-role">owner<\/dd>/.test(page.text);
+    const tx = /<dd id="your-role">Owner: you started it<\/dd>/.test(page.text);
     expect(tx).toBe(true);
     expect((await pages.post(cookie, { csrf, action: 'note', text: 'no proof' })).status).toBe(303);
     const after = await pages.page(cookie);
@@ -768,6 +773,8 @@ describe('uploads', () => {
     expect(wrong.text).toContain('The file for “Proof of address” is not a PDF');
     expect(wrong.text).toContain('choose another');
     expect(wrong.text).toContain('typed before the wrong file');
+    // A file refused is not kept for the next try.
+    expect(wrong.text).not.toContain('Kept from your last try: p.png');
     const proofs = () =>
       h.domain.db
         .selectFrom('transaction_uploads')

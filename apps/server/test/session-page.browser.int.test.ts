@@ -313,7 +313,9 @@ describe('a form that does not go through', () => {
     // Not signed: nothing runs, the page says so, and the values are back in their controls.
     await submit();
     const outcome = page.locator('#outcome');
-    expect(await outcome.textContent()).toMatch(/your signature in “[^”]+\.pdf” is required/);
+    expect(await outcome.textContent()).toContain(
+      'Sign before you go on: your signature is required.',
+    );
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('outcome');
     expect(await received(tx)).toBeUndefined();
     expect(await page.getByLabel('Employee name').inputValue()).toBe('Ada Lovelace');
@@ -607,7 +609,7 @@ describe('a person without the role', () => {
     const { context, page, problems } = await newContext({ viewport: DESKTOP });
     expect((await page.goto(`${h.url}/services/enter/${token}`))?.status()).toBe(200);
     await page.waitForSelector('main[data-pages-drawn="true"]');
-    expect(await page.locator('#your-role').textContent()).toBe('anonymous');
+    expect(await page.locator('#your-role').textContent()).toBe('Guest');
     expect(await page.locator('input:not([type="hidden"]), textarea, select').count()).toBe(0);
     expect(await page.locator('canvas.pad-canvas').count()).toBe(0);
     expect(await page.getByRole('button').count()).toBe(0);

@@ -274,7 +274,7 @@ describe('a session re-checks its person on every request', () => {
       return { tx, ...(await pages.enter(token)) };
     };
     const one = await anonymous();
-    expect(one.page.text).toContain('<dd id="your-role">anonymous</dd>');
+    expect(one.page.text).toContain('<dd id="your-role">Guest</dd>');
     expect(one.page.text).not.toContain(sso);
     await h.a.json.transactions.removeTransactionRole({ transactionId: one.tx, userSSO: sso });
     expectWithdrawn(one.cookie, await pages.page(one.cookie), 'This link was withdrawn');

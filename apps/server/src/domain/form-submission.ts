@@ -11,7 +11,7 @@ import { sniffUpload, type UploadKind } from '../documents/upload-sniff.js';
 import type { GivenSignature, StoredSignature } from './document-state.js';
 import { fieldLabel } from './field-labels.js';
 import type { SessionBasisView } from './session-view.js';
-import type { DraftSignature, FormDraft } from './sessions.js';
+import type { DraftFile, DraftSignature, FormDraft } from './sessions.js';
 import { FieldType } from '@pal-workflow/types';
 import { isXmlText } from '@pal-workflow/validators';
 import { SIGNATURE_CONTROL_PREFIX } from './pal-document-manifest.js';
@@ -81,6 +81,8 @@ export type FormVerdict =
       uploads: UploadInfo[];
       submission: DocumentSubmission;
       draft: FormDraft;
+      /** The form's files, to keep for the next submission if the run fails. */
+      draftFiles: DraftFile[];
     }
   /** Nothing runs: the page says why. */
   | { kind: 'refused'; status: 400 | 403; message: string }
@@ -90,6 +92,8 @@ export type FormVerdict =
       action: string;
       messages: { message: string; type: string }[];
       draft: FormDraft;
+      /** The files of the form that can be taken: kept for the next submission. */
+      draftFiles: DraftFile[];
     };
 
 export interface FormJudgement {
@@ -180,7 +184,8 @@ export function judgeForm(
       const mine = signatureIsMine(signature, basis.place);
       const given = basis.states[d]!.signatures.some((s) => s.id === id);
       if (posting === '') {
-        const where = document.file.split('/').pop()!;
+        // Named as the page heads it (its description, else its file name), when there are more.
+        const where = document.description ?? document.file.split('/').pop()!;
         if (mine && open && signature.required && !given && !missing.includes(where))
           missing.push(where);
         continue;
@@ -258,6 +263,11 @@ export function judgeForm(
     });
   }
 
+  const draftFiles = uploads.map(({ name, filename, content }) => ({ name, filename, content }));
+  if (uploads.length > 0)
+    draft.files = Object.fromEntries(
+      uploads.map(({ name, filename, size }) => [name, { filename, size }]),
+    );
   if (missing.length > 0 || missingUploads.length > 0 || wrongFiles.length > 0)
     return {
       verdict: {
@@ -265,7 +275,10 @@ export function judgeForm(
         action,
         messages: [
           ...missing.map((where) => ({
-            message: `Sign before you go on: your signature in “${where}” is required.`,
+            message:
+              basis.documents.length === 1
+                ? 'Sign before you go on: your signature is required.'
+                : `Sign before you go on: your signature in “${where}” is required.`,
             type: 'SIGNATURE_REQUIRED',
           })),
           ...wrongFiles.map((message) => ({ message, type: 'UPLOAD_REFUSED' })),
@@ -275,6 +288,7 @@ export function judgeForm(
           })),
         ],
         draft,
+        draftFiles,
       },
       ignored,
     };
@@ -287,6 +301,7 @@ export function judgeForm(
       uploads: uploads.map(({ content: _content, ...info }) => info),
       submission: { values: writes, signatures, uploads },
       draft,
+      draftFiles,
     },
     ignored,
   };

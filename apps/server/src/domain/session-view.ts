@@ -61,7 +61,10 @@ export interface SessionView {
   };
   /** The form's CSRF token (a hidden `csrf` control). */
   csrf: string;
-  /** Whether fields and signatures may change now (the transaction is OPEN). */
+  /**
+   * Whether the person may change fields and signatures now: the transaction is OPEN and an
+   * action is offered to them (without a button nothing they change could be sent).
+   */
   documentsOpen: boolean;
   documents: SessionDocument[];
   /** Files the pal asks for (the manifest's `uploads`), for this person. */
@@ -138,6 +141,11 @@ export interface SessionUpload {
   editable: boolean;
   /** The file kept, if one was uploaded. */
   given?: { filename: string; contentType: string; size: number; uploadedAt: string };
+  /**
+   * The file chosen in the person's last form that did not go through: kept with the session,
+   * and sent with the next submission unless they choose another.
+   */
+  draft?: { filename: string; size: number };
 }
 
 /** What the page needs to know of where the session stands: its pal version and the person. */
@@ -217,6 +225,10 @@ export async function loadSessionView(
   const basis = await loadSessionBasis(ctx, session);
   const sso = session.ssoId ? await findSso(ctx.db, session.enterpriseId, session.ssoId) : null;
   const { draft, ...outcome } = session.outcome ?? { draft: undefined };
+  const actions = offeredActions(basis.manifest.actions, basis.place);
+  // A page with no button for the person (a claim they submitted, one returned by the manager)
+  // shows every value read-only: live controls there would take what nobody can send.
+  const mayChange = actions.length > 0;
   return {
     pal: basis.pal,
     ...(basis.transaction ? { transaction: basis.transaction } : {}),
@@ -229,16 +241,19 @@ export async function loadSessionView(
       profile: session.profile,
     },
     csrf: session.csrf,
-    documentsOpen: documentsOpen(basis.place),
-    documents: await withCompletedDigests(ctx, session, sessionDocuments(basis)),
+    documentsOpen: mayChange && documentsOpen(basis.place),
+    documents: await withCompletedDigests(ctx, session, sessionDocuments(basis, mayChange)),
     uploads: (basis.manifest.uploads ?? []).map((u) => {
       const given = basis.uploads.find((k) => k.name === u.name);
+      const editable = mayChange && uploadAllowed(u, basis.place);
+      const kept = editable ? draft?.files?.[u.name] : undefined;
       return {
         name: u.name,
         label: u.label,
         accept: listItems(u.accept),
         required: u.required,
-        editable: uploadAllowed(u, basis.place),
+        editable,
+        ...(kept ? { draft: kept } : {}),
         ...(given
           ? {
               given: {
@@ -252,10 +267,7 @@ export async function loadSessionView(
       };
     }),
     uploadMaxBytes: ctx.config.uploadMaxBytes,
-    actions: offeredActions(basis.manifest.actions, basis.place).map(({ name, label }) => ({
-      name,
-      label,
-    })),
+    actions: actions.map(({ name, label }) => ({ name, label })),
     // Named by its button's label, which the manifest keeps after the action is offered no more.
     outcome: session.outcome ? labelled(outcome as Omit<ActionOutcome, 'draft'>, basis) : null,
     draft: draft ?? null,
@@ -286,8 +298,11 @@ async function withCompletedDigests(
   });
 }
 
-/** The documents with their values and signatures, for the person's place. */
-export function sessionDocuments(basis: SessionBasisView): SessionDocument[] {
+/**
+ * The documents with their values and signatures, for the person's place; with `mayChange`
+ * false (no action offered to them) no field is editable.
+ */
+export function sessionDocuments(basis: SessionBasisView, mayChange: boolean): SessionDocument[] {
   return basis.documents.map((document, index) => {
     const state = basis.states[index]!;
     return {
@@ -302,7 +317,7 @@ export function sessionDocuments(basis: SessionBasisView): SessionDocument[] {
         field,
         label: fieldLabel(document.labels, field.id ?? ''),
         value: (field.id !== undefined ? state.values[field.id] : undefined) ?? '',
-        editable: field.id !== undefined && fieldEditable(field, basis.place),
+        editable: mayChange && field.id !== undefined && fieldEditable(field, basis.place),
       })),
       signatures: document.signatures.map((signature) => {
         const given = state.signatures.find((s) => s.id === signature.id);

@@ -14,6 +14,7 @@ import {
   type BrowserSessionRow,
 } from '../storage/browser-sessions.js';
 import type { ConsoleProfile, SessionKind } from '../storage/schema.js';
+import { readSessionDraftFiles, replaceSessionDraftFiles } from '../storage/session-draft-files.js';
 import { countTokens } from '../storage/tokens.js';
 import { hashRef, recordAudits, recordSessionsEnded, type AuditEntry } from './audit.js';
 import type { DomainContext } from './context.js';
@@ -59,6 +60,19 @@ export type DraftSignature =
 export interface FormDraft {
   values: Record<string, string>;
   signatures: Record<string, DraftSignature>;
+  /**
+   * Upload name → the file the form held for it, kept with the session (DraftFile) and sent
+   * again by the next submission unless the person chooses another.
+   */
+  files?: Record<string, { filename: string; size: number }>;
+}
+
+/** A file of a form that did not go through, kept for the next submission of its page. */
+export interface DraftFile {
+  /** The manifest's upload name. */
+  name: string;
+  filename: string;
+  content: Uint8Array;
 }
 
 export interface BrowserSession {
@@ -234,12 +248,30 @@ export async function liveSessionsOf(
     .map((row) => ({ cookie: byHash.get(row.id_hash)!, csrf: row.csrf }));
 }
 
+/**
+ * Keeps the outcome for the session's page; with `draftFiles`, they become the files the session
+ * keeps for its next submission (an empty list: none), in the same commit.
+ */
 export async function saveOutcome(
   ctx: DomainContext,
   cookie: string,
   outcome: ActionOutcome,
+  draftFiles?: readonly DraftFile[],
 ): Promise<void> {
-  await setBrowserSessionOutcome(ctx.db, hashToken(cookie), JSON.stringify(outcome));
+  const idHash = hashToken(cookie);
+  if (draftFiles === undefined) {
+    await setBrowserSessionOutcome(ctx.db, idHash, JSON.stringify(outcome));
+    return;
+  }
+  await inTransaction(ctx, async ({ db }) => {
+    await setBrowserSessionOutcome(db, idHash, JSON.stringify(outcome));
+    await replaceSessionDraftFiles(db, idHash, draftFiles);
+  });
+}
+
+/** The files the session keeps from its last form that did not go through. */
+export function draftFilesOf(ctx: DomainContext, cookie: string): Promise<DraftFile[]> {
+  return readSessionDraftFiles(ctx.db, hashToken(cookie));
 }
 
 /** The form's CSRF token is the session's, compared in constant time. */

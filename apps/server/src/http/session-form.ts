@@ -20,12 +20,16 @@ import { MAX_UPLOADS } from '../domain/pal-manifest.js';
 import { loadSessionBasis } from '../domain/session-view.js';
 import {
   csrfMatches,
+  draftFilesOf,
   liveSessionsOf,
   saveOutcome,
   sessionHandle,
   SESSION_HANDLE,
+  type DraftFile,
   type SessionRead,
 } from '../domain/sessions.js';
+import type { SessionBasisView } from '../domain/session-view.js';
+import { uploadAllowed } from '../domain/web-permissions.js';
 import { escapeHtml } from '../html.js';
 import { findSso } from '../storage/ssos.js';
 import type { WorkflowContext } from '../workflows/context.js';
@@ -211,7 +215,12 @@ export async function registerSessionForm(
         },
         { signatureMaxBytes: domain.config.signatureMaxBytes },
         domain.now(),
-        form.files,
+        session.outcome?.draft?.files
+          ? withDraftFiles(form.files ?? {}, await draftFilesOf(domain, cookie), {
+              maxBytes: domain.config.uploadMaxBytes,
+              allowed: (name) => uploadAllowedByName(basis, name),
+            })
+          : form.files,
       );
       if (ignored.length > 0)
         request.log.warn(
@@ -221,13 +230,18 @@ export async function registerSessionForm(
       if (verdict.kind === 'refused')
         return sendFormRefused(reply, verdict.status, verdict.message, sessionPath);
       if (verdict.kind === 'incomplete') {
-        await saveOutcome(domain, cookie, {
-          action: verdict.action,
-          ran: false,
-          success: false,
-          messages: verdict.messages,
-          draft: verdict.draft,
-        });
+        await saveOutcome(
+          domain,
+          cookie,
+          {
+            action: verdict.action,
+            ran: false,
+            success: false,
+            messages: verdict.messages,
+            draft: verdict.draft,
+          },
+          verdict.draftFiles,
+        );
         return reply.code(303).header('Location', sessionPath).send();
       }
       let outcome;
@@ -248,16 +262,49 @@ export async function registerSessionForm(
           `<h1>This action cannot run now</h1><p>${escapeHtml(error.message)}.</p><p><a href="${escapeHtml(sessionPath)}">Back to the transaction</a></p>`,
         );
       }
+      const done = outcome.ran && outcome.success;
       await saveOutcome(
         domain,
         cookie,
-        outcome.ran && outcome.success
-          ? { ...outcome, pressed: true }
-          : { ...outcome, pressed: true, draft: verdict.draft },
+        done ? { ...outcome, pressed: true } : { ...outcome, pressed: true, draft: verdict.draft },
+        // The form's files wait for its next submission; once it went through, none do.
+        done ? (session.outcome?.draft?.files ? [] : undefined) : verdict.draftFiles,
       );
       return reply.code(303).header('Location', sessionPath).send();
     },
   );
+}
+
+/**
+ * The posted files, with the session's kept files (its last form that did not go through) for
+ * the uploads whose control came empty: the person chose them once and need not again. A kept
+ * file is left out when the person may not give that upload now, and stands as over the cap when
+ * the form's files together would pass UPLOAD_MAX_MB with it.
+ */
+function withDraftFiles(
+  posted: Readonly<Record<string, PostedFile>>,
+  kept: readonly DraftFile[],
+  { maxBytes, allowed }: { maxBytes: number; allowed: (name: string) => boolean },
+): Record<string, PostedFile> {
+  const files: Record<string, PostedFile> = Object.assign(Object.create(null), posted);
+  let bytes = Object.values(posted).reduce((sum, f) => sum + f.bytes.length, 0);
+  for (const { name, filename, content } of kept) {
+    const control = `${UPLOAD_CONTROL_PREFIX}${name}`;
+    const chosen = files[control];
+    if (chosen && !(chosen.bytes.length === 0 && chosen.filename === '')) continue;
+    if (!allowed(name)) continue;
+    bytes += content.length;
+    files[control] =
+      bytes > maxBytes
+        ? { filename, bytes: new Uint8Array(), overCapMb: maxBytes / (1024 * 1024) }
+        : { filename, bytes: content };
+  }
+  return files;
+}
+
+function uploadAllowedByName(basis: SessionBasisView, name: string): boolean {
+  const upload = basis.manifest.uploads?.find((u) => u.name === name);
+  return upload !== undefined && uploadAllowed(upload, basis.place);
 }
 
 /** The 4xx status a multipart error carries (a cap: 413), or 400 for any other. */

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { SessionField, SessionView } from '../domain/session-view.js';
 import type { AssetUrls } from './assets.js';
 import { labelFromId } from '../domain/field-labels.js';
-import { renderSessionPage, type SessionPagePaths } from './session-page.js';
+import { renderSessionPage, roleTitle, statusText, type SessionPagePaths } from './session-page.js';
 
 const PATHS: SessionPagePaths = {
   session: '/services/session/Ab12Cd34Ef56',
@@ -156,7 +156,7 @@ describe('the session page', () => {
     expect(page).toContain('Sign as <span class="typed-name">Ada &#34;A&#34; Lovelace</span>');
     expect(page).not.toContain('type="text" class="signature-typed"');
     expect(page).not.toContain('name="signature.boss"');
-    expect(page).toContain('Signature of the owner');
+    expect(page).toContain('Signature of the person who started it');
   });
 
   it('asks an anonymous person to type the name they sign with', () => {
@@ -412,6 +412,27 @@ describe('the session page', () => {
     const page = html();
     expect(page).not.toMatch(/<script(?![^>]*\bsrc=)/);
     expect(page).not.toMatch(/<style|\sstyle=/);
+  });
+});
+
+describe('codes in words', () => {
+  it("says a pal's status code in words, and leaves one the pal wrote in words", () => {
+    expect(statusText('SUBMITTED')).toBe('Submitted');
+    expect(statusText('IN_PROGRESS')).toBe('In progress');
+    expect(statusText('NEW')).toBe('New');
+    expect(statusText('Waiting for Morgan')).toBe('Waiting for Morgan');
+    expect(statusText('approved')).toBe('approved');
+    expect(statusText(undefined)).toBeUndefined();
+  });
+
+  it("says the roles every transaction has for a person, and the pal's own as words", () => {
+    expect(roleTitle('owner')).toBe('Owner: you started it');
+    expect(roleTitle('anonymous')).toBe('Guest');
+    expect(roleTitle('participant')).toBe('Participant');
+    expect(roleTitle('manager')).toBe('Manager');
+    expect(roleTitle('cost_centre-lead')).toBe('Cost centre lead');
+    // Not a prototype member's words.
+    expect(roleTitle('constructor')).toBe('Constructor');
   });
 });
 

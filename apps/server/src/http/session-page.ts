@@ -90,6 +90,37 @@ function stateText(systemStatus: string | undefined): string | undefined {
     : systemStatus;
 }
 
+/**
+ * A business status as a person reads it: the pal's codes (`SUBMITTED`, `IN_REVIEW`) in words
+ * ("Submitted", "In review"); a status the pal wrote in words stays as it is.
+ */
+export function statusText(status: string | undefined): string | undefined {
+  if (status === undefined || !/^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/.test(status)) return status;
+  const words = status.toLowerCase().replaceAll('_', ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The roles every transaction has (the others are the pal's own words, as `manager`). */
+const ROLE_WORDS: Record<string, { title: string; whose: string }> = {
+  owner: { title: 'Owner: you started it', whose: 'the person who started it' },
+  participant: { title: 'Participant', whose: 'a participant' },
+  anonymous: { title: 'Guest', whose: 'a guest' },
+};
+
+/** A role as the "Your role" line says it: "Manager", "Owner: you started it". */
+export function roleTitle(role: string): string {
+  if (Object.hasOwn(ROLE_WORDS, role)) return ROLE_WORDS[role]!.title;
+  const words = role.replace(/[-_]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** Whose a role's signature is: "the manager", "the person who started it"; no role: anyone's. */
+function roleName(role: string | undefined): string {
+  if (!role) return 'anyone';
+  if (Object.hasOwn(ROLE_WORDS, role)) return ROLE_WORDS[role]!.whose;
+  return `the ${role.replace(/[-_]+/g, ' ').trim()}`;
+}
+
 function consoleRole(profile: 'enterprise' | 'personal' | null | undefined): string {
   return profile === 'enterprise'
     ? "console user, with the enterprise's profile"
@@ -102,11 +133,19 @@ function summary(view: SessionView): string {
   const t = view.transaction;
   const rows: [string, string, string | null | undefined][] = [
     ['description', 'Description', t ? t.description : view.pal.description],
-    ['status', 'Status', t?.status],
+    ['status', 'Status', statusText(t?.status)],
     ['state', 'State', stateText(t?.systemStatus)],
     ['console', 'Console', view.console ? 'this pal in console mode' : undefined],
     // In a console session, the role is the console grant's profile it entered under.
-    ['your-role', 'Your role', view.console ? consoleRole(view.person.profile) : view.person.role],
+    [
+      'your-role',
+      'Your role',
+      view.console
+        ? consoleRole(view.person.profile)
+        : view.person.role === null
+          ? undefined
+          : roleTitle(view.person.role),
+    ],
     ['signed-in-as', 'You are', view.person.name],
   ];
   const items = rows
@@ -281,10 +320,6 @@ function box(
   return ` data-x="${pct(x, size.width)}" data-y="${pct(y, size.height)}" data-w="${pct(width, size.width)}" data-h="${pct(height, size.height)}"`;
 }
 
-function roleName(role: string | undefined): string {
-  return role ? `the ${role}` : 'anyone';
-}
-
 function fieldBlock(
   view: PageView,
   { field, label: text, value: current, editable }: SessionField,
@@ -438,7 +473,12 @@ function signatureBlock(
         ? `<img class="signature-image" src="data:image/png;base64,${attr(given.image)}" alt="${attr(`Signature of ${given.signerName ?? roleName(signature.role)}`)}">`
         : `<span class="typed-signature">${escapeHtml(given.text ?? '')}</span>`;
     const by = given.signerName ? ` by ${escapeHtml(given.signerName)}` : '';
-    return `<div class="signature given" data-signature="${attr(sigId)}"><p class="signature-title">${whose}</p>${mark}<p class="signed-at">Signed${by}, ${when} UTC</p></div>`;
+    const title = mine
+      ? whose
+      : given.signerName
+        ? `Signature of ${escapeHtml(given.signerName)}`
+        : whose;
+    return `<div class="signature given" data-signature="${attr(sigId)}"><p class="signature-title">${title}</p>${mark}<p class="signed-at">Signed${by}, ${when} UTC</p></div>`;
   }
   if (!mine || !view.documentsOpen)
     return `<div class="signature awaiting" data-signature="${attr(sigId)}"><p class="signature-title">${legend}</p><p>Not signed yet.</p></div>`;
@@ -480,12 +520,18 @@ function uploadSection(uploads: readonly SessionUpload[], maxBytes: number): str
       : '';
     if (!u.editable)
       return `<div class="upload readonly"><p class="field-label">${escapeHtml(u.label)}${required}</p>${given || '<p class="empty">Not uploaded yet.</p>'}</div>`;
+    // Chosen in the last try, which did not go through: the browser forgot it, the service did not.
+    const kept = u.draft
+      ? `<p class="upload-draft" id="${id}-draft">Kept from your last try: ${escapeHtml(u.draft.filename)} (${kilobytes(u.draft.size)}). It is sent with this form; choose another file to send that one instead.</p>`
+      : '';
     const accept = u.accept.length > 0 ? ` accept="${attr(u.accept.join(','))}"` : '';
     // Said before the file is chosen: on a phone, a photo is often larger than the cap.
     const kinds = listInWords(u.accept.map((type) => KIND_NAMES[type] ?? type));
     const cap = `at most ${kilobytes(maxBytes)}${choosable > 1 ? ' (all files of this page together)' : ''}.`;
     const hint = kinds ? `${kinds}, ${cap}` : `A${cap.slice(1)}`;
-    return `<div class="upload field"><label for="${id}">${escapeHtml(u.label)}${required}</label>${given}<p class="hint" id="${id}-hint">${escapeHtml(hint)}</p><input type="file" id="${id}" name="${attr(`upload.${u.name}`)}"${accept} aria-describedby="${id}-hint"${u.required && !u.given ? ' aria-required="true"' : ''}></div>`;
+    const describedBy = u.draft ? `${id}-draft ${id}-hint` : `${id}-hint`;
+    const stillRequired = u.required && !u.given && !u.draft;
+    return `<div class="upload field"><label for="${id}">${escapeHtml(u.label)}${required}</label>${given}${kept}<p class="hint" id="${id}-hint">${escapeHtml(hint)}</p><input type="file" id="${id}" name="${attr(`upload.${u.name}`)}"${accept} aria-describedby="${describedBy}"${stillRequired ? ' aria-required="true"' : ''}></div>`;
   });
   return `<section class="uploads document" aria-labelledby="uploads-title" data-max-bytes="${maxBytes}"><h2 id="uploads-title">Files to upload</h2>${items.join('\n')}</section>`;
 }

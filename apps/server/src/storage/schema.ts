@@ -324,6 +324,16 @@ export interface TransactionCompletedDocumentsTable {
 }
 
 /** A file uploaded on a transaction's session page (migration 0023); the latest of each name. */
+/** A file of a session form that did not go through, sent again with its next submission. */
+export interface SessionDraftFilesTable {
+  session_id_hash: string;
+  /** The manifest's upload name. */
+  name: string;
+  /** The file's name as the browser gave it, cleaned. */
+  filename: string;
+  content: Uint8Array;
+}
+
 export interface TransactionUploadsTable {
   transaction_id: string;
   /** The manifest's upload name. */
@@ -459,6 +469,7 @@ export interface DatabaseSchema {
   transaction_signatures: TransactionSignaturesTable;
   transaction_completed_documents: TransactionCompletedDocumentsTable;
   transaction_uploads: TransactionUploadsTable;
+  session_draft_files: SessionDraftFilesTable;
   transactions_name_fts: TransactionsNameFtsTable;
   transactions_description_fts: TransactionsDescriptionFtsTable;
   transactions_category_fts: TransactionsCategoryFtsTable;

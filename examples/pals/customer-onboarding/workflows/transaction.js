@@ -7,6 +7,12 @@
 import { company } from './checks.js';
 
 const STEPS = ['company', 'documents', 'terms'];
+/** What each step asks for, as the customer reads it. */
+const STEP_WORDS = {
+  company: 'the company details',
+  documents: 'an identity document',
+  terms: 'the signed terms',
+};
 
 export function runWorkflow(input, pal) {
   const step = input.values.step ?? 'show';
@@ -83,10 +89,17 @@ function progress(pal) {
         message:
           missing.length === 0
             ? `${pal.vars.get('company')} is onboarded`
-            : `Still missing: ${missing.join(', ')}`,
+            : `Still missing: ${inWords(missing.map((step) => STEP_WORDS[step]))}`,
         type: 'INFO',
       },
     ],
     recordsProcessed: STEPS.length - missing.length,
   };
+}
+
+/** "a", "a and b", "a, b and c". */
+function inWords(items) {
+  return items.length < 2
+    ? (items[0] ?? '')
+    : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }

@@ -43,6 +43,14 @@ export function submit(input, pal) {
   const problems = [];
   if (!money.test(amount)) problems.push('amount: a sum in CHF such as 120.50');
   if (!description) problems.push('description: what was bought, and why');
+  // The box says the receipts are attached: then a file of them is (this form's, or one kept
+  // from an earlier submission of a returned claim).
+  if (
+    fromBrowser(input) &&
+    input.values.receiptsAttached === 'true' &&
+    !pal.documents.uploads().some((u) => u.name === 'receipts')
+  )
+    problems.push('receiptsAttached: upload the receipts below, or untick this box');
   if (problems.length > 0) {
     return {
       success: false,
@@ -83,7 +91,7 @@ export function submit(input, pal) {
   }
   pal.log('claim submitted', { amount, approver: approver ?? null });
   return {
-    messages: [{ message: `Submitted ${amount} for approval`, type: 'INFO' }],
+    messages: [{ message: `Submitted CHF ${amount} for approval`, type: 'INFO' }],
     recordsProcessed: 1,
   };
 }
@@ -98,7 +106,7 @@ export function approve(input, pal) {
   }
   pal.transaction.setStatus('APPROVED');
   pal.transaction.complete();
-  return { messages: [{ message: `Approved ${pal.vars.get('amount')}`, type: 'INFO' }] };
+  return { messages: [{ message: `Approved CHF ${pal.vars.get('amount')}`, type: 'INFO' }] };
 }
 
 export function returnClaim(input, pal) {
@@ -144,13 +152,19 @@ export function returnClaim(input, pal) {
 }
 export { returnClaim as return };
 
-/** The mailed link's action: the manager lands on the claim, with its buttons. */
+/**
+ * The mailed link's action: the manager lands on the claim. The link stays in the mail after the
+ * claim moved on, so what it says follows the claim's status.
+ */
 export function review(input, pal) {
-  return {
-    messages: [
-      { message: `${describe(pal)}. Check it, then approve and sign, or return it.`, type: 'INFO' },
-    ],
-  };
+  const status = pal.transaction.status;
+  const next =
+    status === 'SUBMITTED'
+      ? 'Check it, then approve and sign, or return it.'
+      : status === 'RETURNED'
+        ? 'It is back with the employee: you are mailed again when they submit it.'
+        : 'There is nothing more for you to do.';
+  return { messages: [{ message: `${describe(pal)}. ${next}`, type: 'INFO' }] };
 }
 
 /** The returned claim's mailed link: the employee lands on the claim, with its button. */
@@ -220,9 +234,17 @@ function requireStatus(pal, status) {
   }
 }
 
+/** A status as the people of the claim read it. */
+const STATUS_WORDS = {
+  SUBMITTED: 'waiting for the manager’s approval',
+  RETURNED: 'returned to the employee',
+  APPROVED: 'approved',
+};
+
 function describe(pal) {
   const amount = pal.vars.get('amount');
+  const status = pal.transaction.status;
   return amount === undefined
     ? 'No claim submitted yet'
-    : `Claim of ${amount} (${pal.vars.get('description')}): ${pal.transaction.status}`;
+    : `Claim of CHF ${amount} (${pal.vars.get('description')}): ${STATUS_WORDS[status] ?? status}`;
 }

@@ -22,6 +22,7 @@ import { deferredTextIndex } from './0025-deferred-text-index.js';
 import { textStatistics } from './0026-text-statistics.js';
 import { spentTokensIndex } from './0027-spent-tokens-index.js';
 import { outboxLanes } from './0028-outbox-lanes.js';
+import { sessionDraftFiles } from './0029-session-draft-files.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0026_text_statistics': textStatistics,
   '0027_spent_tokens_index': spentTokensIndex,
   '0028_outbox_lanes': outboxLanes,
+  '0029_session_draft_files': sessionDraftFiles,
 };
