@@ -330,6 +330,11 @@ describe('expense approval in Chromium', () => {
     const managerPage = morgan.page;
     expect((await managerPage.goto(h.url + link))?.status()).toBe(200);
     expect(await managerPage.locator('#confirm').textContent()).toBe('Open Expense approval');
+    // The confirm page says what waits, in the claim page's words, and whose link it is.
+    expect(await managerPage.locator('#status').textContent()).toBe('Status: Submitted');
+    expect(await managerPage.locator('main, body').first().textContent()).toContain(
+      `opens this for you, ${manager.firstName} ${manager.lastName}, in this browser`,
+    );
     await screenshot(managerPage, '3-manager-confirm');
     expect(await seriousViolations(managerPage), 'the confirm page').toEqual([]);
     await Promise.all([
@@ -556,12 +561,18 @@ describe('expense approval in Chromium', () => {
     const field = (await page.locator('.field-checkbox.invalid').boundingBox())!;
     expect(errorBox.width).toBeGreaterThan(field.width * 0.9);
     expect(errorBox.y + errorBox.height).toBeLessThanOrEqual(checkbox.y);
+    // The tab and a screen reader's first words say the form did not go through; the message's
+    // link to the box is a finger's target.
+    expect(await page.title()).toBe('Not done: Expense approval');
+    const link = (await page.locator('#outcome a').boundingBox())!;
+    expect(link.height).toBeGreaterThanOrEqual(44);
     await screenshot(page, 'phone-1-box-refused');
 
     // The receipts come later: the box unticked, the claim goes.
     await box.uncheck();
     await press(page, 'Submit the claim');
     expect(await page.locator('#status').textContent()).toBe('Submitted');
+    expect(await page.title()).toBe('Expense approval');
     // The read-only box reads "…claim. No", its "No" on one line, not one letter a line.
     const yes = page
       .locator('.readonly')

@@ -36,13 +36,14 @@ import { escapeHtml } from '../html.js';
 import { loadSessionView } from '../domain/session-view.js';
 import { registerSessionForm } from './session-form.js';
 import { readMailLink } from '../domain/mail-links.js';
+import { findSso } from '../storage/ssos.js';
 import { enter, enterFromMail, mailLinkSession } from '../workflows/entries.js';
 import { sessionDocumentFile } from '../domain/session-document-file.js';
 import type { AssetUrls } from './assets.js';
 import { registerCompletedDocumentRoute } from './completed-document-route.js';
 import { sessionCookies, type SessionOfPage } from './session-cookies.js';
 import { isGone, PAGE_CSP, SESSION_PAGE_CSP, sendHtml, sendPage, type PageText } from './page.js';
-import { renderSessionPage, type SessionPagePaths } from './session-page.js';
+import { renderSessionPage, statusText, type SessionPagePaths } from './session-page.js';
 
 const GONE: PageText = {
   title: 'This link is no longer valid',
@@ -168,12 +169,24 @@ export function registerEntryPages(
         link.transactionId,
       );
       const name = transaction.name ?? transaction.palId;
+      const recipient = await findSso(domain.db, link.enterpriseId, link.recipientSso);
+      const you = recipient ? `${recipient.firstName} ${recipient.lastName}`.trim() : '';
+      // What the person is about to open, in the words of its page: the same transaction's
+      // description and status, and whose link it is (a shared mailbox may hold several).
+      const about = [
+        transaction.description
+          ? `<p id="description">${escapeHtml(transaction.description)}</p>`
+          : '',
+        transaction.status
+          ? `<p id="status">Status: ${escapeHtml(statusText(transaction.status)!)}</p>`
+          : '',
+      ].join('');
       return sendPage(
         reply,
         200,
         name,
         `<h1>${escapeHtml(name)}</h1>
-<p>The link in your mail opens this for you, in this browser.</p>
+${about}<p>The link in your mail opens this for you${you ? `, ${escapeHtml(you)},` : ''} in this browser.</p>
 <form method="post"><button type="submit" id="confirm">Open ${escapeHtml(name)}</button></form>`,
       );
     } catch (error) {

@@ -34,6 +34,9 @@ export function renderSessionPage(
 ): string {
   const view = pageView(sessionView);
   const title = titleOf(view);
+  // The window's title is what a screen reader says first on the page the form led back to, and
+  // what a tab shows: that the form did not go through, before the name.
+  const windowTitle = shownOutcome(view)?.success === false ? `Not done: ${title}` : title;
   const uploads = view.uploads;
   // A file is only sent by a multipart form; without one the form stays urlencoded.
   const enctype = uploads.some((u) => u.editable) ? ' enctype="multipart/form-data"' : '';
@@ -45,7 +48,7 @@ ${actionBar(view)}
 </form>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>${
+<meta name="robots" content="noindex"><title>${escapeHtml(windowTitle)}</title>${
     // Without a script too: the page asks again until the completed PDF's link can be shown.
     stillAwaited(view) && view.documents.some((d) => completedPdfPending(view, d))
       ? '\n<meta http-equiv="refresh" content="3">'
@@ -155,8 +158,8 @@ function summary(view: SessionView): string {
   return items ? `<dl class="summary">${items}</dl>` : '';
 }
 
-/** The workflow's answer to the last action; an empty live region when there is none yet. */
-function outcomeRegion(view: PageView): string {
+/** The last action's outcome when the page says it (an entry's is not always worth a word). */
+function shownOutcome(view: SessionView): SessionView['outcome'] {
   const outcome = view.outcome;
   if (
     !outcome ||
@@ -166,7 +169,14 @@ function outcomeRegion(view: PageView): string {
     (!outcome.ran && outcome.action === 'enter') ||
     (outcome.action === 'enter' && outcome.messages.length === 0)
   )
-    return '<section id="outcome" class="outcome" aria-live="polite"></section>';
+    return null;
+  return outcome;
+}
+
+/** The workflow's answer to the last action; an empty live region when there is none yet. */
+function outcomeRegion(view: PageView): string {
+  const outcome = shownOutcome(view);
+  if (!outcome) return '<section id="outcome" class="outcome" aria-live="polite"></section>';
   const buttonLabel = outcome.label ?? view.actions.find((a) => a.name === outcome.action)?.label;
   const label = buttonLabel ?? outcome.action;
   const heading = !outcome.ran
