@@ -16,9 +16,18 @@ const UNITS_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 export function parseSince(text: string, now: Date): Date {
   const span = /^(\d{1,6})([mhd])$/.exec(text.trim());
   if (span) return new Date(now.getTime() - Number(span[1]) * UNITS_MS[span[2] as 'm' | 'h' | 'd']);
-  if (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text.trim())) {
+  const iso = /^(\d{4})-(\d{2})-(\d{2})([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.exec(text.trim());
+  if (iso) {
     const date = new Date(text.trim());
-    if (!Number.isNaN(date.getTime())) return date;
+    // `Date` rolls a day past the month's end over into the next (2030-02-31 is 3 March): the
+    // calendar day written must be one that exists.
+    const [year, month, day] = [Number(iso[1]), Number(iso[2]), Number(iso[3])];
+    const calendar = new Date(Date.UTC(year, month - 1, day));
+    const exists =
+      calendar.getUTCFullYear() === year &&
+      calendar.getUTCMonth() === month - 1 &&
+      calendar.getUTCDate() === day;
+    if (exists && !Number.isNaN(date.getTime())) return date;
   }
   throw new Error(
     `--since: expected an ISO-8601 date or time (2025-01-31, 2025-01-31T12:00:00Z) or a span such as 30m, 24h, 7d; got "${text}"`,
