@@ -1,5 +1,6 @@
 import { CompiledQuery, Migrator, sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { engine, freshDatabaseEnv } from '../../test/engine.js';
 import { tempDir, testConfig } from '../../test/helpers.js';
 import {
@@ -761,6 +762,61 @@ describe(`database (${engine})`, () => {
       /^cannot use the database postgres:\/\/pal:\*\*\*@127\.0\.0\.1:1\/pal: connect ECONNREFUSED 127\.0\.0\.1:1$/,
     );
   });
+
+  it.runIf(engine === 'postgres')(
+    'refuses a PostgreSQL database that is not UTF-8, or whose text does not sort by bytes',
+    async () => {
+      const adminUrl = inject('postgresAdminUrl');
+      const made = async (name: string, options: string) => {
+        const admin = new pg.Client({ connectionString: adminUrl });
+        await admin.connect();
+        try {
+          await admin.query(`create database ${name} template template0 ${options}`);
+        } finally {
+          await admin.end();
+        }
+        const url = new URL(adminUrl);
+        url.pathname = `/${name}`;
+        return url.toString();
+      };
+      const suffix = `${process.pid}_${Date.now().toString(36)}`;
+      const cases = [
+        [
+          `pal_ascii_${suffix}`,
+          "encoding 'SQL_ASCII' lc_collate 'C' lc_ctype 'C'",
+          'its encoding is SQL_ASCII, not UTF8',
+        ],
+        // ICU's collation sorts "a" before "B", whatever datcollate says.
+        [
+          `pal_icu_${suffix}`,
+          "encoding 'UTF8' locale 'C' locale_provider icu icu_locale 'en-US'",
+          'its text does not sort by bytes',
+        ],
+      ] as const;
+      for (const [name, options, problem] of cases) {
+        const url = await made(name, options);
+        const error = await connectDatabase(testConfig(dir.path, { DATABASE_URL: url })).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error, name).toBeInstanceOf(DatabaseError);
+        expect((error as Error).message).toContain(problem);
+        expect((error as Error).message).toContain("ENCODING 'UTF8' LC_COLLATE 'C'");
+        // Refused before any migration: nothing was written to it.
+        const check = new pg.Client({ connectionString: url });
+        await check.connect();
+        try {
+          const { rows } = await check.query(
+            "select count(*)::int as n from information_schema.tables where table_schema = 'public'",
+          );
+          expect(rows[0].n, name).toBe(0);
+        } finally {
+          await check.end();
+        }
+      }
+      // The cluster's own databases (UTF-8, C) are taken: every other test here uses one.
+    },
+  );
 
   it('rejects a row whose enterprise does not exist (foreign keys are enforced)', async () => {
     await migrateToLatest(db);

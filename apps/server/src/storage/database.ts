@@ -43,6 +43,7 @@ export async function connectDatabase(config: {
   const db = openDatabase(config);
   try {
     await checkReachable(db, config.database);
+    if (config.database.kind === 'postgres') await checkPostgresText(db, config.database);
     const applied = await migrateToLatest(db);
     await dialectOf(db).refreshChangeStamp(db);
     return { db, applied };
@@ -62,6 +63,31 @@ export async function checkReachable(db: Kysely<any>, database: DatabaseConfig):
       cause: error,
     });
   }
+}
+
+/**
+ * A PostgreSQL database keeps text as the service does only in UTF-8 (another encoding refuses or
+ * mangles what a person types), and lists come out in the order they have on SQLite only when
+ * text sorts by its bytes (the C collation). Either is fixed once, when the database is made, so
+ * a database without them is refused before anything is written to it. The order is tested by
+ * comparing, not by the collation's name: an ICU default collation sorts as its locale whatever
+ * `datcollate` says.
+ */
+export async function checkPostgresText(db: Kysely<any>, database: DatabaseConfig): Promise<void> {
+  const { rows } = await sql<{ encoding: string; bytewise: boolean }>`
+    select current_setting('server_encoding') as encoding,
+           ('B' < 'a' and 'Z' < 'a' and 'a' < 'b' and 'a' < 'é') as bytewise`.execute(db);
+  const { encoding, bytewise } = rows[0]!;
+  const fix =
+    "make it with ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0 (docs/deployment.md, \"PostgreSQL\")";
+  if (encoding !== 'UTF8')
+    throw new DatabaseError(
+      `cannot use the database ${describeDatabase(database)}: its encoding is ${encoding}, not UTF8: ${fix}`,
+    );
+  if (!bytewise)
+    throw new DatabaseError(
+      `cannot use the database ${describeDatabase(database)}: its text does not sort by bytes (its collation is not C), so lists would come out in another order than on SQLite: ${fix}`,
+    );
 }
 
 /** An error's message on one line; a connection error's code when it has no message (pg does that). */
