@@ -15,6 +15,9 @@ import type { DomainContext } from './domain/context.js';
 import { ensureDemo } from './domain/demo.js';
 import { runServerProcesses } from './server-processes.js';
 import { startServer } from './server.js';
+import { lockSqliteServer, type SqliteServerLock } from './storage/sqlite-server-lock.js';
+
+const serverLocks: SqliteServerLock[] = [];
 
 const program = buildProgram();
 
@@ -68,6 +71,9 @@ async function serve(
     await runServerProcesses(config, options);
     return;
   }
+  // Held until the process ends (the list keeps the connection from being collected, which
+  // would close it): the operating system releases it then, however the process ends.
+  if (config.database.kind === 'sqlite') serverLocks.push(lockSqliteServer(config.database.path));
   const server = await startServer(config, { handleSignals: true, prepare: options.prepare });
   options.onListening?.(server.url);
 }

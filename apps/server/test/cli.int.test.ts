@@ -226,7 +226,7 @@ describe('pal CLI on a fresh DATA_DIR', () => {
         {
           id: 'expense-approval',
           name: 'Expense approval',
-          description: expect.stringContaining('expense claim'),
+          description: expect.stringContaining('fill in the claim'),
           category: 'Finance',
           branchName: 'main',
           createDate: expect.any(String),

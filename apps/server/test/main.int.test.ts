@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
-import { PalServe } from './serve-process.js';
+import { PalServe, serve } from './serve-process.js';
 
 const serverDir = fileURLToPath(new URL('..', import.meta.url));
 const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
@@ -83,5 +83,31 @@ describe('pal serve, stopped at once', () => {
     expect(await server.exited).toBe(0);
     expect(server.child.signalCode).toBeNull();
     expect(server.lines().map((line) => line.msg)).toContain('server closed');
+  });
+});
+
+describe('one server per SQLite file', () => {
+  const dir = tempDir('pal-serve-twice-');
+  afterAll(() => dir.remove());
+
+  it('refuses a second pal serve on the same DATA_DIR while the first runs, and not once it ended (even by kill -9)', async () => {
+    const dataDir = join(dir.path, 'data');
+    // At info, its "listening" line says where it serves.
+    const env = { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info' };
+    const first = await serve(env, dataDir);
+    const second = new PalServe({ ...env, DATA_DIR: dataDir, PORT: '0' });
+    expect(await second.exited).toBe(1);
+    expect(second.output()).toContain(
+      `error: another server is already serving the database ${join(dataDir, 'pal.sqlite')}: stop it first`,
+    );
+    // The first goes on serving.
+    expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+
+    // Killed, it leaves no lock behind: the operating system ends it with the process.
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const third = await serve(env, dataDir);
+    expect((await fetch(`${third.url}/healthz`)).status).toBe(200);
+    await third.stop();
   });
 });
