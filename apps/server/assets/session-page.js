@@ -56,7 +56,9 @@ function checkFileSizes() {
   const inputs = [...section.querySelectorAll('input[type="file"]')];
   const sizeOf = (input) => [...input.files].reduce((sum, file) => sum + file.size, 0);
   // The server's rule, in the form's order: a file over the cap is refused and not counted; a
-  // file that takes the files before it past the cap is refused; the others count.
+  // file that takes the files before it past the cap is refused; the others count. (A file the
+  // server kept from the last try is counted after these, and said by the server if it no
+  // longer fits.)
   const problems = () => {
     let total = 0;
     return inputs.map((input) => {

@@ -546,6 +546,11 @@ describe('expense approval in Chromium', () => {
     const page = erika.page;
     await page.goto(entry.replace(PUBLIC_URL, h.url));
     await page.waitForSelector('main[data-pads-ready="true"]');
+    // The phone's keyboard fits each field: digits and a decimal mark for the amount, the date
+    // picker for the date, the name the browser knows for the name (pal.json's `input`).
+    expect(await page.getByLabel('Amount').getAttribute('inputmode')).toBe('decimal');
+    expect(await page.getByLabel('Date (YYYY-MM-DD)').getAttribute('type')).toBe('date');
+    expect(await page.getByLabel('Full name').getAttribute('autocomplete')).toBe('name');
     await page.getByLabel('Amount').fill('12.40');
     await page.getByLabel('What was bought, and why').fill('Parking at the customer');
     const box = page.getByLabel('The receipts are attached to this claim.');

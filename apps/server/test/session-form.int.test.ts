@@ -658,6 +658,65 @@ const uploadsOf = (tx: string) =>
 const PDF = Buffer.from('%PDF-1.7\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n', 'latin1');
 
 describe('uploads', () => {
+  it('keeps one form of files per person and transaction, and never sends an older kept file over a newer upload', async () => {
+    const p = await participant();
+    const fileNamed = (name: string) => ({
+      'upload.identity': { name, type: 'application/pdf', bytes: PDF },
+    });
+    const keptOn = () =>
+      h.domain.db
+        .selectFrom('session_draft_files as d')
+        .innerJoin('browser_sessions as s', 's.id_hash', 'd.session_id_hash')
+        .select('d.filename')
+        .where('s.transaction_id', '=', p.tx)
+        .execute();
+    const refused = (cookie: string, csrf: string, name: string) =>
+      pages.postMultipart(cookie, { csrf, action: 'refuse' }, fileNamed(name));
+    expect((await refused(p.cookie, p.csrf, 'first.pdf')).status).toBe(303);
+    expect(await keptOn()).toEqual([{ filename: 'first.pdf' }]);
+    // The same person enters again (as a mailed link does at each use): the new session's
+    // failed form takes the place of the first one's files, not a second form's worth.
+    const token = await h.a.json.transactions.createTransactionToken({
+      transactionId: p.tx,
+      userSSO: p.sso,
+    });
+    const again = await pages.enter(token);
+    const againCsrf = csrfOf(again.page);
+    expect((await refused(again.cookie, againCsrf, 'second.pdf')).status).toBe(303);
+    expect(await keptOn()).toEqual([{ filename: 'second.pdf' }]);
+
+    // Another participant uploads a file of that name after it was kept.
+    const other = await person();
+    const otherToken = await h.a.json.transactions.createTransactionToken({
+      transactionId: p.tx,
+      userSSO: other.sso,
+    });
+    const theirs = await pages.enter(otherToken);
+    expect(
+      (
+        await pages.postMultipart(
+          theirs.cookie,
+          { csrf: csrfOf(theirs.page), action: 'fill', text: 'theirs' },
+          fileNamed('newer.pdf'),
+        )
+      ).status,
+    ).toBe(303);
+    expect((await uploadsOf(p.tx)).map((u) => u.filename)).toEqual(['newer.pdf']);
+    // The first person's page no longer offers the older file, and their next form (no file
+    // chosen) does not send it over the newer one.
+    const page = await pages.page(again.cookie);
+    expect(page.text).not.toContain('Kept from your last try');
+    expect(
+      (await pages.postMultipart(again.cookie, { csrf: againCsrf, action: 'fill', text: 'mine' }))
+        .status,
+    ).toBe(303);
+    expect((await uploadsOf(p.tx)).map((u) => [u.filename, u.sso_id])).toEqual([
+      ['newer.pdf', other.sso],
+    ]);
+    // Gone with that run, which went through.
+    expect(await keptOn()).toEqual([]);
+  });
+
   it('keeps a file checked by its bytes with the run; the workflow sees it described', async () => {
     const p = await participant();
     const picture = png(40, 30);

@@ -145,11 +145,12 @@ describe('judgeForm', () => {
       action: 'send',
       messages: [
         {
-          message: 'Sign before you go on: your signature in “a.pdf” is required.',
+          message: 'Sign before you go on: your signature is required.',
           type: 'SIGNATURE_REQUIRED',
         },
       ],
       draft: { values: { name: 'Grace', agree: 'false' }, signatures: {} },
+      draftFiles: [],
     });
   });
 

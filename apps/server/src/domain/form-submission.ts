@@ -64,6 +64,8 @@ export interface PostedFile {
    * hint says it).
    */
   overCapMb?: number;
+  /** Kept from the session's last form that did not go through, not chosen in this one. */
+  kept?: boolean;
 }
 
 export const UPLOAD_CONTROL_PREFIX = 'upload.';
@@ -236,7 +238,9 @@ export function judgeForm(
     if (!allowed) return refuse(400, `“${upload.label}” is not yours to upload now.`);
     if (file.overCapMb !== undefined) {
       wrongFiles.push(
-        `The file for “${upload.label}” is larger than ${file.overCapMb} MB (with the form's other files): choose a smaller one.`,
+        file.kept
+          ? `The file kept from your last try for “${upload.label}”, ${cleanFilename(file.filename)}, does not fit beside the files chosen now (at most ${file.overCapMb} MB together): choose it again, or smaller files.`
+          : `The file for “${upload.label}” is larger than ${file.overCapMb} MB (with the form's other files): choose a smaller one.`,
       );
       continue;
     }
@@ -266,7 +270,10 @@ export function judgeForm(
   const draftFiles = uploads.map(({ name, filename, content }) => ({ name, filename, content }));
   if (uploads.length > 0)
     draft.files = Object.fromEntries(
-      uploads.map(({ name, filename, size }) => [name, { filename, size }]),
+      uploads.map(({ name, filename, size }) => [
+        name,
+        { filename, size, keptAt: now.toISOString() },
+      ]),
     );
   if (missing.length > 0 || missingUploads.length > 0 || wrongFiles.length > 0)
     return {

@@ -5,6 +5,7 @@
 import { FieldType } from '@pal-workflow/types';
 import { zBookmark, zField, zSignature } from '@pal-workflow/validators';
 import { z } from 'zod';
+import { FIELD_INPUTS, TEXTAREA_INPUTS } from './field-inputs.js';
 import { labelProblem } from './field-labels.js';
 import { isInsideFolder, issueKey, text } from './manifest-values.js';
 
@@ -87,8 +88,9 @@ const CHECKBOXES: readonly FieldType[] = [FieldType.CHECKBOX, FieldType.CHECKBOX
 
 /**
  * A field as the manifest gives it: the wire form, with palDefined true and type TEXT by default,
- * and one member of the manifest's own: `label`, what a person reads beside it (kept with the
- * document's labels, never in the Field).
+ * and two members of the manifest's own, kept with the document for its pages, never in the
+ * Field: `label`, what a person reads beside it, and `input`, what kind of value it holds
+ * (domain/field-inputs.ts).
  */
 export const zManifestField = zField
   .extend({
@@ -100,6 +102,7 @@ export const zManifestField = zField
         if (problem) ctx.addIssue({ code: 'custom', message: problem });
       })
       .optional(),
+    input: z.enum(FIELD_INPUTS, { error: `expected one of ${FIELD_INPUTS.join(', ')}` }).optional(),
     roles: list('role').optional(),
     picklist: list('choice').optional(),
     type: zField.shape.type.unwrap().default(FieldType.TEXT),
@@ -115,6 +118,20 @@ export const zManifestField = zField
       .default(true),
   })
   .superRefine((field, ctx) => {
+    if (
+      field.input !== undefined &&
+      field.type !== FieldType.TEXT &&
+      !(field.type === FieldType.TEXTAREA && TEXTAREA_INPUTS.includes(field.input))
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['input'],
+        message:
+          field.type === FieldType.TEXTAREA
+            ? `a TEXTAREA field may be only ${TEXTAREA_INPUTS.join(', ')}; "${field.input}" is for TEXT fields`
+            : `is only for TEXT and TEXTAREA fields, not ${field.type}`,
+      });
+    }
     const choice = CHOICES.includes(field.type);
     if (choice && field.picklist === undefined) {
       ctx.addIssue({

@@ -536,6 +536,55 @@ describe.runIf(engine === 'sqlite')('pal documents in the manifest', () => {
     ]);
   });
 
+  it("keeps a field's `input` with the document's pages, never in the Field, and refuses one that does not fit its type", async () => {
+    const pkg = await buildPalPackage(
+      {
+        id: 'claims',
+        documents: [
+          {
+            file: CLAIM,
+            fields: [
+              { id: 'applicant.name', input: 'name', page: 1, ...box },
+              { id: 'notes', type: 'TEXTAREA', input: 'address', page: 2, ...box },
+              { id: '__proto__', input: 'decimal', page: 1, ...box },
+            ],
+          },
+        ],
+      },
+      { [CLAIM]: claimForm },
+      FILE,
+    );
+    const { inputs, fields } = pkg.documents[0]!.document;
+    expect(Object.entries(inputs!)).toEqual([
+      ['applicant.name', 'name'],
+      ['notes', 'address'],
+      ['__proto__', 'decimal'],
+    ]);
+    expect(fields.some((f) => 'input' in f)).toBe(false);
+
+    const lines = await problems(
+      {
+        id: 'claims',
+        documents: [
+          {
+            file: CLAIM,
+            fields: [
+              { id: 'a', input: 'money', page: 1, ...box },
+              { id: 'b', type: 'SELECT', picklist: 'x|y', input: 'email', page: 1, ...box },
+              { id: 'notes', type: 'TEXTAREA', input: 'email', page: 2, ...box },
+            ],
+          },
+        ],
+      },
+      { [CLAIM]: claimForm },
+    );
+    expect(lines).toEqual([
+      `${FILE}: documents[0].fields[0].input: expected one of name, email, tel, url, organization, address, postal-code, date, decimal, integer`,
+      `${FILE}: documents[0].fields[1].input: is only for TEXT and TEXTAREA fields, not SELECT`,
+      `${FILE}: documents[0].fields[2].input: a TEXTAREA field may be only address; "email" is for TEXT fields`,
+    ]);
+  });
+
   it('refuses a PDF form field it cannot take as it is, and takes it once the manifest names it', async () => {
     const stray = await pdfWithField('stray', { x: 590, y: 700, width: 50, height: 20 });
     const piped = await pdfWithField('pick', { x: 10, y: 700, width: 50, height: 20 }, [

@@ -15,6 +15,7 @@ import {
   type PalDocumentWrite,
 } from '../storage/pal-documents.js';
 import type { DomainContext } from './context.js';
+import type { FieldInput } from './field-inputs.js';
 import { cutLabel, readableLabel } from './field-labels.js';
 import { NotFoundError } from './errors.js';
 import type { ManifestIssue } from './manifest-values.js';
@@ -59,6 +60,8 @@ export interface PalDocument {
    * versions deployed before labels have none.
    */
   labels?: Record<string, string>;
+  /** The kind of value a field holds, by its id, when the manifest says (its `input`). */
+  inputs?: Record<string, FieldInput>;
   signatures: Wire.Signature[];
   bookmarks: Wire.Bookmark[];
 }
@@ -189,7 +192,12 @@ function placeDocument(
   pages: readonly PageSize[],
   formFields: readonly PdfFormField[],
   issues: ManifestIssue[],
-): { fields: Wire.Field[]; labels?: Record<string, string>; signatures: Wire.Signature[] } {
+): {
+  fields: Wire.Field[];
+  labels?: Record<string, string>;
+  inputs?: Record<string, FieldInput>;
+  signatures: Wire.Signature[];
+} {
   const unit = documentKind(manifest.file) === 'pdf' ? 'points' : 'pixels';
   const check = (where: string, what: string, box: Box) => {
     const problem = placementProblem(box, pages, manifest.file, unit);
@@ -206,12 +214,14 @@ function placeDocument(
     if (readable !== undefined) labels[id] = cutLabel(readable);
   };
   const byId = new Map(formFields.map((f) => [f.id, f]));
-  for (const [f, { label: given, ...field }] of (manifest.fields ?? []).entries()) {
+  const inputs: Record<string, FieldInput> = Object.create(null) as Record<string, FieldInput>;
+  for (const [f, { label: given, input, ...field }] of (manifest.fields ?? []).entries()) {
     check(`${key}.fields[${f}]`, `field "${field.id}"`, field);
     const own = byId.get(field.id);
     if (own) issues.push(...sameKindProblems(`${key}.fields[${f}]`, field, own));
     fields.push(field);
     label(field.id, given ?? own?.label);
+    if (input !== undefined) inputs[field.id] = input;
   }
   const named = new Set(fields.map((f) => f.id));
   for (const own of formFields) {
@@ -240,6 +250,7 @@ function placeDocument(
   return {
     fields,
     ...(Object.keys(labels).length > 0 ? { labels } : {}),
+    ...(Object.keys(inputs).length > 0 ? { inputs } : {}),
     signatures,
   };
 }

@@ -9,6 +9,7 @@ import { findSso } from '../storage/ssos.js';
 import type { DomainContext } from './context.js';
 import type { SignatureKind, TransactionDocumentState } from './document-state.js';
 import { completedDigests } from './completed-documents.js';
+import type { FieldInput } from './field-inputs.js';
 import { fieldLabel } from './field-labels.js';
 import { getPalDocuments, type DocumentContentType, type PalDocument } from './pal-documents.js';
 import type { PalManifest } from './pal-manifest.js';
@@ -108,6 +109,8 @@ export interface SessionField {
   value: string;
   /** The person may change it now; otherwise it is shown read-only. */
   editable: boolean;
+  /** What kind of value it holds, when the manifest says (its control's keyboard, autofill). */
+  input?: FieldInput;
 }
 
 export interface SessionSignature {
@@ -246,7 +249,12 @@ export async function loadSessionView(
     uploads: (basis.manifest.uploads ?? []).map((u) => {
       const given = basis.uploads.find((k) => k.name === u.name);
       const editable = mayChange && uploadAllowed(u, basis.place);
-      const kept = editable ? draft?.files?.[u.name] : undefined;
+      // Not sent once a file of that name was uploaded after it was kept (session-form.ts).
+      const keptFile = editable ? draft?.files?.[u.name] : undefined;
+      const kept =
+        keptFile && !(given && keptFile.keptAt !== undefined && given.uploadedAt > keptFile.keptAt)
+          ? { filename: keptFile.filename, size: keptFile.size }
+          : undefined;
       return {
         name: u.name,
         label: u.label,
@@ -318,6 +326,9 @@ export function sessionDocuments(basis: SessionBasisView, mayChange: boolean): S
         label: fieldLabel(document.labels, field.id ?? ''),
         value: (field.id !== undefined ? state.values[field.id] : undefined) ?? '',
         editable: mayChange && field.id !== undefined && fieldEditable(field, basis.place),
+        ...(field.id !== undefined && document.inputs && Object.hasOwn(document.inputs, field.id)
+          ? { input: document.inputs[field.id] }
+          : {}),
       })),
       signatures: document.signatures.map((signature) => {
         const given = state.signatures.find((s) => s.id === signature.id);

@@ -64,7 +64,7 @@ export interface FormDraft {
    * Upload name → the file the form held for it, kept with the session (DraftFile) and sent
    * again by the next submission unless the person chooses another.
    */
-  files?: Record<string, { filename: string; size: number }>;
+  files?: Record<string, { filename: string; size: number; keptAt?: string }>;
 }
 
 /** A file of a form that did not go through, kept for the next submission of its page. */
@@ -73,6 +73,11 @@ export interface DraftFile {
   name: string;
   filename: string;
   content: Uint8Array;
+}
+
+/** A kept file as read back: when its form failed. */
+export interface KeptFile extends DraftFile {
+  savedAt: string;
 }
 
 export interface BrowserSession {
@@ -249,29 +254,40 @@ export async function liveSessionsOf(
 }
 
 /**
- * Keeps the outcome for the session's page; with `draftFiles`, they become the files the session
- * keeps for its next submission (an empty list: none), in the same commit.
+ * Keeps the outcome for the session's page; with `draft`, its files become the files the session
+ * keeps for its next submission (an empty list: none), in the same commit, and the person's other
+ * sessions on the transaction keep none.
  */
 export async function saveOutcome(
   ctx: DomainContext,
   cookie: string,
   outcome: ActionOutcome,
-  draftFiles?: readonly DraftFile[],
+  draft?: {
+    files: readonly DraftFile[];
+    session: Pick<BrowserSession, 'transactionId' | 'ssoId'>;
+  },
 ): Promise<void> {
   const idHash = hashToken(cookie);
-  if (draftFiles === undefined) {
+  if (draft === undefined) {
     await setBrowserSessionOutcome(ctx.db, idHash, JSON.stringify(outcome));
     return;
   }
+  const savedAt = ctx.now().toISOString();
   await inTransaction(ctx, async ({ db }) => {
     await setBrowserSessionOutcome(db, idHash, JSON.stringify(outcome));
-    await replaceSessionDraftFiles(db, idHash, draftFiles);
+    await replaceSessionDraftFiles(
+      db,
+      idHash,
+      draft.session,
+      draft.files.map((f) => ({ ...f, saved_at: savedAt })),
+    );
   });
 }
 
 /** The files the session keeps from its last form that did not go through. */
-export function draftFilesOf(ctx: DomainContext, cookie: string): Promise<DraftFile[]> {
-  return readSessionDraftFiles(ctx.db, hashToken(cookie));
+export async function draftFilesOf(ctx: DomainContext, cookie: string): Promise<KeptFile[]> {
+  const rows = await readSessionDraftFiles(ctx.db, hashToken(cookie));
+  return rows.map(({ saved_at, ...file }) => ({ ...file, savedAt: saved_at }));
 }
 
 /** The form's CSRF token is the session's, compared in constant time. */

@@ -171,16 +171,12 @@ export function registerEntryPages(
       const name = transaction.name ?? transaction.palId;
       const recipient = await findSso(domain.db, link.enterpriseId, link.recipientSso);
       const you = recipient ? `${recipient.firstName} ${recipient.lastName}`.trim() : '';
-      // What the person is about to open, in the words of its page: the same transaction's
-      // description and status, and whose link it is (a shared mailbox may hold several).
-      const about = [
-        transaction.description
-          ? `<p id="description">${escapeHtml(transaction.description)}</p>`
-          : '',
-        transaction.status
-          ? `<p id="status">Status: ${escapeHtml(statusText(transaction.status)!)}</p>`
-          : '',
-      ].join('');
+      // What the person is about to open: its status, in the words of its page, and whose link
+      // it is (a shared mailbox may hold several). Not its description: whoever opens the link,
+      // a mail scanner too, reads this page before anything is checked.
+      const about = transaction.status
+        ? `<p id="status">Status: ${escapeHtml(statusText(transaction.status)!)}</p>`
+        : '';
       return sendPage(
         reply,
         200,

@@ -25,7 +25,7 @@ import {
   saveOutcome,
   sessionHandle,
   SESSION_HANDLE,
-  type DraftFile,
+  type KeptFile,
   type SessionRead,
 } from '../domain/sessions.js';
 import type { SessionBasisView } from '../domain/session-view.js';
@@ -218,7 +218,7 @@ export async function registerSessionForm(
         session.outcome?.draft?.files
           ? withDraftFiles(form.files ?? {}, await draftFilesOf(domain, cookie), {
               maxBytes: domain.config.uploadMaxBytes,
-              allowed: (name) => uploadAllowedByName(basis, name),
+              usable: (file) => keptFileUsable(basis, file),
             })
           : form.files,
       );
@@ -240,7 +240,7 @@ export async function registerSessionForm(
             messages: verdict.messages,
             draft: verdict.draft,
           },
-          verdict.draftFiles,
+          { files: verdict.draftFiles, session },
         );
         return reply.code(303).header('Location', sessionPath).send();
       }
@@ -267,8 +267,9 @@ export async function registerSessionForm(
         domain,
         cookie,
         done ? { ...outcome, pressed: true } : { ...outcome, pressed: true, draft: verdict.draft },
-        // The form's files wait for its next submission; once it went through, none do.
-        done ? (session.outcome?.draft?.files ? [] : undefined) : verdict.draftFiles,
+        // The form's files wait for its next submission; once it went through, none do (also
+        // those another tab of the session kept while this one ran).
+        { files: done ? [] : verdict.draftFiles, session },
       );
       return reply.code(303).header('Location', sessionPath).send();
     },
@@ -278,33 +279,47 @@ export async function registerSessionForm(
 /**
  * The posted files, with the session's kept files (its last form that did not go through) for
  * the uploads whose control came empty: the person chose them once and need not again. A kept
- * file is left out when the person may not give that upload now, and stands as over the cap when
- * the form's files together would pass UPLOAD_MAX_MB with it.
+ * file is left out when it is no longer usable (below), and stands as over the cap, said as
+ * kept, when the form's chosen files leave no room for it within UPLOAD_MAX_MB.
  */
 function withDraftFiles(
   posted: Readonly<Record<string, PostedFile>>,
-  kept: readonly DraftFile[],
-  { maxBytes, allowed }: { maxBytes: number; allowed: (name: string) => boolean },
+  kept: readonly KeptFile[],
+  { maxBytes, usable }: { maxBytes: number; usable: (file: KeptFile) => boolean },
 ): Record<string, PostedFile> {
   const files: Record<string, PostedFile> = Object.assign(Object.create(null), posted);
   let bytes = Object.values(posted).reduce((sum, f) => sum + f.bytes.length, 0);
-  for (const { name, filename, content } of kept) {
-    const control = `${UPLOAD_CONTROL_PREFIX}${name}`;
+  for (const file of kept) {
+    const control = `${UPLOAD_CONTROL_PREFIX}${file.name}`;
     const chosen = files[control];
     if (chosen && !(chosen.bytes.length === 0 && chosen.filename === '')) continue;
-    if (!allowed(name)) continue;
+    if (!usable(file)) continue;
+    const { filename, content } = file;
+    if (bytes + content.length > maxBytes) {
+      files[control] = {
+        filename,
+        bytes: new Uint8Array(),
+        overCapMb: maxBytes / (1024 * 1024),
+        kept: true,
+      };
+      continue;
+    }
     bytes += content.length;
-    files[control] =
-      bytes > maxBytes
-        ? { filename, bytes: new Uint8Array(), overCapMb: maxBytes / (1024 * 1024) }
-        : { filename, bytes: content };
+    files[control] = { filename, bytes: content, kept: true };
   }
   return files;
 }
 
-function uploadAllowedByName(basis: SessionBasisView, name: string): boolean {
-  const upload = basis.manifest.uploads?.find((u) => u.name === name);
-  return upload !== undefined && uploadAllowed(upload, basis.place);
+/**
+ * A kept file goes with the form while the person may give that upload, and while nobody has
+ * uploaded one of that name since it was kept: an older choice must not replace a newer file
+ * (another person's, or theirs from another tab) that the page did not show when it was chosen.
+ */
+function keptFileUsable(basis: SessionBasisView, file: KeptFile): boolean {
+  const upload = basis.manifest.uploads?.find((u) => u.name === file.name);
+  if (upload === undefined || !uploadAllowed(upload, basis.place)) return false;
+  const current = basis.uploads.find((u) => u.name === file.name);
+  return current === undefined || current.uploadedAt <= file.savedAt;
 }
 
 /** The 4xx status a multipart error carries (a cap: 413), or 400 for any other. */

@@ -415,11 +415,59 @@ describe('the session page', () => {
   });
 });
 
+describe("a field's kind of value", () => {
+  const withInput = (input: SessionField['input'], value: string, type = FieldType.TEXT) => {
+    const base = view();
+    const doc = base.documents[0]!;
+    const field: SessionField = {
+      field: { ...doc.fields[0]!.field, id: 'f', type },
+      label: 'F',
+      value,
+      editable: true,
+      ...(input ? { input } : {}),
+    };
+    return html(view({ documents: [{ ...doc, fields: [field], signatures: [] }] }));
+  };
+  const control = (page: string) => /<(input|textarea)[^>]*name="f"[^>]*>/.exec(page)![0];
+
+  it('asks for the keyboard, the picker and the autofill that fit', () => {
+    expect(control(withInput('email', ''))).toMatch(
+      /^<input type="email" [^>]*autocomplete="email" spellcheck="false" autocapitalize="off"/,
+    );
+    expect(control(withInput('decimal', '12.40'))).toMatch(
+      /^<input type="text" [^>]*inputmode="decimal"/,
+    );
+    expect(control(withInput('integer', ''))).toContain('inputmode="numeric"');
+    expect(control(withInput('tel', ''))).toMatch(/^<input type="tel" [^>]*autocomplete="tel"/);
+    expect(control(withInput('name', ''))).toContain(
+      'autocomplete="name" spellcheck="false" autocapitalize="words"',
+    );
+    expect(control(withInput('date', '2026-11-28'))).toMatch(
+      /^<input type="date" [^>]*value="2026-11-28"/,
+    );
+    expect(control(withInput('address', '', FieldType.TEXTAREA))).toMatch(
+      /^<textarea [^>]*autocomplete="street-address"/,
+    );
+    expect(control(withInput(undefined, ''))).toMatch(
+      /^<input type="text" id="[^"]+" name="f" value="" maxlength="\d+">$/,
+    );
+  });
+
+  it('keeps a date that is not written YYYY-MM-DD in a text control, which shows it', () => {
+    const page = control(withInput('date', '28.11.2026'));
+    expect(page).toMatch(
+      /^<input type="text" [^>]*value="28.11.2026"[^>]*placeholder="YYYY-MM-DD"/,
+    );
+  });
+});
+
 describe('codes in words', () => {
   it("says a pal's status code in words, and leaves one the pal wrote in words", () => {
     expect(statusText('SUBMITTED')).toBe('Submitted');
     expect(statusText('IN_PROGRESS')).toBe('In progress');
     expect(statusText('NEW')).toBe('New');
+    expect(statusText('OK')).toBe('OK');
+    expect(statusText('HR_APPROVED')).toBe('HR approved');
     expect(statusText('Waiting for Morgan')).toBe('Waiting for Morgan');
     expect(statusText('approved')).toBe('approved');
     expect(statusText(undefined)).toBeUndefined();

@@ -5,6 +5,7 @@
 // places the fields where they sit on a wide screen, and turns each signature of the person into
 // a drawing pad; without it the same form posts the same names, with a typed signature.
 import { escapeHtml } from '../html.js';
+import { inputAttributes, type FieldInput } from '../domain/field-inputs.js';
 import { FIELD_VALUE_MAX, TYPED_SIGNATURE_MAX } from '../domain/form-submission.js';
 import type { SystemStatus } from '../domain/transaction-lifecycle.js';
 import type { AssetUrls } from './assets.js';
@@ -99,9 +100,30 @@ function stateText(systemStatus: string | undefined): string | undefined {
  */
 export function statusText(status: string | undefined): string | undefined {
   if (status === undefined || !/^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/.test(status)) return status;
-  const words = status.toLowerCase().replaceAll('_', ' ');
+  // A word of one or two letters is more likely an abbreviation (OK, HR) than a word, but for
+  // the small words a status is made of.
+  const words = status
+    .split('_')
+    .map((word) => (word.length <= 2 && !SMALL_WORDS.has(word) ? word : word.toLowerCase()))
+    .join(' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
+
+const SMALL_WORDS = new Set([
+  'A',
+  'IN',
+  'ON',
+  'TO',
+  'OF',
+  'BY',
+  'AT',
+  'NO',
+  'OR',
+  'IS',
+  'AS',
+  'UP',
+  'BE',
+]);
 
 /** The roles every transaction has (the others are the pal's own words, as `manager`). */
 const ROLE_WORDS: Record<string, { title: string; whose: string }> = {
@@ -332,7 +354,7 @@ function box(
 
 function fieldBlock(
   view: PageView,
-  { field, label: text, value: current, editable }: SessionField,
+  { field, label: text, value: current, editable, input }: SessionField,
   id: string,
   size: { width: number; height: number },
 ): string {
@@ -367,7 +389,7 @@ function fieldBlock(
     case 'TEXTAREA':
       return block(
         labelled,
-        `<textarea id="${id}" name="${name}" rows="3" maxlength="${FIELD_VALUE_MAX}"${invalid}>${escapeHtml(value)}</textarea>`,
+        `<textarea id="${id}" name="${name}" rows="3" maxlength="${FIELD_VALUE_MAX}"${hints(input, value)}${invalid}>${escapeHtml(value)}</textarea>`,
       );
     case 'CHECKBOX':
     case 'CHECKBOXCHECKED': {
@@ -404,9 +426,32 @@ function fieldBlock(
     default:
       return block(
         labelled,
-        `<input type="text" id="${id}" name="${name}" value="${attr(value)}" maxlength="${FIELD_VALUE_MAX}"${invalid}>`,
+        `<input type="${inputType(input, value)}" id="${id}" name="${name}" value="${attr(value)}" maxlength="${FIELD_VALUE_MAX}"${hints(input, value)}${invalid}>`,
       );
   }
+}
+
+/**
+ * The control's type for the field's kind. A date control shows only an ISO date: a value in
+ * another form (typed before the field said it is a date, or set by the workflow) keeps a text
+ * control, which shows it, rather than one that would show it empty and post it empty.
+ */
+function inputType(input: FieldInput | undefined, value: string): string {
+  const type = inputAttributes(input).type ?? 'text';
+  return type === 'date' && value !== '' && !/^\d{4}-\d{2}-\d{2}$/.test(value) ? 'text' : type;
+}
+
+/** The keyboard, autofill and spelling hints of the field's kind, as attributes. */
+function hints(input: FieldInput | undefined, value: string): string {
+  const a = inputAttributes(input);
+  return [
+    a.inputmode ? ` inputmode="${a.inputmode}"` : '',
+    a.autocomplete ? ` autocomplete="${a.autocomplete}"` : '',
+    a.spellcheck === false ? ' spellcheck="false"' : '',
+    a.autocapitalize ? ` autocapitalize="${a.autocapitalize}"` : '',
+    // A date shown as text says the form it wants.
+    input === 'date' && inputType(input, value) === 'text' ? ' placeholder="YYYY-MM-DD"' : '',
+  ].join('');
 }
 
 /** The session's view as one rendering of its page uses it. */

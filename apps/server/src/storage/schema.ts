@@ -323,7 +323,6 @@ export interface TransactionCompletedDocumentsTable {
   created_at: IsoDate;
 }
 
-/** A file uploaded on a transaction's session page (migration 0023); the latest of each name. */
 /** A file of a session form that did not go through, sent again with its next submission. */
 export interface SessionDraftFilesTable {
   session_id_hash: string;
@@ -332,8 +331,11 @@ export interface SessionDraftFilesTable {
   /** The file's name as the browser gave it, cleaned. */
   filename: string;
   content: Uint8Array;
+  /** When the form that chose it failed: an upload of the transaction since is newer. */
+  saved_at: IsoDate;
 }
 
+/** A file uploaded on a transaction's session page (migration 0023); the latest of each name. */
 export interface TransactionUploadsTable {
   transaction_id: string;
   /** The manifest's upload name. */
