@@ -199,6 +199,11 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud', /LOG_LEVEL: expected one of fatal, error/],
     ['PUBLIC_URL', 'pal.example.com', /PUBLIC_URL: expected an absolute http/],
     ['PUBLIC_URL', 'ftp://pal.example.com', /PUBLIC_URL: expected an http/],
+    [
+      'PUBLIC_URL',
+      'https://admin:s3cret@pal.example.com',
+      /^PUBLIC_URL: must not carry a user name or password .*got "https:\/\/pal.example.com\/" with them$/,
+    ],
     ['SERVICE_ROOT', 'a/b', /SERVICE_ROOT: expected one URL path segment/],
     ['USER_ROOT', 'services', /USER_ROOT: must differ from SERVICE_ROOT/],
     ['DATABASE_URL', 'postgres://db', /DATABASE_URL: the PostgreSQL URL names no database/],

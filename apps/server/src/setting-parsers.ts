@@ -95,6 +95,16 @@ export function httpUrl(name: string, raw: string): string {
   if (url.search || url.hash) {
     throw new ConfigError(name, `must not carry a query or fragment, got "${raw}"`);
   }
+  // Every link the service builds from it goes into mails and pages: credentials in it would be
+  // handed to every recipient. Said without them.
+  if (url.username || url.password) {
+    url.username = '';
+    url.password = '';
+    throw new ConfigError(
+      name,
+      `must not carry a user name or password (links built from it are mailed to people), got "${url.toString()}" with them`,
+    );
+  }
   return url.toString().replace(/\/+$/, '');
 }
 
