@@ -218,12 +218,17 @@ export function loadConfig(env: Env = process.env): Config {
     1024,
     1024 * 1024 * 1024,
   );
-  const formBodyLimitBytes = integerSetting(
-    'FORM_BODY_LIMIT_BYTES',
-    get('FORM_BODY_LIMIT_BYTES'),
-    CONFIG_DEFAULTS.FORM_BODY_LIMIT_BYTES,
-    1024,
-    1024 * 1024 * 1024,
+  // Never more than BODY_LIMIT_BYTES (the router takes the smaller too): the value the settings
+  // log shows is the one in force.
+  const formBodyLimitBytes = Math.min(
+    integerSetting(
+      'FORM_BODY_LIMIT_BYTES',
+      get('FORM_BODY_LIMIT_BYTES'),
+      CONFIG_DEFAULTS.FORM_BODY_LIMIT_BYTES,
+      1024,
+      1024 * 1024 * 1024,
+    ),
+    bodyLimitBytes,
   );
   const requestTimeoutMs = integerSetting(
     'REQUEST_TIMEOUT_MS',
