@@ -310,6 +310,10 @@ describe('loadConfig', () => {
     expect(thrown({ DATA_DIR: inside }).message).toMatch(
       /^DATA_DIR: PAL_SECRET_KEY is unset, and the key .*secret\.key.*: ENOTDIR/,
     );
+    // A file system that refuses new folders with ENOENT: Node's recursive mkdir never returned.
+    expect(thrown({ DATA_DIR: '/proc/pal-data' }).message).toMatch(
+      /^DATA_DIR: PAL_SECRET_KEY is unset, and the key .*: ENOENT.*mkdir '\/proc\/pal-data'/,
+    );
   });
 
   it('refuses a damaged key file instead of replacing it', () => {

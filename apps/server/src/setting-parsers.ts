@@ -2,17 +2,10 @@
 // a ConfigError that names the variable and says why.
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import {
-  chmodSync,
-  linkSync,
-  mkdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, linkSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { makeFolder } from './folders.js';
 
 /** The file of the embedded mode's generated key, in DATA_DIR. */
 const SECRET_KEY_FILE = 'secret.key';
@@ -284,7 +277,7 @@ export function secretKeySetting(
   // exists, so of two processes starting at once one key wins and nobody reads a half-written file.
   const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
   try {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    makeFolder(dirname(file), 0o700);
     writeFileSync(temporary, `${key.toString('hex')}\n`, { flag: 'wx', mode: 0o600 });
     chmodSync(temporary, 0o600);
     linkSync(temporary, file);

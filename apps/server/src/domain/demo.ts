@@ -3,7 +3,7 @@
 // credentials can be printed on every start without being stored in clear (except in
 // DATA_DIR/demo-client.txt, readable by its owner only, for convenience).
 import { createHmac } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findSso, insertAccount, insertSso } from '../storage/ssos.js';
@@ -13,6 +13,7 @@ import { ensureEnterprise, type Enterprise } from './enterprises.js';
 import { PAL_MANIFEST_FILE } from './pal-manifest.js';
 import { deployPal, type DeployResult } from './pals.js';
 import { emailKey } from './validate.js';
+import { makeFolder } from '../folders.js';
 
 export const DEMO_ENTERPRISE = 'demo';
 export const DEMO_USERNAME = 'demo';
@@ -109,7 +110,7 @@ export async function ensureDemo(
 
   const password = demoPassword(config.secretKey);
   await upsertClientWithSecret(ctx, enterprise.id, DEMO_USERNAME, password);
-  mkdirSync(config.dataDir, { recursive: true });
+  makeFolder(config.dataDir);
   const credentialsFile = join(config.dataDir, DEMO_CREDENTIALS_FILE);
   writeFileSync(credentialsFile, `${DEMO_USERNAME}:${password}\n`, { mode: 0o600 });
   return { enterprise, username: DEMO_USERNAME, password, pals, credentialsFile };

@@ -2,11 +2,12 @@
 // each message is built the same way (nodemailer's stream transport) and written as one RFC 822
 // `.eml` file into DATA_DIR/outbox/, and logged, so a developer can open what would have gone out.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { makeFolder } from '../folders.js';
 
 export interface MailMessage {
   to: string;
@@ -67,7 +68,7 @@ function outboxMailer(config: Pick<Config, 'mailFrom' | 'dataDir'>, log: Logger)
     mode: 'outbox',
     async send(message) {
       const info = await transport.sendMail(message);
-      mkdirSync(outbox, { recursive: true, mode: 0o700 });
+      makeFolder(outbox, 0o700);
       // Sortable by time; the random part keeps two mails of one millisecond apart.
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       const file = join(outbox, `${stamp}-${randomBytes(4).toString('hex')}.eml`);

@@ -1,7 +1,6 @@
 // Everything that only SQLite accepts lives here: opening the file with its pragmas, and the FTS5
 // trigram indexes that make "contains" searches fast: of transactions (T2) over millions of rows,
 // and of pals (P1, C1).
-import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type Expression, type SqlBool } from 'kysely';
@@ -22,6 +21,7 @@ import {
   type GroupCommitCounts,
 } from './sqlite-group-commit.js';
 import { fileSync, walFileSync } from './wal-sync.js';
+import { makeFolder } from '../folders.js';
 
 /** Milliseconds a writer waits for another process's write lock (e.g. the CLI beside the server). */
 const BUSY_TIMEOUT_MS = 5000;
@@ -53,7 +53,7 @@ const PAL_TEXTS_FTS = 'pal_texts_fts';
  */
 export function openSqlite(path: string, groupCommit = true): Kysely<DatabaseSchema> {
   const memory = path === ':memory:';
-  if (!memory) mkdirSync(dirname(path), { recursive: true });
+  if (!memory) makeFolder(dirname(path));
   const grouping = groupCommit && !memory;
   // With group commit the log's sync at each COMMIT runs off the event loop (wal-sync.ts).
   const writer = openConnection(path, grouping ? 'NORMAL' : 'FULL', grouping);
