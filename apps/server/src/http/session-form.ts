@@ -17,7 +17,7 @@ import {
   type PostedFile,
 } from '../domain/form-submission.js';
 import { MAX_UPLOADS } from '../domain/pal-manifest.js';
-import { loadSessionBasis } from '../domain/session-view.js';
+import { loadSessionBasis, type SessionBasisView } from '../domain/session-view.js';
 import {
   csrfMatches,
   draftFilesOf,
@@ -28,7 +28,6 @@ import {
   type KeptFile,
   type SessionRead,
 } from '../domain/sessions.js';
-import type { SessionBasisView } from '../domain/session-view.js';
 import { uploadAllowed } from '../domain/web-permissions.js';
 import { escapeHtml } from '../html.js';
 import { findSso } from '../storage/ssos.js';
