@@ -316,6 +316,41 @@ describe('expense approval in a browser (the session form, as a browser posts it
   });
 });
 
+describe('a guest (P3 with userSSO=auto)', () => {
+  it('signs with a name they type, not the made-up name of their guest SSO', async () => {
+    await ensureDemoPeople(h.domain, h.b.enterpriseId);
+    const url = await h.b.json.pals.createPalToken({ palId: 'expense-approval', userSSO: 'auto' });
+    const { cookie, page } = await pages.enter(/\/services\/enter\/(\S+)$/.exec(url)![1]!);
+    expect(page.text).not.toContain('Sign as Guest');
+    expect(page.text).not.toContain('id="signed-in-as"');
+    expect(page.text).toContain('Type your full name to sign');
+    const answer = await pages.post(cookie, {
+      csrf: csrfOf(page),
+      action: 'submit',
+      employeeName: 'Ada Guest',
+      amount: '12.00',
+      description: "A guest's taxi",
+      receiptsAttached: 'false',
+      'signature.employee-signature': 'Ada Guest',
+    });
+    expect(answer.status, answer.text).toBe(303);
+    expect((await pages.page(cookie)).text).toContain('Submitted CHF 12.00 for approval');
+    const [signature] = await h.domain.db
+      .selectFrom('transaction_signatures')
+      .select(['kind', 'text', 'signer_name', 'signer_email'])
+      .where('signature_id', '=', 'employee-signature')
+      .where('text', '=', 'Ada Guest')
+      .execute();
+    // The evidence has no made-up name or address of the guest SSO.
+    expect(signature).toEqual({
+      kind: 'TYPED',
+      text: 'Ada Guest',
+      signer_name: null,
+      signer_email: null,
+    });
+  });
+});
+
 describe('a returned expense claim goes back to the employee', () => {
   it("the manager's note is the reason, the employee is mailed a link back, changes the claim and submits it again", async () => {
     await ensureDemoPeople(h.domain, h.b.enterpriseId);

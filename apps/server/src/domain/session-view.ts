@@ -11,6 +11,7 @@ import type { SignatureKind, TransactionDocumentState } from './document-state.j
 import { completedDigests } from './completed-documents.js';
 import type { FieldInput } from './field-inputs.js';
 import { fieldLabel } from './field-labels.js';
+import { isGuest } from './ssos.js';
 import { getPalDocuments, type DocumentContentType, type PalDocument } from './pal-documents.js';
 import type { PalManifest } from './pal-manifest.js';
 import { getPalDetails, getPalVersion } from './pals.js';
@@ -239,7 +240,8 @@ export async function loadSessionView(
     console: basis.transaction === undefined,
     person: {
       sso: session.ssoId,
-      name: sso ? `${sso.firstName} ${sso.lastName}`.trim() : null,
+      // A guest's name is made up ("Guest pF5HVIDfghCO"): not one to sign with, nor to be called.
+      name: sso && !isGuest(sso) ? `${sso.firstName} ${sso.lastName}`.trim() : null,
       role: session.role,
       profile: session.profile,
     },

@@ -25,6 +25,18 @@ import { randomId } from './ids.js';
 import { inTransaction } from './transact.js';
 import { emailKey, requireEmail, requireId, requireText } from './validate.js';
 
+/** Where a guest's made-up address is (P3 with userSSO=auto): no mail goes there. */
+export const GUEST_DOMAIN = '@guest.invalid';
+
+/**
+ * A guest SSO (P3 with userSSO=auto) is known by nothing but a made-up name and address: a page
+ * treats its person as anonymous (they type the name they sign with), and a run gets no
+ * `input.person`.
+ */
+export function isGuest(sso: { email: string }): boolean {
+  return sso.email.endsWith(GUEST_DOMAIN);
+}
+
 export interface PersonInput {
   firstName: string;
   lastName: string;

@@ -30,6 +30,7 @@ import {
 } from '../domain/sessions.js';
 import { uploadAllowed } from '../domain/web-permissions.js';
 import { escapeHtml } from '../html.js';
+import { isGuest } from '../domain/ssos.js';
 import { findSso } from '../storage/ssos.js';
 import type { WorkflowContext } from '../workflows/context.js';
 import { runAction } from '../workflows/entries.js';
@@ -202,13 +203,15 @@ export async function registerSessionForm(
       const sso = session.ssoId
         ? await findSso(domain.db, session.enterpriseId, session.ssoId)
         : null;
+      // A guest is known by a made-up name and address only: they sign with a name they type.
+      const known = sso && !isGuest(sso) ? sso : null;
       const { verdict, ignored } = judgeForm(
         basis,
         form.fields,
         {
           sso: session.ssoId,
-          name: sso ? `${sso.firstName} ${sso.lastName}`.trim() : null,
-          email: sso?.email ?? null,
+          name: known ? `${known.firstName} ${known.lastName}`.trim() : null,
+          email: known?.email ?? null,
           ipAddress: request.ip,
           userAgent: (request.headers['user-agent'] ?? '').slice(0, 512),
         },

@@ -22,7 +22,7 @@ import {
   type SessionStart,
 } from '../domain/sessions.js';
 import type { GivenSignature } from '../domain/document-state.js';
-import { createSso } from '../domain/ssos.js';
+import { createSso, GUEST_DOMAIN, isGuest } from '../domain/ssos.js';
 import { findSso } from '../storage/ssos.js';
 import type { DocumentSubmission, UploadInfo } from '../domain/transaction-documents.js';
 import { assignRole } from '../domain/transaction-roles.js';
@@ -147,9 +147,6 @@ async function enterNewTransaction(
   return createSession(ctx, { ...start, outcome: outcome.ran ? outcome : null });
 }
 
-/** Where a guest's made-up address is: no mail goes there, and nothing is known of them. */
-const GUEST_DOMAIN = '@guest.invalid';
-
 /** P3 with userSSO=auto: a person of the enterprise known only by this SSO. */
 async function guestSso(ctx: WorkflowContext, enterpriseId: string): Promise<string> {
   const tag = randomId(9);
@@ -162,7 +159,7 @@ async function guestSso(ctx: WorkflowContext, enterpriseId: string): Promise<str
 
 /** A run's `input.person`: the session's SSO as the enterprise knows them; none for a guest. */
 function personOf(sso: Person | null | undefined): { person?: Person } {
-  if (!sso || sso.email.endsWith(GUEST_DOMAIN)) return {};
+  if (!sso || isGuest(sso)) return {};
   return { person: { firstName: sso.firstName, lastName: sso.lastName, email: sso.email } };
 }
 
