@@ -281,6 +281,11 @@ describe('expense approval in a browser (the session form, as a browser posts it
     expect(
       await h.b.json.transactions.searchTransactions({ systemStatus: 'COMPLETED' as never }),
     ).toContainEqual(expect.objectContaining({ id }));
+    // Erika's page no longer shows her submission's message, which the approval made old; her
+    // claim's status says where it stands.
+    const erikaLater = await pages.page(cookie);
+    expect(erikaLater.text).not.toContain('Submitted CHF 184.60 for approval');
+    expect(erikaLater.text).toContain('<dd id="status">Approved</dd>');
     // The mail's link, opened again after the approval, asks for nothing more.
     const later = await pages.post(undefined, {}, {}, link);
     expect(later.status).toBe(303);

@@ -228,7 +228,7 @@ export async function loadSessionView(
 ): Promise<SessionView> {
   const basis = await loadSessionBasis(ctx, session);
   const sso = session.ssoId ? await findSso(ctx.db, session.enterpriseId, session.ssoId) : null;
-  const { draft, ...outcome } = session.outcome ?? { draft: undefined };
+  const { draft, savedAt: _savedAt, ...outcome } = session.outcome ?? { draft: undefined };
   const actions = offeredActions(basis.manifest.actions, basis.place);
   // A page with no button for the person (a claim they submitted, one returned by the manager)
   // shows every value read-only: live controls there would take what nobody can send.
@@ -279,9 +279,24 @@ export async function loadSessionView(
     uploadMaxBytes: ctx.config.uploadMaxBytes,
     actions: actions.map(({ name, label }) => ({ name, label })),
     // Named by its button's label, which the manifest keeps after the action is offered no more.
-    outcome: session.outcome ? labelled(outcome as Omit<ActionOutcome, 'draft'>, basis) : null,
+    // Its messages are left out once the transaction changed after it (another person's action):
+    // they would contradict the page ("Check it, then approve" on an approved claim). What the
+    // person typed stays: it is theirs.
+    outcome:
+      session.outcome && outcomeIsCurrent(session.outcome, basis.transaction)
+        ? labelled(outcome as Omit<ActionOutcome, 'draft'>, basis)
+        : null,
     draft: draft ?? null,
   };
+}
+
+/** The outcome was kept after the transaction's last change (or there is no transaction). */
+function outcomeIsCurrent(
+  outcome: ActionOutcome,
+  transaction: { modifiedDate?: string } | undefined,
+): boolean {
+  const changed = transaction?.modifiedDate;
+  return outcome.savedAt === undefined || changed === undefined || changed <= outcome.savedAt;
 }
 
 function labelled(

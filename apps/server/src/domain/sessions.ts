@@ -48,6 +48,11 @@ export interface ActionOutcome {
   messages: { message: string; type?: string | null }[];
   /** What the person typed in a form that did not go through, so the page can refill it. */
   draft?: FormDraft;
+  /**
+   * When it was kept (saveOutcome): a transaction changed after it (another person's action, a
+   * client's run) has moved on, and its messages no longer say where things stand.
+   */
+  savedAt?: string;
 }
 
 /** A signature as the person gave it in a form that did not go through. */
@@ -143,7 +148,7 @@ export async function createSession(
     role: session.role,
     profile: session.profile,
     csrf: newToken(),
-    outcome: session.outcome ? JSON.stringify(session.outcome) : null,
+    outcome: session.outcome ? JSON.stringify({ ...session.outcome, savedAt: now }) : null,
     created_at: now,
     last_seen_at: now,
   };
@@ -268,13 +273,14 @@ export async function saveOutcome(
   },
 ): Promise<void> {
   const idHash = hashToken(cookie);
+  const savedAt = ctx.now().toISOString();
+  const kept = JSON.stringify({ ...outcome, savedAt });
   if (draft === undefined) {
-    await setBrowserSessionOutcome(ctx.db, idHash, JSON.stringify(outcome));
+    await setBrowserSessionOutcome(ctx.db, idHash, kept);
     return;
   }
-  const savedAt = ctx.now().toISOString();
   await inTransaction(ctx, async ({ db }) => {
-    await setBrowserSessionOutcome(db, idHash, JSON.stringify(outcome));
+    await setBrowserSessionOutcome(db, idHash, kept);
     await replaceSessionDraftFiles(
       db,
       idHash,
