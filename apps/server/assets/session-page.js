@@ -19,6 +19,28 @@ if (main && form) {
   drawPdfPages().catch((error) => pageFailure(error));
   const outcome = document.getElementById('outcome');
   if (outcome && outcome.classList.contains('failure')) outcome.focus();
+  leadMessageLinksToTheirControls();
+}
+
+/**
+ * A message's link names a field and points at its error's words: followed as a plain link it
+ * scrolls the words to the window's top edge, the label above them out of sight, and leaves the
+ * focus where it was. The control the words describe takes the focus instead (on a phone its
+ * keyboard opens), with its field in the middle of the window.
+ */
+function leadMessageLinksToTheirControls() {
+  for (const link of document.querySelectorAll('#outcome a[href^="#error-"]')) {
+    link.addEventListener('click', (event) => {
+      const words = document.getElementById(decodeURIComponent(link.hash.slice(1)));
+      const control = words && form.querySelector(`[aria-describedby~="${CSS.escape(words.id)}"]`);
+      if (!control) return;
+      event.preventDefault();
+      const target =
+        control.tagName === 'FIELDSET' ? (control.querySelector('input') ?? control) : control;
+      target.focus({ preventScroll: true });
+      (control.closest('.field') ?? control).scrollIntoView({ block: 'center' });
+    });
+  }
 }
 
 /** Every box with a position gets it as CSS variables; the stylesheet decides where to use them. */

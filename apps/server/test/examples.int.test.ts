@@ -71,7 +71,7 @@ describe('the example pals', () => {
     });
     expect(invalid.success).toBe(false);
     expect(invalid.messages?.[0]).toEqual({
-      message: 'amount: a sum in CHF such as 120.50',
+      message: 'amount: write the sum in CHF, such as 120.50',
       type: 'INVALID_ARGUMENT',
     });
 
@@ -157,12 +157,16 @@ describe('the example pals', () => {
       post({
         step: 'company',
         company: 'Initech',
-        vatId: 'DE123456789',
+        // As people write it: the marks are dropped, the letters made capitals.
+        vatId: 'che-123.456.789',
         email: 'it@initech.example',
       }),
     );
     expect(company.messages?.[0]?.message).toBe(
       'Still missing: an identity document and the signed terms',
+    );
+    expect((await readVariables(h.domain.db, transactionScope(id))).values.vatId).toBe(
+      'CHE123456789',
     );
     await run({
       ...post({ step: 'documents' }),
@@ -388,11 +392,13 @@ describe('a returned expense claim goes back to the employee', () => {
     const managerCookie = cookieOf(await pages.post(undefined, {}, {}, managerLink));
     const managerPage = await pages.page(managerCookie);
 
-    // Without a note the claim stays with the manager, who is told what to write.
+    // Without a note the claim stays with the manager, who is told what to write, at the note.
     await pages.post(managerCookie, { csrf: csrfOf(managerPage), action: 'returnClaim' });
-    expect((await pages.page(managerCookie)).text).toContain(
-      'Say in the manager note what the employee should change',
+    const noNote = (await pages.page(managerCookie)).text;
+    expect(noNote).toContain(
+      '<p class="field-error" id="error-managerNote">say what the employee should change</p>',
     );
+    expect(noNote).toContain('<a href="#error-managerNote">Manager’s note</a>: say what');
     await h.server.outbox.drain();
     expect(h.mails.length).toBe(mailsBefore + 1);
     await pages.post(managerCookie, {
@@ -494,7 +500,7 @@ describe('customer onboarding in a browser', () => {
     // Named by the field's label, linked to its words under the box.
     const refused = (await pages.page(cookie)).text;
     expect(refused).toContain(
-      '<a href="#error-acceptTerms">We accept these terms of business.</a>: tick the box to accept the terms',
+      '<a href="#error-acceptTerms">We accept these terms of business</a>: tick the box to accept the terms',
     );
     expect(refused).toContain(
       '<p class="field-error" id="error-acceptTerms">tick the box to accept the terms</p>',

@@ -248,11 +248,11 @@ describe('expense approval in Chromium', () => {
     expect(CLAIM.employeeName).toBe(`${employee.firstName} ${employee.lastName}`);
     expect(await page.getByLabel('Full name').inputValue()).toBe(CLAIM.employeeName);
     // A new claim is dated today.
-    expect(await page.getByLabel('Date (YYYY-MM-DD)').inputValue()).toBe(
+    expect(await page.getByLabel('Date of the claim').inputValue()).toBe(
       new Date().toISOString().slice(0, 10),
     );
 
-    await page.getByLabel('Date (YYYY-MM-DD)').fill(CLAIM.claimDate);
+    await page.getByLabel('Date of the claim').fill(CLAIM.claimDate);
     await page.getByLabel('Cost centre').fill(CLAIM.costCentre);
     expect(await page.getByLabel('Category').inputValue()).toBe('Travel');
     await page.getByLabel('Category').selectOption('Meals');
@@ -274,7 +274,9 @@ describe('expense approval in Chromium', () => {
     const amount = page.getByLabel('Amount');
     expect(await amount.getAttribute('aria-invalid')).toBe('true');
     expect(await amount.getAttribute('aria-describedby')).toBe('error-amount');
-    expect(await page.locator('#error-amount').textContent()).toBe('a sum in CHF such as 120.50');
+    expect(await page.locator('#error-amount').textContent()).toBe(
+      'write the sum in CHF, such as 120.50',
+    );
     expect(await page.getByLabel('What was bought, and why').getAttribute('aria-invalid')).toBe(
       'true',
     );
@@ -283,6 +285,13 @@ describe('expense approval in Chromium', () => {
       'What was bought, and why',
     ]);
     expect(await amount.inputValue()).toBe('lots');
+    // The message's link puts the focus in the amount's control, its label in sight.
+    await page.locator('#outcome a', { hasText: 'Amount (CHF)' }).click();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('amount');
+    const label = (await page.locator('label', { hasText: 'Amount (CHF)' }).boundingBox())!;
+    const height = page.viewportSize()!.height;
+    expect(label.y).toBeGreaterThanOrEqual(0);
+    expect(label.y + label.height).toBeLessThanOrEqual(height);
     // The chosen photo is kept by the service (the browser forgot it), and the page says so.
     expect(await page.locator('.upload-draft').textContent()).toContain(
       'Kept from your last try: receipts.png',
@@ -475,7 +484,7 @@ describe('expense approval in Chromium', () => {
     const erika = await freshContext();
     await erika.page.goto(entry.replace(PUBLIC_URL, h.url));
     await erika.page.waitForSelector('main[data-pads-ready="true"]');
-    await erika.page.getByLabel('Date (YYYY-MM-DD)').fill(CLAIM.claimDate);
+    await erika.page.getByLabel('Date of the claim').fill(CLAIM.claimDate);
     await erika.page.getByLabel('Cost centre').fill(CLAIM.costCentre);
     await erika.page.getByLabel('Amount').fill('99.00');
     await erika.page.getByLabel('What was bought, and why').fill('Taxi to the airport');
@@ -549,7 +558,7 @@ describe('expense approval in Chromium', () => {
     // The phone's keyboard fits each field: digits and a decimal mark for the amount, the date
     // picker for the date, the name the browser knows for the name (pal.json's `input`).
     expect(await page.getByLabel('Amount').getAttribute('inputmode')).toBe('decimal');
-    expect(await page.getByLabel('Date (YYYY-MM-DD)').getAttribute('type')).toBe('date');
+    expect(await page.getByLabel('Date of the claim').getAttribute('type')).toBe('date');
     expect(await page.getByLabel('Full name').getAttribute('autocomplete')).toBe('name');
     await page.getByLabel('Amount').fill('12.40');
     await page.getByLabel('What was bought, and why').fill('Parking at the customer');

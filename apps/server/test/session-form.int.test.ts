@@ -867,7 +867,10 @@ describe('files a person may choose', () => {
     );
     expect(tooLarge.status, tooLarge.text).toBe(303);
     const page = await pages.page(p.cookie);
-    expect(page.text).toContain('is larger than 1 MB (with the form');
+    // Too large alone: said so, not "with the form's other files" (there are none).
+    expect(page.text).toContain(
+      'is larger than 1 MB, the most a file may be: choose a smaller one.',
+    );
     expect(page.text).toContain('typed beside a large file');
     expect((await varsOf(p.tx)).note).toBeUndefined();
 

@@ -64,6 +64,8 @@ export interface PostedFile {
    * hint says it).
    */
   overCapMb?: number;
+  /** Past the cap only with the form's files before it (not alone). */
+  together?: boolean;
   /** Kept from the session's last form that did not go through, not chosen in this one. */
   kept?: boolean;
 }
@@ -240,7 +242,9 @@ export function judgeForm(
       wrongFiles.push(
         file.kept
           ? `The file kept from your last try for “${upload.label}”, ${cleanFilename(file.filename)}, does not fit beside the files chosen now (at most ${file.overCapMb} MB together): choose it again, or smaller files.`
-          : `The file for “${upload.label}” is larger than ${file.overCapMb} MB (with the form's other files): choose a smaller one.`,
+          : file.together
+            ? `The file for “${upload.label}” takes the files of this form past ${file.overCapMb} MB together: choose a smaller one.`
+            : `The file for “${upload.label}” is larger than ${file.overCapMb} MB, the most a file may be: choose a smaller one.`,
       );
       continue;
     }

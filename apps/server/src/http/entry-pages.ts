@@ -47,7 +47,7 @@ import { renderSessionPage, statusText, type SessionPagePaths } from './session-
 
 const GONE: PageText = {
   title: 'This link is no longer valid',
-  body: '<h1>This link is no longer valid</h1><p>It was already used, or it has expired. Ask for a new one.</p>',
+  body: '<h1>This link is no longer valid</h1><p>It was already used, or it has expired. Ask whoever sent it to you for a new one.</p>',
 };
 const NO_SESSION: PageText = {
   title: 'Your session has ended',

@@ -396,7 +396,13 @@ async function readMultipart(
       const bytes = await part.toBuffer();
       const filename = part.filename ?? '';
       if (part.file.truncated || fileBytes + bytes.length > maxFileBytes) {
-        files[part.fieldname] = { filename, bytes: new Uint8Array(), overCapMb: capMb };
+        files[part.fieldname] = {
+          filename,
+          bytes: new Uint8Array(),
+          overCapMb: capMb,
+          // Too large alone, or only with the files before it: the page says which.
+          ...(part.file.truncated ? {} : { together: true }),
+        };
         continue;
       }
       fileBytes += bytes.length;

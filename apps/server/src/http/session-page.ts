@@ -206,7 +206,7 @@ function outcomeRegion(view: PageView): string {
       ? // A button whose export the pal does not have: nothing happened, and nothing failed.
         `Nothing was done for “${escapeHtml(label)}”`
       : // Stopped before its run: a missing required signature or upload (the messages say which).
-        `“${escapeHtml(label)}” was not run`
+        `“${escapeHtml(label)}” needs more from you`
     : // The entry's own, or a mailed link's (no button names it): its name is the pal's code.
       outcome.action === 'enter' || buttonLabel === undefined
       ? outcome.success
@@ -224,8 +224,12 @@ function outcomeRegion(view: PageView): string {
     .map((m) => {
       const type = m.type ? ` data-type="${attr(m.type)}"` : '';
       const tied = aboutField(m.message, errors);
+      // "The receipts are attached.: upload them" would read oddly: a label's closing stop gives
+      // way to the colon.
+      const fieldLabel = tied ? view.fieldLabels.get(tied.fieldId)!.replace(/[.:]$/, '') : '';
+      const colon = /[?!]$/.test(fieldLabel) ? '' : ':';
       const text = tied
-        ? `<a href="#${errorId(tied.fieldId)}">${escapeHtml(view.fieldLabels.get(tied.fieldId)!)}</a>: ${escapeHtml(tied.text)}`
+        ? `<a href="#${errorId(tied.fieldId)}">${escapeHtml(fieldLabel)}</a>${colon} ${escapeHtml(tied.text)}`
         : escapeHtml(m.message);
       return `<li${type}>${text}</li>`;
     })
@@ -533,7 +537,7 @@ function signatureBlock(
       : given.signerName
         ? `Signature of ${escapeHtml(given.signerName)}`
         : whose;
-    return `<div class="signature given" data-signature="${attr(sigId)}"><p class="signature-title">${title}</p>${mark}<p class="signed-at">Signed${by}, ${when} UTC</p></div>`;
+    return `<div class="signature given" data-signature="${attr(sigId)}"><p class="signature-title">${title}</p>${mark}<p class="signed-at">Signed${by}, <span class="nowrap">${when} UTC</span></p></div>`;
   }
   if (!mine || !view.documentsOpen)
     return `<div class="signature awaiting" data-signature="${attr(sigId)}"><p class="signature-title">${legend}</p><p>Not signed yet.</p></div>`;
@@ -574,7 +578,7 @@ function uploadSection(uploads: readonly SessionUpload[], maxBytes: number): str
       ? `<p class="upload-given">Uploaded: ${escapeHtml(u.given.filename)} (${kilobytes(u.given.size)})</p>`
       : '';
     if (!u.editable)
-      return `<div class="upload readonly"><p class="field-label">${escapeHtml(u.label)}${required}</p>${given || '<p class="empty">Not uploaded yet.</p>'}</div>`;
+      return `<div class="upload readonly"><p class="field-label">${escapeHtml(u.label)}${required}</p>${given || '<p class="empty">None uploaded.</p>'}</div>`;
     // Chosen in the last try, which did not go through: the browser forgot it, the service did not.
     const kept = u.draft
       ? `<p class="upload-draft" id="${id}-draft">Kept from your last try: ${escapeHtml(u.draft.filename)} (${kilobytes(u.draft.size)}). It is sent with this form; choose another file to send that one instead.</p>`
@@ -588,7 +592,9 @@ function uploadSection(uploads: readonly SessionUpload[], maxBytes: number): str
     const stillRequired = u.required && !u.given && !u.draft;
     return `<div class="upload field"><label for="${id}">${escapeHtml(u.label)}${required}</label>${given}${kept}<p class="hint" id="${id}-hint">${escapeHtml(hint)}</p><input type="file" id="${id}" name="${attr(`upload.${u.name}`)}"${accept} aria-describedby="${describedBy}"${stillRequired ? ' aria-required="true"' : ''}></div>`;
   });
-  return `<section class="uploads document" aria-labelledby="uploads-title" data-max-bytes="${maxBytes}"><h2 id="uploads-title">Files to upload</h2>${items.join('\n')}</section>`;
+  // "to upload" only while there is something the person may upload.
+  const heading = choosable > 0 ? 'Files to upload' : 'Files';
+  return `<section class="uploads document" aria-labelledby="uploads-title" data-max-bytes="${maxBytes}"><h2 id="uploads-title">${heading}</h2>${items.join('\n')}</section>`;
 }
 
 /** "A", "A or B", "A, B or C". */

@@ -4,7 +4,7 @@
 // In a browser (pal.json's `actions`), `submit` takes the terms PDF's fields (company, vatId,
 // address, email, acceptTerms), the uploaded identity document (pal.json's `uploads`) and the
 // customer's signature at once.
-import { company } from './checks.js';
+import { company, vatNumber } from './checks.js';
 
 const STEPS = ['company', 'documents', 'terms'];
 /** What each step asks for, as the customer reads it. */
@@ -70,7 +70,7 @@ function refused(problems) {
 
 function keepCompany(values, pal) {
   pal.vars.set('company', values.company);
-  pal.vars.set('vatId', values.vatId);
+  pal.vars.set('vatId', vatNumber(values.vatId));
   pal.vars.set('email', values.email);
   pal.vars.set('done.company', 'yes');
 }

@@ -41,8 +41,8 @@ export function submit(input, pal) {
   // Every problem at once, each naming its field ("field: why"): the page shows each under its
   // field and links to it.
   const problems = [];
-  if (!money.test(amount)) problems.push('amount: a sum in CHF such as 120.50');
-  if (!description) problems.push('description: what was bought, and why');
+  if (!money.test(amount)) problems.push('amount: write the sum in CHF, such as 120.50');
+  if (!description) problems.push('description: say what was bought, and why');
   // The box says the receipts are attached: then a file of them is (this form's, or one kept
   // from an earlier submission of a returned claim).
   if (
@@ -117,10 +117,8 @@ export function returnClaim(input, pal) {
     return {
       success: false,
       messages: [
-        {
-          message: 'Say in the manager note what the employee should change',
-          type: 'INVALID_ARGUMENT',
-        },
+        // Tied to the note's field on the page ("field: why").
+        { message: 'managerNote: say what the employee should change', type: 'INVALID_ARGUMENT' },
       ],
     };
   }
