@@ -307,6 +307,15 @@ describe('expense approval in a browser (the session form, as a browser posts it
     expect(download.headers.get('content-disposition')).toBe(
       'attachment; filename="claim-form-completed.pdf"',
     );
+    // The page's "Open" link shows it in the browser.
+    const shown = await fetch(
+      `${h.url}${sessionPathOf(managerCookie)}/documents/0/completed?view`,
+      { headers: { Cookie: managerCookie } },
+    );
+    expect(shown.headers.get('content-disposition')).toBe(
+      'inline; filename="claim-form-completed.pdf"',
+    );
+    expect(shown.headers.get('content-type')).toBe('application/pdf');
     const text = pdftotext(new Uint8Array(await download.arrayBuffer()));
     for (const expected of [
       'Erika Employee',

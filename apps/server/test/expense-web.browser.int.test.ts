@@ -403,7 +403,7 @@ describe('expense approval in Chromium', () => {
     expect(await download.textContent()).toBe('Download the completed document (PDF)');
     // "Open" shows the completed claim now, not the blank form.
     const open = managerPage.getByRole('link', { name: 'Open the completed claim-form.pdf' });
-    expect(await open.getAttribute('href')).toBe(await download.getAttribute('href'));
+    expect(await open.getAttribute('href')).toBe(`${await download.getAttribute('href')}?view`);
     await managerPage.waitForSelector('main[data-pages-drawn="true"]');
     await screenshot(managerPage, '6-completed');
     expect(await seriousViolations(managerPage), 'the completed transaction').toEqual([]);

@@ -1,5 +1,6 @@
 // GET /{service_root}/session/{handle}/documents/{index}/completed: the completed PDF of the session's own
-// transaction's document (docs/web-mode.md, "Completed documents"), as a download. Only with a
+// transaction's document (docs/web-mode.md, "Completed documents"), as a download (with `?view`,
+// shown in the browser). Only with a
 // live session, and only of its own transaction: anything else, and a document whose completed
 // PDF is not written yet, is one 404 page.
 import type { FastifyInstance } from 'fastify';
@@ -18,33 +19,41 @@ export function registerCompletedDocumentRoute(
   domain: WorkflowContext,
   page: SessionOfPage & { path: string },
 ): void {
-  app.get<{ Params: { handle: string; index: string } }>(page.path, async (request, reply) => {
-    const { handle } = request.params;
-    const read = await page.sessionAt(request, reply, handle);
-    if (read.state === 'withdrawn') return page.noSession(reply, read, handle);
-    if (read.state === 'none')
-      return sendPage(
-        reply,
-        401,
-        'Your session has ended',
-        '<h1>Your session has ended</h1><p>Open a new link to download the document.</p>',
-      );
-    const { session } = read;
-    const index = /^\d{1,4}$/.test(request.params.index) ? Number(request.params.index) : -1;
-    const completed =
-      session.transactionId !== null && index >= 0
-        ? await getCompletedDocumentAt(domain, session.enterpriseId, session.transactionId, index)
-        : undefined;
-    if (!completed) return sendPage(reply, 404, NOT_HERE.title, NOT_HERE.body);
-    return reply
-      .code(200)
-      .type('application/pdf')
-      .header('Content-Disposition', `attachment; filename="${completedFileName(completed.file)}"`)
-      .header('Cache-Control', 'no-store')
-      .header('Referrer-Policy', 'no-referrer')
-      .header('Cross-Origin-Resource-Policy', 'same-origin')
-      .header('X-Content-Type-Options', 'nosniff')
-      .header('Content-Security-Policy', "default-src 'none'; sandbox")
-      .send(Buffer.from(completed.content));
-  });
+  app.get<{ Params: { handle: string; index: string }; Querystring: { view?: string } }>(
+    page.path,
+    async (request, reply) => {
+      const { handle } = request.params;
+      const read = await page.sessionAt(request, reply, handle);
+      if (read.state === 'withdrawn') return page.noSession(reply, read, handle);
+      if (read.state === 'none')
+        return sendPage(
+          reply,
+          401,
+          'Your session has ended',
+          '<h1>Your session has ended</h1><p>Open a new link to download the document.</p>',
+        );
+      const { session } = read;
+      const index = /^\d{1,4}$/.test(request.params.index) ? Number(request.params.index) : -1;
+      const completed =
+        session.transactionId !== null && index >= 0
+          ? await getCompletedDocumentAt(domain, session.enterpriseId, session.transactionId, index)
+          : undefined;
+      if (!completed) return sendPage(reply, 404, NOT_HERE.title, NOT_HERE.body);
+      // `?view`: shown in the browser (the page's "Open" link); else a download.
+      const disposition = request.query.view !== undefined ? 'inline' : 'attachment';
+      return reply
+        .code(200)
+        .type('application/pdf')
+        .header(
+          'Content-Disposition',
+          `${disposition}; filename="${completedFileName(completed.file)}"`,
+        )
+        .header('Cache-Control', 'no-store')
+        .header('Referrer-Policy', 'no-referrer')
+        .header('Cross-Origin-Resource-Policy', 'same-origin')
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Content-Security-Policy', "default-src 'none'; sandbox")
+        .send(Buffer.from(completed.content));
+    },
+  );
 }

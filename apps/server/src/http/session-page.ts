@@ -266,7 +266,7 @@ function documentSection(view: PageView, doc: SessionDocument, paths: SessionPag
   const links = [
     // Once the completed PDF is written, "Open" shows it (filled in and signed), not the blank form.
     doc.completed
-      ? `<a href="${attr(paths.completed(doc.index))}" target="_blank" rel="noopener">Open the completed ${escapeHtml(fileName(doc.file))}</a>`
+      ? `<a href="${attr(`${paths.completed(doc.index)}?view`)}" target="_blank" rel="noopener">Open the completed ${escapeHtml(fileName(doc.file))}</a>`
       : `<a href="${attr(paths.document(doc.index))}" target="_blank" rel="noopener">Open ${escapeHtml(fileName(doc.file))}</a>`,
     ...(doc.completed
       ? [
