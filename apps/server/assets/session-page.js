@@ -36,7 +36,9 @@ function leadMessageLinksToTheirControls() {
       if (!control) return;
       event.preventDefault();
       const target =
-        control.tagName === 'FIELDSET' ? (control.querySelector('input') ?? control) : control;
+        control.tagName === 'FIELDSET'
+          ? (control.querySelector('input:not([type="hidden"])') ?? control)
+          : control;
       target.focus({ preventScroll: true });
       (control.closest('.field') ?? control).scrollIntoView({ block: 'center' });
     });

@@ -202,6 +202,11 @@ describe('loadConfig', () => {
     ['PUBLIC_URL', 'ftp://pal.example.com', /PUBLIC_URL: expected an http/],
     [
       'PUBLIC_URL',
+      'https://admin:s3cret@pal.example.com/?x=1',
+      /^PUBLIC_URL: must not carry a user name or password .*got "https:\/\/pal.example.com\/\?x=1" with them$/,
+    ],
+    [
+      'PUBLIC_URL',
       'https://admin:s3cret@pal.example.com',
       /^PUBLIC_URL: must not carry a user name or password .*got "https:\/\/pal.example.com\/" with them$/,
     ],

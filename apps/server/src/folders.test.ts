@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../test/helpers.js';
@@ -29,6 +29,11 @@ describe('makeFolder', () => {
     try {
       expect(() => makeFolder(join(dir.path, 'nope', 'x'))).not.toThrow();
       expect(() => makeFolder('/etc/hostname/x')).toThrow(/ENOTDIR|EEXIST/);
+      // A link to a folder that is not there (an unmounted volume) is no folder.
+      const link = join(dir.path, 'volume');
+      symlinkSync(join(dir.path, 'not-mounted'), link);
+      expect(() => makeFolder(join(link, 'data'))).toThrow(/EEXIST|ENOENT/);
+      expect(() => makeFolder(link)).toThrow(/EEXIST/);
     } finally {
       dir.remove();
     }

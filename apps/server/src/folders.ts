@@ -17,8 +17,9 @@ export function makeFolder(path: string, mode = 0o777): void {
     try {
       mkdirSync(dir, { mode });
     } catch (error) {
-      // Made meanwhile by another process (two starting at once): as good as made here.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // Made meanwhile by another process (two starting at once): as good as made here. Not a
+      // name that exists as something else (a link to a folder not there: an unmounted volume).
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !exists(dir)) throw error;
     }
   }
 }

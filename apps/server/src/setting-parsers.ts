@@ -82,14 +82,8 @@ export function httpUrl(name: string, raw: string): string {
   } catch {
     throw new ConfigError(name, `expected an absolute http:// or https:// URL, got "${raw}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(name, `expected an http:// or https:// URL, got "${raw}"`);
-  }
-  if (url.search || url.hash) {
-    throw new ConfigError(name, `must not carry a query or fragment, got "${raw}"`);
-  }
   // Every link the service builds from it goes into mails and pages: credentials in it would be
-  // handed to every recipient. Said without them.
+  // handed to every recipient. Said first, and without them (no message shows them).
   if (url.username || url.password) {
     url.username = '';
     url.password = '';
@@ -97,6 +91,12 @@ export function httpUrl(name: string, raw: string): string {
       name,
       `must not carry a user name or password (links built from it are mailed to people), got "${url.toString()}" with them`,
     );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(name, `expected an http:// or https:// URL, got "${raw}"`);
+  }
+  if (url.search || url.hash) {
+    throw new ConfigError(name, `must not carry a query or fragment, got "${raw}"`);
   }
   return url.toString().replace(/\/+$/, '');
 }

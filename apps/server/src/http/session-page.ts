@@ -442,7 +442,18 @@ function fieldBlock(
  */
 function inputType(input: FieldInput | undefined, value: string): string {
   const type = inputAttributes(input).type ?? 'text';
-  return type === 'date' && value !== '' && !/^\d{4}-\d{2}-\d{2}$/.test(value) ? 'text' : type;
+  return type === 'date' && value !== '' && !isCalendarDate(value) ? 'text' : type;
+}
+
+/** YYYY-MM-DD of a day the calendar has (a date control shows 2026-02-31 empty). */
+function isCalendarDate(value: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return (
+    date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+  );
 }
 
 /** The keyboard, autofill and spelling hints of the field's kind, as attributes. */

@@ -6,6 +6,8 @@
 // leaves no stale lock to clean up, unlike a pid file). CLI commands take no such lock: they may
 // run beside the server, as deployment.md says.
 import Database from 'better-sqlite3';
+import { dirname } from 'node:path';
+import { makeFolder } from '../folders.js';
 import { DatabaseError } from './database.js';
 
 /** The lock held by a running server; released by `release()` or by the process's end. */
@@ -13,8 +15,15 @@ export interface SqliteServerLock {
   release(): void;
 }
 
-/** Takes the server lock of the SQLite file at `databasePath`; throws DatabaseError when held. */
+/**
+ * Takes the server lock of the SQLite file at `databasePath`; throws DatabaseError when held. An
+ * in-memory database is the process's own: nothing to lock.
+ */
 export function lockSqliteServer(databasePath: string): SqliteServerLock {
+  if (databasePath === ':memory:') return { release: () => undefined };
+  // Before the database is opened: its folder may not be made yet (a fresh DATA_DIR with
+  // PAL_SECRET_KEY set, or a sqlite: path elsewhere).
+  makeFolder(dirname(databasePath));
   const lockPath = `${databasePath}.server-lock`;
   const lock = new Database(lockPath, { timeout: 0 });
   try {
