@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { listAuditRecords, type AuditRecord } from './domain/audit.js';
 import type { DomainContext } from './domain/context.js';
 import { getEnterpriseByName } from './domain/enterprises.js';
+import { isCalendarDay } from './calendar-days.js';
 
 const UNITS_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
@@ -19,14 +20,8 @@ export function parseSince(text: string, now: Date): Date {
   const iso = /^(\d{4})-(\d{2})-(\d{2})([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.exec(text.trim());
   if (iso) {
     const date = new Date(text.trim());
-    // `Date` rolls a day past the month's end over into the next (2030-02-31 is 3 March): the
-    // calendar day written must be one that exists.
-    const [year, month, day] = [Number(iso[1]), Number(iso[2]), Number(iso[3])];
-    const calendar = new Date(Date.UTC(year, month - 1, day));
-    const exists =
-      calendar.getUTCFullYear() === year &&
-      calendar.getUTCMonth() === month - 1 &&
-      calendar.getUTCDate() === day;
+    // The calendar day written must be one that exists (Date rolls 2030-02-31 over to 3 March).
+    const exists = isCalendarDay(Number(iso[1]), Number(iso[2]), Number(iso[3]));
     if (exists && !Number.isNaN(date.getTime())) return date;
   }
   throw new Error(

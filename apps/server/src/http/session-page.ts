@@ -4,6 +4,7 @@
 // it) and its signatures. The page's script (assets/session-page.js) draws the pages with pdf.js,
 // places the fields where they sit on a wide screen, and turns each signature of the person into
 // a drawing pad; without it the same form posts the same names, with a typed signature.
+import { isCalendarDay } from '../calendar-days.js';
 import { escapeHtml } from '../html.js';
 import { inputAttributes, type FieldInput } from '../domain/field-inputs.js';
 import { FIELD_VALUE_MAX, TYPED_SIGNATURE_MAX } from '../domain/form-submission.js';
@@ -448,12 +449,7 @@ function inputType(input: FieldInput | undefined, value: string): string {
 /** YYYY-MM-DD of a day the calendar has (a date control shows 2026-02-31 empty). */
 function isCalendarDate(value: string): boolean {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  if (!match) return false;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return (
-    date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
-  );
+  return match !== null && isCalendarDay(Number(match[1]), Number(match[2]), Number(match[3]));
 }
 
 /** The keyboard, autofill and spelling hints of the field's kind, as attributes. */
