@@ -265,15 +265,25 @@ describe('expense approval in a browser (the session form, as a browser posts it
     const managerCookie = cookieOf(entered);
     const managerPage = await pages.page(managerCookie);
     expect(managerPage.text).toContain('approve and sign, or return it');
+    // Approving needs Morgan's signature (pal.json's "signatures"), returning does not.
+    expect(managerPage.text).toContain(
+      '<legend>Your signature <span class="required">(required for “Approve and sign”)</span></legend>',
+    );
 
-    // Approving without signing is refused by the workflow; signed (typed), it completes.
+    // Approving without signing stops before the workflow runs, with the note kept; signed
+    // (typed), it completes.
     const unsigned = await pages.post(managerCookie, {
       csrf: csrfOf(managerPage),
       action: 'approve',
       managerNote: 'Fine.',
     });
     expect(unsigned.status).toBe(303);
-    expect((await pages.page(managerCookie)).text).toContain('Sign the claim to approve it');
+    const stopped = (await pages.page(managerCookie)).text;
+    expect(stopped).toContain(
+      'Sign before you go on: your signature is needed for “Approve and sign”.',
+    );
+    expect(stopped).toContain('Fine.</textarea>');
+    expect((await h.b.json.transactions.getTransaction({ id })).status).toBe('SUBMITTED');
     const approved = await pages.post(managerCookie, {
       csrf: csrfOf(managerPage),
       action: 'approve',

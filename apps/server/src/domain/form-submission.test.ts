@@ -154,6 +154,56 @@ describe('judgeForm', () => {
     });
   });
 
+  it('stops an action at a signature it needs, and lets the others run without it', () => {
+    const twoActions = basis();
+    twoActions.manifest = parsePalManifest(
+      {
+        id: 'p',
+        documents: [
+          {
+            file: DOCUMENT.file,
+            signatures: [
+              { id: 'me', role: 'owner', page: 1, x: 0, y: 0, customWidth: 10, customHeight: 10 },
+            ],
+          },
+        ],
+        actions: {
+          transaction: [
+            { name: 'approve', label: 'Approve and sign', signatures: ['me'] },
+            { name: 'back', label: 'Return' },
+          ],
+        },
+      },
+      'pal.json',
+    );
+    twoActions.documents = [
+      { ...DOCUMENT, signatures: [{ ...DOCUMENT.signatures[0]!, required: false }] },
+    ];
+    expect(judge({ action: 'approve' }, twoActions).verdict).toMatchObject({
+      kind: 'incomplete',
+      action: 'approve',
+      messages: [
+        {
+          message: 'Sign before you go on: your signature is needed for “Approve and sign”.',
+          type: 'SIGNATURE_REQUIRED',
+        },
+      ],
+    });
+    expect(judge({ action: 'back' }, twoActions).verdict).toMatchObject({ kind: 'run' });
+    expect(judge({ action: 'approve', 'signature.me': 'Ada L' }, twoActions).verdict).toMatchObject(
+      { kind: 'run', signatures: [{ id: 'me' }] },
+    );
+    // Given before (kept with the transaction): nothing more to sign.
+    twoActions.states = [{ ...twoActions.states[0]!, signatures: [{ id: 'me' } as never] }];
+    expect(judge({ action: 'approve' }, twoActions).verdict).toMatchObject({ kind: 'run' });
+    // Another role's signature that the action names is not this person's to give.
+    const manager = basis();
+    manager.manifest = twoActions.manifest;
+    manager.documents = twoActions.documents;
+    manager.place = { ...manager.place, role: 'participant' };
+    expect(judge({ action: 'approve' }, manager).verdict).toMatchObject({ kind: 'run' });
+  });
+
   it('takes a drawn PNG within the cap, and refuses one past it by its encoded size', () => {
     const small = `data:image/png;base64,${png(20, 10).toString('base64')}`;
     expect(judge({ action: 'send', 'signature.me': small }).verdict).toMatchObject({

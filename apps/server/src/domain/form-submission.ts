@@ -1,8 +1,8 @@
 // A session page's posted form judged against what the person may do now (docs/entry.md, "The
 // session form"): the action must be offered to them (else 403, nothing runs); a signature must be
 // theirs, not given yet, and a typed name or a real PNG within SIGNATURE_MAX_KB (else 400,
-// nothing runs); a required signature of their role that is missing stops the form before the
-// run, with what they typed kept as a draft. Values for fields they may not edit are left out
+// nothing runs); a signature of their role that is missing, and required or needed by the action
+// (its `signatures`), stops the form before the run, with what they typed kept as a draft. Values for fields they may not edit are left out
 // (the caller logs their ids, never the values). Pure: the caller reads the session's basis and
 // the signer, and does what the verdict says.
 import { createHash } from 'node:crypto';
@@ -124,7 +124,8 @@ export function judgeForm(
     verdict: { kind: 'refused', status, message },
     ignored,
   });
-  if (!offeredAction(basis.manifest.actions, basis.place, action))
+  const offered = offeredAction(basis.manifest.actions, basis.place, action);
+  if (!offered)
     return refuse(
       403,
       'This action is not offered to you now, and nothing was done. It may have been done already: by an earlier tap on its button, or in another tab. The page shows where things stand and what you can do.',
@@ -171,6 +172,9 @@ export function judgeForm(
   const signatures: StoredSignature[] = [];
   /** Missing signatures, by their document's file name (as the page's link to it shows it). */
   const missing: string[] = [];
+  /** Those missing that the action needs (its `signatures`), not required for every action. */
+  const missingForAction: string[] = [];
+  const neededByAction = new Set(offered.signatures ?? []);
   const evidence = {
     name: signer.name,
     email: signer.email,
@@ -190,8 +194,10 @@ export function judgeForm(
       if (posting === '') {
         // Named as the page heads it (its description, else its file name), when there are more.
         const where = document.description ?? document.file.split('/').pop()!;
-        if (mine && open && signature.required && !given && !missing.includes(where))
-          missing.push(where);
+        if (mine && open && !given) {
+          if (signature.required) missing.push(where);
+          else if (neededByAction.has(id)) missingForAction.push(where);
+        }
         continue;
       }
       if (!mine)
@@ -279,17 +285,29 @@ export function judgeForm(
         { filename, size, keptAt: now.toISOString() },
       ]),
     );
-  if (missing.length > 0 || missingUploads.length > 0 || wrongFiles.length > 0)
+  const unsigned = [
+    ...unique(missing).map((where) => ({
+      where,
+      why: basis.documents.length === 1 ? 'is required' : `in “${where}” is required`,
+    })),
+    ...unique(missingForAction)
+      .filter((where) => !missing.includes(where))
+      .map((where) => ({
+        where,
+        why:
+          basis.documents.length === 1
+            ? `is needed for “${offered.label}”`
+            : `in “${where}” is needed for “${offered.label}”`,
+      })),
+  ];
+  if (unsigned.length > 0 || missingUploads.length > 0 || wrongFiles.length > 0)
     return {
       verdict: {
         kind: 'incomplete',
         action,
         messages: [
-          ...missing.map((where) => ({
-            message:
-              basis.documents.length === 1
-                ? 'Sign before you go on: your signature is required.'
-                : `Sign before you go on: your signature in “${where}” is required.`,
+          ...unsigned.map(({ why }) => ({
+            message: `Sign before you go on: your signature ${why}.`,
             type: 'SIGNATURE_REQUIRED',
           })),
           ...wrongFiles.map((message) => ({ message, type: 'UPLOAD_REFUSED' })),
@@ -372,4 +390,9 @@ function readSignature(posted: string, maxBytes: number, ownName: string | null)
     signature: { kind: 'TYPED', text: posted },
     draft: { kind: 'TYPED', text: posted },
   };
+}
+
+/** The items of a list, each once, in their first order. */
+function unique(items: readonly string[]): string[] {
+  return [...new Set(items)];
 }

@@ -31,6 +31,7 @@ import {
   uploadAllowed,
   signatureIsMine,
   documentsOpen,
+  type PalAction,
   type PersonPlace,
 } from './web-permissions.js';
 
@@ -120,6 +121,8 @@ export interface SessionSignature {
   /** For the person: its role is theirs (they may give it while `documentsOpen` and not `given`). */
   mine: boolean;
   required: boolean;
+  /** The labels of the actions offered now that need it (their `signatures`). */
+  neededFor: string[];
   /** Present once signed. */
   given?: {
     kind: SignatureKind;
@@ -247,7 +250,7 @@ export async function loadSessionView(
     },
     csrf: session.csrf,
     documentsOpen: mayChange && documentsOpen(basis.place),
-    documents: await withCompletedDigests(ctx, session, sessionDocuments(basis, mayChange)),
+    documents: await withCompletedDigests(ctx, session, sessionDocuments(basis, actions)),
     uploads: (basis.manifest.uploads ?? []).map((u) => {
       const given = basis.uploads.find((k) => k.name === u.name);
       const editable = mayChange && uploadAllowed(u, basis.place);
@@ -327,7 +330,15 @@ async function withCompletedDigests(
  * The documents with their values and signatures, for the person's place; with `mayChange`
  * false (no action offered to them) no field is editable.
  */
-export function sessionDocuments(basis: SessionBasisView, mayChange: boolean): SessionDocument[] {
+/**
+ * The documents as the person sees them, given the actions offered to them now: with none, every
+ * value is read-only.
+ */
+export function sessionDocuments(
+  basis: SessionBasisView,
+  actions: readonly PalAction[],
+): SessionDocument[] {
+  const mayChange = actions.length > 0;
   return basis.documents.map((document, index) => {
     const state = basis.states[index]!;
     return {
@@ -353,6 +364,9 @@ export function sessionDocuments(basis: SessionBasisView, mayChange: boolean): S
           signature: given ? { ...signature, recordTime: given.recordTime } : signature,
           mine: signatureIsMine(signature, basis.place),
           required: signature.required,
+          neededFor: actions
+            .filter((a) => signature.id !== undefined && a.signatures?.includes(signature.id))
+            .map((a) => a.label),
           ...(given
             ? {
                 given: {

@@ -128,9 +128,59 @@ describe('the manifest actions', () => {
     expect(refused({ console: [{ name: 'a', label: 'A', roles: 'owner' }] })).toBe(
       `${FILE}: actions.console[0].roles: console actions have no roles or statuses (the console grant decides)`,
     );
+    expect(refused({ console: [{ name: 'a', label: 'A', signatures: ['s'] }] })).toBe(
+      `${FILE}: actions.console[0].signatures: console actions have no signatures (a console session signs nothing)`,
+    );
     expect(refused({ user: [] })).toBe(`${FILE}: actions.user: unknown key`);
     expect(refused({ transaction: [{ name: 'a', label: 'A', button: 'x' }] })).toBe(
       `${FILE}: actions.transaction[0].button: unknown key`,
+    );
+  });
+
+  it("checks an action's signatures against the documents' and the action's roles", () => {
+    const signature = (id: string, role: string) => ({
+      id,
+      role,
+      page: 1,
+      x: 0,
+      y: 0,
+      customWidth: 10,
+      customHeight: 10,
+    });
+    const manifest = (actions: unknown) => ({
+      id: 'p',
+      documents: [
+        {
+          file: 'documents/a.pdf',
+          signatures: [signature('boss|sig', 'manager'), signature('mine', 'owner')],
+        },
+      ],
+      actions: { transaction: actions },
+    });
+    const approve = { name: 'approve', label: 'Approve', roles: 'manager' };
+    expect(
+      parsePalManifest(manifest([{ ...approve, signatures: ['boss|sig'] }]), FILE).actions,
+    ).toEqual({ transaction: [{ ...approve, signatures: ['boss|sig'] }] });
+    // Offered to every role: any signature of the documents.
+    expect(() =>
+      parsePalManifest(manifest([{ name: 'a', label: 'A', signatures: ['mine'] }]), FILE),
+    ).not.toThrow();
+    const refusedManifest = (actions: unknown) => {
+      try {
+        parsePalManifest(manifest(actions), FILE);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error('expected the manifest to be refused');
+    };
+    expect(refusedManifest([{ ...approve, signatures: ['boss'] }])).toBe(
+      `${FILE}: actions.transaction[0].signatures[0]: "boss" is not the id of a signature in the documents`,
+    );
+    expect(refusedManifest([{ ...approve, signatures: ['boss|sig', 'mine'] }])).toBe(
+      `${FILE}: actions.transaction[0].signatures[1]: "mine" is signed by the role owner, to which this action is not offered`,
+    );
+    expect(refusedManifest([{ ...approve, signatures: ['boss|sig', 'boss|sig'] }])).toBe(
+      `${FILE}: actions.transaction[0].signatures: names the signature "boss|sig" twice`,
     );
   });
 

@@ -17,6 +17,8 @@ export interface PalAction {
   roles?: string;
   /** `|`-list of business statuses it is offered in; absent: any. */
   statuses?: string;
+  /** Ids of signatures it needs from the person who runs it (beside the `required` ones). */
+  signatures?: string[];
 }
 
 /** The manifest's `actions`, by module. */

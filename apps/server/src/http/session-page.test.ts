@@ -83,6 +83,7 @@ function view(over: Partial<SessionView> = {}): SessionView {
             },
             mine: true,
             required: true,
+            neededFor: [],
           },
           {
             signature: {
@@ -98,6 +99,7 @@ function view(over: Partial<SessionView> = {}): SessionView {
             },
             mine: false,
             required: false,
+            neededFor: ['Approve'],
           },
         ],
       },
@@ -157,6 +159,31 @@ describe('the session page', () => {
     expect(page).not.toContain('type="text" class="signature-typed"');
     expect(page).not.toContain('name="signature.boss"');
     expect(page).toContain('Signature of the person who started it');
+  });
+
+  it('says which buttons need a signature that is not required for every one', () => {
+    const base = view();
+    const [document] = base.documents;
+    const [mine, boss] = document!.signatures;
+    const needed = (neededFor: string[]) =>
+      html(
+        view({
+          documents: [
+            {
+              ...document!,
+              signatures: [{ ...mine!, required: false, neededFor }, boss!],
+            },
+          ],
+        }),
+      );
+    expect(needed(['Approve <and sign>'])).toContain(
+      '<legend>Your signature <span class="required">(required for “Approve &#60;and sign&#62;”)</span></legend>',
+    );
+    expect(needed(['Approve', 'Sign off'])).toContain('(required for “Approve” and “Sign off”)');
+    const optional = needed([]);
+    expect(optional).toContain('<legend>Your signature</legend>');
+    // Another role's signature is not the person's to give: what its buttons need is not said.
+    expect(optional).not.toContain('“Approve”');
   });
 
   it('asks an anonymous person to type the name they sign with', () => {

@@ -525,11 +525,16 @@ function choices(field: SessionField['field']): string[] {
 
 function signatureBlock(
   view: SessionView,
-  { signature, mine, required: isRequired, given }: SessionSignature,
+  { signature, mine, required: isRequired, neededFor, given }: SessionSignature,
   id: string,
 ): string {
   const sigId = signature.id!;
-  const required = isRequired ? ' <span class="required">(required)</span>' : '';
+  // Needed by some of the buttons only ("Approve and sign", not "Return"): said with their labels.
+  const required = isRequired
+    ? ' <span class="required">(required)</span>'
+    : mine && neededFor.length > 0
+      ? ` <span class="required">(required for ${neededFor.map((label) => `“${escapeHtml(label)}”`).join(' and ')})</span>`
+      : '';
   const whose = mine ? 'Your signature' : `Signature of ${escapeHtml(roleName(signature.role))}`;
   const legend = `${whose}${required}`;
   if (given) {
