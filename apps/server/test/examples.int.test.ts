@@ -299,7 +299,9 @@ describe('expense approval in a browser (the session form, as a browser posts it
     // claim's status says where it stands.
     const erikaLater = await pages.page(cookie);
     expect(erikaLater.text).not.toContain('Submitted CHF 184.60 for approval');
-    expect(erikaLater.text).toContain('<dd id="status">Approved</dd>');
+    expect(erikaLater.text).toContain(
+      '<dd id="status">Approved (completed: the work on it is done)</dd>',
+    );
     // The mail's link, opened again after the approval, asks for nothing more.
     const later = await pages.post(undefined, {}, {}, link);
     expect(later.status).toBe(303);

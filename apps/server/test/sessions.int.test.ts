@@ -294,7 +294,7 @@ describe('a page runs nothing on a transaction whose systemStatus forbids runs',
     await transitionTransaction(h.domain, h.a.enterpriseId, tx, 'cancel');
     const still = await pages.page(cookie);
     expect(still.status).toBe(200);
-    expect(still.text).toContain('<dd id="state">Cancelled</dd>');
+    expect(still.text).toContain('<dd id="status">New (cancelled)</dd>');
     expect(still.text).not.toContain('value="note"');
     const refused = await pages.post(cookie, {
       csrf: csrfOf(page),

@@ -144,6 +144,11 @@ describe('the session page', () => {
     const page = html();
     expect(page).not.toContain('name="office"');
     expect(page).toContain('Zurich &#60;HQ&#62;');
+    // On the drawn page too: a box the person fills in is marked, one they cannot shows its value.
+    expect(page).toMatch(/<div class="marker field-marker" data-x="[^>]*><\/div>/);
+    expect(page).toMatch(
+      /<div class="marker field-marker shows-value" data-x="[^>]*>Zurich &#60;HQ&#62;<\/div>/,
+    );
   });
 
   it('gives the person a pad and a box to sign with their name, and nothing for another role', () => {
@@ -491,6 +496,21 @@ describe("a field's kind of value", () => {
 });
 
 describe('codes in words', () => {
+  it('says the state beside the status in one line, and nothing of it while open', () => {
+    const base = view();
+    const statusOf = (status: string, systemStatus: string) =>
+      /<dd id="status">([^<]*)<\/dd>/.exec(
+        html(view({ transaction: { ...base.transaction!, status, systemStatus } })),
+      )?.[1];
+    expect(statusOf('SUBMITTED', 'OPEN')).toBe('Submitted');
+    expect(statusOf('APPROVED', 'COMPLETED')).toBe('Approved (completed: the work on it is done)');
+    expect(statusOf('SUBMITTED', 'EXPIRED')).toBe(
+      'Submitted (expired: the time to finish it has passed)',
+    );
+    expect(statusOf('', 'CANCELLED')).toBe('Cancelled');
+    expect(html()).not.toContain('<dt>State</dt>');
+  });
+
   it("says a pal's status code in words, and leaves one the pal wrote in words", () => {
     expect(statusText('SUBMITTED')).toBe('Submitted');
     expect(statusText('IN_PROGRESS')).toBe('In progress');

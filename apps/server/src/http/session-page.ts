@@ -79,20 +79,29 @@ function titleOf(view: Pick<SessionView, 'transaction' | 'pal'>): string {
   return view.transaction?.name ?? view.pal.name ?? view.pal.id;
 }
 
-/** A transaction's systemStatus as a person reads it (the API's codes mean nothing to them). */
-const STATE_TEXT: Record<SystemStatus, string> = {
-  OPEN: 'Open',
-  COMPLETED: 'Completed: the work on it is done',
-  CANCELLED: 'Cancelled',
-  EXPIRED: 'Expired: the time to finish it has passed',
-  ARCHIVED: 'Archived',
+/**
+ * A transaction's systemStatus as a person reads it after its business status, "Approved
+ * (completed: the work on it is done)": the API's codes mean nothing to them, and a second row
+ * beside "Status" left them to guess the difference. Open says nothing the status does not.
+ */
+const STATE_TEXT: Record<SystemStatus, string | undefined> = {
+  OPEN: undefined,
+  COMPLETED: 'completed: the work on it is done',
+  CANCELLED: 'cancelled',
+  EXPIRED: 'expired: the time to finish it has passed',
+  ARCHIVED: 'archived',
 };
 
-function stateText(systemStatus: string | undefined): string | undefined {
-  if (systemStatus === undefined) return undefined;
-  return Object.hasOwn(STATE_TEXT, systemStatus)
+/** The transaction's business status, and its state when that is not simply open. */
+function statusLine(transaction: SessionView['transaction']): string | undefined {
+  if (transaction === undefined) return undefined;
+  const { status, systemStatus } = transaction;
+  const state = Object.hasOwn(STATE_TEXT, systemStatus)
     ? STATE_TEXT[systemStatus as SystemStatus]
-    : systemStatus;
+    : systemStatus.toLowerCase();
+  const business = statusText(status);
+  if (state === undefined) return business;
+  return business ? `${business} (${state})` : state.charAt(0).toUpperCase() + state.slice(1);
 }
 
 /**
@@ -159,8 +168,7 @@ function summary(view: SessionView): string {
   const t = view.transaction;
   const rows: [string, string, string | null | undefined][] = [
     ['description', 'Description', t ? t.description : view.pal.description],
-    ['status', 'Status', statusText(t?.status)],
-    ['state', 'State', stateText(t?.systemStatus)],
+    ['status', 'Status', statusLine(t)],
     ['console', 'Console', view.console ? 'this pal in console mode' : undefined],
     // In a console session, the role is the console grant's profile it entered under.
     [
@@ -314,12 +322,17 @@ function pageBlock(
     ? `<img class="page-image" src="${attr(paths.document(doc.index))}" alt="" width="${size.width}" height="${size.height}">`
     : '';
   // What the page shows of its boxes once it is drawn: where each field sits (on a phone, whose
-  // controls are listed under the page) and each signature, with a drawn one's image.
+  // controls are listed under the page) and each signature, with a drawn one's image. A box the
+  // person fills in is marked to be filled; one they cannot change shows its value, as the
+  // completed document will (empty yellow boxes on a submitted claim looked like work left).
   const fieldMarkers = fields
-    .map(
-      ({ field: f }) =>
-        `<div class="marker field-marker"${box(size, f.x, f.y, f.width, f.height)}></div>`,
-    )
+    .map(({ field: f, editable, value }) => {
+      const where = box(size, f.x, f.y, f.width, f.height);
+      if (editable) return `<div class="marker field-marker"${where}></div>`;
+      if (isCheckbox(f.type ?? 'TEXT'))
+        return `<div class="marker field-marker shows-value tick"${where}>${value === 'true' ? '✓' : ''}</div>`;
+      return `<div class="marker field-marker shows-value"${where}>${escapeHtml(value)}</div>`;
+    })
     .join('');
   const signatureMarkers = signatures
     .map(({ signature: s, given, mine }) => {
