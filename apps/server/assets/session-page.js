@@ -23,16 +23,20 @@ if (main && form) {
 }
 
 /**
- * A message's link names a field and points at its error's words: followed as a plain link it
- * scrolls the words to the window's top edge, the label above them out of sight, and leaves the
- * focus where it was. The control the words describe takes the focus instead (on a phone its
- * keyboard opens), with its field in the middle of the window.
+ * A message's link names a field and points at its error's words, or points at the signature or
+ * the file the form was stopped for: followed as a plain link it scrolls its target to the
+ * window's top edge, the label above out of sight, and leaves the focus where it was. The control
+ * takes the focus instead (on a phone a field's keyboard opens), in the middle of the window.
  */
 function leadMessageLinksToTheirControls() {
-  for (const link of document.querySelectorAll('#outcome a[href^="#error-"]')) {
+  for (const link of document.querySelectorAll('#outcome a[href^="#"]')) {
     link.addEventListener('click', (event) => {
-      const words = document.getElementById(decodeURIComponent(link.hash.slice(1)));
-      const control = words && form.querySelector(`[aria-describedby~="${CSS.escape(words.id)}"]`);
+      const anchor = document.getElementById(decodeURIComponent(link.hash.slice(1)));
+      // A field's words lead to the control they describe; a signature or a file, to itself.
+      const control =
+        anchor && anchor.id.startsWith('error-')
+          ? form.querySelector(`[aria-describedby~="${CSS.escape(anchor.id)}"]`)
+          : anchor;
       if (!control) return;
       event.preventDefault();
       const target =

@@ -383,6 +383,25 @@ describe('expense approval in Chromium', () => {
     const note = managerPage.getByLabel('Manager’s note');
     expect((await note.boundingBox())!.height).toBeGreaterThanOrEqual(44);
     await note.fill(MANAGER_NOTE);
+    // Approving needs the manager's signature, as its box says: pressed unsigned, the page asks
+    // for it, keeps the note, and its message leads to the signature.
+    expect(
+      await managerPage.locator('[data-signature="manager-signature"] legend').textContent(),
+    ).toBe('Your signature (required for “Approve and sign”)');
+    await press(managerPage, 'Approve and sign');
+    await managerPage.waitForSelector('main[data-pads-ready="true"]');
+    expect(await managerPage.locator('#outcome h2').textContent()).toBe(
+      '“Approve and sign” needs more from you',
+    );
+    expect(await note.inputValue()).toBe(MANAGER_NOTE);
+    await managerPage
+      .locator('#outcome a', { hasText: 'your signature is needed for “Approve and sign”' })
+      .tap();
+    expect(
+      await managerPage.evaluate(
+        () => document.activeElement?.closest('[data-signature]')?.dataset.signature,
+      ),
+    ).toBe('manager-signature');
     await watchPointers(managerPage);
     await sign(managerPage, 'manager-signature', 'touch');
     expect(await pointerTypes(managerPage)).toEqual(['touch']);

@@ -191,6 +191,39 @@ describe('the session page', () => {
     expect(optional).not.toContain('“Approve”');
   });
 
+  it("leads the service's own messages to the signature or the file they ask for", () => {
+    const page = html(
+      view({
+        outcome: {
+          action: 'submit',
+          ran: false,
+          success: false,
+          messages: [
+            {
+              message: 'Sign before you go on: your signature is required.',
+              type: 'SIGNATURE_REQUIRED',
+            },
+            {
+              message: 'Upload “Receipt” before you go on: it is required.',
+              type: 'UPLOAD_REQUIRED',
+            },
+          ],
+        },
+        uploads: [
+          { name: 'receipt', label: 'Receipt', accept: [], required: true, editable: true },
+        ],
+      }),
+    );
+    expect(page).toContain(
+      '<li data-type="SIGNATURE_REQUIRED"><a href="#sign-mine">Sign before you go on: your signature is required.</a></li>',
+    );
+    expect(page).toContain('<fieldset class="signature mine" id="sign-mine"');
+    expect(page).toContain(
+      '<li data-type="UPLOAD_REQUIRED"><a href="#upload-0">Upload “Receipt” before you go on: it is required.</a></li>',
+    );
+    expect(page).toContain('<input type="file" id="upload-0"');
+  });
+
   it('asks an anonymous person to type the name they sign with', () => {
     const base = view();
     const page = html(view({ person: { ...base.person, sso: null, name: null } }));

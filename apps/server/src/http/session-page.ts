@@ -237,14 +237,49 @@ function outcomeRegion(view: PageView): string {
       // way to the colon.
       const fieldLabel = tied ? view.fieldLabels.get(tied.fieldId)!.replace(/[.:]$/, '') : '';
       const colon = /[?!]$/.test(fieldLabel) ? '' : ':';
+      // The service's own (a signature or a file it stopped the form for) lead to what they ask.
+      const place = !tied && !outcome.ran ? placeAskedFor(view, m) : undefined;
       const text = tied
         ? `<a href="#${errorId(tied.fieldId)}">${escapeHtml(fieldLabel)}</a>${colon} ${escapeHtml(tied.text)}`
-        : escapeHtml(m.message);
+        : place
+          ? `<a href="#${place}">${escapeHtml(m.message)}</a>`
+          : escapeHtml(m.message);
       return `<li${type}>${text}</li>`;
     })
     .join('');
   const kind = outcome.success ? (outcome.ran ? ' success' : '') : ' failure';
   return `<section id="outcome" class="outcome${kind}" aria-live="polite" tabindex="-1"><h2>${heading}</h2>${messages ? `<ul>${messages}</ul>` : ''}</section>`;
+}
+
+/**
+ * Where the person gives what a message of the service asks for, as the id of its control: the
+ * first of their signatures still to give (in the document the message names, when there are
+ * several), or the upload whose label it quotes.
+ */
+function placeAskedFor(
+  view: PageView,
+  { message, type }: { message: string; type?: string | null },
+): string | undefined {
+  if (type === 'SIGNATURE_REQUIRED') {
+    const documents = view.documents.filter(
+      (d) =>
+        view.documents.length === 1 || message.includes(`“${d.description ?? fileName(d.file)}”`),
+    );
+    const asked = documents
+      .flatMap((d) => d.signatures)
+      .find((s) => s.mine && !s.given && (s.required || s.neededFor.length > 0));
+    return asked && view.documentsOpen ? signatureAnchor(asked.signature.id!) : undefined;
+  }
+  if (type === 'UPLOAD_REQUIRED' || type === 'UPLOAD_REFUSED') {
+    const n = view.uploads.findIndex((u) => u.editable && message.includes(`“${u.label}”`));
+    return n >= 0 ? `upload-${n}` : undefined;
+  }
+  return undefined;
+}
+
+/** The id of the person's signature block of a signature (its id is the pal's: encoded). */
+function signatureAnchor(signatureId: string): string {
+  return `sign-${errorId(signatureId).slice('error-'.length)}`;
 }
 
 /** A completed transaction's PDF whose completed copy is not written yet (it is, off the commit). */
@@ -578,7 +613,7 @@ function signatureBlock(
     ? `<label class="sign-as"><input type="checkbox" class="signature-typed" id="${id}-typed" name="${name}" value="${attr(person)}"${typed !== '' ? ' checked' : ''}${isRequired ? ' aria-required="true"' : ''}> <span class="typed-label">Sign as <span class="typed-name">${escapeHtml(person)}</span></span></label>`
     : `<label for="${id}-typed" class="typed-label">Type your full name to sign</label>
 <input type="text" class="signature-typed" id="${id}-typed" name="${name}" value="${attr(typed)}" maxlength="${TYPED_SIGNATURE_MAX}" autocomplete="name"${isRequired ? ' aria-required="true"' : ''}>`;
-  return `<fieldset class="signature mine" data-signature="${attr(sigId)}"${isRequired ? ' data-required' : ''}>
+  return `<fieldset class="signature mine" id="${signatureAnchor(sigId)}" data-signature="${attr(sigId)}"${isRequired ? ' data-required' : ''}>
 <legend>${legend}</legend>
 <div class="pad" hidden><canvas class="pad-canvas" id="${id}-pad" aria-label="Draw your signature here with a mouse, a finger or a pen"></canvas><p class="pad-hint" aria-hidden="true">Draw with a mouse, a finger or a pen.</p><button type="button" class="pad-clear">Clear</button></div>
 <input type="hidden" class="signature-drawn" name="${name}" value="${attr(drawn)}" disabled>
