@@ -2,9 +2,9 @@
 // session form"): the action must be offered to them (else 403, nothing runs); a signature must be
 // theirs, not given yet, and a typed name or a real PNG within SIGNATURE_MAX_KB (else 400,
 // nothing runs); a signature of their role that is missing, and required or needed by the action
-// (its `signatures`), stops the form before the run, with what they typed kept as a draft. Values for fields they may not edit are left out
-// (the caller logs their ids, never the values). Pure: the caller reads the session's basis and
-// the signer, and does what the verdict says.
+// (its `signatures`), stops the form before the run, with what they typed kept as a draft. Values
+// for fields they may not edit are left out (the caller logs their ids, never the values). Pure:
+// the caller reads the session's basis and the signer, and does what the verdict says.
 import { createHash } from 'node:crypto';
 import { checkPng } from '../documents/png-check.js';
 import { sniffUpload, type UploadKind } from '../documents/upload-sniff.js';

@@ -149,105 +149,105 @@ export const zManifestUploads = z
   .superRefine((list, ctx) => reportNamesTwice(list, ctx, 'uploads'));
 export type ManifestUpload = z.output<typeof zUpload>;
 
-export const zPalManifest = z
-  .strictObject({
-    id: z
-      .string()
-      .regex(
-        PAL_ID_PATTERN,
-        'expected 1 to 128 letters, digits, ".", "_" or "-", starting with a letter or digit',
-      ),
-    name: text(200).optional(),
-    description: text(4000).optional(),
-    category: text(200).optional(),
-    publisher: text(200).optional(),
-    branchName: text(200).optional(),
-    modes: z
-      .strictObject({
-        transaction: z.boolean().default(false),
-        console: z.boolean().default(false),
-        web: z.boolean().default(false),
-      })
-      .default({ transaction: false, console: false, web: false }),
-    shadow: z.boolean().default(false),
-    shell: z.boolean().default(false),
-    test: z.boolean().default(false),
-    installed: z.boolean().default(false),
-    /** Days from a transaction's creation to each of its end dates (T1). */
-    lifetimes: z
-      .strictObject({
-        executeDays: days.optional(),
-        accessDays: days.optional(),
-        archiveDays: days.optional(),
-      })
-      .superRefine((l, issues) => {
-        if (
-          l.executeDays !== undefined &&
-          l.accessDays !== undefined &&
-          l.accessDays < l.executeDays
-        ) {
-          issues.addIssue({
-            code: 'custom',
-            path: ['accessDays'],
-            message: 'must not be less than executeDays',
-          });
-        }
-        const before = l.accessDays ?? l.executeDays;
-        if (before !== undefined && l.archiveDays !== undefined && l.archiveDays < before) {
-          issues.addIssue({
-            code: 'custom',
-            path: ['archiveDays'],
-            message: `must not be less than ${l.accessDays !== undefined ? 'accessDays' : 'executeDays'}`,
-          });
-        }
-      })
-      .optional(),
-    /** Workflow module name → a `.js` file inside the pal folder. Run by a later part of the service. */
-    workflows: z
-      .record(
-        z
-          .string()
-          .regex(MODULE_NAME_PATTERN, 'module names are 1 to 64 letters, digits, ".", "_" or "-"'),
-        z
-          .string()
-          .refine((p) => p.endsWith('.js'), 'expected a path to a .js file')
-          .refine(isInsideFolder, 'must be a path inside the pal folder'),
-      )
-      .optional(),
-    /** PDF and image files with the fields, signatures and bookmarks placed on them. */
-    documents: zManifestDocuments.optional(),
-    /** What a person in a browser session may run, shown as buttons (docs/pal-format.md). */
-    actions: zManifestActions.optional(),
-    /** Files a person uploads on the session page (docs/pal-format.md). */
-    uploads: zManifestUploads.optional(),
-  })
-  .superRefine((manifest, ctx) => {
-    // An action's signatures are the documents' signatures, each of a role the action is offered
-    // to: one nobody who runs it could give would stop every run of it.
-    const signatures = new Map(
-      (manifest.documents ?? []).flatMap((d) =>
-        (d.signatures ?? []).map((s) => [s.id, s] as const),
-      ),
-    );
-    manifest.actions?.transaction?.forEach((action, a) => {
-      const offeredTo = action.roles?.split('|');
-      action.signatures?.forEach((id, i) => {
-        const signature = signatures.get(id);
-        const problem =
-          signature === undefined
-            ? `"${id}" is not the id of a signature in the documents`
-            : offeredTo !== undefined && !offeredTo.includes(signature.role)
-              ? `"${id}" is signed by the role ${signature.role}, to which this action is not offered`
-              : undefined;
-        if (problem)
-          ctx.addIssue({
-            code: 'custom',
-            path: ['actions', 'transaction', a, 'signatures', i],
-            message: problem,
-          });
-      });
+/** pal.json's members, each checked on its own. */
+const zManifestMembers = z.strictObject({
+  id: z
+    .string()
+    .regex(
+      PAL_ID_PATTERN,
+      'expected 1 to 128 letters, digits, ".", "_" or "-", starting with a letter or digit',
+    ),
+  name: text(200).optional(),
+  description: text(4000).optional(),
+  category: text(200).optional(),
+  publisher: text(200).optional(),
+  branchName: text(200).optional(),
+  modes: z
+    .strictObject({
+      transaction: z.boolean().default(false),
+      console: z.boolean().default(false),
+      web: z.boolean().default(false),
+    })
+    .default({ transaction: false, console: false, web: false }),
+  shadow: z.boolean().default(false),
+  shell: z.boolean().default(false),
+  test: z.boolean().default(false),
+  installed: z.boolean().default(false),
+  /** Days from a transaction's creation to each of its end dates (T1). */
+  lifetimes: z
+    .strictObject({
+      executeDays: days.optional(),
+      accessDays: days.optional(),
+      archiveDays: days.optional(),
+    })
+    .superRefine((l, issues) => {
+      if (
+        l.executeDays !== undefined &&
+        l.accessDays !== undefined &&
+        l.accessDays < l.executeDays
+      ) {
+        issues.addIssue({
+          code: 'custom',
+          path: ['accessDays'],
+          message: 'must not be less than executeDays',
+        });
+      }
+      const before = l.accessDays ?? l.executeDays;
+      if (before !== undefined && l.archiveDays !== undefined && l.archiveDays < before) {
+        issues.addIssue({
+          code: 'custom',
+          path: ['archiveDays'],
+          message: `must not be less than ${l.accessDays !== undefined ? 'accessDays' : 'executeDays'}`,
+        });
+      }
+    })
+    .optional(),
+  /** Workflow module name → a `.js` file inside the pal folder. Run by a later part of the service. */
+  workflows: z
+    .record(
+      z
+        .string()
+        .regex(MODULE_NAME_PATTERN, 'module names are 1 to 64 letters, digits, ".", "_" or "-"'),
+      z
+        .string()
+        .refine((p) => p.endsWith('.js'), 'expected a path to a .js file')
+        .refine(isInsideFolder, 'must be a path inside the pal folder'),
+    )
+    .optional(),
+  /** PDF and image files with the fields, signatures and bookmarks placed on them. */
+  documents: zManifestDocuments.optional(),
+  /** What a person in a browser session may run, shown as buttons (docs/pal-format.md). */
+  actions: zManifestActions.optional(),
+  /** Files a person uploads on the session page (docs/pal-format.md). */
+  uploads: zManifestUploads.optional(),
+});
+
+/** pal.json: its members, and what one says of another (an action's signatures). */
+export const zPalManifest = zManifestMembers.superRefine((manifest, ctx) => {
+  // An action's signatures are the documents' signatures, each of a role the action is offered
+  // to: one nobody who runs it could give would stop every run of it.
+  const signatures = new Map(
+    (manifest.documents ?? []).flatMap((d) => (d.signatures ?? []).map((s) => [s.id, s] as const)),
+  );
+  manifest.actions?.transaction?.forEach((action, a) => {
+    const offeredTo = action.roles?.split('|');
+    action.signatures?.forEach((id, i) => {
+      const signature = signatures.get(id);
+      const problem =
+        signature === undefined
+          ? `"${id}" is not the id of a signature in the documents`
+          : offeredTo !== undefined && !offeredTo.includes(signature.role)
+            ? `"${id}" is signed by the role ${signature.role}, to which this action is not offered`
+            : undefined;
+      if (problem)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['actions', 'transaction', a, 'signatures', i],
+          message: problem,
+        });
     });
   });
+});
 
 export type PalManifest = z.output<typeof zPalManifest>;
 export type PalLifetimes = NonNullable<PalManifest['lifetimes']>;
