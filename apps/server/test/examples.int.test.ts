@@ -237,7 +237,7 @@ describe('expense approval in a browser (the session form, as a browser posts it
     expect(submitted.status, submitted.text).toBe(303);
     const after = await pages.page(cookie);
     expect(after.text).toContain('Submitted CHF 184.60 for approval');
-    expect(after.text).toContain('Uploaded: receipts.png');
+    expect(after.text).toContain('Uploaded: <a href="');
     const id = (await h.b.json.transactions.searchTransactions({ sso: employee.sso }))[0]!.id!;
     const [upload] = await h.domain.db
       .selectFrom('transaction_uploads')
@@ -265,6 +265,26 @@ describe('expense approval in a browser (the session form, as a browser posts it
     const managerCookie = cookieOf(entered);
     const managerPage = await pages.page(managerCookie);
     expect(managerPage.text).toContain('approve and sign, or return it');
+    // The manager opens the receipts Erika gave, from the page: its link, with their cookie.
+    const receiptsPath = `${sessionPathOf(managerCookie)}/uploads/receipts`;
+    expect(managerPage.text).toContain(
+      `Uploaded: <a href="${receiptsPath}" target="_blank" rel="noopener">receipts.png</a> (1 KB)`,
+    );
+    const opened = await fetch(h.url + receiptsPath, { headers: { Cookie: managerCookie } });
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('content-type')).toBe('image/png');
+    expect(opened.headers.get('content-disposition')).toBe(
+      `inline; filename="receipts.png"; filename*=UTF-8''receipts.png`,
+    );
+    expect(opened.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+    expect(Buffer.from(await opened.arrayBuffer()).equals(receipts.bytes)).toBe(true);
+    // Not without the session's cookie, nor under a name nothing was uploaded as.
+    expect((await fetch(h.url + receiptsPath)).status).toBe(401);
+    const unknown = await fetch(`${h.url}${sessionPathOf(managerCookie)}/uploads/identity`, {
+      headers: { Cookie: managerCookie },
+    });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain('Nothing was uploaded under this name here.');
     // Approving needs Morgan's signature (pal.json's "signatures"), returning does not.
     expect(managerPage.text).toContain(
       '<legend>Your signature <span class="required">(required for “Approve and sign”)</span></legend>',
@@ -530,6 +550,17 @@ describe('customer onboarding in a browser', () => {
       (await pages.postMultipart(cookie, { ...form, acceptTerms: 'true' }, passport)).status,
     ).toBe(303);
     expect((await pages.page(cookie)).text).toContain('Initech AG is onboarded');
+    // The document they gave opens from their page as a PDF; this transaction has no receipts
+    // (another transaction's files are not reachable from its session).
+    const identity = await fetch(`${h.url}${sessionPathOf(cookie)}/uploads/identity`, {
+      headers: { Cookie: cookie },
+    });
+    expect(identity.headers.get('content-type')).toBe('application/pdf');
+    expect(Buffer.from(await identity.arrayBuffer()).equals(PASSPORT)).toBe(true);
+    const receipts = await fetch(`${h.url}${sessionPathOf(cookie)}/uploads/receipts`, {
+      headers: { Cookie: cookie },
+    });
+    expect(receipts.status).toBe(404);
     const tx = (
       await h.b.json.transactions.searchTransactions({
         palId: 'customer-onboarding',

@@ -388,6 +388,19 @@ describe('expense approval in Chromium', () => {
     expect(
       await managerPage.locator('[data-signature="manager-signature"] legend').textContent(),
     ).toBe('Your signature (required for “Approve and sign”)');
+    // The receipts Erika gave open from the page, in a tab of their own (the form stays).
+    const [receipts] = await Promise.all([
+      managerPage.waitForEvent('popup'),
+      managerPage.getByRole('link', { name: RECEIPTS.name }).tap(),
+    ]);
+    await receipts.waitForLoadState();
+    expect(receipts.url()).toMatch(/\/services\/session\/[^/]+\/uploads\/receipts$/);
+    // Its bytes, asked for with that browser's cookies.
+    const shown = await managerPage.context().request.get(receipts.url());
+    expect(shown.status()).toBe(200);
+    expect((await shown.body()).equals(RECEIPTS.buffer)).toBe(true);
+    await receipts.close();
+    expect(await note.inputValue()).toBe(MANAGER_NOTE);
     await press(managerPage, 'Approve and sign');
     await managerPage.waitForSelector('main[data-pads-ready="true"]');
     expect(await managerPage.locator('#outcome h2').textContent()).toBe(

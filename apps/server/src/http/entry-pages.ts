@@ -38,7 +38,7 @@ import { registerSessionForm } from './session-form.js';
 import { readMailLink } from '../domain/mail-links.js';
 import { findSso } from '../storage/ssos.js';
 import { enter, enterFromMail, mailLinkSession } from '../workflows/entries.js';
-import { sessionDocumentFile } from '../domain/session-document-file.js';
+import { sessionDocumentFile, sessionUploadFile } from '../domain/session-document-file.js';
 import type { AssetUrls } from './assets.js';
 import { registerCompletedDocumentRoute } from './completed-document-route.js';
 import { sessionCookies, type SessionOfPage } from './session-cookies.js';
@@ -78,6 +78,7 @@ export function registerEntryPages(
     session: `${sessionRoot}/${handle}`,
     document: (index) => `${sessionRoot}/${handle}/documents/${index}`,
     completed: (index) => `${sessionRoot}/${handle}/documents/${index}/completed`,
+    upload: (name) => `${sessionRoot}/${handle}/uploads/${encodeURIComponent(name)}`,
   });
   const cookies = sessionCookies(root, domain.config.publicUrl.startsWith('https:'));
   /** The page for a request without a live session; a withdrawn one also loses its cookie. */
@@ -261,6 +262,39 @@ ${about}<p>The link in your mail opens this for you${you ? `, ${escapeHtml(you)}
     },
   );
 
+  // A file uploaded on the transaction's pages, shown in the browser: only for a live session of
+  // that transaction, and only as the kind its bytes were checked to be (PDF, PNG, JPEG), in a
+  // sandbox (a PDF's scripts run nowhere near the service's origin).
+  app.get<{ Params: { handle: string; name: string } }>(
+    `${sessionRoot}/:handle/uploads/:name`,
+    async (request, reply) => {
+      const read = await sessionAt(request, reply, request.params.handle);
+      if (read.state !== 'live') return noSession(reply, read, request.params.handle);
+      let file;
+      try {
+        file = await sessionUploadFile(domain, read.session, request.params.name);
+      } catch (error) {
+        if (isDomainError(error) && error.statusCode === 404)
+          return sendPage(
+            reply,
+            404,
+            'No such file',
+            '<h1>No such file</h1><p>Nothing was uploaded under this name here. Go back to the page: it lists the files uploaded so far.</p>',
+          );
+        throw error;
+      }
+      return reply
+        .header('Cache-Control', 'private, no-store')
+        .header('Referrer-Policy', 'no-referrer')
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Cross-Origin-Resource-Policy', 'same-origin')
+        .header('Content-Security-Policy', "default-src 'none'; sandbox")
+        .header('Content-Disposition', inlineDisposition(file.filename))
+        .type(file.contentType)
+        .send(Buffer.from(file.content));
+    },
+  );
+
   registerCompletedDocumentRoute(app, domain, {
     path: `${sessionRoot}/:handle/documents/:index/completed`,
     sessionAt,
@@ -296,4 +330,18 @@ function sameOrigin(request: FastifyRequest, domain: WorkflowContext): boolean {
     `${request.protocol}://${request.headers.host}`,
   ];
   return own.includes(origin);
+}
+
+/**
+ * `inline` with a person's file name: as it is for browsers that read RFC 6266's `filename*`
+ * (all of today's), and in ASCII for the rest.
+ */
+function inlineDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\w.-]/g, '_') || 'file';
+  // RFC 8187's attr-char has no ' ( ) * (which encodeURIComponent leaves).
+  const encoded = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `inline; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }

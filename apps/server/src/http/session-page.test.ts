@@ -12,6 +12,7 @@ const PATHS: SessionPagePaths = {
   session: '/services/session/Ab12Cd34Ef56',
   document: (i) => `/services/session/Ab12Cd34Ef56/documents/${i}`,
   completed: (i) => `/services/session/Ab12Cd34Ef56/documents/${i}/completed`,
+  upload: (name) => `/services/session/Ab12Cd34Ef56/uploads/${encodeURIComponent(name)}`,
 };
 const ASSETS: AssetUrls = {
   pdfjs: '/services/assets/pdfjs-1/pdf.min.mjs',
@@ -224,6 +225,33 @@ describe('the session page', () => {
     expect(page).toContain('<input type="file" id="upload-0"');
   });
 
+  it('links a file given to where it opens, and asks for none on a page where nothing can be given', () => {
+    const given = {
+      filename: 'Quittung März <1>.png',
+      contentType: 'image/png',
+      size: 2048,
+      uploadedAt: '2026-11-25T12:00:00Z',
+    };
+    const page = html(
+      view({
+        uploads: [
+          {
+            name: 'receipts',
+            label: 'Receipts',
+            accept: [],
+            required: true,
+            editable: false,
+            given,
+          },
+        ],
+      }),
+    );
+    expect(page).toContain(
+      'Uploaded: <a href="/services/session/Ab12Cd34Ef56/uploads/receipts" target="_blank" rel="noopener">Quittung März &#60;1&#62;.png</a> (2 KB)',
+    );
+    expect(page).not.toContain('(required)</p>');
+  });
+
   it('asks an anonymous person to type the name they sign with', () => {
     const base = view();
     const page = html(view({ person: { ...base.person, sso: null, name: null } }));
@@ -429,7 +457,9 @@ describe('the session page', () => {
     expect(page).toContain('data-max-bytes="10485760"');
     expect(page).toContain('Passport &#60;scan&#62;');
     expect(page).not.toContain('name="upload.contract"');
-    expect(page).toContain('Uploaded: c&#60;1&#62;.pdf (2 KB)');
+    expect(page).toContain(
+      'Uploaded: <a href="/services/session/Ab12Cd34Ef56/uploads/contract" target="_blank" rel="noopener">c&#60;1&#62;.pdf</a> (2 KB)',
+    );
   });
 
   it('says that the cap holds for all the files of the page together when it asks for several', () => {

@@ -26,6 +26,8 @@ export interface SessionPagePaths {
   document(index: number): string;
   /** `…/session/{handle}/documents/{index}/completed`: its completed PDF, once the view says it is written. */
   completed(index: number): string;
+  /** `…/session/{handle}/uploads/{name}`: the file kept for an upload. */
+  upload(name: string): string;
 }
 
 /** The whole HTML of the session page. */
@@ -45,7 +47,7 @@ export function renderSessionPage(
   const form = `<form method="post" action="${attr(paths.session)}" id="session-form"${enctype} novalidate>
 <input type="hidden" name="csrf" value="${attr(view.csrf)}">
 ${view.documents.map((d) => documentSection(view, d, paths)).join('\n')}
-${uploadSection(uploads, view.uploadMaxBytes)}
+${uploadSection(uploads, view.uploadMaxBytes, paths)}
 ${actionBar(view)}
 </form>`;
   return `<!doctype html>
@@ -628,14 +630,20 @@ const KIND_NAMES: Record<string, string> = {
   'image/jpeg': 'JPEG',
 };
 
-function uploadSection(uploads: readonly SessionUpload[], maxBytes: number): string {
+function uploadSection(
+  uploads: readonly SessionUpload[],
+  maxBytes: number,
+  paths: SessionPagePaths,
+): string {
   if (uploads.length === 0) return '';
   const choosable = uploads.filter((u) => u.editable).length;
   const items = uploads.map((u, n) => {
     const id = `upload-${n}`;
-    const required = u.required ? ' <span class="required">(required)</span>' : '';
+    // Said while it can still be given; on a page where nothing can be, it would read as a demand.
+    const required = u.required && u.editable ? ' <span class="required">(required)</span>' : '';
+    // The file opens in the browser: whoever checks the transaction sees what was given.
     const given = u.given
-      ? `<p class="upload-given">Uploaded: ${escapeHtml(u.given.filename)} (${kilobytes(u.given.size)})</p>`
+      ? `<p class="upload-given">Uploaded: <a href="${attr(paths.upload(u.name))}" target="_blank" rel="noopener">${escapeHtml(u.given.filename)}</a> (${kilobytes(u.given.size)})</p>`
       : '';
     if (!u.editable)
       return `<div class="upload readonly"><p class="field-label">${escapeHtml(u.label)}${required}</p>${given || '<p class="empty">None uploaded.</p>'}</div>`;

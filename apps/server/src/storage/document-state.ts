@@ -136,6 +136,20 @@ export async function findUploads(
     .execute();
 }
 
+/** One upload kept with a transaction, with its content. */
+export async function findUpload(
+  db: Db,
+  transactionId: string,
+  name: string,
+): Promise<Pick<UploadRow, 'filename' | 'content_type' | 'content'> | undefined> {
+  return db
+    .selectFrom('transaction_uploads')
+    .select(['filename', 'content_type', 'content'])
+    .where('transaction_id', '=', transactionId)
+    .where('name', '=', name)
+    .executeTakeFirst();
+}
+
 /** Keeps uploads: a newer file of the same name replaces the one before. */
 export async function upsertUploads(db: Db, rows: readonly UploadRow[]): Promise<void> {
   for (const row of rows) {
