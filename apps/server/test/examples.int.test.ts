@@ -60,7 +60,7 @@ describe('the example pals', () => {
       messages: [{ message: 'Submitted CHF 120.50 for approval' }],
     });
     expect(h.mails.at(-1)?.envelope.to).toEqual(['mia.manager@example.test']);
-    expect(h.mails.at(-1)?.mail.subject).toBe('Expense claim of 120.50 to approve');
+    expect(h.mails.at(-1)?.mail.subject).toBe('Expense claim of CHF 120.50 to approve');
     expect(await client.transactions.searchTransactions({ sso: approver })).toEqual([
       expect.objectContaining({ id, status: 'SUBMITTED' }),
     ]);

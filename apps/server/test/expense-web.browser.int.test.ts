@@ -340,7 +340,7 @@ describe('expense approval in Chromium', () => {
       h.mails.length > mailsBefore ? h.mails.at(-1) : undefined,
     );
     expect(mail.envelope.to).toEqual([manager.email]);
-    expect(mail.mail.subject).toBe(`Expense claim of ${CLAIM.amount} to approve`);
+    expect(mail.mail.subject).toBe(`Expense claim of CHF ${CLAIM.amount} to approve`);
     const link = mailLink(mail.mail.text!);
 
     // In a browser of its own, on a tablet: nothing of the employee's session.
@@ -549,7 +549,9 @@ describe('expense approval in Chromium', () => {
         .filter({ hasText: 'The receipts are attached to this claim.' })
         .evaluate((f) => window.getComputedStyle(f, '::after').content as string),
     ).toContain('✓');
-    await morgan.page.getByLabel('Manager’s note').fill('The receipt says 89.00.');
+    // With the address of the rules, a word longer than the window is wide.
+    const rules = `https://intranet.example/finance/rules?ref=${'A7f3Q9'.repeat(40)}`;
+    await morgan.page.getByLabel('Manager’s note').fill(`The receipt says 89.00. See ${rules}.`);
     mails = h.mails.length;
     await press(morgan.page, 'Return to the employee');
     expect(await morgan.page.locator('#status').textContent()).toBe('Returned');
@@ -557,6 +559,11 @@ describe('expense approval in Chromium', () => {
     // The employee's mailed link: the claim is theirs to change again, and unsigned.
     await openMailed(erika.page, mailLink((await mailTo(employee.email, mails)).mail.text!));
     expect(await erika.page.locator('#outcome').textContent()).toContain('The receipt says 89.00.');
+    // The message quotes the note, its long address broken at the window's edge, not the page.
+    expect(await erika.page.locator('#outcome').textContent()).toContain(rules);
+    expect(
+      await erika.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+    ).toBe(true);
     expect(await erika.page.locator('[data-marker="employee-signature"] img').count()).toBe(0);
     expect(await signAs.isChecked()).toBe(false);
     await erika.page.getByLabel('Amount').fill('89.00');

@@ -84,7 +84,7 @@ export function submit(input, pal) {
     pal.roles.assign(approver, role);
     pal.mail.send({
       to: approver,
-      subject: `Expense claim of ${amount} to approve`,
+      subject: `Expense claim of CHF ${amount} to approve`,
       text: `A claim of CHF ${amount}${employeeName ? ` by ${employeeName}` : ''} waits for your approval: ${description}`,
       action: role === 'manager' ? 'review' : 'approve',
     });
@@ -128,7 +128,7 @@ export function returnClaim(input, pal) {
   if (employee) {
     pal.mail.send({
       to: employee,
-      subject: `Your expense claim of ${pal.vars.get('amount')} was returned`,
+      subject: `Your expense claim of CHF ${pal.vars.get('amount')} was returned`,
       text: `Your manager returned your claim: ${reason}\nOpen it, change what is asked, and submit it again.`,
       action: 'reopen',
     });
@@ -158,7 +158,7 @@ export function review(input, pal) {
       : status === 'RETURNED'
         ? 'It is back with the employee: you are mailed again when they submit it.'
         : 'There is nothing more for you to do.';
-  return { messages: [{ message: `${describe(pal)}. ${next}`, type: 'INFO' }] };
+  return { messages: [{ message: `${describe(pal, 'manager')}. ${next}`, type: 'INFO' }] };
 }
 
 /** The returned claim's mailed link: the employee lands on the claim, with its button. */
@@ -191,7 +191,8 @@ export function enter(input, pal) {
   // A new claim is dated today (its form asks for YYYY-MM-DD); the employee may change it.
   if (owner && editable && fieldValue(pal, 'claimDate') === '')
     pal.documents.setField(CLAIM, 'claimDate', new Date().toISOString().slice(0, 10));
-  return { messages: [{ message: describe(pal), type: 'INFO' }] };
+  const manager = pal.roles.list().some((r) => r.sso === input.sso && r.role === 'manager');
+  return { messages: [{ message: describe(pal, manager ? 'manager' : 'employee'), type: 'INFO' }] };
 }
 
 export function run(input, pal) {
@@ -221,17 +222,19 @@ function requireStatus(pal, status) {
   }
 }
 
-/** A status as the people of the claim read it. */
+/** A status as the people of the claim read it; the manager is told of their own part. */
 const STATUS_WORDS = {
   SUBMITTED: 'waiting for the manager’s approval',
   RETURNED: 'returned to the employee',
   APPROVED: 'approved',
 };
+const STATUS_WORDS_TO_THE_MANAGER = { ...STATUS_WORDS, SUBMITTED: 'waiting for your approval' };
 
-function describe(pal) {
+function describe(pal, reader = 'employee') {
   const amount = pal.vars.get('amount');
   const status = pal.transaction.status;
+  const words = reader === 'manager' ? STATUS_WORDS_TO_THE_MANAGER : STATUS_WORDS;
   return amount === undefined
     ? 'No claim submitted yet'
-    : `Claim of CHF ${amount} (${pal.vars.get('description')}): ${STATUS_WORDS[status] ?? status}`;
+    : `Claim of CHF ${amount} (${pal.vars.get('description')}): ${words[status] ?? status}`;
 }
