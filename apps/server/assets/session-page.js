@@ -20,6 +20,30 @@ if (main && form) {
   const outcome = document.getElementById('outcome');
   if (outcome && outcome.classList.contains('failure')) outcome.focus();
   leadMessageLinksToTheirControls();
+  awaitCompletedDocuments();
+}
+
+/**
+ * A completed PDF being written (off the commit, in a few seconds): asked about every 3 s, and
+ * the page shown again once it is there, with its link. (The page does not reload itself: it
+ * would take a screen reader back to its top each time.)
+ */
+function awaitCompletedDocuments() {
+  const pending = document.querySelector('.completed-pending[data-completed]');
+  if (!pending) return;
+  // Two minutes after the page came (a function's constant: this runs before the module's own
+  // would be set).
+  const until = Date.now() + 120_000;
+  const ask = async () => {
+    try {
+      const answer = await fetch(pending.dataset.completed, { method: 'HEAD', cache: 'no-store' });
+      if (answer.ok) return window.location.reload();
+    } catch {
+      // Asked again below: a connection that failed once may not fail twice.
+    }
+    if (Date.now() < until) setTimeout(ask, 3000);
+  };
+  setTimeout(ask, 3000);
 }
 
 /**

@@ -52,12 +52,7 @@ ${actionBar(view)}
 </form>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>${escapeHtml(windowTitle)}</title>${
-    // Without a script too: the page asks again until the completed PDF's link can be shown.
-    stillAwaited(view) && view.documents.some((d) => completedPdfPending(view, d))
-      ? '\n<meta http-equiv="refresh" content="3">'
-      : ''
-  }
+<meta name="robots" content="noindex"><title>${escapeHtml(windowTitle)}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${attr(assets.stylesheet)}">
 <script type="module" src="${attr(assets.script)}"></script>
@@ -320,9 +315,12 @@ function documentSection(view: PageView, doc: SessionDocument, paths: SessionPag
         ]
       : completedPdfPending(view, doc)
         ? [
+            // The script asks whether it is written and shows the page again once it is; a page
+            // that reloaded itself (a meta refresh) took a screen reader back to its top every
+            // few seconds. Without the script, the person reloads it.
             stillAwaited(view)
-              ? '<span class="completed-pending">The completed document (PDF) is being written: this page shows its link in a few seconds.</span>'
-              : '<span class="completed-pending">The completed document (PDF) is not written yet: reload this page later.</span>',
+              ? `<span class="completed-pending" data-completed="${attr(paths.completed(doc.index))}">The completed document (PDF) is being written: its link shows here in a few seconds (<a href="${attr(paths.session)}">reload this page</a> if it does not).</span>`
+              : `<span class="completed-pending">The completed document (PDF) is not written yet: <a href="${attr(paths.session)}">reload this page</a> later.</span>`,
           ]
         : []),
   ];
