@@ -159,7 +159,11 @@ describe('tokens and entry', () => {
     );
     for (const forged of ['A'.repeat(43), 'forged', other.cookie.slice(name.length + 1)])
       expect((await open(path, `${name}=${forged}`)).status).toBe(401);
-    expect((await open(path)).status).toBe(401);
+    // Without its cookie (the address copied to another browser): said so, not "ended", which
+    // the session is not.
+    const elsewhere = await open(path);
+    expect(elsewhere.status).toBe(401);
+    expect(elsewhere.text).toContain('<h1>This page is not open in this browser</h1>');
     expect((await open('/services/session')).status).toBe(401);
   });
 

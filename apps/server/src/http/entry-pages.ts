@@ -53,6 +53,15 @@ const NO_SESSION: PageText = {
   title: 'Your session has ended',
   body: '<h1>Your session has ended</h1><p>Sessions end after 30 minutes without use, and 12 hours after they start. Open a new link to go on.</p>',
 };
+/**
+ * A page's address with no session cookie of it: opened in another browser or device (copied,
+ * sent to oneself), or after the browser's cookies were cleared. Its session may be live, in the
+ * browser that holds it: "ended" would send the person looking for the wrong cause.
+ */
+const NOT_IN_THIS_BROWSER: PageText = {
+  title: 'This page is not open in this browser',
+  body: '<h1>This page is not open in this browser</h1><p>A page opens only in the browser where its link was opened, and stays open there for 30 minutes without use (12 hours at most). An address copied to another browser or device leads here. To go on, open your link again from the mail or the application that gave it to you, on this device.</p>',
+};
 /** A session whose person may no longer act: why, in the domain's words. */
 const withdrawn = (reason: string): PageText => ({
   title: 'Your access has ended',
@@ -226,6 +235,8 @@ ${about}<p>The link in your mail opens this for you${you ? `, ${escapeHtml(you)}
   app.get<{ Params: { handle: string } }>(`${sessionRoot}/:handle`, async (request, reply) => {
     const { handle } = request.params;
     const read = await sessionAt(request, reply, handle);
+    if (read.state === 'none' && cookies.valueFor(request, handle) === undefined)
+      return sendPage(reply, 401, NOT_IN_THIS_BROWSER.title, NOT_IN_THIS_BROWSER.body);
     if (read.state !== 'live') return noSession(reply, read, handle);
     const view = await loadSessionView(domain, read.session);
     return sendHtml(reply, 200, renderSessionPage(view, pathsOf(handle), assets), SESSION_PAGE_CSP);
