@@ -745,13 +745,14 @@ describe('unknown paths and methods', () => {
 
   it('a browser asking for a page that is not there gets a page; operations stay errorResults', async () => {
     const browser = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
-    for (const path of ['/services/sessio', '/services/enter', '/services/']) {
+    for (const path of ['/services/sessio', '/services/enter', '/services/', '/']) {
       const answer = await h.http(path, { accept: browser, auth: null });
       expect([answer.status, answer.type], path).toEqual([404, 'text/html; charset=utf-8']);
       expect(answer.text).toContain('<h1>No such page</h1>');
     }
     expectError(await h.http(`${ROOT}/nope`, { accept: browser }), 404, 'NOT_FOUND');
     expectError(await h.http('/services/sessio', { accept: 'application/xml' }), 404, 'NOT_FOUND');
+    expectError(await h.http('/', { accept: 'application/xml' }), 404, 'NOT_FOUND');
     // A link the router refuses (garbled percent-encoding, a token far too long): a page too.
     for (const path of ['/services/enter/%E0%A4', `/services/enter/${'A'.repeat(10_000)}`]) {
       const answer = await h.http(path, { accept: browser, auth: null });

@@ -39,8 +39,9 @@ export function sendPage(
  */
 export function wantsPage(url: string, accept: string | undefined, serviceRoot: string): boolean {
   const path = url.split('?')[0]!;
-  if (!path.startsWith(`/${serviceRoot}/`) || path.startsWith(`/${serviceRoot}/rest/`))
-    return false;
+  // The root too: a link cut down to its host is a person's, not a client's.
+  const pages = path === '/' || path.startsWith(`/${serviceRoot}/`);
+  if (!pages || path.startsWith(`/${serviceRoot}/rest/`)) return false;
   return /^\s*text\/html\b/i.test(accept ?? '');
 }
 
