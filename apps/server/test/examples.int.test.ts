@@ -144,6 +144,43 @@ describe('the example pals', () => {
     ]);
   });
 
+  it('team directory in a browser (C6): two buttons, and what they answer in words', async () => {
+    const colleague = await createSso(h.domain, h.b.enterpriseId, {
+      firstName: 'Ken',
+      lastName: 'Colleague',
+      email: 'ken.colleague@example.test',
+    });
+    await h.b.json.console.grantConsolePalAccess({ palId: 'team-directory', ssoId: colleague });
+    // C6 answers the token; its link is /services/enter/{token}.
+    const token = await h.b.json.console.createConsoleToken({
+      palId: 'team-directory',
+      ssoId: colleague,
+    });
+    const { cookie, page } = await pages.enter(token);
+    // Not a dead end: the console's buttons, though the page has no field to type into.
+    expect(page.text).not.toContain('There is nothing for you to do here now.');
+    expect(page.text).toContain(
+      '<button type="submit" name="action" value="everyone" class="primary">List everyone</button>',
+    );
+    const listed = await pages.post(cookie, { csrf: csrfOf(page), action: 'everyone' });
+    expect(listed.status).toBe(303);
+    const everyone = (await pages.page(cookie)).text;
+    expect(everyone).toContain(
+      '<li data-type="INFO">Grace Hopper: Compilers, Arlington, +1 703 555 0108</li>',
+    );
+    expect(everyone.match(/<li data-type="INFO">/g)).toHaveLength(20);
+    await pages.post(cookie, { csrf: csrfOf(page), action: 'teams' });
+    expect((await pages.page(cookie)).text).toContain(
+      '<li data-type="INFO">Compilers: 4 people</li>',
+    );
+    // An empty search through C7 says how many there are, not that 20 match "".
+    const all = await h.b.json.console.runConsoleWorkflow({
+      palId: 'team-directory',
+      consoleContent: post({}),
+    });
+    expect(all.messages?.[0]?.message).toBe('20 people in the directory');
+  });
+
   it('customer onboarding: company, documents, terms, then the transaction is complete', async () => {
     const client = h.b.json;
     const id = await client.transactions.createTransaction({ palId: 'customer-onboarding' });
