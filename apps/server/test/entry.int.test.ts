@@ -91,6 +91,10 @@ describe('tokens and entry', () => {
     const again = await open(`/services/enter/${token}`);
     expect(again.status).toBe(410);
     expect(again.text).toContain('This link is no longer valid');
+    // The same page for a token that was never one (no oracle), which names that cause too.
+    const cut = await pages.open('/services/enter/abc');
+    expect([cut.status, cut.text]).toEqual([410, again.text]);
+    expect(cut.text).toContain('it did not arrive whole');
   });
 
   it('T5 into a module without `enter` runs no sandbox job; one with `enter` runs one', async () => {

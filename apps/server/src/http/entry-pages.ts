@@ -47,7 +47,9 @@ import { renderSessionPage, statusText, type SessionPagePaths } from './session-
 
 const GONE: PageText = {
   title: 'This link is no longer valid',
-  body: '<h1>This link is no longer valid</h1><p>It was already used, or it has expired. Ask whoever sent it to you for a new one.</p>',
+  // One page for a token that is unknown, used or expired (no oracle): so it names each cause,
+  // a link cut short or mistyped among them.
+  body: '<h1>This link is no longer valid</h1><p>It was already used, it has expired, or it did not arrive whole (cut short, or changed on its way). Ask whoever sent it to you for a new one.</p>',
 };
 const NO_SESSION: PageText = {
   title: 'Your session has ended',
