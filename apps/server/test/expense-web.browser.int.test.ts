@@ -312,6 +312,8 @@ describe('expense approval in Chromium', () => {
     await amount.fill(CLAIM.amount);
     await page.getByLabel('What was bought, and why').fill(CLAIM.description);
 
+    // At a desktop the page is drawn at its size: no link to read it in full.
+    expect(await page.getByRole('link', { name: 'Read page 1 full size' }).isVisible()).toBe(false);
     await screenshot(page, '1-employee-filled');
 
     const mailsBefore = h.mails.length;
@@ -653,6 +655,10 @@ describe('expense approval in Chromium', () => {
     expect(await page.locator('.field-marker:not(.shows-value)').count()).toBe(0);
     expect(await overflowingValues(page)).toEqual([]);
     expect(await markers.allTextContents()).toContain('Parking at the customer');
+    // The page's picture is too small to read on a phone: the page in full is a tap away.
+    const full = page.getByRole('link', { name: 'Read page 1 full size' });
+    expect(await full.isVisible()).toBe(true);
+    expect(await full.getAttribute('href')).toMatch(/\/documents\/0#page=1$/);
     const signed = page.locator('[data-marker="employee-signature"] .typed-preview');
     const fits = await signed.evaluate((el) => {
       const text = el.getBoundingClientRect();

@@ -412,6 +412,12 @@ describe('the session page', () => {
     expect(html(done)).not.toContain('being written');
   });
 
+  it('links each page in full, for a phone whose picture of it is too small to read', () => {
+    expect(html()).toContain(
+      '<p class="page-full"><a href="/services/session/Ab12Cd34Ef56/documents/0#page=1" target="_blank" rel="noopener">Read page 1 full size</a></p>',
+    );
+  });
+
   it('shows an image document as an <img> of its file; a PDF page is left to the script', () => {
     expect(html()).not.toContain('class="page-image"');
     const image = view();
