@@ -163,11 +163,13 @@ describe('tokens and entry', () => {
     );
     for (const forged of ['A'.repeat(43), 'forged', other.cookie.slice(name.length + 1)])
       expect((await open(path, `${name}=${forged}`)).status).toBe(401);
-    // Without its cookie (the address copied to another browser): said so, not "ended", which
-    // the session is not.
+    // Without its cookie (the address copied to another browser, or a session ended by its idle
+    // time, whose cookie went with it): both causes said, not "ended" alone.
     const elsewhere = await open(path);
     expect(elsewhere.status).toBe(401);
     expect(elsewhere.text).toContain('<h1>This page is not open in this browser</h1>');
+    expect(elsewhere.text).toContain('Its session has ended (after 30 minutes without use');
+    expect(elsewhere.text).toContain('opened in another browser or device');
     expect((await open('/services/session')).status).toBe(401);
   });
 

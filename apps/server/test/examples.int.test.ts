@@ -598,6 +598,19 @@ describe('customer onboarding in a browser', () => {
       headers: { Cookie: cookie },
     });
     expect(receipts.status).toBe(404);
+    // A session of another onboarding, which has given nothing, does not reach this one's
+    // identity document under the same name.
+    const other = await enterAsEmployee('customer-onboarding');
+    const notTheirs = await fetch(`${h.url}${sessionPathOf(other.cookie)}/uploads/identity`, {
+      headers: { Cookie: other.cookie },
+    });
+    expect(notTheirs.status).toBe(404);
+    // Nor with the other session's cookie under this page's address.
+    const name = cookie.slice(0, cookie.indexOf('='));
+    const forged = await fetch(`${h.url}${sessionPathOf(cookie)}/uploads/identity`, {
+      headers: { Cookie: `${name}=${other.cookie.slice(other.cookie.indexOf('=') + 1)}` },
+    });
+    expect(forged.status).toBe(401);
     const tx = (
       await h.b.json.transactions.searchTransactions({
         palId: 'customer-onboarding',

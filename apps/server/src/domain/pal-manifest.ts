@@ -225,7 +225,8 @@ const zManifestMembers = z.strictObject({
 /** pal.json: its members, and what one says of another (an action's signatures). */
 export const zPalManifest = zManifestMembers.superRefine((manifest, ctx) => {
   // An action's signatures are the documents' signatures, each of a role the action is offered
-  // to: one nobody who runs it could give would stop every run of it.
+  // to. A signature is only ever asked of the person of its role, so one of a role nobody who
+  // runs the action has would never be asked: surely a mistake of the pal's.
   const signatures = new Map(
     (manifest.documents ?? []).flatMap((d) => (d.signatures ?? []).map((s) => [s.id, s] as const)),
   );

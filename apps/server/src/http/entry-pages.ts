@@ -56,13 +56,14 @@ const NO_SESSION: PageText = {
   body: '<h1>Your session has ended</h1><p>Sessions end after 30 minutes without use, and 12 hours after they start. Open a new link to go on.</p>',
 };
 /**
- * A page's address with no session cookie of it: opened in another browser or device (copied,
- * sent to oneself), or after the browser's cookies were cleared. Its session may be live, in the
- * browser that holds it: "ended" would send the person looking for the wrong cause.
+ * A page's address with no session cookie of it. The cookie lives as long as the session's idle
+ * time, so this is a session ended by 30 minutes without use as often as an address opened in
+ * another browser or device (copied, sent to oneself): the page names both, where "ended" alone
+ * sent the second looking for the wrong cause.
  */
 const NOT_IN_THIS_BROWSER: PageText = {
   title: 'This page is not open in this browser',
-  body: '<h1>This page is not open in this browser</h1><p>A page opens only in the browser where its link was opened, and stays open there for 30 minutes without use (12 hours at most). An address copied to another browser or device leads here. To go on, open your link again from the mail or the application that gave it to you, on this device.</p>',
+  body: '<h1>This page is not open in this browser</h1><p>Its session has ended (after 30 minutes without use, or 12 hours after it started), or its address was opened in another browser or device than the one where its link was opened. To go on, open your link again from the mail or the application that gave it to you.</p>',
 };
 /** A session whose person may no longer act: why, in the domain's words. */
 const withdrawn = (reason: string): PageText => ({

@@ -186,6 +186,16 @@ describe('the session page', () => {
       '<legend>Your signature <span class="required">(required for “Approve &#60;and sign&#62;”)</span></legend>',
     );
     expect(needed(['Approve', 'Sign off'])).toContain('(required for “Approve” and “Sign off”)');
+    // Documents no longer open (a completed transaction): nothing to sign, nothing said.
+    const closed = html(
+      view({
+        documentsOpen: false,
+        documents: [
+          { ...document!, signatures: [{ ...mine!, required: false, neededFor: ['Approve'] }] },
+        ],
+      }),
+    );
+    expect(closed).not.toContain('required for');
     const optional = needed([]);
     expect(optional).toContain('<legend>Your signature</legend>');
     // Another role's signature is not the person's to give: what its buttons need is not said.
@@ -223,6 +233,42 @@ describe('the session page', () => {
       '<li data-type="UPLOAD_REQUIRED"><a href="#upload-0">Upload “Receipt” before you go on: it is required.</a></li>',
     );
     expect(page).toContain('<input type="file" id="upload-0"');
+    // Two signatures, each needed by one button: the message of the pressed one leads to its own.
+    const base = view();
+    const [document] = base.documents;
+    const [mine] = document!.signatures;
+    const sig = (id: string, neededFor: string[]) => ({
+      ...mine!,
+      signature: { ...mine!.signature, id },
+      required: false,
+      neededFor,
+    });
+    const two = html(
+      view({
+        actions: [
+          { name: 'reject', label: 'Reject' },
+          { name: 'approve', label: 'Approve' },
+        ],
+        documents: [
+          {
+            ...document!,
+            signatures: [sig('reject-sig', ['Reject']), sig('approve-sig', ['Approve'])],
+          },
+        ],
+        outcome: {
+          action: 'approve',
+          ran: false,
+          success: false,
+          messages: [
+            {
+              message: 'Sign before you go on: your signature is needed for “Approve”.',
+              type: 'SIGNATURE_REQUIRED',
+            },
+          ],
+        },
+      }),
+    );
+    expect(two).toContain('<a href="#sign-approve-sig">Sign before you go on');
   });
 
   it('links a file given to where it opens, and asks for none on a page where nothing can be given', () => {

@@ -258,13 +258,20 @@ function placeAskedFor(
   { message, type }: { message: string; type?: string | null },
 ): string | undefined {
   if (type === 'SIGNATURE_REQUIRED') {
+    // The pressed action's: a signature another button needs is not the one asked for.
+    const pressed = view.actions.find((a) => a.name === view.outcome?.action)?.label;
     const documents = view.documents.filter(
       (d) =>
         view.documents.length === 1 || message.includes(`“${d.description ?? fileName(d.file)}”`),
     );
     const asked = documents
       .flatMap((d) => d.signatures)
-      .find((s) => s.mine && !s.given && (s.required || s.neededFor.length > 0));
+      .find(
+        (s) =>
+          s.mine &&
+          !s.given &&
+          (s.required || (pressed !== undefined && s.neededFor.includes(pressed))),
+      );
     return asked && view.documentsOpen ? signatureAnchor(asked.signature.id!) : undefined;
   }
   if (type === 'UPLOAD_REQUIRED' || type === 'UPLOAD_REFUSED') {
@@ -581,7 +588,7 @@ function signatureBlock(
   // Needed by some of the buttons only ("Approve and sign", not "Return"): said with their labels.
   const required = isRequired
     ? ' <span class="required">(required)</span>'
-    : mine && neededFor.length > 0
+    : mine && view.documentsOpen && neededFor.length > 0
       ? ` <span class="required">(required for ${neededFor.map((label) => `“${escapeHtml(label)}”`).join(' and ')})</span>`
       : '';
   const whose = mine ? 'Your signature' : `Signature of ${escapeHtml(roleName(signature.role))}`;
