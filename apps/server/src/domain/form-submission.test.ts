@@ -204,6 +204,32 @@ describe('judgeForm', () => {
     expect(judge({ action: 'approve' }, manager).verdict).toMatchObject({ kind: 'run' });
   });
 
+  it('names the document of each missing signature when there are several', () => {
+    const two = basis();
+    const second = {
+      ...DOCUMENT,
+      file: 'documents/b.pdf',
+      description: 'The terms',
+      fields: [],
+      signatures: [{ ...DOCUMENT.signatures[0]!, id: 'me-too' }],
+    };
+    two.documents = [DOCUMENT, second];
+    two.states = [...two.states, { file: second.file, values: {}, signatures: [] }];
+    expect(judge({ action: 'send' }, two).verdict).toMatchObject({
+      kind: 'incomplete',
+      messages: [
+        {
+          message: 'Sign before you go on: your signature in “a.pdf” is required.',
+          type: 'SIGNATURE_REQUIRED',
+        },
+        {
+          message: 'Sign before you go on: your signature in “The terms” is required.',
+          type: 'SIGNATURE_REQUIRED',
+        },
+      ],
+    });
+  });
+
   it('takes a drawn PNG within the cap, and refuses one past it by its encoded size', () => {
     const small = `data:image/png;base64,${png(20, 10).toString('base64')}`;
     expect(judge({ action: 'send', 'signature.me': small }).verdict).toMatchObject({

@@ -285,20 +285,18 @@ export function judgeForm(
         { filename, size, keptAt: now.toISOString() },
       ]),
     );
+  /** Why each missing signature is asked for, in the words after "your signature". */
   const unsigned = [
-    ...unique(missing).map((where) => ({
-      where,
-      why: basis.documents.length === 1 ? 'is required' : `in “${where}” is required`,
-    })),
+    ...unique(missing).map((where) =>
+      basis.documents.length === 1 ? 'is required' : `in “${where}” is required`,
+    ),
     ...unique(missingForAction)
       .filter((where) => !missing.includes(where))
-      .map((where) => ({
-        where,
-        why:
-          basis.documents.length === 1
-            ? `is needed for “${offered.label}”`
-            : `in “${where}” is needed for “${offered.label}”`,
-      })),
+      .map((where) =>
+        basis.documents.length === 1
+          ? `is needed for “${offered.label}”`
+          : `in “${where}” is needed for “${offered.label}”`,
+      ),
   ];
   if (unsigned.length > 0 || missingUploads.length > 0 || wrongFiles.length > 0)
     return {
@@ -306,7 +304,7 @@ export function judgeForm(
         kind: 'incomplete',
         action,
         messages: [
-          ...unsigned.map(({ why }) => ({
+          ...unsigned.map((why) => ({
             message: `Sign before you go on: your signature ${why}.`,
             type: 'SIGNATURE_REQUIRED',
           })),
