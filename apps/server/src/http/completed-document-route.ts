@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { completedFileName, getCompletedDocumentAt } from '../domain/completed-documents.js';
 import type { WorkflowContext } from '../workflows/context.js';
 import type { SessionOfPage } from './session-cookies.js';
-import { sendPage } from './page.js';
+import { sendPage, sendSandboxedFile } from './page.js';
 
 const NOT_HERE = {
   title: 'No completed document here',
@@ -41,19 +41,11 @@ export function registerCompletedDocumentRoute(
       if (!completed) return sendPage(reply, 404, NOT_HERE.title, NOT_HERE.body);
       // `?view`: shown in the browser (the page's "Open" link); else a download.
       const disposition = request.query.view !== undefined ? 'inline' : 'attachment';
-      return reply
-        .code(200)
-        .type('application/pdf')
-        .header(
-          'Content-Disposition',
-          `${disposition}; filename="${completedFileName(completed.file)}"`,
-        )
-        .header('Cache-Control', 'no-store')
-        .header('Referrer-Policy', 'no-referrer')
-        .header('Cross-Origin-Resource-Policy', 'same-origin')
-        .header('X-Content-Type-Options', 'nosniff')
-        .header('Content-Security-Policy', "default-src 'none'; sandbox")
-        .send(Buffer.from(completed.content));
+      return sendSandboxedFile(reply.code(200).header('Cache-Control', 'no-store'), {
+        contentType: 'application/pdf',
+        disposition: `${disposition}; filename="${completedFileName(completed.file)}"`,
+        content: completed.content,
+      });
     },
   );
 }

@@ -42,7 +42,15 @@ import { sessionDocumentFile, sessionUploadFile } from '../domain/session-docume
 import type { AssetUrls } from './assets.js';
 import { registerCompletedDocumentRoute } from './completed-document-route.js';
 import { sessionCookies, type SessionOfPage } from './session-cookies.js';
-import { isGone, PAGE_CSP, SESSION_PAGE_CSP, sendHtml, sendPage, type PageText } from './page.js';
+import {
+  isGone,
+  PAGE_CSP,
+  SESSION_PAGE_CSP,
+  sendHtml,
+  sendPage,
+  sendSandboxedFile,
+  type PageText,
+} from './page.js';
 import { renderSessionPage, statusText, type SessionPagePaths } from './session-page.js';
 
 const GONE: PageText = {
@@ -261,18 +269,11 @@ ${about}<p>The link in your mail opens this for you${you ? `, ${escapeHtml(you)}
         if (isDomainError(error) && error.statusCode === 404) return notFound();
         throw error;
       }
-      return reply
-        .header('Cache-Control', 'private, no-store')
-        .header('Referrer-Policy', 'no-referrer')
-        .header('X-Content-Type-Options', 'nosniff')
-        .header('Cross-Origin-Resource-Policy', 'same-origin')
-        .header('Content-Security-Policy', "default-src 'none'; sandbox")
-        .header(
-          'Content-Disposition',
-          `inline; filename="${file.document.file.replace(/^.*\//, '').replace(/[^\w.-]/g, '_')}"`,
-        )
-        .type(file.document.contentType)
-        .send(Buffer.from(file.content));
+      return sendSandboxedFile(reply.header('Cache-Control', 'private, no-store'), {
+        contentType: file.document.contentType,
+        disposition: `inline; filename="${file.document.file.replace(/^.*\//, '').replace(/[^\w.-]/g, '_')}"`,
+        content: file.content,
+      });
     },
   );
 
@@ -297,15 +298,11 @@ ${about}<p>The link in your mail opens this for you${you ? `, ${escapeHtml(you)}
           );
         throw error;
       }
-      return reply
-        .header('Cache-Control', 'private, no-store')
-        .header('Referrer-Policy', 'no-referrer')
-        .header('X-Content-Type-Options', 'nosniff')
-        .header('Cross-Origin-Resource-Policy', 'same-origin')
-        .header('Content-Security-Policy', "default-src 'none'; sandbox")
-        .header('Content-Disposition', inlineDisposition(file.filename))
-        .type(file.contentType)
-        .send(Buffer.from(file.content));
+      return sendSandboxedFile(reply.header('Cache-Control', 'private, no-store'), {
+        contentType: file.contentType,
+        disposition: inlineDisposition(file.filename),
+        content: file.content,
+      });
     },
   );
 

@@ -1,5 +1,5 @@
 // The frame of every browser page: one HTML shell, and the headers that keep pages out of caches,
-// referrers and frames.
+// referrers and frames; and those of the files a page opens (documents, uploads, completed PDFs).
 import type { FastifyReply } from 'fastify';
 import { isDomainError } from '../domain/errors.js';
 import { escapeHtml } from '../html.js';
@@ -92,4 +92,23 @@ export function sendGonePageOrThrow(
 ): FastifyReply {
   if (isGone(error)) return sendPage(reply, 410, gone.title, gone.body);
   throw error;
+}
+
+/**
+ * A file a session page opens (a document, an upload, a completed PDF): only to this origin, never
+ * sniffed as another type, and in a sandbox, so that a PDF's scripts never run with the service's
+ * origin. The caller says how long it may be kept (`Cache-Control`) and how it opens.
+ */
+export function sendSandboxedFile(
+  reply: FastifyReply,
+  file: { contentType: string; disposition: string; content: Uint8Array },
+): FastifyReply {
+  return reply
+    .header('Referrer-Policy', 'no-referrer')
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Cross-Origin-Resource-Policy', 'same-origin')
+    .header('Content-Security-Policy', "default-src 'none'; sandbox")
+    .header('Content-Disposition', file.disposition)
+    .type(file.contentType)
+    .send(Buffer.from(file.content));
 }

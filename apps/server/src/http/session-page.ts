@@ -281,9 +281,9 @@ function placeAskedFor(
   return undefined;
 }
 
-/** The id of the person's signature block of a signature (its id is the pal's: encoded). */
+/** The id of the person's signature block of a signature. */
 function signatureAnchor(signatureId: string): string {
-  return `sign-${errorId(signatureId).slice('error-'.length)}`;
+  return `sign-${idPart(signatureId)}`;
 }
 
 /** A completed transaction's PDF whose completed copy is not written yet (it is, off the commit). */
@@ -564,11 +564,16 @@ function aboutField(
 }
 
 /**
- * The id of a field's error text (field ids are the pal's): each character but the safe ones as
+ * A pal's id (a field's, a signature's) as part of an HTML id: each character but the safe ones as
  * `.{hex}.`, closed so that no two ids meet ("\u00ab" and "\nb" did).
  */
+function idPart(palId: string): string {
+  return palId.replace(/[^A-Za-z0-9_-]/g, (c) => `.${c.charCodeAt(0).toString(16)}.`);
+}
+
+/** The id of a field's error text. */
 function errorId(fieldId: string): string {
-  return `error-${fieldId.replace(/[^A-Za-z0-9_-]/g, (c) => `.${c.charCodeAt(0).toString(16)}.`)}`;
+  return `error-${idPart(fieldId)}`;
 }
 
 function isCheckbox(type: string): boolean {
