@@ -3,7 +3,7 @@
 // gives every launch a fresh, empty profile of its own.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Screenshots of the pages, for people to look at (not compared). */
@@ -25,6 +25,19 @@ export async function launchChromium(): Promise<{ browser: Browser; close(): Pro
     ],
   });
   return { browser, close: () => browser.close() };
+}
+
+/**
+ * How pdf.js's drawing of a session page's PDF pages ended: 'true', 'failed', or 'none' when the
+ * page has no PDF pages or ran no script (JavaScript off: the pages stay as the server sent them).
+ * Screenshots wait for it: taken before, they showed the fields on white.
+ */
+export async function pdfPagesDrawn(page: Page): Promise<string> {
+  const hasPdf = (await page.locator('.page[data-kind="pdf"]').count()) > 0;
+  const scripted = (await page.locator('html.js').count()) > 0;
+  if (!hasPdf || !scripted) return 'none';
+  await page.waitForSelector('main[data-pages-drawn]');
+  return (await page.locator('main').getAttribute('data-pages-drawn')) ?? 'none';
 }
 
 // The functions passed to page.evaluate run in Chromium; the test project has no DOM types.

@@ -16,7 +16,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PEOPLE, ensureDemoPeople } from '../src/domain/demo.js';
 import { deployPal } from '../src/domain/pals.js';
-import { inkedPixels, launchChromium, SCREENSHOTS } from './browser.js';
+import { inkedPixels, launchChromium, pdfPagesDrawn, SCREENSHOTS } from './browser.js';
 import { inkPng } from './documents.js';
 import { tempDir } from './helpers.js';
 import { PUBLIC_URL, startHarness, type Harness } from './harness.js';
@@ -86,10 +86,7 @@ async function freshContext(device: keyof typeof DEVICES = 'desktop'): Promise<{
 async function screenshot(page: Page, step: string): Promise<void> {
   // A page with documents is shown as a person sees it once pdf.js has drawn them (the earlier
   // screenshots of pages after a post showed the fields on white), and drawing must not fail.
-  if ((await page.locator('main[data-pdfjs]').count()) > 0) {
-    await page.waitForSelector('main[data-pages-drawn]');
-    expect(await page.locator('main').getAttribute('data-pages-drawn')).toBe('true');
-  }
+  expect(await pdfPagesDrawn(page)).not.toBe('failed');
   await page.screenshot({ path: join(SCREENSHOTS, `expense-web-${step}.png`), fullPage: true });
 }
 

@@ -13,7 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deployPal } from '../src/domain/pals.js';
 import { createSso } from '../src/domain/ssos.js';
 import { readVariables, transactionScope } from '../src/storage/variables.js';
-import { inkedPixels as inkedPngPixels, launchChromium, SCREENSHOTS } from './browser.js';
+import {
+  inkedPixels as inkedPngPixels,
+  launchChromium,
+  pdfPagesDrawn,
+  SCREENSHOTS,
+} from './browser.js';
 import { tempDir } from './helpers.js';
 import { startHarness, type Harness } from './harness.js';
 import { WEB_PAL_ID, writeWebPal } from './web-pal.js';
@@ -111,6 +116,7 @@ async function enterNewTransaction(
 }
 
 async function shot(page: Page, name: string): Promise<void> {
+  expect(await pdfPagesDrawn(page)).not.toBe('failed');
   // At the bottom, so that the bar of buttons (sticky on a wide screen) is drawn where it rests.
   await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
   await page.screenshot({ path: join(SCREENSHOTS, `session-${name}.png`), fullPage: true });
