@@ -18,7 +18,12 @@ import {
   type WireFormat,
 } from '@pal-workflow/client';
 import { openApiDocument, operations, type OperationId } from '@pal-workflow/server-skeleton';
-import { SchemaValidator, startSmtpListener, type ReceivedMail } from '@pal-workflow/test-support';
+import {
+  SchemaValidator,
+  startSmtpListener,
+  type ReceivedMail,
+  type SmtpListener,
+} from '@pal-workflow/test-support';
 import { decodeXml } from '@pal-workflow/validators';
 import { expect } from 'vitest';
 import { loadConfig, type Config } from '../src/config.js';
@@ -230,6 +235,8 @@ export interface Harness {
   mails: ReceivedMail[];
   /** Addresses the SMTP listener refuses (550) at RCPT TO; lower case. */
   refusedRecipients: Set<string>;
+  /** The SMTP listener itself (with smtp: true): e.g. to hold its acknowledgments. */
+  smtp: SmtpListener | undefined;
   http(path: string, options?: RequestOptions): Promise<Answer>;
   /**
    * Like http(), from a chosen local address (127.0.0.x), which fetch cannot choose: for what is
@@ -458,6 +465,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     xmlValidated: () => validated,
     mails,
     refusedRecipients,
+    smtp,
     http,
     fromAddress,
     client: clientFor,

@@ -19,6 +19,13 @@ export interface SmtpListener {
   received: ReceivedMail[];
   /** Lower-case addresses the server refuses at RCPT TO. */
   refused: Set<string>;
+  /**
+   * Holds back the acknowledgment of every mail until the returned function is called, so that a
+   * test can act while deliveries are under way. The mails are kept as they arrive.
+   */
+  hold(): () => void;
+  /** Mails received and not yet acknowledged (held). */
+  held(): number;
   close(): Promise<void>;
 }
 
@@ -26,6 +33,16 @@ export interface SmtpListener {
 export async function startSmtpListener(options: { port?: number } = {}): Promise<SmtpListener> {
   const received: ReceivedMail[] = [];
   const refused = new Set<string>();
+  let gate: Promise<void> | undefined;
+  let heldCount = 0;
+  const acknowledge = (callback: (error?: Error | null) => void) => {
+    if (!gate) return callback();
+    heldCount += 1;
+    void gate.then(() => {
+      heldCount -= 1;
+      callback();
+    });
+  };
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS'],
     authOptional: true,
@@ -48,7 +65,7 @@ export async function startSmtpListener(options: { port?: number } = {}): Promis
               },
               mail,
             });
-            callback();
+            acknowledge(callback);
           })
           .catch(callback);
       });
@@ -61,6 +78,15 @@ export async function startSmtpListener(options: { port?: number } = {}): Promis
     url: `smtp://127.0.0.1:${port}`,
     received,
     refused,
+    hold() {
+      let release = () => {};
+      gate = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        gate = undefined;
+        release();
+      };
+    },
+    held: () => heldCount,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
