@@ -23,4 +23,5 @@ export const MIGRATION_NAMES = [
   '0027_spent_tokens_index',
   '0028_outbox_lanes',
   '0029_session_draft_files',
+  '0030_mail_link_sessions',
 ];

@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../src/domain/ids.js';
+import { MAIL_LINK_SESSIONS } from '../src/domain/sessions.js';
 import { deployPal } from '../src/domain/pals.js';
 import { createSso } from '../src/domain/ssos.js';
 import { transitionTransaction } from '../src/domain/transactions.js';
@@ -325,9 +326,12 @@ describe('a page runs nothing on a transaction whose systemStatus forbids runs',
   });
 });
 
-/** Runs the wf-tx submit step, which mails `approver` a link; the transaction and the link's path. */
-async function mailTo(approver: string): Promise<{ tx: string; path: string }> {
-  const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+/**
+ * Runs the wf-tx submit step (on a new transaction, or on `tx`), which mails `approver` a link;
+ * the transaction and the link's path.
+ */
+async function mailTo(approver: string, onTx?: string): Promise<{ tx: string; path: string }> {
+  const tx = onTx ?? (await h.a.json.transactions.createTransaction({ palId: 'wf-tx' }));
   const before = h.mails.length;
   const postData = { step: 'submit', approver, amount: '7' };
   await h.a.json.transactions.runTransactionWorkflow({
@@ -371,6 +375,44 @@ describe('links in mails', () => {
     expectGone(await pages.open(path));
     expectGone(await confirm(path));
     expect((await h.a.json.transactions.getTransaction({ id: tx })).status).toBe('SUBMITTED');
+  });
+
+  it(`keep only the ${MAIL_LINK_SESSIONS} sessions a person opened last on a transaction: one more ends the oldest`, async () => {
+    const recipient = await person();
+    const other = await person();
+    const { tx, path } = await mailTo(recipient);
+    // The same person on another transaction, and another person on this one, keep theirs.
+    const elsewhere = await mailTo(recipient);
+    const others = await mailTo(other, tx);
+    const enter = async (link: string) => {
+      const entered = await confirm(link);
+      expect(entered.status, entered.text).toBe(303);
+      return entered.headers.get('set-cookie')!.split(';')[0]!;
+    };
+    const kept = [await enter(elsewhere.path), await enter(others.path)];
+    const cookies: string[] = [];
+    for (let i = 0; i <= MAIL_LINK_SESSIONS; i++) {
+      cookies.push(await enter(path));
+      // Which is oldest is told by the start's millisecond.
+      await new Promise((done) => setTimeout(done, 2));
+    }
+
+    const ended = await expectEnded(cookies[0]!);
+    expect(ended.text).toContain('a link from a mail keeps only the ten it opened last');
+    for (const cookie of [...cookies.slice(1), ...kept])
+      expect((await pages.page(cookie)).status).toBe(200);
+    const records = await h.domain.db
+      .selectFrom('audit_log')
+      .select(['target', 'details'])
+      .where('action', '=', 'session.ended')
+      .where('target', 'in', [tx, elsewhere.tx])
+      .execute();
+    expect(records).toHaveLength(1);
+    expect(records[0]!.target).toBe(tx);
+    expect(JSON.parse(records[0]!.details!)).toMatchObject({
+      sso: recipient,
+      reason: 'superseded',
+    });
   });
 
   it('on a CANCELLED transaction the link enters but runs nothing', async () => {

@@ -7,6 +7,7 @@ import {
   countBrowserSessions,
   deleteBrowserSession,
   deleteEndedBrowserSessions,
+  deleteOlderMailSessions,
   insertBrowserSession,
   liveBrowserSessions,
   setBrowserSessionOutcome,
@@ -32,6 +33,14 @@ export const SESSION_IDLE_MS = 30 * 60_000;
  * computer, a forwarded link's session) is not good for ever.
  */
 export const SESSION_LIFETIME_MS = 12 * 60 * 60_000;
+
+/**
+ * The sessions one person may hold through mailed links to one transaction; starting one more
+ * ends the oldest. A link enters at every use for its seven days, and each session may keep a
+ * form's worth of what was typed: without a bound, one link could fill the disk. Ten is more
+ * browsers and tabs than a person opens one claim in at once.
+ */
+export const MAIL_LINK_SESSIONS = 10;
 
 /** What the last action of a session did, as the page shows it. */
 export interface ActionOutcome {
@@ -169,6 +178,18 @@ export async function createSession(
         details: { sessionRef: hashRef(row.id_hash), kind: session.kind, role: session.role },
       },
     ]);
+    if (session.kind === 'mail' && session.transactionId !== null) {
+      const older = await deleteOlderMailSessions(
+        db,
+        {
+          enterpriseId: session.enterpriseId,
+          transactionId: session.transactionId,
+          ssoId: session.standingSso,
+        },
+        MAIL_LINK_SESSIONS,
+      );
+      await recordSessionsEnded(ctx, db, older, 'superseded');
+    }
   });
   return value;
 }

@@ -61,7 +61,7 @@ const GONE: PageText = {
 };
 const NO_SESSION: PageText = {
   title: 'Your session has ended',
-  body: '<h1>Your session has ended</h1><p>Sessions end after 30 minutes without use, and 12 hours after they start. Open a new link to go on.</p>',
+  body: '<h1>Your session has ended</h1><p>Sessions end after 30 minutes without use and 12 hours after they start, and a link from a mail keeps only the ten it opened last. To go on, open your mail’s link again, or ask for a new link.</p>',
 };
 /**
  * A page's address with no session cookie of it. The cookie lives as long as the session's idle

@@ -112,6 +112,38 @@ export function deleteEndedBrowserSessions(
     .execute();
 }
 
+/**
+ * Removes the sessions that `ssoId` started through mailed links to `transactionId`, all but the
+ * `keep` newest; which (for their audit records).
+ */
+export async function deleteOlderMailSessions(
+  db: Db,
+  where: { enterpriseId: string; transactionId: string; ssoId: string },
+  keep: number,
+): Promise<
+  Pick<BrowserSessionRow, 'id_hash' | 'enterprise_id' | 'pal_id' | 'transaction_id' | 'sso_id'>[]
+> {
+  // Read newest first and cut here: SQLite's OFFSET needs a LIMIT, and these are at most a few
+  // more than `keep` (each start trims them).
+  const held = await db
+    .selectFrom('browser_sessions')
+    .select('id_hash')
+    .where('kind', '=', 'mail')
+    .where('transaction_id', '=', where.transactionId)
+    .where('sso_id', '=', where.ssoId)
+    .where('enterprise_id', '=', where.enterpriseId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id_hash')
+    .execute();
+  const older = held.slice(keep).map((row) => row.id_hash);
+  if (older.length === 0) return [];
+  return db
+    .deleteFrom('browser_sessions')
+    .where('id_hash', 'in', older)
+    .returning(['id_hash', 'enterprise_id', 'pal_id', 'transaction_id', 'sso_id'])
+    .execute();
+}
+
 export async function countBrowserSessions(db: Db): Promise<number> {
   const row = await db
     .selectFrom('browser_sessions')

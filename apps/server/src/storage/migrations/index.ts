@@ -23,6 +23,7 @@ import { textStatistics } from './0026-text-statistics.js';
 import { spentTokensIndex } from './0027-spent-tokens-index.js';
 import { outboxLanes } from './0028-outbox-lanes.js';
 import { sessionDraftFiles } from './0029-session-draft-files.js';
+import { mailLinkSessions } from './0030-mail-link-sessions.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '0027_spent_tokens_index': spentTokensIndex,
   '0028_outbox_lanes': outboxLanes,
   '0029_session_draft_files': sessionDraftFiles,
+  '0030_mail_link_sessions': mailLinkSessions,
 };
