@@ -398,7 +398,9 @@ describe('links in mails', () => {
     }
 
     const ended = await expectEnded(cookies[0]!);
-    expect(ended.text).toContain('a link from a mail keeps only the ten it opened last');
+    expect(ended.text).toContain(
+      `a link from a mail keeps only the ${MAIL_LINK_SESSIONS} it opened last`,
+    );
     for (const cookie of [...cookies.slice(1), ...kept])
       expect((await pages.page(cookie)).status).toBe(200);
     const records = await h.domain.db

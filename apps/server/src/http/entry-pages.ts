@@ -26,6 +26,7 @@ import { recordRefusedToken } from '../domain/audit-attempts.js';
 import type { WorkflowContext } from '../workflows/context.js';
 import { isDomainError } from '../domain/errors.js';
 import {
+  MAIL_LINK_SESSIONS,
   liveSessionsOf,
   readSession,
   sessionHandle,
@@ -61,7 +62,7 @@ const GONE: PageText = {
 };
 const NO_SESSION: PageText = {
   title: 'Your session has ended',
-  body: '<h1>Your session has ended</h1><p>Sessions end after 30 minutes without use and 12 hours after they start, and a link from a mail keeps only the ten it opened last. To go on, open your mail’s link again, or ask for a new link.</p>',
+  body: `<h1>Your session has ended</h1><p>Sessions end after 30 minutes without use and 12 hours after they start, and a link from a mail keeps only the ${MAIL_LINK_SESSIONS} it opened last. To go on, open your mail’s link again, or ask for a new link.</p>`,
 };
 /**
  * A page's address with no session cookie of it. The cookie lives as long as the session's idle
