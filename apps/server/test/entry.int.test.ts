@@ -5,6 +5,7 @@
 // from its form (CSRF token, same origin). Unknown, used and expired tokens: one 410 page.
 // Concurrent redemption: exactly one winner. And the whole flow once in real Chromium.
 import { request as httpRequest } from 'node:http';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +17,8 @@ import { issueTransactionToken } from '../src/domain/tokens.js';
 import { listRoles } from '../src/domain/transaction-roles.js';
 import { transitionTransaction } from '../src/domain/transactions.js';
 import { launchChromium, SCREENSHOTS } from './browser.js';
-import { apiError, PUBLIC_URL, startHarness, type Harness } from './harness.js';
+import { apiError, PUBLIC_URL, startHarness, type Answer, type Harness } from './harness.js';
+import { tempDir } from './helpers.js';
 import {
   cookieOf,
   csrfOf,
@@ -344,15 +346,111 @@ describe('tokens and entry', () => {
     return { tx, person, token };
   };
 
-  it('a token whose SSO was deleted meanwhile: a 409 page, and the token is not used up', async () => {
+  /** The token's row: `used_at` null while it may still be redeemed. */
+  const tokenRow = (token: string) =>
+    h.domain.db
+      .selectFrom('tokens')
+      .select('used_at')
+      .where('token_hash', '=', hashToken(token))
+      .executeTakeFirstOrThrow();
+  const wfTxCount = async () =>
+    Number(
+      (await h.a.json.transactions.searchTransactionsRaw({ palId: 'wf-tx' })).raw.headers.get(
+        'X-Total-Count',
+      ),
+    );
+  const expectNotEntered = (answer: Answer, status: number, text: string, sso?: string) => {
+    expect(answer.status, answer.text).toBe(status);
+    expect(answer.type).toBe('text/html; charset=utf-8');
+    expect(answer.text).toContain(text);
+    if (sso) expect(answer.text).not.toContain(sso);
+    expect(answer.headers.get('set-cookie')).toBeNull();
+  };
+
+  it('a token whose SSO was deleted meanwhile: a 403 page that names no SSO, and the token is not used up', async () => {
     const { person, token } = await participantToken('Late', 'Leaver');
     await deleteSso(h.domain, h.a.enterpriseId, person);
     const answer = await open(`/services/enter/${token}`);
-    expect(answer.status).toBe(409);
-    expect(answer.type).toBe('text/html; charset=utf-8');
-    expect(answer.text).toContain('This link cannot be used now');
-    expect(answer.headers.get('set-cookie')).toBeNull();
+    expectNotEntered(answer, 403, 'You can no longer act for this enterprise.', person);
     expect(await h.a.json.transactions.searchTransactions({ sso: person })).toEqual([]);
+    expect((await tokenRow(token)).used_at).toBeNull();
+
+    // T8: an anonymous visitor is not that SSO; the page says so in one neutral sentence.
+    const anonymous = await participantToken('Anon', 'Leaver');
+    const t8 = await h.a.json.transactions.createAnonymousToken({
+      transactionId: anonymous.tx,
+      userSSO: anonymous.person,
+      action: 'note',
+    });
+    await deleteSso(h.domain, h.a.enterpriseId, anonymous.person);
+    const t8Answer = await open(`/services/enter/${t8}`);
+    expectNotEntered(t8Answer, 403, 'This link was withdrawn.', anonymous.person);
+    expect((await tokenRow(t8)).used_at).toBeNull();
+  });
+
+  it('P3 whose SSO was deleted meanwhile makes no transaction and leaves the token unused', async () => {
+    const person = await createSso(h.domain, h.a.enterpriseId, {
+      firstName: 'Pia',
+      lastName: 'Gone',
+      email: 'pia.gone@example.test',
+    });
+    const url = await h.a.json.pals.createPalToken({ palId: 'wf-tx', userSSO: person });
+    const token = url.split('/').pop()!;
+    await deleteSso(h.domain, h.a.enterpriseId, person);
+    const before = await wfTxCount();
+    const events = await h.domain.db.selectFrom('outbox_messages').select('id').execute();
+    expectNotEntered(
+      await open(`/services/enter/${token}`),
+      403,
+      'You can no longer act for this enterprise.',
+      person,
+    );
+    expect(await wfTxCount()).toBe(before);
+    expect((await tokenRow(token)).used_at).toBeNull();
+    // No transaction.created webhook or mail went out for what was not made.
+    expect(await h.domain.db.selectFrom('outbox_messages').select('id').execute()).toEqual(events);
+    const audits = await h.domain.db
+      .selectFrom('audit_log')
+      .select(['action', 'details'])
+      .where('action', 'like', 'token.%')
+      .where('details', 'like', `%${hashToken(token).slice(0, 12)}%`)
+      .orderBy('id')
+      .execute();
+    expect(audits.map((r) => r.action)).toEqual(['token.issued', 'token.refused']);
+    expect(JSON.parse(audits[1]!.details!)).toMatchObject({ reason: 'FORBIDDEN' });
+  });
+
+  it('P3 userSSO=auto for a pal no longer in transaction mode makes no guest SSO and leaves the token unused', async () => {
+    const folder = tempDir();
+    const manifest = (transaction: boolean) =>
+      writeFileSync(
+        join(folder.path, 'pal.json'),
+        JSON.stringify({ id: 'p3-moved', name: 'Moved', modes: { transaction } }),
+      );
+    try {
+      manifest(true);
+      await deployPal(h.domain, h.a.enterpriseId, folder.path);
+      const url = await h.a.json.pals.createPalToken({ palId: 'p3-moved', userSSO: 'auto' });
+      manifest(false);
+      await deployPal(h.domain, h.a.enterpriseId, folder.path);
+      const guests = () =>
+        h.domain.db
+          .selectFrom('accounts')
+          .select('id')
+          .where('email', 'like', '%@guest.invalid')
+          .execute();
+      const before = await guests();
+      const token = url.split('/').pop()!;
+      expectNotEntered(
+        await open(`/services/enter/${token}`),
+        400,
+        'is not a transaction-mode pal',
+      );
+      expect(await guests()).toEqual(before);
+      expect((await tokenRow(token)).used_at).toBeNull();
+    } finally {
+      folder.remove();
+    }
   });
 
   it('a token whose transaction was archived meanwhile: a 403 page that says so, and no role', async () => {

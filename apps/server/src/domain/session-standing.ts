@@ -63,6 +63,18 @@ export async function readStandingFacts(
 }
 
 /**
+ * What an entry to a transaction judges before it gives its role: the SSO is ACTIVE, the
+ * transaction exists and is not ARCHIVED (sessionStanding judges the same, and the role, after).
+ */
+export function standingBeforeRole(facts: StandingFacts, anonymous: boolean): Standing {
+  if (facts.sso?.status !== 'ACTIVE')
+    return withdrawn(anonymous ? WITHDRAWN.link : WITHDRAWN.person);
+  if (!facts.transaction) return withdrawn(WITHDRAWN.missing);
+  if (!isAccessible(facts.transaction.system_status)) return withdrawn(WITHDRAWN.archived);
+  return { ok: true, role: null };
+}
+
+/**
  * Console sessions: the SSO is ACTIVE and holds the console grant of the pal under the profile.
  * Transaction sessions: the SSO is ACTIVE, the transaction exists and is not ARCHIVED, and the SSO
  * holds a role on it; a mailed link's session needs no role (the workflow chose its recipient).

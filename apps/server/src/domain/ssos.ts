@@ -98,7 +98,7 @@ export async function createSso(
   const { firstName, lastName, email } = person(input);
   await getEnterprise(ctx, enterpriseId);
   const now = ctx.now().toISOString();
-  return ctx.db.transaction().execute(async (trx) => {
+  return inTransaction(ctx, async ({ db: trx }) => {
     const accountId = randomId();
     const fields = { firstName, lastName, email, emailKey: emailKey(email) };
     if (!(await insertAccount(trx, { ...fields, id: accountId, now }))) {

@@ -7,11 +7,14 @@
 // systemStatus forbids runs is not run, and the page says so.
 import type { Person } from '@pal-workflow/types';
 import type { WorkflowContext } from './context.js';
-import { recordAudit } from '../domain/audit.js';
 import { ConflictError, ForbiddenError, GoneError, TooManyRunsError } from '../domain/errors.js';
 import { randomId } from '../domain/ids.js';
 import type { MailLink } from '../domain/mail-links.js';
-import { readStandingFacts, sessionStanding } from '../domain/session-standing.js';
+import {
+  readStandingFacts,
+  sessionStanding,
+  standingBeforeRole,
+} from '../domain/session-standing.js';
 import {
   basisOf,
   createSession,
@@ -26,7 +29,7 @@ import { createSso, GUEST_DOMAIN, isGuest } from '../domain/ssos.js';
 import { findSso } from '../storage/ssos.js';
 import type { DocumentSubmission, UploadInfo } from '../domain/transaction-documents.js';
 import { assignRole } from '../domain/transaction-roles.js';
-import { redeemToken, type RedeemedToken } from '../domain/tokens.js';
+import { redeemToken } from '../domain/tokens.js';
 import { createTransaction, getTransactionDetails, toDetails } from '../domain/transactions.js';
 import {
   runConsoleModule,
@@ -42,57 +45,61 @@ export async function enter(
   token: string,
   requestId?: string,
 ): Promise<string> {
-  // One commit for C6, T5 and T8: the token's redemption, the role and the session together (if
-  // the role cannot be given or the person may not act, the token is not used up). P3 makes an
-  // SSO and a transaction, each with a transaction of its own, so it goes on after the redemption.
+  // One commit for the token's redemption, what the entry makes (P3's transaction and guest SSO),
+  // the role and the session: if the role cannot be given or the person may not act, nothing is
+  // made and the token is not used up. The entry's action runs after it, as any run does.
   const started = await ctx.db.transaction().execute(async (trx) => {
     const dbTx: WorkflowContext = { ...ctx, db: trx };
     const { entry, audit } = await redeemToken(dbTx, token);
-    if (entry.kind === 'new-transaction') {
-      await recordAudit(dbTx, dbTx.db, audit);
-      return { entry, cookie: undefined };
-    }
+    const newTransaction = entry.kind === 'new-transaction';
+    const transactionId = newTransaction
+      ? (await createTransaction(dbTx, entry.enterpriseId, entry.palId)).id
+      : entry.transactionId;
     const start: SessionStart = {
-      kind: entry.kind,
+      kind: entry.kind === 'new-transaction' ? 'owner' : entry.kind,
       enterpriseId: entry.enterpriseId,
       palId: entry.palId,
-      transactionId: entry.transactionId,
+      transactionId,
       // An anonymous entry shows no SSO in the page; its role is still recorded (for T2/T4/T7),
-      // and the session rests on it.
-      standingSso: entry.ssoId!,
-      role: entry.kind === 'console' ? null : entry.kind,
+      // and the session rests on it. P3 with userSSO=auto: a guest SSO, made here.
+      standingSso: entry.ssoId ?? (await guestSso(dbTx, entry.enterpriseId)),
+      role: newTransaction ? 'owner' : entry.kind === 'console' ? null : entry.kind,
       profile: entry.profile,
       outcome: null,
     };
     // The SSO and the transaction, read once for the role and for the session's standing.
-    const facts = start.transactionId
-      ? await readStandingFacts(dbTx, entry.enterpriseId, start.transactionId, start.standingSso)
+    const facts = transactionId
+      ? await readStandingFacts(dbTx, entry.enterpriseId, transactionId, start.standingSso)
       : undefined;
-    if (start.transactionId)
+    if (transactionId) {
+      // Judged before the role is given, which would refuse a person who may not act with a
+      // conflict naming their SSO: a person is owed the 403 page's words, an anonymous one too.
+      const before = standingBeforeRole(facts!, start.kind === 'anonymous');
+      if (!before.ok) throw new ForbiddenError(before.reason);
       await assignRole(
         dbTx,
         entry.enterpriseId,
-        start.transactionId,
+        transactionId,
         start.standingSso,
         start.role!,
         facts,
       );
+    }
     const standing = await sessionStanding(dbTx, basisOf(start), facts);
     if (!standing.ok) throw new ForbiddenError(standing.reason);
     const known: KnownTransaction | undefined = facts?.transaction && toDetails(facts.transaction);
     return { entry, start, known, cookie: await createSession(dbTx, start, [audit]) };
   });
   const { entry } = started;
-  if (started.cookie === undefined) return enterNewTransaction(ctx, entry, requestId);
 
-  // T5 runs `enter` when there is one: its absence, or a state that forbids runs, is nothing to
-  // show. A named action's outcome is shown whatever it is.
-  const implicit = entry.kind === 'participant';
+  // T5 and P3 run `enter` when there is one: its absence, or a state that forbids runs, is
+  // nothing to show. A named action's outcome is shown whatever it is.
+  const implicit = entry.kind === 'participant' || entry.kind === 'new-transaction';
   const action = implicit ? 'enter' : entry.action;
   if (action) {
     const { outcome, refused } = await runEntryAction(
       ctx,
-      sessionOf(started.start!),
+      sessionOf(started.start),
       action,
       requestId,
       started.known,
@@ -121,30 +128,6 @@ async function runEntryAction(
     const messages = [{ message: error.message, type: error.code }];
     return { outcome: { action, ran: true, success: false, messages }, refused: true };
   }
-}
-
-/** P3: a NEW transaction of the pal, owned by the SSO or a fresh guest SSO. */
-async function enterNewTransaction(
-  ctx: WorkflowContext,
-  entry: RedeemedToken,
-  requestId?: string,
-): Promise<string> {
-  const { enterpriseId, palId } = entry;
-  const ssoId = entry.ssoId ?? (await guestSso(ctx, enterpriseId));
-  const transactionId = (await createTransaction(ctx, enterpriseId, palId)).id;
-  await assignRole(ctx, enterpriseId, transactionId, ssoId, 'owner');
-  const start: SessionStart = {
-    kind: 'owner',
-    enterpriseId,
-    palId,
-    transactionId,
-    standingSso: ssoId,
-    role: 'owner',
-    profile: null,
-    outcome: null,
-  };
-  const outcome = await runAction(ctx, sessionOf(start), 'enter', {}, requestId);
-  return createSession(ctx, { ...start, outcome: outcome.ran ? outcome : null });
 }
 
 /** P3 with userSSO=auto: a person of the enterprise known only by this SSO. */
