@@ -168,13 +168,50 @@ describe('C6 and the console grant (C3, C4)', () => {
     expect(await consoleCount()).toBe(before);
     await expectEnded(cookie);
 
-    const refused = await pages.open(`/services/enter/${waiting}`);
-    expect(refused.status).toBe(403);
-    expect(refused.text).toContain('This link cannot be used now');
-    expect(refused.headers.get('set-cookie')).toBeNull();
-    // Granted again, the same token enters: it was not used up.
+    // A token issued under the grant ended with it, and a grant given again does not revive it.
     await grant(sso);
-    await pages.enter(waiting);
+    const refused = await pages.open(`/services/enter/${waiting}`);
+    expect(refused.status).toBe(410);
+    expect(refused.text).toContain('This link is no longer valid');
+    expect(refused.headers.get('set-cookie')).toBeNull();
+    // A token issued under the new grant enters.
+    await consoleSession(sso);
+  });
+
+  it("C4 withdraws only the tokens of that grant: another profile's and another SSO's still enter", async () => {
+    const sso = await person();
+    const other = await person();
+    for (const [who, profile] of [
+      [sso, true],
+      [sso, false],
+      [other, true],
+    ] as const)
+      await grant(who, profile);
+    const token = (ssoId: string, useEnterpriseProfile: boolean) =>
+      h.a.json.console.createConsoleToken({ palId: 'wf-console', ssoId, useEnterpriseProfile });
+    const [withdrawn, personal, others] = [
+      await token(sso, true),
+      await token(sso, false),
+      await token(other, true),
+    ];
+    await h.a.json.console.deleteConsolePalAccess({
+      palId: 'wf-console',
+      ssoId: sso,
+      useEnterpriseProfile: true,
+    });
+    expect((await pages.open(`/services/enter/${withdrawn}`)).status).toBe(410);
+    await pages.enter(personal);
+    await pages.enter(others);
+    const record = await h.domain.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('action', '=', 'grant.removed')
+      .where('target', '=', sso)
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(record.details!)).toMatchObject({
+      profile: 'enterprise',
+      tokensWithdrawn: 1,
+    });
   });
 });
 

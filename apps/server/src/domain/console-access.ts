@@ -6,11 +6,13 @@ import {
   insertConsoleGrant,
   type ConsoleGrantKey,
 } from '../storage/console-grants.js';
+import { deleteUnusedConsoleTokens } from '../storage/tokens.js';
 import { recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
 import { InvalidArgumentError } from './errors.js';
 import { getPal } from './pals.js';
 import { getLiveSso, getSso } from './ssos.js';
+import { inTransaction } from './transact.js';
 
 function grantKey(
   enterpriseId: string,
@@ -74,9 +76,16 @@ export async function deleteConsoleAccess(
   useEnterpriseProfile: boolean,
 ): Promise<boolean> {
   const grant = await checkedGrantKey(ctx, enterpriseId, palId, ssoId, useEnterpriseProfile, 'any');
-  const removed = await deleteConsoleGrant(ctx.db, grant);
-  if (removed) await recordAudit(ctx, ctx.db, grantAudit('grant.removed', grant));
-  return removed;
+  return inTransaction(ctx, async ({ db }) => {
+    const removed = await deleteConsoleGrant(db, grant);
+    if (!removed) return false;
+    // A token issued under the grant ends with it: a grant given again is a new one, and does not
+    // revive what was withdrawn. (Its sessions end at their next request: session-standing.ts.)
+    const tokensWithdrawn = await deleteUnusedConsoleTokens(db, grant);
+    const audit = grantAudit('grant.removed', grant);
+    await recordAudit(ctx, db, { ...audit, details: { ...audit.details, tokensWithdrawn } });
+    return true;
+  });
 }
 
 function grantAudit(action: 'grant.given' | 'grant.removed', grant: ConsoleGrantKey) {

@@ -67,6 +67,40 @@ export function deleteSpentTokens(db: Db, now: string, limit: number): Promise<n
   return deleteChosenRows(db, 'tokens', ['token_hash'], spentTokensQuery(db, now), limit);
 }
 
+/**
+ * Removes the unused C6 tokens of an SSO for a console pal under `profile` (C4 withdrew the grant
+ * they rest on); how many.
+ */
+export async function deleteUnusedConsoleTokens(
+  db: Db,
+  where: { enterpriseId: string; palId: string; ssoId: string; profile: string },
+): Promise<number> {
+  // The profile is in the token's data (domain/tokens.ts): read the SSO's few live ones.
+  const rows = await db
+    .selectFrom('tokens')
+    .select(['token_hash', 'data'])
+    .where('kind', '=', 'console')
+    .where('enterprise_id', '=', where.enterpriseId)
+    .where('pal_id', '=', where.palId)
+    .where('sso_id', '=', where.ssoId)
+    .where('used_at', 'is', null)
+    .execute();
+  const withdrawn = rows
+    .filter(
+      (row) =>
+        row.data !== null &&
+        (JSON.parse(row.data) as { profile?: string }).profile === where.profile,
+    )
+    .map((row) => row.token_hash);
+  if (withdrawn.length === 0) return 0;
+  const result = await db
+    .deleteFrom('tokens')
+    .where('token_hash', 'in', withdrawn)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 export async function countTokens(db: Db): Promise<number> {
   const row = await db
     .selectFrom('tokens')
