@@ -428,6 +428,25 @@ describe('Content-Type and body rules', () => {
     );
   });
 
+  it('400 for text after the root element, an empty-element root too, and nothing runs', async () => {
+    const before = await h.a.json.transactions.getTransaction({ id: tx });
+    for (const [path, root, ns] of [
+      [`${ROOT}/console/leave-request/runWorkflow`, 'consoleContent', PAL_NS],
+      [`${ROOT}/console/leave-request/executeWorkflow`, 'anything', 'urn:any'],
+      [`${ROOT}/transactions/${tx}/runWorkflow`, 'transactionContent', PAL_NS],
+      [`${ROOT}/transactions/${tx}/run`, 'transactionContent', PAL_NS],
+      ['/user/runWorkflow?action=a&workflow=w', 'ServiceRequest', 'urn:pal-workflow:services'],
+    ] as const)
+      for (const body of [`<p:${root} xmlns:p="${ns}"/>junk`, `<p:${root} xmlns:p="${ns}"/>x>`])
+        await refused(
+          path,
+          { headers: { 'Content-Type': 'application/xml' }, body },
+          400,
+          'INVALID_ARGUMENT',
+        );
+    expect(await h.a.json.transactions.getTransaction({ id: tx })).toEqual(before);
+  });
+
   it('400 for members a default xmlns puts in a namespace (the XSDs have them unqualified), nothing run', async () => {
     for (const [path, body] of [
       [

@@ -115,6 +115,24 @@ describe('decodeXml', () => {
     expect(issuesOf(() => decodeXml(xxe, 'nameValue'))).toEqual([': a DOCTYPE is not allowed']);
   });
 
+  it('refuses text outside the root element, after an empty-element root too', () => {
+    for (const xml of [
+      `<pal:consoleContent ${PAL}/>junk`,
+      `<pal:consoleContent ${PAL}/><!-- a comment -->junk`,
+      `<pal:consoleContent ${PAL}></pal:consoleContent>junk`,
+      `<pal:consoleContent ${PAL}/>junk>`,
+      `<pal:consoleContent ${PAL}/>"junk">`,
+    ])
+      expect(issuesOf(() => decodeXml(xml, 'consoleContent')).length, xml).toBe(1);
+    for (const xml of [
+      `<?xml version="1.0"?>\n<pal:consoleContent ${PAL}/>\r\n\t `,
+      `<pal:consoleContent ${PAL}/><!-- after --><?pi x?>\n`,
+      `<pal:consoleContent ${PAL} xmlns:o="urn:a>b"/>`,
+      `<pal:consoleContent ${PAL}><postData><name>a</name><value>b></value></postData></pal:consoleContent>`,
+    ])
+      expect(() => decodeXml(xml, 'consoleContent'), xml).not.toThrow();
+  });
+
   it('names the path and the reason of every problem', () => {
     const xml = `<pal:consoleContent ${PAL}>
       <postData><name>a</name><colour>red</colour></postData>
