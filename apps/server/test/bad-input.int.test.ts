@@ -343,6 +343,37 @@ describe('missing, empty and malformed fields: 400 naming the field', () => {
     });
     expectError(malformed, 400, 'INVALID_ARGUMENT');
   });
+
+  it('400 for a multipart value that is not UTF-8 (latin-1 "ü"), nothing made; UTF-8 "ü" is taken', async () => {
+    const boundary = 'pal-test-boundary';
+    const form = (firstName: Buffer, email: string) =>
+      Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="firstName"\r\n\r\n`),
+        firstName,
+        Buffer.from(
+          `\r\n--${boundary}\r\nContent-Disposition: form-data; name="lastName"\r\n\r\nM\r\n` +
+            `--${boundary}\r\nContent-Disposition: form-data; name="email"\r\n\r\n${email}\r\n--${boundary}--\r\n`,
+        ),
+      ]);
+    const headers = { 'Content-Type': `multipart/form-data; boundary=${boundary}` };
+    const email = 'juergen.latin@example.test';
+    expect(
+      await refused(
+        `${ROOT}/enterprises/sso`,
+        { headers, body: form(Buffer.from('J\xfcrgen', 'latin1'), email) },
+        400,
+        'INVALID_ARGUMENT',
+      ),
+    ).toContain('not valid UTF-8');
+    expect(await h.a.json.enterprise.isEmailRegistered({ email })).toBe(false);
+    const created = await h.http(`${ROOT}/enterprises/sso`, {
+      headers,
+      body: form(Buffer.from('Jürgen', 'utf8'), email),
+      accept: 'application/json',
+    });
+    expect(created.status, created.text).toBe(200);
+    expect(await h.a.json.enterprise.isEmailRegistered({ email })).toBe(true);
+  });
 });
 
 describe('Content-Type and body rules', () => {

@@ -894,6 +894,36 @@ describe('bodies a page never sends', () => {
     ).toBe(303);
     expect((await varsOf(p.tx)).note).toBe('a\r\n\tb');
   });
+  it('a multipart value that is not UTF-8 is a 400 page and nothing is kept; UTF-8 is taken as sent', async () => {
+    const p = await participant();
+    const boundary = 'pal-page-boundary';
+    const post = (text: Buffer) =>
+      fetch(h.url + sessionPathOf(p.cookie), {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          Cookie: p.cookie,
+          Origin: h.url,
+          'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        },
+        body: Buffer.concat([
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="csrf"\r\n\r\n${p.csrf}\r\n` +
+              `--${boundary}\r\nContent-Disposition: form-data; name="action"\r\n\r\nnote\r\n` +
+              `--${boundary}\r\nContent-Disposition: form-data; name="text"\r\n\r\n`,
+          ),
+          text,
+          Buffer.from(`\r\n--${boundary}--\r\n`),
+        ]),
+      });
+    const latin1 = await post(Buffer.from('Caf\xe9 bill', 'latin1'));
+    expect(latin1.status).toBe(400);
+    expect(await latin1.text()).toContain('is not UTF-8 text');
+    expect((await varsOf(p.tx)).note).toBeUndefined();
+    expect((await post(Buffer.from('Café bill ✓', 'utf8'))).status).toBe(303);
+    expect((await varsOf(p.tx)).note).toBe('Café bill ✓');
+  });
+
   it('answers an oversized, over-long or malformed form with a page, never a 500', async () => {
     const p = await participant();
     const big = await pages.post(p.cookie, {

@@ -115,6 +115,10 @@ export async function registerSessionForm(
   await scope.register(multipart, {
     // A file past its cap is cut and marked truncated, not thrown (readMultipart).
     throwFileSizeLimit: false,
+    // Text parts arrive one character a byte, so that readMultipart reads them as UTF-8 itself
+    // and refuses bytes that are not (busboy's UTF-8 would put U+FFFD in their place, and the
+    // value would be kept changed). A browser names no charset on a part: the page's, UTF-8.
+    defCharset: 'latin1',
     limits: {
       fieldNameSize: MAX_NAME_BYTES,
       // One control's value: a field's longest value in UTF-8, or a drawn signature's data URL.
@@ -366,6 +370,18 @@ async function readForm(
   }
 }
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A text part's value, read as latin1 (one character a byte), as UTF-8; undefined if it is not. */
+function utf8Value(raw: unknown): string | undefined {
+  const latin1 = typeof raw === 'string' ? raw : String(raw ?? '');
+  try {
+    return UTF8.decode(Buffer.from(latin1, 'latin1'));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Reads a multipart form within the scope's caps; its text parts together within
  * SESSION_FORM_LIMIT_BYTES, its files together within UPLOAD_MAX_MB (or each file drained
@@ -411,7 +427,9 @@ async function readMultipart(
     }
     if (part.valueTruncated || part.fieldnameTruncated)
       throw new FormRefused(413, `the form's control “${part.fieldname}” is too long`);
-    const value = typeof part.value === 'string' ? part.value : String(part.value ?? '');
+    const value = utf8Value(part.value);
+    if (value === undefined)
+      throw new FormRefused(400, `the form's control “${part.fieldname}” is not UTF-8 text`);
     textBytes += Buffer.byteLength(value) + Buffer.byteLength(part.fieldname);
     if (textBytes > SESSION_FORM_LIMIT_BYTES)
       throw new FormRefused(

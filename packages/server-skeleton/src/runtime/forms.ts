@@ -69,6 +69,9 @@ export async function parseMultipart(
   body: Buffer,
   limits: FormLimits = DEFAULT_FORM_LIMITS,
 ): Promise<RawValues> {
+  // Every part of an operation's form is text, and text is UTF-8: the parser below would put
+  // U+FFFD in place of bytes that are not, and the value would be taken changed.
+  utf8Text(body);
   let form: FormData;
   try {
     form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
