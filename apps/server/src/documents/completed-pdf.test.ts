@@ -281,6 +281,41 @@ describe('the completed PDF', () => {
     expect(darkPixels(pdf, 1, receipts)).toBeGreaterThan(darkPixels(input.pdf, 1, receipts) + 5);
   });
 
+  it("keeps every line a browser posted (CRLF) of a multi-line field, the PDF's own and a drawn one; text that cannot fit is marked cut", async () => {
+    const doc = await PDFDocument.load((await claimInput()).pdf);
+    // The demo's "What was bought, and why": a multi-line field of the PDF's own, 90 pt tall.
+    const notes = doc.getForm().createTextField('notes');
+    notes.enableMultiline();
+    notes.addToPage(doc.getPage(0), { x: 50, y: 380, width: 250, height: 90 });
+    const input = { ...(await claimInput()), pdf: await doc.save() };
+    input.fields = [
+      ...input.fields,
+      {
+        id: 'notes',
+        type: FieldType.TEXTAREA,
+        page: 1,
+        x: 50,
+        y: 322,
+        width: 250,
+        height: 90,
+        palDefined: false,
+      },
+    ];
+    const six = ['one', 'two', 'three', 'four', 'five', 'six'].map((n) => `Line ${n}`);
+    input.values.notes = six.join('\r\n');
+    input.values.purpose = six.slice(0, 3).join('\r\n'); // the manifest's, 50 pt tall
+    const text = pdftotext(await compose(input), 1);
+    for (const line of six) expect(text).toContain(line);
+
+    const many = Array.from({ length: 60 }, (_, i) => `Item ${i + 1}`);
+    input.values.notes = many.join('\r\n');
+    input.values.purpose = many.join('\r\n');
+    const cut = pdftotext(await compose(input), 1);
+    expect(cut).toMatch(/Item 1(?!\d)/);
+    expect(cut).not.toContain('Item 60');
+    expect(cut.match(/Item \d+\.\.\./g)).toHaveLength(2);
+  });
+
   it('writes names and values beyond Windows-1252 as they are (DejaVu), in fields, signatures and evidence', async () => {
     const input = await claimInput();
     const polish = 'Łukasz Żółć';

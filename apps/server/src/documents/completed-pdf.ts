@@ -192,12 +192,20 @@ function setFormField(
   // Flattening draws a changed field in Helvetica; one whose text needs DejaVu is drawn now.
   const drawn = font !== fonts.standard.regular;
   if (field instanceof PDFTextField) {
-    const text = encodable(value, font);
+    const encoded = encodable(value, font);
     const max = field.getMaxLength();
-    field.setText(max !== undefined ? text.slice(0, max) : text);
-    // Auto-sized (size 0) multi-line text fills its box with a few huge words: body text instead.
-    const size = /(\d+(?:\.\d+)?)\s+Tf/.exec(field.acroField.getDefaultAppearance() ?? '')?.[1];
-    if (field.isMultiline() && (size === undefined || Number(size) === 0)) field.setFontSize(10);
+    const text = max !== undefined ? encoded.slice(0, max) : encoded;
+    const rect = field.acroField.getWidgets()[0]?.getRectangle();
+    if (field.isMultiline() && rect) {
+      // Auto-sized (size 0) multi-line text fills its box with a few huge words: body text
+      // instead, made smaller until it fits (pdf-lib would cut what does not, unmarked).
+      const given = /(\d+(?:\.\d+)?)\s+Tf/.exec(field.acroField.getDefaultAppearance() ?? '')?.[1];
+      const largest = given === undefined || Number(given) === 0 ? undefined : Number(given);
+      const pad = 4; // pdf-lib's border and padding on each side, and some room
+      const fit = fitMultiline(text, font, rect.width - 2 * pad, rect.height - 2 * pad, largest);
+      field.setFontSize(fit.size);
+      field.setText(fit.cut ? fit.lines.join('\n') : text);
+    } else field.setText(text);
     if (drawn) field.updateAppearances(font);
   } else if (field instanceof PDFCheckBox) {
     if (value === 'true') field.check();
@@ -285,7 +293,9 @@ function textsOf(input: CompletionInput): string[] {
 export function encodable(text: string, font: PDFFont): string {
   const set = characterSet(font);
   let out = '';
-  for (const char of text.normalize('NFC')) {
+  // A browser posts a textarea's line breaks as CRLF; pdf-lib's layout breaks a line at "\r" and
+  // again at "\n", which spaced a form field's lines twice and pushed the last ones out of its box.
+  for (const char of text.normalize('NFC').replace(/\r\n?/g, '\n')) {
     if (char === '\n' || char === '\r' || char === '\t') out += char;
     else out += set.has(char.codePointAt(0)!) ? char : '?';
   }
@@ -336,6 +346,39 @@ function wrap(text: string, font: PDFFont, size: number, width: number): string[
   return lines.map((l) => fitLine(l, font, size, width));
 }
 
+/** Multi-line text is set at most this large, and made smaller, down to the least, to fit. */
+const TEXTAREA_SIZES = { most: 10, least: 6, step: 0.5 } as const;
+
+/**
+ * Multi-line text in a box of `width` by `height`: the largest size at which all its lines fit,
+ * and the lines. When even the least size does not hold them, the lines that fit, the last ending
+ * in "..." as a one-line field's cut does: a signed document never drops text unmarked.
+ */
+export function fitMultiline(
+  text: string,
+  font: PDFFont,
+  width: number,
+  height: number,
+  largest: number = TEXTAREA_SIZES.most,
+): { size: number; lines: string[]; cut: boolean } {
+  const leadingOf = (size: number) => size * 1.2;
+  const most = Math.min(largest, Math.max(TEXTAREA_SIZES.least, height));
+  for (let size = most; size >= TEXTAREA_SIZES.least; size -= TEXTAREA_SIZES.step) {
+    const lines = wrap(text, font, size, width);
+    if (lines.length * leadingOf(size) <= height + (leadingOf(size) - size))
+      return { size, lines, cut: false };
+  }
+  const size = TEXTAREA_SIZES.least;
+  const lines = wrap(text, font, size, width);
+  const room = Math.max(1, Math.floor((height + (leadingOf(size) - size)) / leadingOf(size)));
+  if (lines.length <= room) return { size, lines, cut: false };
+  const kept = lines.slice(0, room);
+  let last = kept[room - 1]!.replace(/\.\.\.$/, '');
+  while (last && font.widthOfTextAtSize(`${last}...`, size) > width) last = last.slice(0, -1);
+  kept[room - 1] = `${last}...`;
+  return { size, lines: kept, cut: true };
+}
+
 function drawFieldValue(page: PDFPage, field: Wire.Field, value: string, fonts: Fonts): void {
   const box: Rect = {
     x: field.x ?? 0,
@@ -364,12 +407,8 @@ function drawFieldValue(page: PDFPage, field: Wire.Field, value: string, fonts: 
   const pad = 2;
   const width = Math.max(1, box.width - 2 * pad);
   if (type === 'TEXTAREA') {
-    const size = Math.min(10, Math.max(6, box.height - 2 * pad));
+    const { size, lines } = fitMultiline(text, font, width, Math.max(1, box.height - 2 * pad));
     const leading = size * 1.2;
-    const lines = wrap(text, font, size, width).slice(
-      0,
-      Math.max(1, Math.floor((box.height - pad) / leading)),
-    );
     lines.forEach((line, i) => {
       page.drawText(line, {
         ...placeOnPage(page, box.x + pad, box.y + pad + size + i * leading),
