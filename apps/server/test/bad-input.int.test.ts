@@ -921,6 +921,33 @@ describe("what Node's HTTP parser refuses before any route: an errorResult too",
     expectError({ ...answer, text: answer.body }, 400, 'INVALID_ARGUMENT');
   });
 
+  it('answers in the format the Accept line asks for when it arrived before what broke the request', async () => {
+    const json = (answer: { body: string }) =>
+      JSON.parse(answer.body) as {
+        success: boolean;
+        messages: { message: string; type: string }[];
+      };
+    const overflow = await request('Accept: application/json', `X-Pad: ${'a'.repeat(20_000)}`);
+    expect([overflow.status, overflow.type]).toEqual([400, 'application/json; charset=utf-8']);
+    expect(json(overflow)).toEqual({
+      success: false,
+      messages: [{ type: 'INVALID_ARGUMENT', message: expect.stringContaining('16 KiB') }],
+    });
+    // A byte no URL may hold: the message says it is the path or query, not a header.
+    const url = await exchange(
+      Buffer.concat([
+        Buffer.from(`GET ${ROOT}/enterprises/sso/registered?email=a`),
+        Buffer.from([0xff]),
+        Buffer.from('@b.c HTTP/1.1\r\nHost: pal.test\r\nAccept: application/json\r\n\r\n'),
+      ]),
+    );
+    expect([url.status, url.type]).toEqual([400, 'application/json; charset=utf-8']);
+    expect(json(url).messages[0]!.message).toContain("the request's path or query");
+    const textXml = await request('Accept: text/xml', 'name: a\u0001b');
+    expect([textXml.status, textXml.type]).toEqual([400, 'text/xml; charset=utf-8']);
+    h.validator.assertValid(textXml.body);
+  });
+
   it('an HTTP/1.1 request without Host: 400 with an errorResult, nothing served', async () => {
     const answer = await exchange(
       Buffer.from(

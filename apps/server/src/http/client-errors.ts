@@ -1,19 +1,30 @@
 // Requests Node's HTTP parser refuses before any route sees them (a control character or a byte
 // no header may hold, headers over Node's 16 KiB, a request that never finished arriving). They
-// are answered as errorResults too (docs/decisions.md, "Errors"), in XML, the format of a request
-// whose Accept could not be read; Fastify's own answer was a JSON object of its own shape. A
-// browser's form that did not arrive in time gets a page instead.
+// are answered as errorResults too (docs/decisions.md, "Errors"), in the format the request's
+// Accept asks for when its line arrived (read from the bytes the parser was given), else XML;
+// Fastify's own answer was a JSON object of its own shape. A browser's form that did not arrive
+// in time gets a page instead.
 import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { errorResult } from '@pal-workflow/server-skeleton';
-import { encodeXml } from '@pal-workflow/validators';
+import { errorResult, MEDIA_TYPE, negotiateMediaType } from '@pal-workflow/server-skeleton';
+import { encodeJson, encodeXml } from '@pal-workflow/validators';
 import type { FastifyInstance } from 'fastify';
 import { escapeHtml } from '../html.js';
 import { page, PAGE_CSP, wantsPage } from './page.js';
 
 interface ParserError extends Error {
   code?: string;
+}
+
+/**
+ * The Accept line among the bytes the parser was given when it stopped (Node's `rawPacket` on a
+ * parser error), if it arrived whole.
+ */
+function acceptInRaw(error: ParserError): string | undefined {
+  const raw = (error as { rawPacket?: unknown }).rawPacket;
+  if (!Buffer.isBuffer(raw)) return undefined;
+  return /\r\naccept[ \t]*:[ \t]*([^\r\n]*)\r\n/i.exec(raw.toString('latin1'))?.[1]?.trim();
 }
 
 /** What each parser error is answered with; any other is broken HTTP (400). */
@@ -24,6 +35,12 @@ const ANSWERS: Record<string, { status: number; code: string; message: string }>
     message: 'the request did not arrive in time',
   },
   // A header section over the limit is a bad header value: 400, as DESIGN's table of statuses has it.
+  HPE_INVALID_URL: {
+    status: 400,
+    code: 'INVALID_ARGUMENT',
+    message:
+      "the request's path or query holds a byte a URL may not: send text beyond ASCII percent-encoded as UTF-8 (%XX)",
+  },
   HPE_HEADER_OVERFLOW: {
     status: 400,
     code: 'INVALID_ARGUMENT',
@@ -74,12 +91,17 @@ export function clientErrorHandler(serviceRoot: string) {
         status === 408 &&
         path !== undefined &&
         wantsPage(path, request!.headers.accept, serviceRoot);
+      const accept = request ? request.headers.accept : acceptInRaw(error);
+      const mediaType = negotiateMediaType(accept, false) ?? MEDIA_TYPE.xml;
+      const result = errorResult({ status, code, messages: [message], headers: {} });
       const body = html
         ? timedOutPage(path)
-        : encodeXml('errorResult', errorResult({ status, code, messages: [message], headers: {} }));
+        : mediaType === MEDIA_TYPE.json
+          ? encodeJson('errorResult', result)
+          : encodeXml('errorResult', result);
       const headers = html
         ? `Content-Type: text/html; charset=utf-8\r\nCache-Control: no-store\r\nReferrer-Policy: no-referrer\r\nContent-Security-Policy: ${PAGE_CSP}\r\n`
-        : 'Content-Type: application/xml; charset=utf-8\r\n';
+        : `Content-Type: ${mediaType}; charset=utf-8\r\n`;
       socket.write(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       );
