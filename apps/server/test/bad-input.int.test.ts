@@ -99,6 +99,26 @@ async function state() {
 describe('missing, empty and malformed fields: 400 naming the field', () => {
   const person = { firstName: 'New', lastName: 'Person', email: 'new.person@example.test' };
 
+  it('a form field the operation does not take: 400 naming it, nothing done (a misspelt C3 gave another grant)', async () => {
+    const fresh = await h.a.json.enterprise.createSso({
+      firstName: 'Mis',
+      lastName: 'Spelt',
+      email: 'mis.spelt@example.test',
+    });
+    const grant = { palId: 'leave-request', ssoId: fresh };
+    expect(
+      await refused(
+        `${ROOT}/console/leave-request/grantConsolePalAccess`,
+        { body: form({ ssoId: fresh, useEnterpriseprofile: 'true' }) },
+        400,
+        'INVALID_ARGUMENT',
+      ),
+    ).toContain('unknown form field "useEnterpriseprofile"');
+    expect(
+      await h.a.json.console.deleteConsolePalAccess({ ...grant, useEnterpriseProfile: false }),
+    ).toBe(false);
+  });
+
   it('every required form field and query parameter, missing or empty', async () => {
     const before = await state();
     const cases: [string, string, Record<string, string>][] = [

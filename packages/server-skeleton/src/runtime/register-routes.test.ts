@@ -176,6 +176,20 @@ describe('registerRoutes: urlencoded forms within their caps', () => {
     });
   const person = 'firstName=Z&lastName=L&email=z%40example.test';
 
+  it('refuses a field the operation does not take, as an unknown member of a body', async () => {
+    for (const extra of ['emial=z%40example.test', 'firstname=z', '__proto__=x'])
+      expect((await post(`${person}&${extra}`)).json()).toEqual({
+        success: false,
+        messages: [
+          {
+            message: `unknown form field "${decodeURIComponent(extra.split('=')[0]!)}"`,
+            type: 'INVALID_ARGUMENT',
+          },
+        ],
+      });
+    expect((await post(person)).statusCode).toBe(200);
+  });
+
   it('refuses 1 MiB of one repeated name with 413 (it was read in quadratic time)', async () => {
     const answer = await post(`${person}&${'a=1&'.repeat(256 * 1024)}`);
     expect(answer.statusCode, answer.body).toBe(413);
@@ -185,7 +199,12 @@ describe('registerRoutes: urlencoded forms within their caps', () => {
         { message: 'a form holds at most 100 fields and 10 files', type: 'PAYLOAD_TOO_LARGE' },
       ],
     });
-    expect((await post(`${person}&${'a=1&'.repeat(97)}`)).statusCode).toBe(200);
+    // 100 fields are within the count: past it, a field the operation does not take is a 400.
+    const within = await post(`${person}&${'a=1&'.repeat(97)}`);
+    expect([within.statusCode, within.json().messages[0].message]).toEqual([
+      400,
+      'unknown form field "a"',
+    ]);
   });
 
   it('by default refuses a form over 64 KiB with 413, whatever the body limit', async () => {

@@ -242,6 +242,7 @@ function readInput(spec: OperationSpec, request: PalRequest): Record<string, unk
         'UNSUPPORTED_MEDIA_TYPE',
         'this operation takes a form: application/x-www-form-urlencoded or multipart/form-data',
       );
+    if (body) refuseUnknownFields(spec, body.fields);
     input.form = readParams(spec.form.fields, body?.fields ?? {}, 'form field');
   }
   if (spec.body) {
@@ -270,6 +271,20 @@ function readInput(spec: OperationSpec, request: PalRequest): Record<string, unk
     throw badRequest('this operation takes no request body');
   }
   return input;
+}
+
+/**
+ * A form field the operation does not take is a 400, as an unknown member of an XML or JSON body
+ * is (DESIGN: "unknown member"): a misspelt `useEnterpriseprofile` was dropped, and C3 gave the
+ * grant under the other profile. The operation's query parameters may come as fields too.
+ */
+function refuseUnknownFields(spec: OperationSpec, fields: RawValues): void {
+  for (const name of Object.keys(fields))
+    if (
+      !spec.form!.fields.some((field) => field.name === name) &&
+      !spec.queryParams.some((param) => param.name === name)
+    )
+      throw badRequest(`unknown form field "${name.slice(0, 64)}"`);
 }
 
 /** Form fields and query parameters as one set; a name in both has both values (an array). */
