@@ -160,6 +160,9 @@ describe('C6 and the console grant (C3, C4)', () => {
         useEnterpriseProfile: true,
       }),
     ).toBe(true);
+    // Given again before the session's next request: a new grant, which revives nothing the old
+    // one gave, neither the session nor a token issued under it.
+    await grant(sso);
     expectWithdrawn(
       cookie,
       await pages.post(cookie, { csrf: csrfOf(page), action: 'runWorkflow' }),
@@ -168,8 +171,6 @@ describe('C6 and the console grant (C3, C4)', () => {
     expect(await consoleCount()).toBe(before);
     await expectEnded(cookie);
 
-    // A token issued under the grant ended with it, and a grant given again does not revive it.
-    await grant(sso);
     const refused = await pages.open(`/services/enter/${waiting}`);
     expect(refused.status).toBe(410);
     expect(refused.text).toContain('This link is no longer valid');

@@ -6,6 +6,7 @@ import {
   insertConsoleGrant,
   type ConsoleGrantKey,
 } from '../storage/console-grants.js';
+import { withdrawConsoleSessions } from '../storage/browser-sessions.js';
 import { deleteUnusedConsoleTokens } from '../storage/tokens.js';
 import { recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
@@ -79,9 +80,10 @@ export async function deleteConsoleAccess(
   return inTransaction(ctx, async ({ db }) => {
     const removed = await deleteConsoleGrant(db, grant);
     if (!removed) return false;
-    // A token issued under the grant ends with it: a grant given again is a new one, and does not
-    // revive what was withdrawn. (Its sessions end at their next request: session-standing.ts.)
+    // What the grant gave ends with it: a grant given again is a new one, and does not revive
+    // it. Its unused tokens go; its sessions end at their next request (session-standing.ts).
     const tokensWithdrawn = await deleteUnusedConsoleTokens(db, grant);
+    await withdrawConsoleSessions(db, grant);
     const audit = grantAudit('grant.removed', grant);
     await recordAudit(ctx, db, { ...audit, details: { ...audit.details, tokensWithdrawn } });
     return true;

@@ -2,7 +2,7 @@
 import { chosenRows } from './chosen-rows.js';
 import type { Db } from './database.js';
 import { type EveryColumn, preparedQuery } from './prepared-query.js';
-import type { BrowserSessionsTable } from './schema.js';
+import type { BrowserSessionsTable, ConsoleProfile } from './schema.js';
 
 export type BrowserSessionRow = BrowserSessionsTable;
 
@@ -142,6 +142,27 @@ export async function deleteOlderMailSessions(
     .where('id_hash', 'in', older)
     .returning(['id_hash', 'enterprise_id', 'pal_id', 'transaction_id', 'sso_id'])
     .execute();
+}
+
+/**
+ * Takes the grant away from the console sessions that rest on it (C4): their profile is cleared,
+ * so that each ends at its next request with the page that says why, even if the grant is given
+ * again before then (a new grant does not revive them); how many.
+ */
+export async function withdrawConsoleSessions(
+  db: Db,
+  grant: { enterpriseId: string; palId: string; ssoId: string; profile: ConsoleProfile },
+): Promise<number> {
+  const result = await db
+    .updateTable('browser_sessions')
+    .set({ profile: null })
+    .where('kind', '=', 'console')
+    .where('enterprise_id', '=', grant.enterpriseId)
+    .where('pal_id', '=', grant.palId)
+    .where('sso_id', '=', grant.ssoId)
+    .where('profile', '=', grant.profile)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 export async function countBrowserSessions(db: Db): Promise<number> {
