@@ -34,13 +34,13 @@ const ANSWERS: Record<string, { status: number; code: string; message: string }>
     code: 'REQUEST_TIMEOUT',
     message: 'the request did not arrive in time',
   },
-  // A header section over the limit is a bad header value: 400, as DESIGN's table of statuses has it.
   HPE_INVALID_URL: {
     status: 400,
     code: 'INVALID_ARGUMENT',
     message:
       "the request's path or query holds a byte a URL may not: send text beyond ASCII percent-encoded as UTF-8 (%XX)",
   },
+  // A header section over the limit is a bad header value: 400, as DESIGN's table of statuses has it.
   HPE_HEADER_OVERFLOW: {
     status: 400,
     code: 'INVALID_ARGUMENT',
