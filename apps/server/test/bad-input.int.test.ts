@@ -488,7 +488,11 @@ describe('Content-Type and body rules', () => {
       [`${ROOT}/transactions/${tx}/run`, 'transactionContent', PAL_NS],
       ['/user/runWorkflow?action=a&workflow=w', 'ServiceRequest', 'urn:pal-workflow:services'],
     ] as const)
-      for (const body of [`<p:${root} xmlns:p="${ns}"/>junk`, `<p:${root} xmlns:p="${ns}"/>x>`])
+      for (const body of [
+        `<p:${root} xmlns:p="${ns}"/>junk`,
+        `<p:${root} xmlns:p="${ns}"/>x>`,
+        `<p:${root} xmlns:p="${ns}"/><![CDATA[junk]]>`,
+      ])
         await refused(
           path,
           { headers: { 'Content-Type': 'application/xml' }, body },

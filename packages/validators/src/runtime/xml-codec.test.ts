@@ -122,11 +122,14 @@ describe('decodeXml', () => {
       `<pal:consoleContent ${PAL}></pal:consoleContent>junk`,
       `<pal:consoleContent ${PAL}/>junk>`,
       `<pal:consoleContent ${PAL}/>"junk">`,
+      `<pal:consoleContent ${PAL}/><![CDATA[junk]]>`,
+      `<pal:consoleContent ${PAL}/><![CDATA[junk]]>\n<!-- after -->`,
     ])
       expect(issuesOf(() => decodeXml(xml, 'consoleContent')).length, xml).toBe(1);
     for (const xml of [
       `<?xml version="1.0"?>\n<pal:consoleContent ${PAL}/>\r\n\t `,
       `<pal:consoleContent ${PAL}/><!-- after --><?pi x?>\n`,
+      `<pal:consoleContent ${PAL}/><?pi a <?b?>`,
       `<pal:consoleContent ${PAL} xmlns:o="urn:a>b"/>`,
       `<pal:consoleContent ${PAL}><postData><name>a</name><value>b></value></postData></pal:consoleContent>`,
     ])
