@@ -897,7 +897,7 @@ describe('bodies a page never sends', () => {
   it('a multipart value that is not UTF-8 is a 400 page and nothing is kept; UTF-8 is taken as sent', async () => {
     const p = await participant();
     const boundary = 'pal-page-boundary';
-    const post = (text: Buffer) =>
+    const post = (text: Buffer, partHeaders = '') =>
       fetch(h.url + sessionPathOf(p.cookie), {
         method: 'POST',
         redirect: 'manual',
@@ -910,7 +910,7 @@ describe('bodies a page never sends', () => {
           Buffer.from(
             `--${boundary}\r\nContent-Disposition: form-data; name="csrf"\r\n\r\n${p.csrf}\r\n` +
               `--${boundary}\r\nContent-Disposition: form-data; name="action"\r\n\r\nnote\r\n` +
-              `--${boundary}\r\nContent-Disposition: form-data; name="text"\r\n\r\n`,
+              `--${boundary}\r\nContent-Disposition: form-data; name="text"\r\n${partHeaders}\r\n`,
           ),
           text,
           Buffer.from(`\r\n--${boundary}--\r\n`),
@@ -922,6 +922,18 @@ describe('bodies a page never sends', () => {
     expect((await varsOf(p.tx)).note).toBeUndefined();
     expect((await post(Buffer.from('Café bill ✓', 'utf8'))).status).toBe(303);
     expect((await varsOf(p.tx)).note).toBe('Café bill ✓');
+    // Whatever charset or type a part names, its bytes are the page's UTF-8 text, kept as sent
+    // (no browser names one; read by it, 'Łukasz' became 'Aukasz' and base64 encoded the value).
+    for (const [type, text] of [
+      ['text/plain; charset=utf-8', 'Łukasz, Zürich'],
+      ['text/plain; charset=base64', 'hello'],
+      ['text/plain; charset=utf-16le', 'Łódź'],
+      ['application/json', '{"a": 1}'],
+    ]) {
+      const answer = await post(Buffer.from(text!, 'utf8'), `Content-Type: ${type}\r\n`);
+      expect(answer.status, type).toBe(303);
+      expect((await varsOf(p.tx)).note, type).toBe(text);
+    }
   });
 
   it('answers an oversized, over-long or malformed form with a page, never a 500', async () => {
@@ -937,6 +949,26 @@ describe('bodies a page never sends', () => {
     for (let i = 0; i < 2100; i++) many[`f${i}`] = '1';
     expect((await pages.post(p.cookie, many)).status).toBe(413);
     expect((await pages.postMultipart(p.cookie, many)).status).toBe(413);
+    // In multipart: one control over its cap, and controls each within it but too many together.
+    const long = await pages.postMultipart(p.cookie, {
+      csrf: p.csrf,
+      action: 'note',
+      text: 'x'.repeat(1100 * 1024),
+    });
+    expect(long.status).toBe(413);
+    expect(long.text).toContain('is too long');
+    const together: Record<string, string> = { csrf: p.csrf, action: 'note' };
+    for (let i = 0; i < 12; i++) together[`f${i}`] = 'x'.repeat(100 * 1024);
+    const tooMuch = await pages.postMultipart(p.cookie, together);
+    expect(tooMuch.status).toBe(413);
+    expect(tooMuch.text).toContain('bytes of text');
+    const named = await pages.postMultipart(p.cookie, {
+      csrf: p.csrf,
+      action: 'note',
+      ['n'.repeat(300)]: 'x',
+    });
+    expect(named.status).toBe(413);
+    expect(named.text).toContain('longer than 256 bytes');
     const broken = await fetch(h.url + sessionPathOf(p.cookie), {
       method: 'POST',
       redirect: 'manual',

@@ -72,6 +72,12 @@ class FormRefused extends Error {
   }
 }
 
+/** A multipart form's caps in bytes: one text control's value, and its files together. */
+interface PartCaps {
+  text: number;
+  files: number;
+}
+
 /** The longest data URL of a drawn signature of `maxBytes`, in characters. */
 function dataUrlLength(maxBytes: number): number {
   return 'data:image/png;base64,'.length + Math.ceil(maxBytes / 3) * 4;
@@ -112,20 +118,23 @@ export async function registerSessionForm(
       }
     },
   );
+  const caps: PartCaps = {
+    // One control's value: a field's longest value in UTF-8, or a drawn signature's data URL.
+    text: Math.max(FIELD_VALUE_MAX * 4, dataUrlLength(domain.config.signatureMaxBytes)),
+    files: domain.config.uploadMaxBytes,
+  };
   await scope.register(multipart, {
     // A file past its cap is cut and marked truncated, not thrown (readMultipart).
     throwFileSizeLimit: false,
-    // Text parts arrive one character a byte, so that readMultipart reads them as UTF-8 itself
-    // and refuses bytes that are not (busboy's UTF-8 would put U+FFFD in their place, and the
-    // value would be kept changed). A browser names no charset on a part: the page's, UTF-8.
-    defCharset: 'latin1',
+    // Every part comes as its bytes, and readMultipart reads a text part as UTF-8 itself (the
+    // page's charset; a browser names none on a part): busboy would decode a part by the charset
+    // it names (base64, UTF-16, …) or parse one typed application/json, and put U+FFFD for bytes
+    // that are not UTF-8, so that a value would be kept changed.
+    isPartAFile: () => true,
     limits: {
-      fieldNameSize: MAX_NAME_BYTES,
-      // One control's value: a field's longest value in UTF-8, or a drawn signature's data URL.
-      fieldSize: Math.max(FIELD_VALUE_MAX * 4, dataUrlLength(domain.config.signatureMaxBytes)),
-      fields: SESSION_FORM_MAX_FIELDS,
-      files: SESSION_FORM_MAX_FILES,
-      fileSize: domain.config.uploadMaxBytes,
+      // Per part: an upload's cap, or a text control's (readMultipart stops that one sooner).
+      fileSize: Math.max(caps.files, caps.text),
+      files: SESSION_FORM_MAX_FIELDS + SESSION_FORM_MAX_FILES,
       parts: SESSION_FORM_MAX_FIELDS + SESSION_FORM_MAX_FILES,
       headerPairs: 100,
     },
@@ -178,7 +187,7 @@ export async function registerSessionForm(
     // A multipart form (a page with an upload) is read here for its token alone: its files are
     // passed over unread, and the page reads them within its caps when the browser sends the
     // form there again.
-    const form = await readForm(request, domain.config.uploadMaxBytes, 'skip files');
+    const form = await readForm(request, caps, 'skip files');
     if (form instanceof FormRefused)
       return sendFormRefused(reply, form.status, form.message, helpers.sessionRoot);
     const { csrf } = form.fields;
@@ -197,7 +206,7 @@ export async function registerSessionForm(
       const sessionPath = helpers.pathsOf(handle).session;
       // Live, as onRequest found it before the body was read.
       const { session, cookie } = reads.get(request)!;
-      const form = await readForm(request, domain.config.uploadMaxBytes);
+      const form = await readForm(request, caps);
       if (form instanceof FormRefused)
         return sendFormRefused(reply, form.status, form.message, sessionPath);
       if (!helpers.sameOrigin(request) || !csrfMatches(session, form.fields.csrf))
@@ -349,12 +358,12 @@ function sendFormRefused(reply: FastifyReply, status: number, message: string, b
  */
 async function readForm(
   request: FastifyRequest,
-  maxFileBytes: number,
+  caps: PartCaps,
   files: 'keep files' | 'skip files' = 'keep files',
 ): Promise<PostedForm | FormRefused> {
   if (!request.isMultipart()) return (request.body as PostedForm | undefined) ?? { fields: {} };
   try {
-    return await readMultipart(request, maxFileBytes, files);
+    return await readMultipart(request, caps, files);
   } catch (error) {
     request.log.info({ err: error }, 'a session form could not be read');
     if (error instanceof FormRefused) return error;
@@ -372,16 +381,6 @@ async function readForm(
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** A text part's value, read as latin1 (one character a byte), as UTF-8; undefined if it is not. */
-function utf8Value(raw: unknown): string | undefined {
-  const latin1 = typeof raw === 'string' ? raw : String(raw ?? '');
-  try {
-    return UTF8.decode(Buffer.from(latin1, 'latin1'));
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Reads a multipart form within the scope's caps; its text parts together within
  * SESSION_FORM_LIMIT_BYTES, its files together within UPLOAD_MAX_MB (or each file drained
@@ -389,54 +388,68 @@ function utf8Value(raw: unknown): string | undefined {
  */
 async function readMultipart(
   request: FastifyRequest,
-  maxFileBytes: number,
+  caps: PartCaps,
   keep: 'keep files' | 'skip files',
 ): Promise<PostedForm> {
   const fields = Object.create(null) as Record<string, string>;
   const files = Object.create(null) as Record<string, PostedFile>;
   let textBytes = 0;
   let fileBytes = 0;
-  const capMb = maxFileBytes / (1024 * 1024);
+  const capMb = caps.files / (1024 * 1024);
   // A file past the cap is read no further and kept as "too large" (the page says so, with the
   // person's values), not thrown: a person can choose any file.
   for await (const part of request.parts()) {
-    if (part.type === 'file' && keep === 'skip files') {
+    if (part.type !== 'file') throw new Error('isPartAFile makes every part a file');
+    // busboy caps no name in multipart (its fieldNameSize is for urlencoded bodies only).
+    if (Buffer.byteLength(part.fieldname) > MAX_NAME_BYTES)
+      throw new FormRefused(413, `the form names a control longer than ${MAX_NAME_BYTES} bytes`);
+    // A text control's part names no filename; an upload's does, "" when no file was chosen.
+    if (part.filename === undefined) {
+      textBytes += Buffer.byteLength(part.fieldname);
+      const chunks: Buffer[] = [];
+      let length = 0;
+      for await (const chunk of part.file as AsyncIterable<Buffer>) {
+        length += chunk.length;
+        textBytes += chunk.length;
+        if (length > caps.text)
+          throw new FormRefused(413, `the form's control “${part.fieldname}” is too long`);
+        if (textBytes > SESSION_FORM_LIMIT_BYTES)
+          throw new FormRefused(
+            413,
+            `the form holds more than ${SESSION_FORM_LIMIT_BYTES} bytes of text`,
+          );
+        chunks.push(chunk);
+      }
+      try {
+        fields[part.fieldname] = UTF8.decode(Buffer.concat(chunks));
+      } catch {
+        throw new FormRefused(400, `the form's control “${part.fieldname}” is not UTF-8 text`);
+      }
+      continue;
+    }
+    if (keep === 'skip files') {
       part.file.resume();
       continue;
     }
-    if (part.type === 'file') {
-      if (!part.fieldname.startsWith(UPLOAD_CONTROL_PREFIX))
-        throw new FormRefused(400, `the form's file “${part.fieldname}” is not an upload`);
-      // Read within UPLOAD_MAX_MB (past it the parser stops and drains the part); the files of
-      // one form together within it too, so a form holds at most twice that in memory.
-      const bytes = await part.toBuffer();
-      const filename = part.filename ?? '';
-      if (part.file.truncated || fileBytes + bytes.length > maxFileBytes) {
-        files[part.fieldname] = {
-          filename,
-          bytes: new Uint8Array(),
-          overCapMb: capMb,
-          // Too large alone, or only with the files before it: the page says which.
-          ...(part.file.truncated ? {} : { together: true }),
-        };
-        continue;
-      }
-      fileBytes += bytes.length;
-      files[part.fieldname] = { filename, bytes };
+    if (!part.fieldname.startsWith(UPLOAD_CONTROL_PREFIX))
+      throw new FormRefused(400, `the form's file “${part.fieldname}” is not an upload`);
+    // Read within the parser's per-part cap (past it the parser stops and drains the part); the
+    // files of one form together within UPLOAD_MAX_MB too, so a form holds at most about twice
+    // that in memory.
+    const bytes = await part.toBuffer();
+    const alone = part.file.truncated || bytes.length > caps.files;
+    if (alone || fileBytes + bytes.length > caps.files) {
+      files[part.fieldname] = {
+        filename: part.filename,
+        bytes: new Uint8Array(),
+        overCapMb: capMb,
+        // Too large alone, or only with the files before it: the page says which.
+        ...(alone ? {} : { together: true }),
+      };
       continue;
     }
-    if (part.valueTruncated || part.fieldnameTruncated)
-      throw new FormRefused(413, `the form's control “${part.fieldname}” is too long`);
-    const value = utf8Value(part.value);
-    if (value === undefined)
-      throw new FormRefused(400, `the form's control “${part.fieldname}” is not UTF-8 text`);
-    textBytes += Buffer.byteLength(value) + Buffer.byteLength(part.fieldname);
-    if (textBytes > SESSION_FORM_LIMIT_BYTES)
-      throw new FormRefused(
-        413,
-        `the form holds more than ${SESSION_FORM_LIMIT_BYTES} bytes of text`,
-      );
-    fields[part.fieldname] = value;
+    fileBytes += bytes.length;
+    files[part.fieldname] = { filename: part.filename, bytes };
   }
   return { fields, files };
 }
