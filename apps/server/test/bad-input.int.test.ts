@@ -119,6 +119,17 @@ describe('missing, empty and malformed fields: 400 naming the field', () => {
     ).toBe(false);
   });
 
+  it("a form field that is none of U1's query parameters: 400 naming it", async () => {
+    expect(
+      await refused(
+        '/user/runWorkflow',
+        { body: form({ action: 'leave-request', wrokflow: 'leave-request' }) },
+        400,
+        'INVALID_ARGUMENT',
+      ),
+    ).toContain('unknown form field "wrokflow"');
+  });
+
   it('every required form field and query parameter, missing or empty', async () => {
     const before = await state();
     const cases: [string, string, Record<string, string>][] = [

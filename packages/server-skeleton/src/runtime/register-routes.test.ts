@@ -63,14 +63,36 @@ describe('registerRoutes: request bodies', () => {
     expect(seen.runConsoleWorkflow).toEqual({ params: { palId: 'p' }, body: { payload: 'aGk=' } });
   });
 
-  it('reads a form field named __proto__ as a field, never as the prototype', async () => {
+  it('reads a form field named __proto__ as a field, never as the prototype: one U1 does not take', async () => {
     const answer = await post(
       '/user/runWorkflow',
       'application/x-www-form-urlencoded',
       '__proto__=a&__proto__=b&action=go',
     );
+    expect([answer.statusCode, answer.json().messages[0].message]).toEqual([
+      400,
+      'unknown form field "__proto__"',
+    ]);
+    expect(Object.getPrototypeOf({})).toBe(Object.prototype);
+  });
+
+  it("refuses a form field that is none of U1's query parameters (a misspelt workflow was dropped)", async () => {
+    const misspelt = await post(
+      '/user/runWorkflow',
+      'application/x-www-form-urlencoded',
+      'action=go&wrokflow=w',
+    );
+    expect([misspelt.statusCode, misspelt.json().messages[0].message]).toEqual([
+      400,
+      'unknown form field "wrokflow"',
+    ]);
+    const answer = await post(
+      '/user/runWorkflow',
+      'application/x-www-form-urlencoded',
+      'action=go&workflow=w',
+    );
     expect(answer.statusCode, answer.body).toBe(200);
-    expect(seen.runUserWorkflow).toEqual({ query: { action: 'go' } });
+    expect(seen.runUserWorkflow).toEqual({ query: { action: 'go', workflow: 'w' } });
     expect(Object.getPrototypeOf(seen.runUserWorkflow!.query)).toBe(Object.prototype);
   });
 });

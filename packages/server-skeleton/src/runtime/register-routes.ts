@@ -219,6 +219,10 @@ function readInput(spec: OperationSpec, request: PalRequest): Record<string, unk
   const body = receivedBody(request);
   if (spec.pathParams.length)
     input.params = readParams(spec.pathParams, request.params as RawValues, 'path parameter');
+  // A form is read as the operation's form fields, its query parameters, or both (U1); a form
+  // sent to an operation that takes a body and no parameters is a 415 below instead.
+  if (body?.kind === 'form' && (spec.form || spec.queryParams.length || !spec.body))
+    refuseUnknownFields(spec, body.fields);
   if (spec.queryParams.length) {
     // Query parameters may also come as form fields (docs/decisions.md, "Wire format"; U1); one
     // given in both is given twice.
@@ -242,7 +246,6 @@ function readInput(spec: OperationSpec, request: PalRequest): Record<string, unk
         'UNSUPPORTED_MEDIA_TYPE',
         'this operation takes a form: application/x-www-form-urlencoded or multipart/form-data',
       );
-    if (body) refuseUnknownFields(spec, body.fields);
     input.form = readParams(spec.form.fields, body?.fields ?? {}, 'form field');
   }
   if (spec.body) {
@@ -281,7 +284,7 @@ function readInput(spec: OperationSpec, request: PalRequest): Record<string, unk
 function refuseUnknownFields(spec: OperationSpec, fields: RawValues): void {
   for (const name of Object.keys(fields))
     if (
-      !spec.form!.fields.some((field) => field.name === name) &&
+      !spec.form?.fields.some((field) => field.name === name) &&
       !spec.queryParams.some((param) => param.name === name)
     )
       throw badRequest(`unknown form field "${name.slice(0, 64)}"`);
