@@ -34,6 +34,30 @@ function pdftotext(pdf: Uint8Array, page?: number): string {
   return execFileSync('pdftotext', [...range, '-layout', save(pdf), '-']).toString('utf8');
 }
 
+/** The words of a page as pdftotext sets them, each with its box (displayed page, from the top-left). */
+function wordsOf(pdf: Uint8Array, page: number): (Rect & { text: string })[] {
+  const html = execFileSync('pdftotext', [
+    ...['-f', String(page), '-l', String(page), '-bbox'],
+    save(pdf),
+    '-',
+  ]).toString('utf8');
+  return [
+    ...html.matchAll(
+      /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g,
+    ),
+  ].map(([, x0, y0, x1, y1, text]) => ({
+    x: Number(x0),
+    y: Number(y0),
+    width: Number(x1) - Number(x0),
+    height: Number(y1) - Number(y0),
+    text: text!
+      .replace(/&amp;/g, '&')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"'),
+  }));
+}
+
 /** pdfinfo's facts, and under `errors` what it complained of (a damaged cross-reference table). */
 function pdfinfo(pdf: Uint8Array): Record<string, string> {
   const run = spawnSync('pdfinfo', [save(pdf)], { encoding: 'utf8' });
@@ -314,6 +338,76 @@ describe('the completed PDF', () => {
     expect(cut).toMatch(/Item 1(?!\d)/);
     expect(cut).not.toContain('Item 60');
     expect(cut.match(/Item \d+\.\.\./g)).toHaveLength(2);
+  });
+
+  it("sets a multi-line field's lines inside its box, DejaVu text too; a word wider than the box is broken, not clipped", async () => {
+    const doc = await PDFDocument.load((await claimInput()).pdf);
+    const notes = doc.getForm().createTextField('notes');
+    notes.enableMultiline();
+    notes.addToPage(doc.getPage(0), { x: 50, y: 380, width: 250, height: 90 });
+    const input = { ...(await claimInput()), pdf: await doc.save() };
+    // Shown 50 to 300 across, 322 to 412 down; the manifest's purpose 50 to 450, 230 to 280.
+    const notesBox = { x: 50, y: 322, width: 250, height: 90 };
+    input.fields = [
+      ...input.fields,
+      { id: 'notes', type: FieldType.TEXTAREA, page: 1, ...notesBox, palDefined: false },
+    ];
+    const purposeBox = { x: 50, y: 230, width: 400, height: 50 };
+    const inside = (pdf: Uint8Array, box: Rect) => {
+      const words = wordsOf(pdf, 1).filter(
+        (w) =>
+          w.x > box.x - 1 &&
+          w.x < box.x + box.width &&
+          w.y > box.y - 20 &&
+          w.y < box.y + box.height + 20,
+      );
+      for (const w of words) {
+        expect(w.x + w.width, w.text).toBeLessThanOrEqual(box.x + box.width + 0.5);
+        expect(w.y + w.height, w.text).toBeLessThanOrEqual(box.y + box.height + 0.5);
+        expect(w.y, w.text).toBeGreaterThanOrEqual(box.y - 0.5);
+      }
+      return words.map((w) => w.text);
+    };
+
+    // Seven lines of Polish: DejaVu's lines are taller than Helvetica's.
+    const seven = Array.from({ length: 7 }, (_, i) => `Łódź wiersz ${i + 1}`);
+    input.values.notes = seven.join('\r\n');
+    const polish = await compose(input);
+    expect(inside(polish, notesBox).join(' ')).toBe(seven.join(' '));
+
+    // A word wider than either box: every character kept, on lines of the box's width.
+    const long = `IBAN ${'PL61109010140000071219812874'.repeat(6)} end`;
+    input.values.notes = long;
+    input.values.purpose = long;
+    const broken = await compose(input);
+    expect(inside(broken, notesBox).join('')).toBe(long.replace(/ /g, ''));
+    expect(inside(broken, purposeBox).join('')).toBe(long.replace(/ /g, ''));
+
+    // More than fits at the least size, and no space in it: cut with "...", inside the box.
+    input.values.notes = 'ł'.repeat(5000);
+    input.values.purpose = 'ł'.repeat(5000);
+    const cut = await compose(input);
+    for (const box of [notesBox, purposeBox]) {
+      const words = inside(cut, box);
+      expect(words.at(-1)).toMatch(/^ł+\.\.\.$/);
+      expect(words.slice(0, -1).every((w) => /^ł+$/.test(w))).toBe(true);
+    }
+  });
+
+  it('sets a one-line field of the PDF\'s own smaller until its value fits, and cuts it with "..." past 6 pt', async () => {
+    const input = await claimInput();
+    // 'employee': shown 50 to 300 across, 92 to 112 down.
+    const box = { x: 50, y: 92, width: 250, height: 20 };
+    const onLine = (pdf: Uint8Array) =>
+      wordsOf(pdf, 1).filter((w) => w.y > box.y - 5 && w.y < box.y + box.height);
+    input.values.employee = 'Maximiliane Katharina Wilhelmine von Hohenzollern-Sigmaringen';
+    const smaller = onLine(await compose(input));
+    expect(smaller.map((w) => w.text).join(' ')).toBe(input.values.employee);
+    input.values.employee = 'word '.repeat(200).trim();
+    const cut = onLine(await compose(input));
+    expect(cut.at(-1)!.text).toMatch(/^(w|wo|wor|word)?\.\.\.$/);
+    for (const w of cut) expect(w.x + w.width).toBeLessThanOrEqual(box.x + box.width + 0.5);
+    expect(cut.length).toBeGreaterThan(12); // at 6 pt, not at 4
   });
 
   it('writes names and values beyond Windows-1252 as they are (DejaVu), in fields, signatures and evidence', async () => {

@@ -22,6 +22,7 @@ import {
   rgb,
   type PDFFont,
   type PDFPage,
+  type PDFWidgetAnnotation,
 } from 'pdf-lib';
 import { displayRectToPdf, normalRotation, type PageBox, type Rect } from './page-geometry.js';
 
@@ -195,17 +196,31 @@ function setFormField(
     const encoded = encodable(value, font);
     const max = field.getMaxLength();
     const text = max !== undefined ? encoded.slice(0, max) : encoded;
-    const rect = field.acroField.getWidgets()[0]?.getRectangle();
-    if (field.isMultiline() && rect) {
-      // Auto-sized (size 0) multi-line text fills its box with a few huge words: body text
-      // instead, made smaller until it fits (pdf-lib would cut what does not, unmarked).
-      const given = /(\d+(?:\.\d+)?)\s+Tf/.exec(field.acroField.getDefaultAppearance() ?? '')?.[1];
-      const largest = given === undefined || Number(given) === 0 ? undefined : Number(given);
-      const pad = 4; // pdf-lib's border and padding on each side, and some room
-      const fit = fitMultiline(text, font, rect.width - 2 * pad, rect.height - 2 * pad, largest);
-      field.setFontSize(fit.size);
-      field.setText(fit.cut ? fit.lines.join('\n') : text);
-    } else field.setText(text);
+    const widget = field.acroField.getWidgets()[0];
+    const box = widget && textBoxOf(widget);
+    if (!box || field.isCombed()) field.setText(text);
+    else if (field.isMultiline()) {
+      // pdf-lib breaks lines only at spaces and clips what falls below the box, unmarked; and
+      // auto-sized (0) text fills the box with a few huge words. So the lines are made here, as
+      // pdf-lib will set them (a line is 1.2 times the font's height), at body text's size or
+      // the field's own, smaller until they fit.
+      const height = (size: number) => font.heightAtSize(size) * 1.2;
+      const fit = fitMultiline(text, font, box, {
+        largest: givenFontSize(field, widget),
+        firstBaseline: height,
+        leading: height,
+      });
+      setFontSize(field, widget, fit.size);
+      field.setText(fit.lines.join('\n'));
+    } else {
+      // One line: pdf-lib clips what is wider than the box, unmarked, at a size given or at the
+      // least it chooses itself (4 pt). Made smaller down to 6 pt, then cut with "...".
+      const largest = givenFontSize(field, widget);
+      const fit = fitOneLine(text, font, box.width, largest ?? TEXT_SIZES.least);
+      if (largest !== undefined || fit.size < TEXT_SIZES.least || fit.line !== text)
+        setFontSize(field, widget, fit.size);
+      field.setText(fit.line);
+    }
     if (drawn) field.updateAppearances(font);
   } else if (field instanceof PDFCheckBox) {
     if (value === 'true') field.check();
@@ -320,62 +335,198 @@ function placeOnPage(
   return { x: at.x, y: at.y, rotate: degrees(box.rotation) };
 }
 
-/** The longest start of `text` that fits `width` at `size`, with "…" when it was cut. */
-function fitLine(text: string, font: PDFFont, size: number, width: number): string {
-  if (font.widthOfTextAtSize(text, size) <= width) return text;
-  let end = text.length;
-  while (end > 0 && font.widthOfTextAtSize(`${text.slice(0, end)}...`, size) > width) end--;
-  return `${text.slice(0, end)}...`;
+/** The room pdf-lib gives a text field's widget: its box within border and padding, upright. */
+function textBoxOf(widget: PDFWidgetAnnotation): { width: number; height: number } | undefined {
+  const rect = widget.getRectangle();
+  const turned =
+    (normalRotation(widget.getAppearanceCharacteristics()?.getRotation() ?? 0) / 90) % 2;
+  const [width, height] = turned ? [rect.height, rect.width] : [rect.width, rect.height];
+  // pdf-lib's border and padding on each side, and some room.
+  const inset = 2 * ((widget.getBorderStyle()?.getWidth() ?? 1) + 3);
+  if (width - inset <= 0 || height - inset <= 0) return undefined;
+  return { width: width - inset, height: height - inset };
 }
 
-/** Lines of `text` no wider than `width`, broken at spaces (a word too long is cut). */
-function wrap(text: string, font: PDFFont, size: number, width: number): string[] {
+const TF = /(\d*\.\d+|\d+)(\s+Tf)/;
+
+/** The size a widget's text is set at: its own DA's (as pdf-lib reads it), else its field's; undefined for auto (0). */
+function givenFontSize(field: PDFTextField, widget: PDFWidgetAnnotation): number | undefined {
+  for (const da of [widget.getDefaultAppearance(), field.acroField.getDefaultAppearance()]) {
+    const size = TF.exec(da ?? '')?.[1];
+    if (size !== undefined) return Number(size) > 0 ? Number(size) : undefined;
+  }
+  return undefined;
+}
+
+/** Sets the size where pdf-lib reads it: the widget's own DA if it has one, and the field's. */
+function setFontSize(field: PDFTextField, widget: PDFWidgetAnnotation, size: number): void {
+  const own = widget.getDefaultAppearance();
+  if (own !== undefined && TF.test(own)) widget.setDefaultAppearance(own.replace(TF, `${size}$2`));
+  const da = field.acroField.getDefaultAppearance();
+  // pdf-lib's appearance takes the font it is given; the DA's name only has to be there.
+  if (da !== undefined && TF.test(da)) field.setFontSize(size);
+  else field.acroField.setDefaultAppearance(`/Helv ${size} Tf 0 g`);
+}
+
+const advances = new WeakMap<PDFFont, Map<string, number>>();
+
+/**
+ * The width of `text` as pdf-lib draws it: each character's advance, summed. pdf-lib writes the
+ * glyphs without kerning, so this is what a reader shows (its widthOfTextAtSize kerns the standard
+ * fonts, and lays out the whole text each time for an embedded one: 65,536 characters of DejaVu
+ * take a third of a second, and a fit tries up to nine sizes).
+ */
+function textWidth(font: PDFFont, text: string, size: number): number {
+  let known = advances.get(font);
+  if (!known) advances.set(font, (known = new Map()));
+  let width = 0;
+  for (const char of text) {
+    let advance = known.get(char);
+    if (advance === undefined) known.set(char, (advance = font.widthOfTextAtSize(char, 1)));
+    width += advance;
+  }
+  return width * size;
+}
+
+/**
+ * Whether `text` fits `width` at `size`. No character the fonts write is narrower than 0.15 em
+ * (Helvetica's ' is 0.19, DejaVu's narrowest 0.27; zero-width marks aside, which only break a
+ * line sooner), so a text longer than that allows is not measured.
+ */
+function fitsWidth(font: PDFFont, text: string, size: number, width: number): boolean {
+  if (text.length * size * 0.15 > width) return false;
+  return textWidth(font, text, size) <= width;
+}
+
+/**
+ * How many characters of `chars` from `start` fit `width` at `size`, with `suffix` after them.
+ * Measured O(k log k) for a fit of k, however long the
+ * text: the end is found by doubling, then halving.
+ */
+function fittingCount(
+  chars: readonly string[],
+  start: number,
+  font: PDFFont,
+  size: number,
+  width: number,
+  suffix = '',
+): number {
+  const fits = (count: number) =>
+    fitsWidth(font, chars.slice(start, start + count).join('') + suffix, size, width);
+  const left = chars.length - start;
+  let good = 0;
+  let bad = 1;
+  while (bad <= left && fits(bad)) {
+    good = bad;
+    bad *= 2;
+  }
+  if (bad > left) {
+    if (fits(left)) return left;
+    bad = left;
+  }
+  while (bad - good > 1) {
+    const mid = (good + bad) >> 1;
+    if (fits(mid)) good = mid;
+    else bad = mid;
+  }
+  return good;
+}
+
+/** The longest start of `text` that fits `width` at `size`, with "..." when it was cut. */
+function fitLine(text: string, font: PDFFont, size: number, width: number): string {
+  if (fitsWidth(font, text, size, width)) return text;
+  const chars = Array.from(text);
+  return `${chars.slice(0, fittingCount(chars, 0, font, size, width, '...')).join('')}...`;
+}
+
+/** One line of text is set at most this large (unless its field says), and made smaller, down to the least, to fit. */
+const TEXT_SIZES = { least: 6, step: 0.5 } as const;
+
+/** The largest size from `largest` down to the least at which `text` fits on one line; else cut at the least. */
+function fitOneLine(
+  text: string,
+  font: PDFFont,
+  width: number,
+  largest: number,
+): { size: number; line: string } {
+  for (let size = largest; size >= TEXT_SIZES.least; size -= TEXT_SIZES.step)
+    if (fitsWidth(font, text, size, width)) return { size, line: text };
+  const size = Math.min(largest, TEXT_SIZES.least);
+  return { size, line: fitLine(text, font, size, width) };
+}
+
+/**
+ * Lines of `text` no wider than `width`, broken at spaces, and a word wider than a line where it
+ * must be (nothing of it is lost); at most `most` + 1 of them, enough to tell that they do not fit.
+ */
+function wrap(text: string, font: PDFFont, size: number, width: number, most = Infinity): string[] {
   const lines: string[] = [];
-  for (const paragraph of text.split(/\r?\n/)) {
+  const fits = (line: string) => fitsWidth(font, line, size, width);
+  for (const paragraph of text.split('\n')) {
     let line = '';
     for (const word of paragraph.split(/\s+/)) {
+      if (lines.length > most) return lines;
       const next = line ? `${line} ${word}` : word;
-      if (font.widthOfTextAtSize(next, size) <= width || !line) line = next;
-      else {
-        lines.push(line);
-        line = word;
+      if (fits(next)) {
+        line = next;
+        continue;
+      }
+      if (line) lines.push(line);
+      line = word;
+      if (fits(word)) continue;
+      const chars = Array.from(word);
+      let start = 0;
+      while (chars.length - start > 0 && lines.length <= most) {
+        // One character at least, wider than the line or not: the line must move on.
+        const count = Math.max(1, fittingCount(chars, start, font, size, width));
+        const piece = chars.slice(start, start + count).join('');
+        start += count;
+        if (start < chars.length) lines.push(piece);
+        else line = piece;
       }
     }
     lines.push(line);
   }
-  return lines.map((l) => fitLine(l, font, size, width));
+  return lines;
 }
 
-/** Multi-line text is set at most this large, and made smaller, down to the least, to fit. */
+/** Multi-line text is set at most this large (unless its field says), and made smaller, down to the least, to fit. */
 const TEXTAREA_SIZES = { most: 10, least: 6, step: 0.5 } as const;
 
+/** Where lines are set in a box: the first baseline below its top, and the distance between lines. */
+interface LineMetrics {
+  largest?: number;
+  firstBaseline: (size: number) => number;
+  leading: (size: number) => number;
+}
+
 /**
- * Multi-line text in a box of `width` by `height`: the largest size at which all its lines fit,
- * and the lines. When even the least size does not hold them, the lines that fit, the last ending
- * in "..." as a one-line field's cut does: a signed document never drops text unmarked.
+ * Multi-line text in a box: the largest size at which all its lines fit, and the lines. When even
+ * the least size does not hold them, the lines that fit, the last ending in "..." as a one-line
+ * field's cut does: a signed document never drops text unmarked.
  */
 export function fitMultiline(
   text: string,
   font: PDFFont,
-  width: number,
-  height: number,
-  largest: number = TEXTAREA_SIZES.most,
+  box: { width: number; height: number },
+  metrics: LineMetrics,
 ): { size: number; lines: string[]; cut: boolean } {
-  const leadingOf = (size: number) => size * 1.2;
-  const most = Math.min(largest, Math.max(TEXTAREA_SIZES.least, height));
+  const rowsAt = (size: number) =>
+    Math.max(1, Math.floor((box.height - metrics.firstBaseline(size)) / metrics.leading(size)) + 1);
+  const largest = metrics.largest ?? TEXTAREA_SIZES.most;
+  const most = Math.max(TEXTAREA_SIZES.least, Math.min(largest, box.height));
   for (let size = most; size >= TEXTAREA_SIZES.least; size -= TEXTAREA_SIZES.step) {
-    const lines = wrap(text, font, size, width);
-    if (lines.length * leadingOf(size) <= height + (leadingOf(size) - size))
-      return { size, lines, cut: false };
+    const lines = wrap(text, font, size, box.width, rowsAt(size));
+    if (lines.length <= rowsAt(size)) return { size, lines, cut: false };
   }
   const size = TEXTAREA_SIZES.least;
-  const lines = wrap(text, font, size, width);
-  const room = Math.max(1, Math.floor((height + (leadingOf(size) - size)) / leadingOf(size)));
-  if (lines.length <= room) return { size, lines, cut: false };
-  const kept = lines.slice(0, room);
-  let last = kept[room - 1]!.replace(/\.\.\.$/, '');
-  while (last && font.widthOfTextAtSize(`${last}...`, size) > width) last = last.slice(0, -1);
-  kept[room - 1] = `${last}...`;
+  const rows = rowsAt(size);
+  const lines = wrap(text, font, size, box.width, rows);
+  if (lines.length <= rows) return { size, lines, cut: false };
+  const kept = lines.slice(0, rows);
+  const last = Array.from(kept[rows - 1]!);
+  kept[rows - 1] =
+    `${last.slice(0, fittingCount(last, 0, font, size, box.width, '...')).join('')}...`;
   return { size, lines: kept, cut: true };
 }
 
@@ -407,7 +558,12 @@ function drawFieldValue(page: PDFPage, field: Wire.Field, value: string, fonts: 
   const pad = 2;
   const width = Math.max(1, box.width - 2 * pad);
   if (type === 'TEXTAREA') {
-    const { size, lines } = fitMultiline(text, font, width, Math.max(1, box.height - 2 * pad));
+    const { size, lines } = fitMultiline(
+      text,
+      font,
+      { width, height: Math.max(1, box.height - 2 * pad) },
+      { firstBaseline: (size) => size, leading: (size) => size * 1.2 },
+    );
     const leading = size * 1.2;
     lines.forEach((line, i) => {
       page.drawText(line, {
