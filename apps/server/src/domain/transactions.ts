@@ -18,7 +18,7 @@ import type { DomainContext } from './context.js';
 import { ConflictError, InvalidArgumentError, NotFoundError } from './errors.js';
 import { emitEvent, emitEvents } from './events.js';
 import { randomId } from './ids.js';
-import { getPalDetails } from './pals.js';
+import { getPalDetails, type PalDetails } from './pals.js';
 import { filterValue, optional, textFilters, withoutUndefined } from './search.js';
 import {
   INITIAL_STATUS,
@@ -103,8 +103,13 @@ export async function createTransaction(
   ctx: DomainContext,
   enterpriseId: string,
   palId: string,
+  /** The pal as read already (P3 reads it before its commit). */
+  known?: PalDetails,
 ): Promise<TransactionDetails> {
-  const pal = await getPalDetails(ctx, enterpriseId, palId);
+  const pal =
+    known?.id === palId && known.enterpriseId === enterpriseId
+      ? known
+      : await getPalDetails(ctx, enterpriseId, palId);
   if (!pal.modeTransaction) {
     throw new InvalidArgumentError(`palId: pal "${palId}" is not a transaction-mode pal`);
   }
