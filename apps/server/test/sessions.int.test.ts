@@ -6,7 +6,7 @@
 // its recipient is ACTIVE and the transaction is not ARCHIVED; and no page runs a workflow on a
 // transaction whose systemStatus forbids runs (a 409 page, the rule of T6 and T9).
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hashToken } from '../src/domain/ids.js';
 import { MAIL_LINK_SESSIONS } from '../src/domain/sessions.js';
 import { deployPal } from '../src/domain/pals.js';
@@ -453,6 +453,32 @@ describe('links in mails', () => {
       sso: recipient,
       reason: 'superseded',
     });
+  });
+
+  it("keep the session a link opens now even when its node's clock is behind the others", async () => {
+    const recipient = await person();
+    const { path } = await mailTo(recipient);
+    const enter = async (link: string) => {
+      const entered = await confirm(link);
+      expect(entered.status, entered.text).toBe(303);
+      return entered.headers.get('set-cookie')!.split(';')[0]!;
+    };
+    const cookies: string[] = [];
+    for (let i = 0; i < MAIL_LINK_SESSIONS; i++) cookies.push(await enter(path));
+    const now = h.domain.now.bind(h.domain);
+    const behind = vi
+      .spyOn(h.domain, 'now')
+      .mockImplementation(() => new Date(now().getTime() - 60_000));
+    let latest: string;
+    try {
+      latest = await enter(path);
+    } finally {
+      behind.mockRestore();
+    }
+    expect((await pages.page(latest)).status).toBe(200);
+    // The oldest of the others ended in its place.
+    await expectEnded(cookies[0]!);
+    for (const cookie of cookies.slice(1)) expect((await pages.page(cookie)).status).toBe(200);
   });
 
   it('on a CANCELLED transaction the link enters but runs nothing', async () => {

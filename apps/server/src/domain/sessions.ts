@@ -185,6 +185,7 @@ export async function createSession(
           enterpriseId: session.enterpriseId,
           transactionId: session.transactionId,
           ssoId: session.standingSso,
+          started: row.id_hash,
         },
         MAIL_LINK_SESSIONS,
       );

@@ -114,17 +114,18 @@ export function deleteEndedBrowserSessions(
 
 /**
  * Removes the sessions that `ssoId` started through mailed links to `transactionId`, all but the
- * `keep` newest; which (for their audit records).
+ * one `started` now and the `keep` - 1 newest of the others; which (for their audit records).
  */
 export async function deleteOlderMailSessions(
   db: Db,
-  where: { enterpriseId: string; transactionId: string; ssoId: string },
+  where: { enterpriseId: string; transactionId: string; ssoId: string; started: string },
   keep: number,
 ): Promise<
   Pick<BrowserSessionRow, 'id_hash' | 'enterprise_id' | 'pal_id' | 'transaction_id' | 'sso_id'>[]
 > {
   // Read newest first and cut here: SQLite's OFFSET needs a LIMIT, and these are at most a few
-  // more than `keep` (each start trims them).
+  // more than `keep` (each start trims them). The session just started is kept whatever its
+  // time says (a node whose clock is behind, or the same millisecond as another).
   const held = await db
     .selectFrom('browser_sessions')
     .select('id_hash')
@@ -132,10 +133,11 @@ export async function deleteOlderMailSessions(
     .where('transaction_id', '=', where.transactionId)
     .where('sso_id', '=', where.ssoId)
     .where('enterprise_id', '=', where.enterpriseId)
+    .where('id_hash', '!=', where.started)
     .orderBy('created_at', 'desc')
     .orderBy('id_hash')
     .execute();
-  const older = held.slice(keep).map((row) => row.id_hash);
+  const older = held.slice(keep - 1).map((row) => row.id_hash);
   if (older.length === 0) return [];
   return db
     .deleteFrom('browser_sessions')
