@@ -24,4 +24,5 @@ export const MIGRATION_NAMES = [
   '0028_outbox_lanes',
   '0029_session_draft_files',
   '0030_mail_link_sessions',
+  '0031_console_grant_lookups',
 ];

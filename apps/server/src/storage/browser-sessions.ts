@@ -146,6 +146,21 @@ export async function deleteOlderMailSessions(
     .execute();
 }
 
+/** The update that clears a grant's console sessions, found through browser_sessions_console_grant (0031). */
+export function withdrawConsoleSessionsQuery(
+  db: Db,
+  grant: { enterpriseId: string; palId: string; ssoId: string; profile: ConsoleProfile },
+) {
+  return db
+    .updateTable('browser_sessions')
+    .set({ profile: null })
+    .where('kind', '=', 'console')
+    .where('sso_id', '=', grant.ssoId)
+    .where('pal_id', '=', grant.palId)
+    .where('enterprise_id', '=', grant.enterpriseId)
+    .where('profile', '=', grant.profile);
+}
+
 /**
  * Takes the grant away from the console sessions that rest on it (C4): their profile is cleared,
  * so that each ends at its next request with the page that says why, even if the grant is given
@@ -155,15 +170,7 @@ export async function withdrawConsoleSessions(
   db: Db,
   grant: { enterpriseId: string; palId: string; ssoId: string; profile: ConsoleProfile },
 ): Promise<number> {
-  const result = await db
-    .updateTable('browser_sessions')
-    .set({ profile: null })
-    .where('kind', '=', 'console')
-    .where('enterprise_id', '=', grant.enterpriseId)
-    .where('pal_id', '=', grant.palId)
-    .where('sso_id', '=', grant.ssoId)
-    .where('profile', '=', grant.profile)
-    .executeTakeFirst();
+  const result = await withdrawConsoleSessionsQuery(db, grant).executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 

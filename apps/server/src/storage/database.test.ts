@@ -14,7 +14,8 @@ import {
 import { dialectOf } from './adapter-dialect.js';
 import { wherePalTextsLike, type TransactionTextColumn } from './storage-dialect.js';
 import { migrations } from './migrations/index.js';
-import { deleteSpentTokens, spentTokensQuery } from './tokens.js';
+import { withdrawConsoleSessionsQuery } from './browser-sessions.js';
+import { deleteSpentTokens, spentTokensQuery, unusedConsoleTokensQuery } from './tokens.js';
 import { fold, type TextColumn, type TextFilter } from './text-filters.js';
 import { MIGRATION_NAMES } from '../../test/migration-names.js';
 
@@ -409,13 +410,51 @@ describe(`database (${engine})`, () => {
   );
 
   // PostgreSQL sweeps in the database, off the event loop; an index on used_at would cost every
-  // redemption its HOT update (migration 0027).
+  // redemption its HOT update (migration 0027). C4's index (0031) holds no column a redemption
+  // changes.
   it.runIf(engine === 'postgres')('has no index on tokens.used_at', async () => {
     await migrateToLatest(db);
     const { rows } = await sql<{ indexname: string }>`
       select indexname from pg_indexes where tablename = 'tokens' order by indexname`.execute(db);
-    expect(rows.map((r) => r.indexname)).toEqual(['tokens_expires', 'tokens_pkey']);
+    expect(rows.map((r) => r.indexname)).toEqual([
+      'tokens_console_grant',
+      'tokens_expires',
+      'tokens_pkey',
+    ]);
   });
+
+  it.runIf(engine === 'sqlite')(
+    "finds C4's tokens and sessions through their console-grant indexes (migration 0031), and down drops them",
+    async () => {
+      await migrateToLatest(db);
+      const grant = { enterpriseId: 'e', palId: 'p', ssoId: 's', profile: 'personal' as const };
+      // On the writer, as C4 runs them (see the test of 0027 above).
+      const plan = () =>
+        db.transaction().execute(async (trx) => {
+          const details: string[] = [];
+          for (const query of [
+            unusedConsoleTokensQuery(trx, grant),
+            withdrawConsoleSessionsQuery(trx, grant),
+          ]) {
+            const { sql: text, parameters } = query.compile();
+            const rows = await trx.executeQuery<{ detail: string }>(
+              CompiledQuery.raw(`explain query plan ${text}`, [...parameters]),
+            );
+            details.push(rows.rows.map((r) => r.detail).join(' '));
+          }
+          return details;
+        });
+      const [tokens, sessions] = await plan();
+      expect(tokens).toMatch(/USING INDEX tokens_console_grant/);
+      expect(sessions).toMatch(/USING INDEX browser_sessions_console_grant/);
+
+      const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+      expect((await migrator.migrateTo('0030_mail_link_sessions')).error).toBeUndefined();
+      const [before, beforeSessions] = await plan();
+      expect(before).not.toMatch(/tokens_console_grant/);
+      expect(beforeSessions).not.toMatch(/browser_sessions_console_grant/);
+    },
+  );
 
   it('sweeps a used token once its use is past, expired or not', async () => {
     await migrateToLatest(db);

@@ -85,6 +85,21 @@ export function deleteSpentTokens(db: Db, now: string, limit: number): Promise<n
   return deleteChosenRows(db, 'tokens', ['token_hash'], spentTokensQuery(db, now), limit);
 }
 
+/** The unused C6 tokens of an SSO for a console pal, found through tokens_console_grant (0031). */
+export function unusedConsoleTokensQuery(
+  db: Db,
+  where: { enterpriseId: string; palId: string; ssoId: string },
+) {
+  return db
+    .selectFrom('tokens')
+    .select(['token_hash', 'data'])
+    .where('kind', '=', 'console')
+    .where('sso_id', '=', where.ssoId)
+    .where('pal_id', '=', where.palId)
+    .where('enterprise_id', '=', where.enterpriseId)
+    .where('used_at', 'is', null);
+}
+
 /**
  * Removes the unused C6 tokens of an SSO for a console pal under `profile` (C4 withdrew the grant
  * they rest on); how many.
@@ -94,15 +109,7 @@ export async function deleteUnusedConsoleTokens(
   where: { enterpriseId: string; palId: string; ssoId: string; profile: string },
 ): Promise<number> {
   // The profile is in the token's data (domain/tokens.ts): read the SSO's few live ones.
-  const rows = await db
-    .selectFrom('tokens')
-    .select(['token_hash', 'data'])
-    .where('kind', '=', 'console')
-    .where('enterprise_id', '=', where.enterpriseId)
-    .where('pal_id', '=', where.palId)
-    .where('sso_id', '=', where.ssoId)
-    .where('used_at', 'is', null)
-    .execute();
+  const rows = await unusedConsoleTokensQuery(db, where).execute();
   const withdrawn = rows
     .filter(
       (row) =>

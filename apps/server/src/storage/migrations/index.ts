@@ -24,6 +24,7 @@ import { spentTokensIndex } from './0027-spent-tokens-index.js';
 import { outboxLanes } from './0028-outbox-lanes.js';
 import { sessionDraftFiles } from './0029-session-draft-files.js';
 import { mailLinkSessions } from './0030-mail-link-sessions.js';
+import { consoleGrantLookups } from './0031-console-grant-lookups.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '0028_outbox_lanes': outboxLanes,
   '0029_session_draft_files': sessionDraftFiles,
   '0030_mail_link_sessions': mailLinkSessions,
+  '0031_console_grant_lookups': consoleGrantLookups,
 };
