@@ -13,6 +13,7 @@ import { deployPal } from '../src/domain/pals.js';
 import { createSso } from '../src/domain/ssos.js';
 import { transitionTransaction } from '../src/domain/transactions.js';
 import { palScope, readVariables, transactionScope } from '../src/storage/variables.js';
+import { engine } from './engine.js';
 import { apiError, expectError, form, startHarness, type Answer, type Harness } from './harness.js';
 import { csrfOf, sessionBrowser, sessionPathOf, type SessionBrowser } from './session-pages.js';
 
@@ -178,6 +179,41 @@ describe('C6 and the console grant (C3, C4)', () => {
     // A token issued under the new grant enters.
     await consoleSession(sso);
   });
+
+  // PostgreSQL runs a C6 entry and C4 side by side (SQLite's writers take turns): the entry locks
+  // the grant it rests on, so a C4 that has deleted it (and not yet committed) is waited for.
+  it.runIf(engine === 'postgres')(
+    'a C6 entry that meets C4 mid-commit waits for it and is refused, not given a session a new C3 would revive',
+    async () => {
+      const sso = await person();
+      await grant(sso);
+      const token = await h.a.json.console.createConsoleToken({
+        palId: 'wf-console',
+        ssoId: sso,
+        useEnterpriseProfile: true,
+      });
+      const { entry } = await h.domain.db.transaction().execute(async (trx) => {
+        await trx
+          .deleteFrom('console_grants')
+          .where('enterprise_id', '=', h.a.enterpriseId)
+          .where('pal_id', '=', 'wf-console')
+          .where('sso_id', '=', sso)
+          .execute();
+        // The entry starts while the deletion is not committed; a plain read would see the grant.
+        const entry = pages.open(`/services/enter/${token}`);
+        const settled = await Promise.race([
+          entry.then(() => 'answered'),
+          new Promise((done) => setTimeout(() => done('waiting'), 500)),
+        ]);
+        expect(settled).toBe('waiting');
+        return { entry };
+      });
+      const answer = await entry;
+      expect(answer.status, answer.text).toBe(403);
+      expect(answer.text).toContain('Your access to this pal was removed');
+      expect(answer.headers.get('set-cookie')).toBeNull();
+    },
+  );
 
   it("C4 withdraws only the tokens of that grant: another profile's and another SSO's still enter", async () => {
     const sso = await person();

@@ -1,6 +1,7 @@
 // The console_grants table (schema.ts: ConsoleGrantsTable): which SSO may use which console pal,
 // under which profile (C3, C4).
 import type { Db } from './database.js';
+import { dialectOf } from './adapter-dialect.js';
 import type { ConsoleProfile, IsoDate } from './schema.js';
 
 /** One grant: the SSO may use the enterprise's console pal under the profile. */
@@ -42,9 +43,14 @@ export async function deleteConsoleGrant(db: Db, grant: ConsoleGrantKey): Promis
   return result.numDeletedRows > 0n;
 }
 
-/** Whether the grant exists and its SSO is not DELETED (a deleted SSO's grants stay, unused). */
+/**
+ * Whether the grant exists and its SSO is not DELETED (a deleted SSO's grants stay, unused). In a
+ * transaction (a C6 entry starting its session) the grant is locked until it ends: a C4 beside it
+ * then waits, and ends the session the entry made, or the entry, waiting, finds no grant (on
+ * PostgreSQL, C4 could otherwise miss a session committed while it ran, which a new C3 revived).
+ */
 export async function hasLiveConsoleGrant(db: Db, grant: ConsoleGrantKey): Promise<boolean> {
-  const row = await db
+  const query = db
     .selectFrom('console_grants')
     .innerJoin('ssos', 'ssos.id', 'console_grants.sso_id')
     .select('console_grants.sso_id')
@@ -52,7 +58,7 @@ export async function hasLiveConsoleGrant(db: Db, grant: ConsoleGrantKey): Promi
     .where('console_grants.pal_id', '=', grant.palId)
     .where('console_grants.sso_id', '=', grant.ssoId)
     .where('console_grants.profile', '=', grant.profile)
-    .where('ssos.status', '<>', 'DELETED')
-    .executeTakeFirst();
+    .where('ssos.status', '<>', 'DELETED');
+  const row = await (db.isTransaction ? dialectOf(db).forUpdate(query) : query).executeTakeFirst();
   return row !== undefined;
 }
