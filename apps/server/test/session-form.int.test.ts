@@ -185,7 +185,7 @@ describe('the actions offered', () => {
       expectRefused(
         await pages.post(p.cookie, { ...fields, action: 'note', text: 'x' }),
         403,
-        'This form was refused',
+        `<p><a href="${sessionPathOf(p.cookie)}">Back to the page</a></p>`,
       );
     expect(await valuesOf(p.tx)).toEqual({});
   });

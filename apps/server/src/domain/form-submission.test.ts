@@ -240,7 +240,7 @@ describe('judgeForm', () => {
     expect(judge({ action: 'send', 'signature.me': big }).verdict).toEqual({
       kind: 'refused',
       status: 400,
-      message: 'The signature “me” is larger than 10 KiB (SIGNATURE_MAX_KB).',
+      message: 'The signature on page 1 of “a.pdf” is larger than 10 KiB (SIGNATURE_MAX_KB).',
     });
     const anonymous = { ...SIGNER, sso: null, name: null };
     const asAnonymous = (posted: Record<string, string>) =>
@@ -248,7 +248,7 @@ describe('judgeForm', () => {
     expect(asAnonymous({ action: 'send', 'signature.me': 'x'.repeat(202) })).toMatchObject({
       kind: 'refused',
       status: 400,
-      message: 'The signature “me” is longer than 201 characters.',
+      message: 'The signature on page 1 of “a.pdf” is longer than 201 characters.',
     });
     expect(asAnonymous({ action: 'send', 'signature.me': 'Anyone At All' })).toMatchObject({
       kind: 'run',
@@ -257,7 +257,7 @@ describe('judgeForm', () => {
     expect(judge({ action: 'send', 'signature.me': 'Grace Hopper' }).verdict).toMatchObject({
       kind: 'refused',
       status: 400,
-      message: 'The signature “me” is signed with your own name, Ada L, or drawn.',
+      message: 'The signature on page 1 of “a.pdf” is signed with your own name, Ada L, or drawn.',
     });
     // The longest name an SSO may have (100 + space + 100), in characters beyond the BMP too.
     const longest = `${'𝔄'.repeat(100)} ${'𝔅'.repeat(100)}`;

@@ -191,21 +191,22 @@ export function judgeForm(
       const posting = Object.hasOwn(posted, control) ? posted[control]!.trim() : '';
       const mine = signatureIsMine(signature, basis.place);
       const given = basis.states[d]!.signatures.some((s) => s.id === id);
+      // Named as the page heads it (its description, else its file name), when there are more.
+      const where = document.description ?? document.file.split('/').pop()!;
+      // A person knows a signature by where it sits, not by the id the pal gave it.
+      const named = `The signature on page ${signature.page ?? 1} of “${where}”`;
       if (posting === '') {
-        // Named as the page heads it (its description, else its file name), when there are more.
-        const where = document.description ?? document.file.split('/').pop()!;
         if (mine && open && !given) {
           if (signature.required) missing.push(where);
           else if (neededByAction.has(id)) missingForAction.push(where);
         }
         continue;
       }
-      if (!mine)
-        return refuse(400, `The signature “${id}” is for the role ${signature.role}, not yours.`);
+      if (!mine) return refuse(400, `${named} is for the role ${signature.role}, not yours.`);
       if (!open) return refuse(400, 'The documents of this transaction can no longer be signed.');
-      if (given) return refuse(400, `The signature “${id}” was already given.`);
+      if (given) return refuse(400, `${named} was already given.`);
       const made = readSignature(posting, limits.signatureMaxBytes, signer.name);
-      if (!made.ok) return refuse(400, `The signature “${id}” ${made.problem}.`);
+      if (!made.ok) return refuse(400, `${named} ${made.problem}.`);
       draft.signatures[id] = made.draft;
       signatures.push({
         id,

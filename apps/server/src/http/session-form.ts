@@ -210,7 +210,12 @@ export async function registerSessionForm(
       if (form instanceof FormRefused)
         return sendFormRefused(reply, form.status, form.message, sessionPath);
       if (!helpers.sameOrigin(request) || !csrfMatches(session, form.fields.csrf))
-        return sendPage(reply, 403, helpers.refused.title, helpers.refused.body);
+        return sendPage(
+          reply,
+          403,
+          helpers.refused.title,
+          `${helpers.refused.body}<p><a href="${escapeHtml(sessionPath)}">Back to the page</a></p>`,
+        );
 
       const basis = await loadSessionBasis(domain, session);
       const sso = session.ssoId

@@ -458,9 +458,14 @@ describe('the session page', () => {
     expect(html(done)).not.toContain('being written');
   });
 
-  it('links each page in full, for a phone whose picture of it is too small to read', () => {
+  it('links each page in full, for a phone whose picture of it is too small to read; the completed one once written', () => {
     expect(html()).toContain(
       '<p class="page-full"><a href="/services/session/Ab12Cd34Ef56/documents/0#page=1" target="_blank" rel="noopener">Read page 1 full size</a></p>',
+    );
+    const done = view();
+    done.documents[0]!.completed = true;
+    expect(html(done)).toContain(
+      '<p class="page-full"><a href="/services/session/Ab12Cd34Ef56/documents/0/completed?view#page=1" target="_blank" rel="noopener">Read page 1 full size</a></p>',
     );
   });
 

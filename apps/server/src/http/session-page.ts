@@ -386,11 +386,17 @@ function pageBlock(
       return `<div class="marker signature-marker"${box(size, s.x, s.y, s.customWidth, s.customHeight)} data-marker="${attr(s.id!)}">${mark}</div>`;
     })
     .join('');
+  // Once written, the completed PDF is the page as it now reads: filled in and signed.
+  const fullSize = isImage
+    ? paths.document(doc.index)
+    : doc.completed
+      ? `${paths.completed(doc.index)}?view#page=${page}`
+      : `${paths.document(doc.index)}#page=${page}`;
   const id = `doc-${doc.index}-page-${page}`;
   return `<section class="page" id="${id}" aria-labelledby="${id}-title" data-document="${doc.index}" data-page="${page}" data-kind="${isImage ? 'image' : 'pdf'}" data-src="${attr(paths.document(doc.index))}" data-width="${size.width}" data-height="${size.height}">
 <h3 id="${id}-title" class="page-title">${label}</h3>
 <div class="page-body"><div class="sheet" aria-hidden="true">${picture}<div class="markers">${fieldMarkers}${signatureMarkers}</div></div>
-<p class="page-full"><a href="${attr(paths.document(doc.index))}${isImage ? '' : `#page=${page}`}" target="_blank" rel="noopener">Read page ${page} full size</a></p>
+<p class="page-full"><a href="${attr(fullSize)}" target="_blank" rel="noopener">Read page ${page} full size</a></p>
 <div class="fields">${fields.map((f, n) => fieldBlock(view, f, `${id}-f${n}`, size)).join('\n')}</div></div>
 ${signatures.length > 0 ? `<div class="signatures">${signatures.map((s, n) => signatureBlock(view, s, `${id}-s${n}`)).join('\n')}</div>` : ''}
 </section>`;
