@@ -400,6 +400,8 @@ async function readMultipart(
   const files = Object.create(null) as Record<string, PostedFile>;
   let textBytes = 0;
   let fileBytes = 0;
+  let uploads = 0;
+  let texts = 0;
   const capMb = caps.files / (1024 * 1024);
   // A file past the cap is read no further and kept as "too large" (the page says so, with the
   // person's values), not thrown: a person can choose any file.
@@ -410,6 +412,8 @@ async function readMultipart(
       throw new FormRefused(413, `the form names a control longer than ${MAX_NAME_BYTES} bytes`);
     // A text control's part names no filename; an upload's does, "" when no file was chosen.
     if (part.filename === undefined) {
+      if (++texts > SESSION_FORM_MAX_FIELDS)
+        throw new FormRefused(413, `the form holds more than ${SESSION_FORM_MAX_FIELDS} controls`);
       textBytes += Buffer.byteLength(part.fieldname);
       const chunks: Buffer[] = [];
       let length = 0;
@@ -432,6 +436,10 @@ async function readMultipart(
       }
       continue;
     }
+    // The parser counts text controls among its files now: the uploads are counted here, so that a
+    // form of thousands of files is refused, not read or drained one after the other.
+    if (++uploads > SESSION_FORM_MAX_FILES)
+      throw new FormRefused(413, `the form holds more than ${SESSION_FORM_MAX_FILES} files`);
     if (keep === 'skip files') {
       part.file.resume();
       continue;
