@@ -179,6 +179,21 @@ export async function getPal(
   );
 }
 
+const palDetailsKey = (enterpriseId: string, palId: string) =>
+  `palDetails\u0000${enterpriseId}\u0000${palId}`;
+
+/**
+ * The pal's details when the cache holds them now, without a read; for a transaction that writes
+ * no pal, and would otherwise read and parse the manifest while it holds the writer (P3's entry).
+ */
+export function cachedPalDetails(
+  ctx: DomainContext,
+  enterpriseId: string,
+  palId: string,
+): PalDetails | undefined {
+  return ctx.cache.peek<PalDetails>(palDetailsKey(enterpriseId, palId));
+}
+
 /**
  * The whole pal, including its manifest. 404 as getPal. Cached as getPal is (frozen): every T1,
  * T5 and T6 reads it, and its manifest may be megabytes of JSON.
@@ -190,7 +205,7 @@ export async function getPalDetails(
 ): Promise<PalDetails> {
   let manifestChars = 0;
   return ctx.cache.get(
-    `palDetails\u0000${enterpriseId}\u0000${palId}`,
+    palDetailsKey(enterpriseId, palId),
     ctx.db,
     async () => {
       const row = await palRow(ctx, enterpriseId, palId);

@@ -12,7 +12,7 @@ import {
 } from '../../test/helpers.js';
 import { createWorkflowContext } from '../workflows/context.js';
 import { createEnterprise } from './enterprises.js';
-import { getPal, getPalDetails, searchPals } from './pals.js';
+import { cachedPalDetails, getPal, getPalDetails, searchPals } from './pals.js';
 import { createTransaction } from './transactions.js';
 import { MAX_CACHED_BYTES, ReadCache } from './read-cache.js';
 import { dialectOf } from '../storage/adapter-dialect.js';
@@ -27,6 +27,18 @@ const manifest = (name: string) => ({
 });
 
 describe('the pal read cache', () => {
+  it('peeks at a cached value without loading it, and at nothing once a write moved the stamp', async () => {
+    t = await testContext();
+    const e = await createEnterprise(t.ctx, 'acme');
+    await deployManifest(t.ctx, e.id, manifest('One'));
+    expect(cachedPalDetails(t.ctx, e.id, 'p')).toBeUndefined();
+    const details = await getPalDetails(t.ctx, e.id, 'p');
+    expect(cachedPalDetails(t.ctx, e.id, 'p')).toBe(details);
+    await deployManifest(t.ctx, e.id, manifest('Two'));
+    expect(cachedPalDetails(t.ctx, e.id, 'p')).toBeUndefined();
+    expect((await getPalDetails(t.ctx, e.id, 'p')).name).toBe('Two');
+  });
+
   it('serves repeated reads from memory: the same object, no new query', async () => {
     t = await testContext();
     const e = await createEnterprise(t.ctx, 'acme');

@@ -52,6 +52,17 @@ export class ReadCache {
     return value;
   }
 
+  /**
+   * The value of `key` if it is cached and nothing changed since, without loading it. Served
+   * whatever `db` the caller holds: for a caller whose transaction does not write what the value
+   * is read from.
+   */
+  peek<T>(key: string): T | undefined {
+    const stamp = this.currentStamp();
+    if (stamp === undefined || stamp !== this.stamp) return undefined;
+    return this.entries.get(key) as T | undefined;
+  }
+
   private clear(): void {
     this.entries.clear();
     this.bytes = 0;

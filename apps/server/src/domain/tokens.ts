@@ -2,19 +2,13 @@
 // T8 (a transaction, anonymously) and P3 (a new transaction of a pal, as its owner). 256 random
 // bits, base64url, stored only as SHA-256, consumed by one conditional UPDATE, so of any number of
 // concurrent redeemers, on any number of nodes, exactly one wins.
-import {
-  consumeToken,
-  deleteSpentTokens,
-  findRedeemableToken,
-  insertToken,
-  type TokenRow,
-} from '../storage/tokens.js';
+import { consumeToken, deleteSpentTokens, insertToken, type TokenRow } from '../storage/tokens.js';
 import { hashRef, recordAudit, type AuditEntry } from './audit.js';
 import type { DomainContext } from './context.js';
 import { hasConsoleAccess } from './console-access.js';
 import { ConflictError, ForbiddenError, GoneError, NotFoundError } from './errors.js';
 import { hashToken, looksLikeToken, newToken } from './ids.js';
-import { getPalDetails, type PalDetails } from './pals.js';
+import { getPalDetails } from './pals.js';
 import { getSso } from './ssos.js';
 import { getTransactionDetails } from './transactions.js';
 import { inTransaction } from './transact.js';
@@ -230,22 +224,6 @@ export async function redeemToken(
     profile: data.profile ?? null,
   };
   return { entry, audit };
-}
-
-/**
- * The pal a P3 token would start a transaction of, read before the commit that redeems it (from
- * the cache, which serves nothing inside a transaction, where SQLite's one writer would wait on
- * the read); undefined for any other token, or one that cannot be redeemed.
- */
-export async function palOfNewTransactionToken(
-  ctx: DomainContext,
-  token: string,
-): Promise<PalDetails | undefined> {
-  if (!looksLikeToken(token)) return undefined;
-  const row = await findRedeemableToken(ctx.db, hashToken(token), ctx.now().toISOString());
-  if (row?.kind !== 'new-transaction' || row.pal_id === null) return undefined;
-  // A pal that cannot be read now is read again, and refused, in the commit.
-  return getPalDetails(ctx, row.enterprise_id, row.pal_id).catch(() => undefined);
 }
 
 /** Removes tokens that can no longer be redeemed; how many. */

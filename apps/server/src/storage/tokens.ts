@@ -48,24 +48,6 @@ export function consumeToken(
   return consumeQuery.executeTakeFirst(db, { tokenHash, now });
 }
 
-const redeemableQuery = preparedQuery((db, p: { tokenHash: string; now: string }) =>
-  db
-    .selectFrom('tokens')
-    .select(['kind', 'enterprise_id', 'pal_id'])
-    .where('token_hash', '=', p.tokenHash)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', p.now),
-);
-
-/** What a token that may still be redeemed is for; a read, which redeems nothing. */
-export function findRedeemableToken(
-  db: Db,
-  tokenHash: string,
-  now: string,
-): Promise<Pick<TokenRow, 'kind' | 'enterprise_id' | 'pal_id'> | undefined> {
-  return redeemableQuery.executeTakeFirst(db, { tokenHash, now });
-}
-
 /**
  * The tokens that can no longer be redeemed at `now`: expired, or used by then. "Used by now"
  * rather than "used at all": a range, which SQLite's planner serves from the partial index

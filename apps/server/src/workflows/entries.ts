@@ -29,7 +29,8 @@ import { createSso, GUEST_DOMAIN, isGuest } from '../domain/ssos.js';
 import { findSso } from '../storage/ssos.js';
 import type { DocumentSubmission, UploadInfo } from '../domain/transaction-documents.js';
 import { assignRole } from '../domain/transaction-roles.js';
-import { palOfNewTransactionToken, redeemToken } from '../domain/tokens.js';
+import { redeemToken } from '../domain/tokens.js';
+import { cachedPalDetails } from '../domain/pals.js';
 import { createTransaction, getTransactionDetails, toDetails } from '../domain/transactions.js';
 import {
   runConsoleModule,
@@ -48,13 +49,23 @@ export async function enter(
   // One commit for the token's redemption, what the entry makes (P3's transaction and guest SSO),
   // the role and the session: if the role cannot be given or the person may not act, nothing is
   // made and the token is not used up. The entry's action runs after it, as any run does.
-  const pal = await palOfNewTransactionToken(ctx, token);
   const started = await ctx.db.transaction().execute(async (trx) => {
     const dbTx: WorkflowContext = { ...ctx, db: trx };
     const { entry, audit } = await redeemToken(dbTx, token);
     const newTransaction = entry.kind === 'new-transaction';
     const transactionId = newTransaction
-      ? (await createTransaction(dbTx, entry.enterpriseId, entry.palId, pal)).id
+      ? (
+          await createTransaction(
+            dbTx,
+            entry.enterpriseId,
+            entry.palId,
+            // As cached: the transaction writes no pal, and reading it inside (where the cache
+            // serves nothing) parses the manifest while holding SQLite's writer. Read there only
+            // when not cached; a read outside would wait for a second connection while holding
+            // one, which PostgreSQL's pool may not have.
+            cachedPalDetails(ctx, entry.enterpriseId, entry.palId),
+          )
+        ).id
       : entry.transactionId;
     const start: SessionStart = {
       kind: entry.kind === 'new-transaction' ? 'owner' : entry.kind,
