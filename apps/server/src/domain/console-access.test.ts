@@ -4,6 +4,8 @@ import { ALICE, BOB, acmeAndOther } from '../../test/people-fixtures.js';
 import { deleteConsoleAccess, grantConsoleAccess, hasConsoleAccess } from './console-access.js';
 import { ConflictError, InvalidArgumentError, NotFoundError } from './errors.js';
 import { createSso, deleteSso } from './ssos.js';
+import { issueConsoleToken, redeemToken } from './tokens.js';
+import { engine } from '../../test/engine.js';
 
 describe('console access', () => {
   let t: TestContext;
@@ -22,6 +24,28 @@ describe('console access', () => {
       await deployManifest(t.ctx, other, { id: 'theirs', modes: { console: true } });
       sso = await createSso(t.ctx, acme, ALICE);
     });
+
+    // PostgreSQL runs them side by side. An entry locks its token (redeeming it), then the grant
+    // it rests on; C4 must take them in that order too: the grant first deadlocked (40P01).
+    it.runIf(engine === 'postgres')(
+      'C4 beside a C6 entry that has redeemed its token: both finish, in either order of commits',
+      async () => {
+        await grantConsoleAccess(t.ctx, acme, 'directory', sso, true);
+        const token = await issueConsoleToken(t.ctx, acme, 'directory', sso, true);
+        let c4: Promise<boolean> | undefined;
+        const entered = await t.ctx.db.transaction().execute(async (trx) => {
+          const tx = { ...t.ctx, db: trx };
+          await redeemToken(tx, token);
+          // C4 starts while the entry holds its token, and runs as far as it can.
+          c4 = deleteConsoleAccess(t.ctx, acme, 'directory', sso, true);
+          await new Promise((done) => setTimeout(done, 300));
+          return hasConsoleAccess(tx, acme, 'directory', sso, true);
+        });
+        expect(entered).toBe(true);
+        expect(await c4).toBe(true);
+        expect(await hasConsoleAccess(t.ctx, acme, 'directory', sso, true)).toBe(false);
+      },
+    );
 
     it('grants under one profile at a time, answers true while the grant exists, and removes it', async () => {
       expect(await grantConsoleAccess(t.ctx, acme, 'directory', sso, true)).toBe(true);

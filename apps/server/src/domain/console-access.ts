@@ -78,11 +78,14 @@ export async function deleteConsoleAccess(
 ): Promise<boolean> {
   const grant = await checkedGrantKey(ctx, enterpriseId, palId, ssoId, useEnterpriseProfile, 'any');
   return inTransaction(ctx, async ({ db }) => {
-    const removed = await deleteConsoleGrant(db, grant);
-    if (!removed) return false;
     // What the grant gave ends with it: a grant given again is a new one, and does not revive
     // it. Its unused tokens go; its sessions end at their next request (session-standing.ts).
+    // The tokens before the grant, in the order a C6 entry locks them (its token, then the grant
+    // it rests on): in the other order the two deadlocked on PostgreSQL. Without a grant they
+    // could not enter anyway.
     const tokensWithdrawn = await deleteUnusedConsoleTokens(db, grant);
+    const removed = await deleteConsoleGrant(db, grant);
+    if (!removed) return false;
     await withdrawConsoleSessions(db, grant);
     const audit = grantAudit('grant.removed', grant);
     await recordAudit(ctx, db, { ...audit, details: { ...audit.details, tokensWithdrawn } });

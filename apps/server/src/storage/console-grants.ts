@@ -59,6 +59,10 @@ export async function hasLiveConsoleGrant(db: Db, grant: ConsoleGrantKey): Promi
     .where('console_grants.sso_id', '=', grant.ssoId)
     .where('console_grants.profile', '=', grant.profile)
     .where('ssos.status', '<>', 'DELETED');
-  const row = await (db.isTransaction ? dialectOf(db).forUpdate(query) : query).executeTakeFirst();
+  // The grant's row alone: the SSO's is not this check's to hold.
+  const locked = db.isTransaction
+    ? dialectOf(db).forUpdate(query, { of: 'console_grants' })
+    : query;
+  const row = await locked.executeTakeFirst();
   return row !== undefined;
 }

@@ -405,7 +405,7 @@ export const postgresDialect: StorageDialect = {
   },
 
   forUpdate(query, options) {
-    const locked = query.forUpdate();
+    const locked = query.forUpdate(options?.of);
     return (options?.skipLocked ? locked.skipLocked() : locked) as typeof query;
   },
 

@@ -164,12 +164,12 @@ export interface StorageDialect {
   /**
    * Locks the rows a select reads until the transaction ends: PostgreSQL `FOR UPDATE`, with
    * `skipLocked` passing over rows another transaction holds (so several nodes claim different
-   * outbox messages without waiting on each other). SQLite, whose writers take turns, reads them
-   * as they are.
+   * outbox messages without waiting on each other), and `of` locking the rows of that table
+   * alone in a join. SQLite, whose writers take turns, reads them as they are.
    */
   forUpdate<Q extends SelectQueryBuilder<any, any, any>>(
     query: Q,
-    options?: { skipLocked?: boolean },
+    options?: { skipLocked?: boolean; of?: string },
   ): Q;
   /**
    * Says that outbox messages were written: once the transaction of `db` commits (never if it
