@@ -58,6 +58,26 @@ function wordsOf(pdf: Uint8Array, page: number): (Rect & { text: string })[] {
   }));
 }
 
+/**
+ * The words pdftotext finds on page 1 in and around `box` (the page as shown), each checked to lie
+ * inside it: a reader clips what does not, and pdftotext would still read it.
+ */
+function wordsInside(pdf: Uint8Array, box: Rect): string[] {
+  const words = wordsOf(pdf, 1).filter(
+    (w) =>
+      w.x > box.x - 1 &&
+      w.x < box.x + box.width &&
+      w.y > box.y - 20 &&
+      w.y < box.y + box.height + 20,
+  );
+  for (const w of words) {
+    expect(w.x + w.width, w.text).toBeLessThanOrEqual(box.x + box.width + 0.5);
+    expect(w.y + w.height, w.text).toBeLessThanOrEqual(box.y + box.height + 0.5);
+    expect(w.y, w.text).toBeGreaterThanOrEqual(box.y - 0.5);
+  }
+  return words.map((w) => w.text);
+}
+
 /** pdfinfo's facts, and under `errors` what it complained of (a damaged cross-reference table). */
 function pdfinfo(pdf: Uint8Array): Record<string, string> {
   const run = spawnSync('pdfinfo', [save(pdf)], { encoding: 'utf8' });
@@ -353,21 +373,7 @@ describe('the completed PDF', () => {
       { id: 'notes', type: FieldType.TEXTAREA, page: 1, ...notesBox, palDefined: false },
     ];
     const purposeBox = { x: 50, y: 230, width: 400, height: 50 };
-    const inside = (pdf: Uint8Array, box: Rect) => {
-      const words = wordsOf(pdf, 1).filter(
-        (w) =>
-          w.x > box.x - 1 &&
-          w.x < box.x + box.width &&
-          w.y > box.y - 20 &&
-          w.y < box.y + box.height + 20,
-      );
-      for (const w of words) {
-        expect(w.x + w.width, w.text).toBeLessThanOrEqual(box.x + box.width + 0.5);
-        expect(w.y + w.height, w.text).toBeLessThanOrEqual(box.y + box.height + 0.5);
-        expect(w.y, w.text).toBeGreaterThanOrEqual(box.y - 0.5);
-      }
-      return words.map((w) => w.text);
-    };
+    const inside = wordsInside;
 
     // Seven lines of Polish: DejaVu's lines are taller than Helvetica's.
     const seven = Array.from({ length: 7 }, (_, i) => `Łódź wiersz ${i + 1}`);
@@ -392,6 +398,33 @@ describe('the completed PDF', () => {
       expect(words.at(-1)).toMatch(/^ł+\.\.\.$/);
       expect(words.slice(0, -1).every((w) => /^ł+$/.test(w))).toBe(true);
     }
+  });
+
+  it("keeps a PDF field's lines inside its box where Helvetica's kerning widens them, and a tab in a one-line field in its field", async () => {
+    const doc = await PDFDocument.load((await claimInput()).pdf);
+    const notes = doc.getForm().createTextField('notes');
+    notes.enableMultiline();
+    notes.addToPage(doc.getPage(0), { x: 50, y: 420, width: 210, height: 50 });
+    const input = { ...(await claimInput()), pdf: await doc.save() };
+    // Shown 50 to 260 across, 322 to 372 down.
+    const notesBox = { x: 50, y: 322, width: 210, height: 50 };
+    input.fields = [
+      ...input.fields,
+      { id: 'notes', type: FieldType.TEXTAREA, page: 1, ...notesBox, palDefined: false },
+    ];
+    // pdf-lib breaks lines by kerned widths, and "rt" kerns wider.
+    const words = Array.from({ length: 18 }, () => 'rtrtrtrtrt');
+    input.values.notes = words.join(' ');
+    // Put where no widget is: a value drawn there would mean the form was given up.
+    input.fields = input.fields.map((f) => (f.id === 'employee' ? { ...f, y: 600 } : f));
+    input.values.employee = 'Hello\tworld';
+    const pdf = await compose(input);
+    const shown = wordsInside(pdf, notesBox);
+    const cut = shown.at(-1)!.endsWith('...');
+    const whole = cut ? shown.slice(0, -1) : shown;
+    expect(whole).toEqual(words.slice(0, whole.length));
+    if (!cut) expect(shown).toEqual(words);
+    expect(wordsInside(pdf, { x: 50, y: 92, width: 250, height: 20 })).toEqual(['Hello', 'world']);
   });
 
   it('sets a one-line field of the PDF\'s own smaller until its value fits, and cuts it with "..." past 6 pt', async () => {

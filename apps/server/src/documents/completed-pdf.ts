@@ -213,12 +213,18 @@ function setFormField(
       setFontSize(field, widget, fit.size);
       field.setText(fit.lines.join('\n'));
     } else {
-      // One line: pdf-lib clips what is wider than the box, unmarked, at a size given or at the
-      // least it chooses itself (4 pt). Made smaller down to 6 pt, then cut with "...".
-      const largest = givenFontSize(field, widget);
-      const fit = fitOneLine(text, font, box.width, largest ?? TEXT_SIZES.least);
-      if (largest !== undefined || fit.size < TEXT_SIZES.least || fit.line !== text)
-        setFontSize(field, widget, fit.size);
+      // One line: pdf-lib clips what is wider than the box, unmarked, at a size given or at one
+      // it chooses itself (down to 3 pt, by kerned widths while it draws unkerned). Set here:
+      // the size given, or the largest the box's height allows, made smaller down to 6 pt, then
+      // cut with "...". Tabs and line breaks are spaces on one line (pdf-lib's would be four
+      // spaces, or a character Helvetica cannot write).
+      const line = text.replace(/[\t\n\r]/g, ' ');
+      const tallest = Math.floor((box.height / (font.heightAtSize(1) * 1.2)) * 2) / 2;
+      const given = givenFontSize(field, widget);
+      const tall = Math.max(TEXT_SIZES.least, tallest);
+      const largest = given === undefined ? tall : Math.min(given, tall);
+      const fit = fitOneLine(line, font, box.width, largest);
+      setFontSize(field, widget, fit.size);
       field.setText(fit.line);
     }
     if (drawn) field.updateAppearances(font);
@@ -369,23 +375,38 @@ function setFontSize(field: PDFTextField, widget: PDFWidgetAnnotation, size: num
 }
 
 const advances = new WeakMap<PDFFont, Map<string, number>>();
+const pairs = new WeakMap<PDFFont, Map<string, number>>();
 
 /**
- * The width of `text` as pdf-lib draws it: each character's advance, summed. pdf-lib writes the
- * glyphs without kerning, so this is what a reader shows (its widthOfTextAtSize kerns the standard
- * fonts, and lays out the whole text each time for an embedded one: 65,536 characters of DejaVu
- * take a third of a second, and a fit tries up to nine sizes).
+ * The width of `text` at `size` as pdf-lib draws it and as it lays it out, the larger: pdf-lib
+ * writes each character's advance (no kerning), but breaks a form field's lines by its
+ * widthOfTextAtSize, which kerns the standard fonts (Helvetica's "rt" is 0.04 em wider). Both
+ * are read a character and a pair at a time and kept: widthOfTextAtSize lays out the whole text
+ * each time for an embedded font (65,536 characters of DejaVu take a third of a second, and a
+ * fit tries up to nine sizes).
  */
 function textWidth(font: PDFFont, text: string, size: number): number {
   let known = advances.get(font);
   if (!known) advances.set(font, (known = new Map()));
-  let width = 0;
+  let kerns = pairs.get(font);
+  if (!kerns) pairs.set(font, (kerns = new Map()));
+  let drawn = 0;
+  let kerning = 0;
+  let previous: string | undefined;
   for (const char of text) {
     let advance = known.get(char);
     if (advance === undefined) known.set(char, (advance = font.widthOfTextAtSize(char, 1)));
-    width += advance;
+    drawn += advance;
+    if (previous !== undefined) {
+      const pair = previous + char;
+      let kern = kerns.get(pair);
+      if (kern === undefined)
+        kerns.set(pair, (kern = font.widthOfTextAtSize(pair, 1) - known.get(previous)! - advance));
+      kerning += kern;
+    }
+    previous = char;
   }
-  return width * size;
+  return (drawn + Math.max(0, kerning)) * size;
 }
 
 /**
@@ -439,8 +460,28 @@ function fitLine(text: string, font: PDFFont, size: number, width: number): stri
   return `${chars.slice(0, fittingCount(chars, 0, font, size, width, '...')).join('')}...`;
 }
 
-/** One line of text is set at most this large (unless its field says), and made smaller, down to the least, to fit. */
+/** Text that does not fit its box is made smaller in these steps, down to the least, then cut. */
 const TEXT_SIZES = { least: 6, step: 0.5 } as const;
+
+/**
+ * The largest size, `most` or a half point below it down to the least, at which `fits`; undefined
+ * when not even the least does. Halved, not stepped through: a field may ask for 990 pt. Text that
+ * fits at a size fits at every smaller one.
+ */
+function largestFitting(most: number, fits: (size: number) => boolean): number | undefined {
+  if (fits(most)) return most;
+  const { least, step } = TEXT_SIZES;
+  // Sizes least + k × step below `most`: the k that fits is somewhere in [low, high).
+  let high = Math.ceil((most - least) / step);
+  if (high <= 0 || !fits(least)) return undefined;
+  let low = 0;
+  while (high - low > 1) {
+    const middle = (low + high) >> 1;
+    if (fits(least + middle * step)) low = middle;
+    else high = middle;
+  }
+  return least + low * step;
+}
 
 /** The largest size from `largest` down to the least at which `text` fits on one line; else cut at the least. */
 function fitOneLine(
@@ -449,10 +490,10 @@ function fitOneLine(
   width: number,
   largest: number,
 ): { size: number; line: string } {
-  for (let size = largest; size >= TEXT_SIZES.least; size -= TEXT_SIZES.step)
-    if (fitsWidth(font, text, size, width)) return { size, line: text };
-  const size = Math.min(largest, TEXT_SIZES.least);
-  return { size, line: fitLine(text, font, size, width) };
+  const size = largestFitting(largest, (size) => fitsWidth(font, text, size, width));
+  if (size !== undefined) return { size, line: text };
+  const least = Math.min(largest, TEXT_SIZES.least);
+  return { size: least, line: fitLine(text, font, least, width) };
 }
 
 /**
@@ -490,8 +531,8 @@ function wrap(text: string, font: PDFFont, size: number, width: number, most = I
   return lines;
 }
 
-/** Multi-line text is set at most this large (unless its field says), and made smaller, down to the least, to fit. */
-const TEXTAREA_SIZES = { most: 10, least: 6, step: 0.5 } as const;
+/** Multi-line text is set at most this large, unless its field says, and made smaller to fit. */
+const TEXTAREA_MOST = 10;
 
 /** Where lines are set in a box: the first baseline below its top, and the distance between lines. */
 interface LineMetrics {
@@ -513,13 +554,17 @@ export function fitMultiline(
 ): { size: number; lines: string[]; cut: boolean } {
   const rowsAt = (size: number) =>
     Math.max(1, Math.floor((box.height - metrics.firstBaseline(size)) / metrics.leading(size)) + 1);
-  const largest = metrics.largest ?? TEXTAREA_SIZES.most;
-  const most = Math.max(TEXTAREA_SIZES.least, Math.min(largest, box.height));
-  for (let size = most; size >= TEXTAREA_SIZES.least; size -= TEXTAREA_SIZES.step) {
-    const lines = wrap(text, font, size, box.width, rowsAt(size));
-    if (lines.length <= rowsAt(size)) return { size, lines, cut: false };
-  }
-  const size = TEXTAREA_SIZES.least;
+  const largest = metrics.largest ?? TEXTAREA_MOST;
+  const most = Math.max(TEXT_SIZES.least, Math.min(largest, box.height));
+  const wrapped = new Map<number, string[]>();
+  const linesAt = (size: number) => {
+    let lines = wrapped.get(size);
+    if (!lines) wrapped.set(size, (lines = wrap(text, font, size, box.width, rowsAt(size))));
+    return lines;
+  };
+  const fitting = largestFitting(most, (size) => linesAt(size).length <= rowsAt(size));
+  if (fitting !== undefined) return { size: fitting, lines: linesAt(fitting), cut: false };
+  const size = TEXT_SIZES.least;
   const rows = rowsAt(size);
   const lines = wrap(text, font, size, box.width, rows);
   if (lines.length <= rows) return { size, lines, cut: false };
