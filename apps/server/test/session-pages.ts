@@ -84,15 +84,14 @@ export function sessionBrowser(url: string): SessionBrowser {
       for (const [name, value] of Object.entries(fields)) body.append(name, value);
       for (const [name, file] of Object.entries(files))
         body.append(name, new Blob([file.bytes], { type: file.type }), file.name);
-      // Encoded first and sent in one write: a refusal answered mid-body closes the connection,
-      // and undici, writing a FormData part by part, would then see EPIPE instead of the answer.
-      const encoded = new Request(url, { method: 'POST', body });
+      // Written part by part as it is read, as a browser sends a form: a refusal made part-way
+      // must still reach it (the service reads the rest; a socket closed on unread input resets).
       return answer(
         await fetch(url + sessionPathOf(cookie), {
           method: 'POST',
           redirect: 'manual',
-          headers: { Cookie: cookie, 'Content-Type': encoded.headers.get('content-type')! },
-          body: Buffer.from(await encoded.arrayBuffer()),
+          headers: { Cookie: cookie },
+          body,
         }),
       );
     },

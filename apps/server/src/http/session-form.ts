@@ -357,6 +357,36 @@ function sendFormRefused(reply: FastifyReply, status: number, message: string, b
   );
 }
 
+/** How much of a refused form's rest is read, and for how long, before its answer is sent. */
+const DRAIN = { bytes: 16 * 1024 * 1024, ms: 10_000 } as const;
+
+/**
+ * Reads and drops the rest of a body that was refused part-way (the parser stops reading it), so
+ * that the browser, still sending, gets the page: a socket closed on input it never read is
+ * reset, and a browser shows the reset instead of the answer. Past DRAIN the answer goes anyway,
+ * and the connection closes with it (app.ts).
+ */
+async function drainBody(request: FastifyRequest): Promise<void> {
+  const raw = request.raw;
+  if (raw.complete || raw.destroyed) return;
+  await new Promise<void>((done) => {
+    let read = 0;
+    const finish = () => {
+      clearTimeout(timer);
+      raw.off('data', onData).off('end', finish).off('close', finish).off('error', finish);
+      raw.pause();
+      done();
+    };
+    const onData = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > DRAIN.bytes) finish();
+    };
+    const timer = setTimeout(finish, DRAIN.ms);
+    raw.on('data', onData).once('end', finish).once('close', finish).once('error', finish);
+    raw.resume();
+  });
+}
+
 /**
  * The form a request carries: parsed already when urlencoded, read from its parts when multipart.
  * A body that cannot be read is a FormRefused to answer with, not a throw.
@@ -371,6 +401,7 @@ async function readForm(
     return await readMultipart(request, caps, files);
   } catch (error) {
     request.log.info({ err: error }, 'a session form could not be read');
+    await drainBody(request);
     if (error instanceof FormRefused) return error;
     // Whatever else reading the parts throws is the body's fault too: a part over its cap (413),
     // or a malformed body that busboy gave up on (400).
@@ -429,6 +460,10 @@ async function readMultipart(
           );
         chunks.push(chunk);
       }
+      // Cut by the parser's per-part cap (larger than the text cap, so not met today): a value is
+      // never taken cut short.
+      if (part.file.truncated)
+        throw new FormRefused(413, `the form's control “${part.fieldname}” is too long`);
       try {
         fields[part.fieldname] = UTF8.decode(Buffer.concat(chunks));
       } catch {
