@@ -219,7 +219,8 @@ function setFormField(
       // cut with "...". Tabs and line breaks are spaces on one line (pdf-lib's would be four
       // spaces, or a character Helvetica cannot write).
       const line = text.replace(/[\t\n\r]/g, ' ');
-      const tallest = Math.floor((box.height / (font.heightAtSize(1) * 1.2)) * 2) / 2;
+      // The height pdf-lib sets one line in is its own bounds', 2 pt more a side than the box here.
+      const tallest = Math.floor(((box.height + 4) / (font.heightAtSize(1) * 1.2)) * 2) / 2;
       const given = givenFontSize(field, widget);
       const tall = Math.max(TEXT_SIZES.least, tallest);
       const largest = given === undefined ? tall : Math.min(given, tall);
