@@ -78,6 +78,23 @@ function wordsInside(pdf: Uint8Array, box: Rect): string[] {
   return words.map((w) => w.text);
 }
 
+/**
+ * The claim with a multi-line field "notes" of the PDF's own in `box` (the page as shown, 792 pt
+ * tall), which the manifest places where the widget is.
+ */
+async function claimWithNotes(box: Rect): Promise<CompletionInput> {
+  const doc = await PDFDocument.load((await claimInput()).pdf);
+  const notes = doc.getForm().createTextField('notes');
+  notes.enableMultiline();
+  notes.addToPage(doc.getPage(0), { ...box, y: 792 - box.y - box.height });
+  const input = { ...(await claimInput()), pdf: await doc.save() };
+  input.fields = [
+    ...input.fields,
+    { id: 'notes', type: FieldType.TEXTAREA, page: 1, ...box, palDefined: false },
+  ];
+  return input;
+}
+
 /** pdfinfo's facts, and under `errors` what it complained of (a damaged cross-reference table). */
 function pdfinfo(pdf: Uint8Array): Record<string, string> {
   const run = spawnSync('pdfinfo', [save(pdf)], { encoding: 'utf8' });
@@ -326,25 +343,8 @@ describe('the completed PDF', () => {
   });
 
   it("keeps every line a browser posted (CRLF) of a multi-line field, the PDF's own and a drawn one; text that cannot fit is marked cut", async () => {
-    const doc = await PDFDocument.load((await claimInput()).pdf);
     // The demo's "What was bought, and why": a multi-line field of the PDF's own, 90 pt tall.
-    const notes = doc.getForm().createTextField('notes');
-    notes.enableMultiline();
-    notes.addToPage(doc.getPage(0), { x: 50, y: 380, width: 250, height: 90 });
-    const input = { ...(await claimInput()), pdf: await doc.save() };
-    input.fields = [
-      ...input.fields,
-      {
-        id: 'notes',
-        type: FieldType.TEXTAREA,
-        page: 1,
-        x: 50,
-        y: 322,
-        width: 250,
-        height: 90,
-        palDefined: false,
-      },
-    ];
+    const input = await claimWithNotes({ x: 50, y: 322, width: 250, height: 90 });
     const six = ['one', 'two', 'three', 'four', 'five', 'six'].map((n) => `Line ${n}`);
     input.values.notes = six.join('\r\n');
     input.values.purpose = six.slice(0, 3).join('\r\n'); // the manifest's, 50 pt tall
@@ -361,17 +361,9 @@ describe('the completed PDF', () => {
   });
 
   it("sets a multi-line field's lines inside its box, DejaVu text too; a word wider than the box is broken, not clipped", async () => {
-    const doc = await PDFDocument.load((await claimInput()).pdf);
-    const notes = doc.getForm().createTextField('notes');
-    notes.enableMultiline();
-    notes.addToPage(doc.getPage(0), { x: 50, y: 380, width: 250, height: 90 });
-    const input = { ...(await claimInput()), pdf: await doc.save() };
     // Shown 50 to 300 across, 322 to 412 down; the manifest's purpose 50 to 450, 230 to 280.
     const notesBox = { x: 50, y: 322, width: 250, height: 90 };
-    input.fields = [
-      ...input.fields,
-      { id: 'notes', type: FieldType.TEXTAREA, page: 1, ...notesBox, palDefined: false },
-    ];
+    const input = await claimWithNotes(notesBox);
     const purposeBox = { x: 50, y: 230, width: 400, height: 50 };
     const inside = wordsInside;
 
@@ -401,17 +393,8 @@ describe('the completed PDF', () => {
   });
 
   it("keeps a PDF field's lines inside its box where Helvetica's kerning widens them, and a tab in a one-line field in its field", async () => {
-    const doc = await PDFDocument.load((await claimInput()).pdf);
-    const notes = doc.getForm().createTextField('notes');
-    notes.enableMultiline();
-    notes.addToPage(doc.getPage(0), { x: 50, y: 420, width: 210, height: 50 });
-    const input = { ...(await claimInput()), pdf: await doc.save() };
-    // Shown 50 to 260 across, 322 to 372 down.
     const notesBox = { x: 50, y: 322, width: 210, height: 50 };
-    input.fields = [
-      ...input.fields,
-      { id: 'notes', type: FieldType.TEXTAREA, page: 1, ...notesBox, palDefined: false },
-    ];
+    const input = await claimWithNotes(notesBox);
     // pdf-lib breaks lines by kerned widths, and "rt" kerns wider.
     const words = Array.from({ length: 18 }, () => 'rtrtrtrtrt');
     input.values.notes = words.join(' ');
