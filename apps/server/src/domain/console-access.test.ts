@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deployManifest, type TestContext } from '../../test/helpers.js';
 import { ALICE, BOB, acmeAndOther } from '../../test/people-fixtures.js';
 import { deleteConsoleAccess, grantConsoleAccess, hasConsoleAccess } from './console-access.js';
-import { ConflictError, InvalidArgumentError, NotFoundError } from './errors.js';
+import { ConflictError, GoneError, InvalidArgumentError, NotFoundError } from './errors.js';
+import { deleteUnusedConsoleTokens } from '../storage/tokens.js';
 import { createSso, deleteSso } from './ssos.js';
 import { issueConsoleToken, redeemToken } from './tokens.js';
 import { engine } from '../../test/engine.js';
@@ -44,6 +45,51 @@ describe('console access', () => {
         expect(entered).toBe(true);
         expect(await c4).toBe(true);
         expect(await hasConsoleAccess(t.ctx, acme, 'directory', sso, true)).toBe(false);
+      },
+    );
+
+    // C6 checks the grant in the transaction that stores its token, and locks it there; C4's grant
+    // delete waits for that commit, then withdraws the token too. Checked before, the token of a
+    // removed grant outlived C4, and a later C3 let it in.
+    it.runIf(engine === 'postgres')(
+      'C4 beside a C6 issuing its token: the token is withdrawn, and a grant given again does not let it in',
+      async () => {
+        await grantConsoleAccess(t.ctx, acme, 'directory', sso, true);
+        let c4: Promise<boolean> | undefined;
+        const token = await t.ctx.db.transaction().execute(async (trx) => {
+          const issued = await issueConsoleToken(
+            { ...t.ctx, db: trx },
+            acme,
+            'directory',
+            sso,
+            true,
+          );
+          c4 = deleteConsoleAccess(t.ctx, acme, 'directory', sso, true);
+          await new Promise((done) => setTimeout(done, 300));
+          return issued;
+        });
+        expect(await c4).toBe(true);
+        await grantConsoleAccess(t.ctx, acme, 'directory', sso, true);
+        await expect(redeemToken(t.ctx, token)).rejects.toThrow(GoneError);
+      },
+    );
+
+    // The token a C4 finds locked is being redeemed: that entry waits for the grant C4 holds, so
+    // waiting for the token would deadlock. It is passed over; the entry then finds no grant.
+    it.runIf(engine === 'postgres')(
+      'withdrawing tokens after the grant passes over one an entry holds, without waiting for it',
+      async () => {
+        await grantConsoleAccess(t.ctx, acme, 'directory', sso, true);
+        const held = await issueConsoleToken(t.ctx, acme, 'directory', sso, true);
+        await issueConsoleToken(t.ctx, acme, 'directory', sso, true);
+        const grant = { enterpriseId: acme, palId: 'directory', ssoId: sso, profile: 'enterprise' };
+        const withdrawn = await t.ctx.db.transaction().execute(async (trx) => {
+          await redeemToken({ ...t.ctx, db: trx }, held);
+          return t.ctx.db
+            .transaction()
+            .execute((other) => deleteUnusedConsoleTokens(other, grant, { skipLocked: true }));
+        });
+        expect(withdrawn).toBe(1);
       },
     );
 

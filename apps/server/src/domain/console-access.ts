@@ -83,9 +83,15 @@ export async function deleteConsoleAccess(
     // The tokens before the grant, in the order a C6 entry locks them (its token, then the grant
     // it rests on): in the other order the two deadlocked on PostgreSQL. Without a grant they
     // could not enter anyway.
-    const tokensWithdrawn = await deleteUnusedConsoleTokens(db, grant);
+    const tokensBefore = await deleteUnusedConsoleTokens(db, grant);
     const removed = await deleteConsoleGrant(db, grant);
     if (!removed) return false;
+    // A C6 issuing a token holds the grant's row until its token is committed (domain/tokens.ts),
+    // so the grant's delete waited for it: its token is read now, and goes too. One an entry is
+    // redeeming already is passed over: that entry's grant check waits for this commit, and
+    // finds no grant.
+    const tokensAfter = await deleteUnusedConsoleTokens(db, grant, { skipLocked: true });
+    const tokensWithdrawn = tokensBefore + tokensAfter;
     await withdrawConsoleSessions(db, grant);
     const audit = grantAudit('grant.removed', grant);
     await recordAudit(ctx, db, { ...audit, details: { ...audit.details, tokensWithdrawn } });

@@ -50,10 +50,15 @@ function optionalAction(action: string | undefined): string | null {
     : requireText('action', action, MAX_ACTION_LENGTH);
 }
 
+/**
+ * Stores the token and its audit record in one transaction; `standsOn` runs first in it, to check
+ * what the token rests on while nothing else can remove it (C6: the console grant).
+ */
 async function store(
   ctx: DomainContext,
   token: Omit<RedeemedToken, 'profile'> & { profile?: RedeemedToken['profile'] },
   ttlSeconds: number,
+  standsOn?: (tx: DomainContext) => Promise<void>,
 ): Promise<string> {
   const value = newToken();
   const now = ctx.now();
@@ -70,7 +75,9 @@ async function store(
     expires_at: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
     used_at: null,
   };
-  await inTransaction(ctx, async ({ db }) => {
+  await inTransaction(ctx, async (tx) => {
+    const { db } = tx;
+    if (standsOn) await standsOn(tx);
     await insertToken(db, row);
     await recordAudit(ctx, db, tokenAudit('token.issued', row));
   });
@@ -93,12 +100,17 @@ export async function issueConsoleToken(
   const pal = await getPalDetails(ctx, enterpriseId, palId);
   await activeSso(ctx, enterpriseId, ssoId, 'ssoId');
   if (!pal.modeConsole) throw NotFoundError.of('console pal', palId);
-  if (!(await hasConsoleAccess(ctx, enterpriseId, palId, ssoId, useEnterpriseProfile))) {
-    const profile = useEnterpriseProfile ? 'enterprise' : 'personal';
-    throw new ForbiddenError(
-      `ssoId: SSO "${ssoId}" has no console grant of pal "${palId}" under the ${profile} profile (C3 gives one)`,
-    );
-  }
+  // The grant is checked (and its row locked) in the token's own transaction: checked before it,
+  // a C4 that ended in between would not have seen the token it withdraws, and a later C3 would
+  // let the token of the removed grant in.
+  const standsOnGrant = async (tx: DomainContext) => {
+    if (!(await hasConsoleAccess(tx, enterpriseId, palId, ssoId, useEnterpriseProfile))) {
+      const profile = useEnterpriseProfile ? 'enterprise' : 'personal';
+      throw new ForbiddenError(
+        `ssoId: SSO "${ssoId}" has no console grant of pal "${palId}" under the ${profile} profile (C3 gives one)`,
+      );
+    }
+  };
   return store(
     ctx,
     {
@@ -111,6 +123,7 @@ export async function issueConsoleToken(
       profile: useEnterpriseProfile ? 'enterprise' : 'personal',
     },
     ctx.config.tokenTtlSeconds,
+    standsOnGrant,
   );
 }
 

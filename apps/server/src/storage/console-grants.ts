@@ -45,10 +45,10 @@ export async function deleteConsoleGrant(db: Db, grant: ConsoleGrantKey): Promis
 
 /**
  * Whether the grant exists and its SSO is not DELETED (a deleted SSO's grants stay, unused). In a
- * transaction (a C6 entry starting its session, after redeeming its token) the grant's row is
- * locked until it ends, so that nothing removes the grant under a session being made. C4 takes
- * the same order, the token, then the grant (domain/console-access.ts): in the other the two
- * deadlocked on PostgreSQL.
+ * transaction (C6 issuing its token; an entry starting its session, after redeeming its token)
+ * the grant's row is locked until it ends, so that nothing removes the grant under a token or a
+ * session being made. C4 takes the entry's order, the token, then the grant
+ * (domain/console-access.ts): in the other the two deadlocked on PostgreSQL.
  */
 export async function hasLiveConsoleGrant(db: Db, grant: ConsoleGrantKey): Promise<boolean> {
   const query = db

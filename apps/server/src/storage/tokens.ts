@@ -1,6 +1,7 @@
 // The tokens table: single-use entry tokens, stored only as a hash (domain/tokens.ts).
 import { deleteChosenRows } from './chosen-rows.js';
 import type { Db } from './database.js';
+import { dialectOf } from './adapter-dialect.js';
 import { type EveryColumn, preparedQuery } from './prepared-query.js';
 import type { TokensTable } from './schema.js';
 
@@ -84,14 +85,19 @@ export function unusedConsoleTokensQuery(
 
 /**
  * Removes the unused C6 tokens of an SSO for a console pal under `profile` (C4 withdrew the grant
- * they rest on); how many.
+ * they rest on); how many. `skipLocked` passes over a token an entry is redeeming right now
+ * (PostgreSQL): waiting for it would deadlock with that entry, which waits for the grant.
  */
 export async function deleteUnusedConsoleTokens(
   db: Db,
   where: { enterpriseId: string; palId: string; ssoId: string; profile: string },
+  options: { skipLocked?: boolean } = {},
 ): Promise<number> {
   // The profile is in the token's data (domain/tokens.ts): read the SSO's few live ones.
-  const rows = await unusedConsoleTokensQuery(db, where).execute();
+  const query = unusedConsoleTokensQuery(db, where);
+  const rows = await (
+    options.skipLocked ? dialectOf(db).forUpdate(query, { skipLocked: true }) : query
+  ).execute();
   const withdrawn = rows
     .filter(
       (row) =>
