@@ -272,6 +272,24 @@ describe.each(['json', 'xml'] as const)(
       expect(JSON.parse(view.messages![0]!.message).vars).toEqual({ count: '2' });
     });
 
+    it('T6: a variable named __proto__ is kept, read back by the next run, and listed by pal.vars.all', async () => {
+      const id = await a().transactions.createTransaction({ palId: 'wf-tx' });
+      const set = await a().transactions.runTransactionWorkflow({
+        transactionId: id,
+        transactionContent: post({ step: 'proto' }),
+      });
+      expect(set.messages?.[0]?.message).toBe('kept');
+      const view = await a().transactions.runTransactionWorkflow({
+        transactionId: id,
+        transactionContent: post({ step: 'view' }),
+      });
+      const vars = JSON.parse(view.messages![0]!.message).vars as Record<string, string>;
+      expect(Object.entries(vars).sort()).toEqual([
+        ['__proto__', 'kept'],
+        ['count', '2'],
+      ]);
+    });
+
     it('T9 runs transaction.run and answers its NameValue list', async () => {
       const id = await a().transactions.createTransaction({ palId: 'wf-tx' });
       expect(

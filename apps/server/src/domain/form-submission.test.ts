@@ -114,6 +114,33 @@ describe('judgeForm', () => {
     });
   });
 
+  it('keeps a field and a signature the pal named __proto__, in the run and in the draft', () => {
+    const odd = basis();
+    odd.documents = [
+      {
+        ...DOCUMENT,
+        fields: [{ ...DOCUMENT.fields[0]!, id: '__proto__' }],
+        signatures: [{ ...DOCUMENT.signatures[0]!, id: '__proto__', required: false }],
+      },
+    ];
+    odd.states = [
+      { file: DOCUMENT.file, values: Object.fromEntries([['__proto__', '']]), signatures: [] },
+    ];
+    const posted = Object.fromEntries([
+      ['action', 'send'],
+      ['__proto__', 'typed'],
+      ['signature.__proto__', 'Ada L'],
+    ]);
+    const { verdict } = judge(posted, odd);
+    if (verdict.kind !== 'run') throw new Error(`expected a run, not ${verdict.kind}`);
+    expect(Object.entries(verdict.values)).toEqual([['__proto__', 'typed']]);
+    expect(Object.entries(verdict.draft.values)).toEqual([['__proto__', 'typed']]);
+    expect(Object.keys(verdict.draft.signatures)).toEqual(['__proto__']);
+    expect(JSON.parse(JSON.stringify(verdict.draft)).values).toEqual(
+      Object.fromEntries([['__proto__', 'typed']]),
+    );
+  });
+
   it('names a refused field by its label, as the page does', () => {
     const labelled = basis();
     labelled.documents = [{ ...DOCUMENT, labels: { name: 'Your full name' } }];

@@ -132,8 +132,9 @@ export function judgeForm(
     );
 
   const open = documentsOpen(basis.place);
-  const draft: FormDraft = { values: {}, signatures: {} };
-  const values: Record<string, string> = {};
+  // Keyed by the pal's ids, which may be `__proto__`: maps without a prototype keep that one too.
+  const draft: FormDraft = { values: record(), signatures: record() };
+  const values = record<string>();
   const writes: FieldWrite[] = [];
   for (const [d, document] of basis.documents.entries()) {
     for (const field of document.fields) {
@@ -394,4 +395,8 @@ function readSignature(posted: string, maxBytes: number, ownName: string | null)
 /** The items of a list, each once, in their first order. */
 function unique(items: readonly string[]): string[] {
   return [...new Set(items)];
+}
+
+function record<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
 }

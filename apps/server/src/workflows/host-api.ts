@@ -55,7 +55,8 @@ export class Unwritable {
 export class RunState {
   readonly logs: string[] = [];
   readonly effects: RunEffects = {
-    vars: {},
+    // Without a prototype, a variable named __proto__ is a key like any other, not a setter.
+    vars: Object.create(null) as Record<string, string>,
     moves: [],
     roles: [],
     mails: [],

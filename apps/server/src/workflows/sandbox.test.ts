@@ -348,6 +348,23 @@ describe.each([
       expect(outcome.effects.vars).toEqual({ w6: 'é😀\uFFFD' });
     });
 
+    it('keeps a variable named __proto__ as an own key: read, listed and set', () => {
+      const outcome = runJob({
+        ...job(`export function run(input, pal) {
+          const before = pal.vars.all();
+          pal.vars.set('__proto__', 'after');
+          return { before: Object.keys(before), got: pal.vars.get('__proto__'), all: pal.vars.all(), proto: Object.getPrototypeOf(pal.vars.all()) === Object.prototype };
+        }`),
+        vars: Object.fromEntries([['__proto__', 'before']]),
+      });
+      expect(outcome.ok).toBe(true);
+      if (!outcome.ok) return;
+      expect(outcome.value).toBe(
+        '{"before":["__proto__"],"got":"after","all":{"__proto__":"after"},"proto":true}',
+      );
+      expect(Object.entries(outcome.effects.vars)).toEqual([['__proto__', 'after']]);
+    });
+
     it('collects effects without applying them, and the run sees its own writes', () => {
       const outcome = runJob(
         job(`export function run(input, pal) {

@@ -192,7 +192,7 @@ interface Natives {
   parse: QuickJSHandle;
   /** Reads an error's own `message` without running a getter of it (outOfMemory). */
   getOwnPropertyDescriptor: QuickJSHandle;
-  /** Used while the sandbox is built only (the getters of `pal.transaction`). */
+  /** The getters of `pal.transaction`, and a value's own `__proto__` key (toHandle). */
   defineProperty: QuickJSHandle;
 }
 
@@ -978,10 +978,39 @@ function toHandle(context: QuickJSContext, natives: Natives, value: unknown): Qu
   const target = Array.isArray(value) ? context.newArray() : context.newObject();
   for (const [key, item] of Object.entries(value as object)) {
     const handle = toHandle(context, natives, item);
-    context.setProp(target, key, handle);
+    if (key === '__proto__') defineOwn(context, natives, target, key, handle);
+    else context.setProp(target, key, handle);
     handle.dispose();
   }
   return target;
+}
+
+/**
+ * Defines `key` as an ordinary own property, as JSON.parse does. setProp assigns, and assigning
+ * `__proto__` (a variable may be so named: pal.vars.all) sets the prototype instead, or nothing.
+ */
+function defineOwn(
+  context: QuickJSContext,
+  natives: Natives,
+  target: QuickJSHandle,
+  key: string,
+  value: QuickJSHandle,
+): void {
+  const descriptor = context.newObject();
+  context.setProp(descriptor, 'value', value);
+  for (const flag of ['writable', 'enumerable', 'configurable'])
+    context.setProp(descriptor, flag, context.true);
+  const name = context.newString(key);
+  const defined = context.callFunction(
+    natives.defineProperty,
+    context.undefined,
+    target,
+    name,
+    descriptor,
+  );
+  name.dispose();
+  descriptor.dispose();
+  context.unwrapResult(defined).dispose();
 }
 
 function guestFailure(
