@@ -27,6 +27,17 @@ describe('isPublicAddress', () => {
     ['::ffff:7f00:1', false],
     ['::ffff:8.8.8.8', true],
     ['64:ff9b::10.0.0.1', false],
+    ['64:ff9b::8.8.8.8', true],
+    // IPv4 carried in other ways: IPv4-compatible, translated (SIIT), 6to4; and Teredo.
+    ['::7f00:1', false],
+    ['::127.0.0.1', false],
+    ['::8.8.8.8', false],
+    ['::ffff:0:7f00:1', false],
+    ['2002:7f00:1::', false],
+    ['2002:808:808::1', false],
+    ['2001::1', false],
+    ['2001:0:4136:e378::1', false],
+    ['2001:4860:4860::8888', true],
     ['not an address', false],
   ])('%s → %s', (address, want) => {
     expect(isPublicAddress(address)).toBe(want);
@@ -44,6 +55,8 @@ describe('checkWebhookUrl', () => {
     ['http://127.0.0.1/', 'loopback'],
     ['http://0x7f.1/', 'loopback'], // written in hex, still 127.0.0.1
     ['http://[::1]:8080/', 'loopback'],
+    ['http://[::7f00:1]/', 'loopback'],
+    ['http://[2002:7f00:1::]/', 'loopback'],
     ['http://localhost/', 'loopback'],
     ['gopher://example.com/', 'http:// or https://'],
     ['https://u:p@example.com/', 'credentials'],

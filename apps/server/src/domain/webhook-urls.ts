@@ -29,11 +29,14 @@ for (const [network, prefix] of [
 ] as const)
   NOT_PUBLIC.addSubnet(network, prefix, 'ipv4');
 for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128],
+  // Unspecified, loopback, and the deprecated IPv4-compatible ::a.b.c.d (any of them)
+  ['::', 96],
+  ['::ffff:0:0:0', 96], // IPv4-translated (SIIT), ::ffff:0:a.b.c.d
   ['64:ff9b:1::', 48], // local NAT64
   ['100::', 64], // discard
+  ['2001::', 23], // IETF protocol assignments, Teredo among them
   ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4 (deprecated), which carries any IPv4 address, loopback too
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated)
@@ -41,9 +44,12 @@ for (const [network, prefix] of [
 ] as const)
   NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
 
-/** An IPv4 address carried in an IPv6 one (::ffff:a.b.c.d, ::a.b.c.d, 64:ff9b::a.b.c.d). */
+/**
+ * An IPv4 address carried in an IPv6 one that reaches it (::ffff:a.b.c.d, 64:ff9b::a.b.c.d); the
+ * other ways of carrying one are refused as ranges (NOT_PUBLIC).
+ */
 function embeddedIpv4(address: string): string | undefined {
-  const match = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  const match = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (match) return match[1];
   // The same written in hex: ::ffff:7f00:1
   const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
