@@ -190,6 +190,13 @@ describe('the example pals', () => {
         transactionContent: content,
       });
     expect((await run(post({ step: 'company', company: 'Initech' }))).messages).toHaveLength(2);
+    // An address without a dot in its domain is a typing slip more often than an address.
+    const slip = await run(
+      post({ step: 'company', company: 'Initech', vatId: 'CHE123456789', email: 'ops@initech' }),
+    );
+    expect(slip.messages).toEqual([
+      { message: 'email: give an address such as name@example.com', type: 'INVALID_ARGUMENT' },
+    ]);
     const company = await run(
       post({
         step: 'company',
@@ -551,6 +558,59 @@ describe('a returned expense claim goes back to the employee', () => {
     // And the manager is asked again.
     await h.server.outbox.drain();
     expect(h.mails.at(-1)?.envelope.to).toEqual([manager.email]);
+    // The employee's link, opened again once the claim moved on, says where it stands now.
+    const later = await pages.page(cookieOf(await pages.post(undefined, {}, {}, employeeLink)));
+    expect(later.text).toContain(
+      'Claim of CHF 42.00 (Team lunch): waiting for the manager’s approval. You are mailed when your manager has decided.',
+    );
+    expect(later.text).not.toContain('Returned by your manager');
+  });
+});
+
+describe("the expense claim's own checks", () => {
+  it('asks for a real date and a sum it can take, each at its field, and keeps a name typed over', async () => {
+    await ensureDemoPeople(h.domain, h.b.enterpriseId);
+    const { employee } = DEMO_PEOPLE;
+    const claimsOf = async () =>
+      (await h.b.json.transactions.searchTransactions({ sso: employee.sso })).map((t) => t.id);
+    const before = await claimsOf();
+    const { cookie, page } = await enterAsEmployee('expense-approval');
+    const [id] = (await claimsOf()).filter((t) => !before.includes(t));
+    const claim = {
+      csrf: csrfOf(page),
+      action: 'submit',
+      employeeName: 'Erika M. Employee',
+      claimDate: '',
+      costCentre: 'CC-4711',
+      category: 'Meals',
+      amount: '123456789',
+      description: 'Team lunch',
+      receiptsAttached: 'false',
+      'signature.employee-signature': 'Erika Employee',
+    };
+    const errorAt = async (field: string) =>
+      new RegExp(`<p class="field-error" id="error-${field}">([^<]*)</p>`).exec(
+        (await pages.page(cookie)).text,
+      )?.[1];
+    await pages.post(cookie, claim);
+    expect(await errorAt('claimDate')).toBe('give the date of the claim');
+    expect(await errorAt('amount')).toBe('a claim is at most CHF 9999999.99');
+    // A browser without a date picker sends what was typed.
+    for (const claimDate of ['31/12/2025', '2025-02-30', '2025-1-5']) {
+      await pages.post(cookie, { ...claim, claimDate, amount: '12.00' });
+      expect(await errorAt('claimDate'), claimDate).toMatch(
+        /^write the date as year-month-day, such as \d{4}-\d{2}-\d{2}$/,
+      );
+    }
+    await pages.post(cookie, { ...claim, claimDate: '2025-02-28', amount: '12.00' });
+    expect((await h.b.json.transactions.getTransaction({ id: id! })).status).toBe('SUBMITTED');
+    const name = await h.domain.db
+      .selectFrom('transaction_field_values')
+      .select('value')
+      .where('transaction_id', '=', id!)
+      .where('field_id', '=', 'employeeName')
+      .executeTakeFirst();
+    expect(name?.value).toBe('Erika M. Employee');
   });
 });
 

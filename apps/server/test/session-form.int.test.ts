@@ -753,7 +753,7 @@ describe('uploads', () => {
   it('a file that is not what it says, or of a kind not accepted, brings the person back to the page', async () => {
     const p = await participant();
     const wrong: [Uint8Array, string][] = [
-      [Buffer.from('GIF89a;'), 'is not a PNG image or a JPEG image or a PDF'],
+      [Buffer.from('GIF89a;'), 'is not a PNG image, a JPEG image, or a PDF'],
       [png(2, 2).subarray(0, 40), 'is a PNG image cut short'],
       [new Uint8Array(), 'is empty'],
     ];

@@ -15,6 +15,9 @@ const NAMES: Record<UploadKind, string> = {
   'image/jpeg': 'a JPEG image',
 };
 
+/** "a PDF, a PNG image, or a JPEG image". */
+const ALTERNATIVES = new Intl.ListFormat('en', { type: 'disjunction' });
+
 /** Which of `accept` the bytes are, or why none. */
 export function sniffUpload(bytes: Uint8Array, accept: readonly UploadKind[]): Sniffed {
   const head = Buffer.from(bytes.subarray(0, 8)).toString('latin1');
@@ -33,7 +36,7 @@ export function sniffUpload(bytes: Uint8Array, accept: readonly UploadKind[]): S
     const tail = Buffer.from(bytes.subarray(Math.max(0, bytes.length - 1024))).toString('latin1');
     if (!tail.includes('%%EOF')) problem = 'is a PDF cut short (it has no end-of-file marker)';
   }
-  const wanted = accept.map((a) => NAMES[a]).join(' or ');
+  const wanted = ALTERNATIVES.format(accept.map((a) => NAMES[a]));
   if (kind === undefined || !accept.includes(kind))
     return { ok: false, problem: `is not ${wanted}` };
   if (problem) return { ok: false, problem };

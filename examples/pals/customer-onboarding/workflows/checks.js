@@ -11,7 +11,8 @@ export function company(values) {
   if (!(values.company ?? '').trim()) problems.push('company: give the registered name');
   if (!VAT.test(vatNumber(values.vatId)))
     problems.push('vatId: give a VAT number such as DE123456789 or CHE-123.456.789');
-  if (!/^[^@\s]+@[^@\s]+$/.test((values.email ?? '').trim()))
+  // A domain with a dot in it: "ops@acme" is a typing slip more often than an address.
+  if (!/^[^@\s]+@[^@\s.]+(\.[^@\s.]+)+$/.test((values.email ?? '').trim()))
     problems.push('email: give an address such as name@example.com');
   return problems;
 }

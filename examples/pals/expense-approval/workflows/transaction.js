@@ -41,7 +41,21 @@ export function submit(input, pal) {
   // Every problem at once, each naming its field ("field: why"): the page shows each under its
   // field and links to it.
   const problems = [];
-  if (!money.test(amount)) problems.push('amount: write the sum in CHF, such as 120.50');
+  if (!money.test(amount))
+    problems.push(
+      /^\d{8,}([.,]\d*)?$/.test(amount)
+        ? 'amount: a claim is at most CHF 9999999.99'
+        : 'amount: write the sum in CHF, such as 120.50',
+    );
+  // In a browser the date comes from its date picker; one without a picker sends what was typed.
+  if (fromBrowser(input)) {
+    const date = (input.values.claimDate ?? '').trim();
+    if (!date) problems.push('claimDate: give the date of the claim');
+    else if (!isDate(date))
+      problems.push(
+        `claimDate: write the date as year-month-day, such as ${new Date().toISOString().slice(0, 10)}`,
+      );
+  }
   if (!description) problems.push('description: say what was bought, and why');
   // The box says the receipts are attached: then a file of them is (this form's, or one kept
   // from an earlier submission of a returned claim).
@@ -59,8 +73,9 @@ export function submit(input, pal) {
   }
   if (fromBrowser(input)) {
     pal.documents.setField(CLAIM, 'amount', amount);
-    // A known person's name is theirs, whatever was typed over it: the claim shows who signed.
-    if (input.person)
+    // The entry filled in the name of a person it knows; one who cleared it gets it back. A name
+    // they typed over it is kept: the evidence page says who signed, whatever the claim says.
+    if (input.person && (input.values.employeeName ?? '').trim() === '')
       pal.documents.setField(
         CLAIM,
         'employeeName',
@@ -161,16 +176,19 @@ export function review(input, pal) {
   return { messages: [{ message: `${describe(pal, 'manager')}. ${next}`, type: 'INFO' }] };
 }
 
-/** The returned claim's mailed link: the employee lands on the claim, with its button. */
+/**
+ * The returned claim's mailed link: the employee lands on the claim, with its button. The link
+ * stays in the mail after the claim moved on, so what it says follows the claim's status.
+ */
 export function reopen(input, pal) {
-  return {
-    messages: [
-      {
-        message: `Returned by your manager: ${(pal.vars.get('returnReason') ?? '').replace(/[.!\s]+$/, '')}. Change what is asked, then submit the claim again.`,
-        type: 'INFO',
-      },
-    ],
-  };
+  const status = pal.transaction.status;
+  const message =
+    status === 'RETURNED'
+      ? `Returned by your manager: ${(pal.vars.get('returnReason') ?? '').replace(/[.!\s]+$/, '')}. Change what is asked, then submit the claim again.`
+      : status === 'SUBMITTED'
+        ? `${describe(pal)}. You are mailed when your manager has decided.`
+        : `${describe(pal)}. There is nothing more for you to do.`;
+  return { messages: [{ message, type: 'INFO' }] };
 }
 
 /** Runs when a person enters the transaction (T5, P3 tokens). */
@@ -208,6 +226,14 @@ export function run(input, pal) {
 /** A session's form posts the claim's fields and signatures; T6 posts a "step". */
 function fromBrowser(input) {
   return Array.isArray(input.signatures) && input.values.step === undefined;
+}
+
+/** A real day written YYYY-MM-DD (not 2026-02-31). */
+function isDate(text) {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!match) return false;
+  const day = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+  return day.toISOString().slice(0, 10) === text;
 }
 
 /** A field of the claim as it stands ('' when empty). */
