@@ -2,11 +2,26 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deployManifest, type TestContext } from '../../test/helpers.js';
 import { ALICE, BOB, acmeAndOther } from '../../test/people-fixtures.js';
 import { deleteConsoleAccess, grantConsoleAccess, hasConsoleAccess } from './console-access.js';
-import { ConflictError, GoneError, InvalidArgumentError, NotFoundError } from './errors.js';
-import { deleteUnusedConsoleTokens } from '../storage/tokens.js';
+import {
+  ConflictError,
+  ForbiddenError,
+  GoneError,
+  InvalidArgumentError,
+  NotFoundError,
+} from './errors.js';
 import { createSso, deleteSso } from './ssos.js';
 import { issueConsoleToken, redeemToken } from './tokens.js';
 import { engine } from '../../test/engine.js';
+import { sql } from 'kysely';
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/** A promise the test settles when it chooses: `closed` resolves once `open` is called. */
+function gate(): { closed: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const closed = new Promise<void>((resolve) => (open = resolve));
+  return { closed, open };
+}
 
 describe('console access', () => {
   let t: TestContext;
@@ -49,47 +64,78 @@ describe('console access', () => {
     );
 
     // C6 checks the grant in the transaction that stores its token, and locks it there; C4's grant
-    // delete waits for that commit, then withdraws the token too. Checked before, the token of a
-    // removed grant outlived C4, and a later C3 let it in.
+    // delete waits for that commit, then withdraws the token too. Checked before that transaction,
+    // a C4 that ran between the check and the commit missed the token, and a later C3 let it in.
+    // Here a lock on audit_log holds both commits (each writes an audit record last), so C4 runs
+    // while the token is stored but not committed.
     it.runIf(engine === 'postgres')(
       'C4 beside a C6 issuing its token: the token is withdrawn, and a grant given again does not let it in',
       async () => {
         await grantConsoleAccess(t.ctx, acme, 'directory', sso, true);
-        let c4: Promise<boolean> | undefined;
-        const token = await t.ctx.db.transaction().execute(async (trx) => {
-          const issued = await issueConsoleToken(
-            { ...t.ctx, db: trx },
-            acme,
-            'directory',
-            sso,
-            true,
-          );
-          c4 = deleteConsoleAccess(t.ctx, acme, 'directory', sso, true);
-          await new Promise((done) => setTimeout(done, 300));
-          return issued;
+        const audit = gate();
+        const holder = t.ctx.db.transaction().execute(async (trx) => {
+          await sql`lock table audit_log in share mode`.execute(trx);
+          await audit.closed;
         });
+        await sleep(100);
+        const c6 = issueConsoleToken(t.ctx, acme, 'directory', sso, true);
+        await sleep(200);
+        const c4 = deleteConsoleAccess(t.ctx, acme, 'directory', sso, true);
+        await sleep(200);
+        audit.open();
+        await holder;
+        const token = await c6;
         expect(await c4).toBe(true);
         await grantConsoleAccess(t.ctx, acme, 'directory', sso, true);
         await expect(redeemToken(t.ctx, token)).rejects.toThrow(GoneError);
       },
     );
 
-    // The token a C4 finds locked is being redeemed: that entry waits for the grant C4 holds, so
-    // waiting for the token would deadlock. It is passed over; the entry then finds no grant.
+    // The token C4 withdraws after the grant may be held by its entry, which waits for the grant
+    // C4 holds. Waiting would deadlock; passing over it left it unused once the entry was refused,
+    // and a later C3 let it in. C4 lets go and starts again: the entry ends first.
     it.runIf(engine === 'postgres')(
-      'withdrawing tokens after the grant passes over one an entry holds, without waiting for it',
+      'C4 beside an entry holding a token issued while C4 waited: the token never enters after C3 again',
       async () => {
         await grantConsoleAccess(t.ctx, acme, 'directory', sso, true);
-        const held = await issueConsoleToken(t.ctx, acme, 'directory', sso, true);
-        await issueConsoleToken(t.ctx, acme, 'directory', sso, true);
-        const grant = { enterpriseId: acme, palId: 'directory', ssoId: sso, profile: 'enterprise' };
-        const withdrawn = await t.ctx.db.transaction().execute(async (trx) => {
-          await redeemToken({ ...t.ctx, db: trx }, held);
-          return t.ctx.db
-            .transaction()
-            .execute((other) => deleteUnusedConsoleTokens(other, grant, { skipLocked: true }));
+        // I issues the token and holds the grant; Y, the next holder of the grant, queues behind.
+        const issued = gate();
+        let token = '';
+        const issuing = t.ctx.db.transaction().execute(async (trx) => {
+          token = await issueConsoleToken({ ...t.ctx, db: trx }, acme, 'directory', sso, true);
+          await issued.closed;
         });
-        expect(withdrawn).toBe(1);
+        await sleep(100);
+        const next = gate();
+        const holding = t.ctx.db.transaction().execute(async (trx) => {
+          await hasConsoleAccess({ ...t.ctx, db: trx }, acme, 'directory', sso, true);
+          await next.closed;
+        });
+        await sleep(100);
+        // C4's first pass cannot see the token; its grant delete waits for I, then for Y.
+        const c4 = deleteConsoleAccess(t.ctx, acme, 'directory', sso, true);
+        await sleep(200);
+        issued.open();
+        await issuing;
+        await sleep(100);
+        // The entry redeems the token, then waits for the grant behind C4. As a real entry
+        // (workflows/entries.ts), one that finds no grant is refused and keeps nothing, its
+        // redemption included.
+        const entry = t.ctx.db.transaction().execute(async (trx) => {
+          const tx = { ...t.ctx, db: trx };
+          await redeemToken(tx, token);
+          if (!(await hasConsoleAccess(tx, acme, 'directory', sso, true)))
+            throw new ForbiddenError('no grant');
+        });
+        await sleep(150);
+        next.open();
+        await holding;
+        expect(await c4).toBe(true);
+        // Entered or refused: either is right, as long as the token is spent or gone after it.
+        await entry.catch((error: unknown) => expect(error).toBeInstanceOf(ForbiddenError));
+        expect(await hasConsoleAccess(t.ctx, acme, 'directory', sso, true)).toBe(false);
+        await grantConsoleAccess(t.ctx, acme, 'directory', sso, true);
+        await expect(redeemToken(t.ctx, token)).rejects.toThrow(GoneError);
       },
     );
 

@@ -6,11 +6,14 @@ import {
   insertConsoleGrant,
   type ConsoleGrantKey,
 } from '../storage/console-grants.js';
+import { setTimeout } from 'node:timers/promises';
+import { dialectOf } from '../storage/adapter-dialect.js';
 import { withdrawConsoleSessions } from '../storage/browser-sessions.js';
+import type { Db } from '../storage/database.js';
 import { deleteUnusedConsoleTokens } from '../storage/tokens.js';
 import { recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
-import { InvalidArgumentError } from './errors.js';
+import { ConflictError, InvalidArgumentError } from './errors.js';
 import { getPal } from './pals.js';
 import { getLiveSso, getSso } from './ssos.js';
 import { inTransaction } from './transact.js';
@@ -77,26 +80,45 @@ export async function deleteConsoleAccess(
   useEnterpriseProfile: boolean,
 ): Promise<boolean> {
   const grant = await checkedGrantKey(ctx, enterpriseId, palId, ssoId, useEnterpriseProfile, 'any');
-  return inTransaction(ctx, async ({ db }) => {
-    // What the grant gave ends with it: a grant given again is a new one, and does not revive
-    // it. Its unused tokens go; its sessions end at their next request (session-standing.ts).
-    // The tokens before the grant, in the order a C6 entry locks them (its token, then the grant
-    // it rests on): in the other order the two deadlocked on PostgreSQL. Without a grant they
-    // could not enter anyway.
-    const tokensBefore = await deleteUnusedConsoleTokens(db, grant);
-    const removed = await deleteConsoleGrant(db, grant);
-    if (!removed) return false;
-    // A C6 issuing a token holds the grant's row until its token is committed (domain/tokens.ts),
-    // so the grant's delete waited for it: its token is read now, and goes too. One an entry is
-    // redeeming already is passed over: that entry's grant check waits for this commit, and
-    // finds no grant.
-    const tokensAfter = await deleteUnusedConsoleTokens(db, grant, { skipLocked: true });
-    const tokensWithdrawn = tokensBefore + tokensAfter;
-    await withdrawConsoleSessions(db, grant);
-    const audit = grantAudit('grant.removed', grant);
-    await recordAudit(ctx, db, { ...audit, details: { ...audit.details, tokensWithdrawn } });
-    return true;
-  });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await inTransaction(ctx, ({ db }) => removeGrant(ctx, db, grant));
+    } catch (error) {
+      // A token held by an entry that waits for the grant: this attempt lets go of the grant, the
+      // entry ends (entered, or refused), and the next attempt withdraws what it left.
+      const retry = dialectOf(ctx.db).isLockNotAvailable(error) && !ctx.db.isTransaction;
+      if (!retry) throw error;
+      if (attempt === C4_ATTEMPTS)
+        throw new ConflictError(
+          'the console grant is being used by entries right now, and was not removed: try again',
+        );
+      await setTimeout(attempt * 10 + Math.random() * 10);
+    }
+  }
+}
+
+/** How often C4 starts again when an entry holds one of the grant's tokens. */
+const C4_ATTEMPTS = 10;
+
+async function removeGrant(ctx: DomainContext, db: Db, grant: ConsoleGrantKey): Promise<boolean> {
+  // What the grant gave ends with it: a grant given again is a new one, and does not revive it.
+  // Its unused tokens go; its sessions end at their next request (session-standing.ts). The
+  // tokens before the grant, in the order a C6 entry locks them (its token, then the grant it
+  // rests on): an entry that holds its token gets the grant and ends first.
+  const tokensBefore = await deleteUnusedConsoleTokens(db, grant);
+  const removed = await deleteConsoleGrant(db, grant);
+  if (!removed) return false;
+  // A C6 issuing a token holds the grant's row until its token is committed (domain/tokens.ts),
+  // so the grant's delete waited for it: its token is read now, and goes too. An entry may hold
+  // such a token already, waiting for the grant held here: waiting for the token would deadlock,
+  // and passing over it would leave it unused once that entry is refused. So its lock fails at
+  // once, and C4 starts again (deleteConsoleAccess).
+  const tokensAfter = await deleteUnusedConsoleTokens(db, grant, { noWait: true });
+  const tokensWithdrawn = tokensBefore + tokensAfter;
+  await withdrawConsoleSessions(db, grant);
+  const audit = grantAudit('grant.removed', grant);
+  await recordAudit(ctx, db, { ...audit, details: { ...audit.details, tokensWithdrawn } });
+  return true;
 }
 
 function grantAudit(action: 'grant.given' | 'grant.removed', grant: ConsoleGrantKey) {

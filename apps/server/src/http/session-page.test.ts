@@ -339,6 +339,18 @@ describe('the session page', () => {
     expect(page).toContain('Amount &#60;missing&#62;');
   });
 
+  it('a draft read back from JSON without a field the pal named __proto__: the current value', () => {
+    const base = view();
+    const [document] = base.documents;
+    const page = html(
+      view({
+        documents: [{ ...document!, fields: [field('__proto__', FieldType.TEXT, 'kept before')] }],
+        draft: JSON.parse('{"values":{"other":"x"},"signatures":{}}') as SessionView['draft'],
+      }),
+    );
+    expect(page).toContain('name="__proto__" value="kept before"');
+  });
+
   it("names a finished action by its button's label, offered or not, and shows no message codes", () => {
     const page = html(
       view({

@@ -439,7 +439,10 @@ function fieldBlock(
     return `<div class="${cls}"${where}><span class="field-label">${label}${colon}</span> <span class="field-value">${shown === '' ? '<span class="empty">(empty)</span>' : escapeHtml(shown)}</span></div>`;
   }
   const name = attr(fieldId);
-  const value = view.draft?.values[fieldId] ?? current;
+  // The draft is read back from JSON: only its own keys (a field may be named `__proto__`).
+  const draft = view.draft;
+  const value =
+    (draft && Object.hasOwn(draft.values, fieldId) ? draft.values[fieldId] : undefined) ?? current;
   const labelled = `<label for="${id}">${label}</label>`;
   // Its error's words stand under the first control of that id (ids are unique on a page).
   const error = view.unshownErrors.delete(fieldId) ? view.fieldErrors.get(fieldId) : undefined;
@@ -621,7 +624,10 @@ function signatureBlock(
   if (!mine || !view.documentsOpen)
     return `<div class="signature awaiting" data-signature="${attr(sigId)}"><p class="signature-title">${legend}</p><p>Not signed yet.</p></div>`;
   const name = attr(`signature.${sigId}`);
-  const draft = view.draft?.signatures[sigId];
+  const draft =
+    view.draft && Object.hasOwn(view.draft.signatures, sigId)
+      ? view.draft.signatures[sigId]
+      : undefined;
   const drawn = draft?.kind === 'DRAWN' ? draft.image : '';
   const typed = draft?.kind === 'TYPED' ? draft.text : '';
   // The drawn form is filled and enabled by the script only. Without it, a person the service

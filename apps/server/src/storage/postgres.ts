@@ -406,7 +406,8 @@ export const postgresDialect: StorageDialect = {
 
   forUpdate(query, options) {
     const locked = query.forUpdate(options?.of);
-    return (options?.skipLocked ? locked.skipLocked() : locked) as typeof query;
+    if (options?.skipLocked) return locked.skipLocked() as typeof query;
+    return (options?.noWait ? locked.noWait() : locked) as typeof query;
   },
 
   async announceOutbox(db) {
@@ -472,5 +473,9 @@ export const postgresDialect: StorageDialect = {
 
   isUniqueViolation(error) {
     return (error as { code?: unknown } | null)?.code === '23505';
+  },
+
+  isLockNotAvailable(error) {
+    return (error as { code?: unknown } | null)?.code === '55P03';
   },
 };

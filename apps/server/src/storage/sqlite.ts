@@ -564,4 +564,9 @@ export const sqliteDialect: StorageDialect = {
     const code = (error as { code?: unknown } | null)?.code;
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
   },
+
+  isLockNotAvailable() {
+    // Writers take turns: no row lock to find held.
+    return false;
+  },
 };

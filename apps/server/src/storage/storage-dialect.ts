@@ -128,6 +128,8 @@ export interface StorageDialect {
   ): Promise<CappedCount>;
   /** True when `error` is the database refusing a duplicate key (unique or primary key). */
   isUniqueViolation(error: unknown): boolean;
+  /** The error of a `noWait` lock (forUpdate) that another transaction held: PostgreSQL 55P03. */
+  isLockNotAvailable(error: unknown): boolean;
   /**
    * A value that changes whenever the data may have changed, by this process or another; read
    * caches start afresh when it moves. Undefined when this handle cannot tell (then do not cache).
@@ -164,12 +166,13 @@ export interface StorageDialect {
   /**
    * Locks the rows a select reads until the transaction ends: PostgreSQL `FOR UPDATE`, with
    * `skipLocked` passing over rows another transaction holds (so several nodes claim different
-   * outbox messages without waiting on each other), and `of` locking the rows of that table
-   * alone in a join. SQLite, whose writers take turns, reads them as they are.
+   * outbox messages without waiting on each other), `noWait` failing at once on such a row
+   * (isLockNotAvailable), and `of` locking the rows of that table alone in a join. SQLite, whose
+   * writers take turns, reads them as they are.
    */
   forUpdate<Q extends SelectQueryBuilder<any, any, any>>(
     query: Q,
-    options?: { skipLocked?: boolean; of?: string },
+    options?: { skipLocked?: boolean; noWait?: boolean; of?: string },
   ): Q;
   /**
    * Says that outbox messages were written: once the transaction of `db` commits (never if it

@@ -85,18 +85,19 @@ export function unusedConsoleTokensQuery(
 
 /**
  * Removes the unused C6 tokens of an SSO for a console pal under `profile` (C4 withdrew the grant
- * they rest on); how many. `skipLocked` passes over a token an entry is redeeming right now
- * (PostgreSQL): waiting for it would deadlock with that entry, which waits for the grant.
+ * they rest on); how many. `noWait` fails at once (isLockNotAvailable) on a token another
+ * transaction holds, where waiting could deadlock with an entry that holds it and waits for the
+ * grant (PostgreSQL).
  */
 export async function deleteUnusedConsoleTokens(
   db: Db,
   where: { enterpriseId: string; palId: string; ssoId: string; profile: string },
-  options: { skipLocked?: boolean } = {},
+  options: { noWait?: boolean } = {},
 ): Promise<number> {
   // The profile is in the token's data (domain/tokens.ts): read the SSO's few live ones.
   const query = unusedConsoleTokensQuery(db, where);
   const rows = await (
-    options.skipLocked ? dialectOf(db).forUpdate(query, { skipLocked: true }) : query
+    options.noWait ? dialectOf(db).forUpdate(query, { noWait: true }) : query
   ).execute();
   const withdrawn = rows
     .filter(
