@@ -139,6 +139,50 @@ describe('console access', () => {
       },
     );
 
+    // Every order at once: tokens issued and entries made while C4 runs. Whatever interleaves, no
+    // call fails but with the answers the operations have (403, 410), and once C3 gives the grant
+    // again no token of the round enters.
+    it.runIf(engine === 'postgres')(
+      'C6 issues and entries racing C4, 12 rounds: no other error, and no token outlives the grant',
+      async () => {
+        const enter = (token: string) =>
+          t.ctx.db.transaction().execute(async (trx) => {
+            const tx = { ...t.ctx, db: trx };
+            await redeemToken(tx, token);
+            if (!(await hasConsoleAccess(tx, acme, 'directory', sso, true)))
+              throw new ForbiddenError('no grant');
+          });
+        const expected = (error: unknown) => {
+          if (!(error instanceof ForbiddenError || error instanceof GoneError)) throw error;
+        };
+        for (let round = 0; round < 12; round++) {
+          await grantConsoleAccess(t.ctx, acme, 'directory', sso, true);
+          const tokens: string[] = [];
+          const issue = async (delay: number) => {
+            await sleep(delay);
+            const token = await issueConsoleToken(t.ctx, acme, 'directory', sso, true);
+            tokens.push(token);
+            await sleep(Math.random() * 5);
+            await enter(token).catch(expected);
+          };
+          // Each settles to its error, if any, so none is left unhandled while C4 runs.
+          const issuing = Array.from({ length: 6 }, (_, i) =>
+            issue(i * 2 + Math.random() * 3).then(
+              () => undefined,
+              (error: unknown) => error,
+            ),
+          );
+          await sleep(Math.random() * 12);
+          expect(await deleteConsoleAccess(t.ctx, acme, 'directory', sso, true)).toBe(true);
+          for (const error of await Promise.all(issuing)) if (error) expected(error);
+          await grantConsoleAccess(t.ctx, acme, 'directory', sso, true);
+          for (const token of tokens)
+            await expect(enter(token), `round ${round}`).rejects.toThrow(GoneError);
+          await deleteConsoleAccess(t.ctx, acme, 'directory', sso, true);
+        }
+      },
+    );
+
     it('grants under one profile at a time, answers true while the grant exists, and removes it', async () => {
       expect(await grantConsoleAccess(t.ctx, acme, 'directory', sso, true)).toBe(true);
       expect(await grantConsoleAccess(t.ctx, acme, 'directory', sso, true)).toBe(true);
