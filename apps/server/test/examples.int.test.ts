@@ -602,7 +602,7 @@ describe("the expense claim's own checks", () => {
         /^write the date as year-month-day, such as \d{4}-\d{2}-\d{2}$/,
       );
     }
-    await pages.post(cookie, { ...claim, claimDate: '2025-02-28', amount: '12.00' });
+    await pages.post(cookie, { ...claim, claimDate: '2025-02-28', amount: '0012.00' });
     expect((await h.b.json.transactions.getTransaction({ id: id! })).status).toBe('SUBMITTED');
     const name = await h.domain.db
       .selectFrom('transaction_field_values')
@@ -611,6 +611,7 @@ describe("the expense claim's own checks", () => {
       .where('field_id', '=', 'employeeName')
       .executeTakeFirst();
     expect(name?.value).toBe('Erika M. Employee');
+    expect((await pages.page(cookie)).text).toContain('Submitted CHF 12.00 for approval');
   });
 });
 

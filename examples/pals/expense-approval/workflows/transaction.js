@@ -34,7 +34,11 @@ export function runWorkflow(input, pal) {
 
 export function submit(input, pal) {
   // A decimal comma is what many people type: "42,50" is 42.50.
-  const amount = (input.values.amount ?? '').trim().replace(/^(\d+),(\d{1,2})$/, '$1.$2');
+  // Leading zeros say nothing: "0042.50" is 42.50.
+  const amount = (input.values.amount ?? '')
+    .trim()
+    .replace(/^(\d+),(\d{1,2})$/, '$1.$2')
+    .replace(/^0+(?=\d)/, '');
   const description = (input.values.description ?? '').trim();
   // The browser's form has no approver: the demo's manager approves it.
   const approver = input.values.approver ?? (fromBrowser(input) ? DEMO_MANAGER : undefined);
@@ -232,7 +236,9 @@ function fromBrowser(input) {
 function isDate(text) {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   if (!match) return false;
-  const day = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+  // setUTCFullYear, not Date.UTC, which reads years 0 to 99 as 1900 to 1999.
+  const day = new Date(0);
+  day.setUTCFullYear(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
   return day.toISOString().slice(0, 10) === text;
 }
 
