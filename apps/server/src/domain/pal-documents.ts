@@ -101,15 +101,32 @@ export async function readPalDocuments(
   documents: readonly ManifestDocument[],
   contents: Readonly<Record<string, Uint8Array>>,
   limits: DocumentLimits,
-  /** Files the folder holds but that were too large to read: path → size. */
-  unreadSizes: Readonly<Record<string, number>> = {},
+  /**
+   * What the folder holds but was not read: files too large (path → size), and files refused
+   * (path → why, "is a link to a file outside the pal folder").
+   */
+  folder: {
+    unreadSizes: Readonly<Record<string, number>>;
+    refused: Readonly<Record<string, string>>;
+  } = { unreadSizes: {}, refused: {} },
 ): Promise<{ documents: PalDocumentFile[]; issues: ManifestIssue[] }> {
   const issues: ManifestIssue[] = [];
   const read: Indexed[] = [];
   for (const [d, manifest] of documents.entries()) {
     const key = `documents[${d}]`;
+    if (Object.hasOwn(folder.refused, manifest.file)) {
+      issues.push({
+        key: `${key}.file`,
+        message: `file "${manifest.file}" ${folder.refused[manifest.file]}`,
+      });
+      continue;
+    }
     const content = Object.hasOwn(contents, manifest.file) ? contents[manifest.file] : undefined;
-    const size = content?.byteLength ?? unreadSizes[manifest.file];
+    const size =
+      content?.byteLength ??
+      (Object.hasOwn(folder.unreadSizes, manifest.file)
+        ? folder.unreadSizes[manifest.file]
+        : undefined);
     if (size === undefined) {
       issues.push({
         key: `${key}.file`,

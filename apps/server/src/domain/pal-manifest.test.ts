@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/helpers.js';
@@ -165,6 +166,53 @@ describe('loadPalPackage', () => {
     const bad = folder('bad', { id: 'b', modes: { console: 1 } });
     await expect(loadPalPackage(bad)).rejects.toThrow(
       `${join(bad, 'pal.json')}: modes.console: expected boolean`,
+    );
+  });
+
+  it('follows links only inside the folder, reads only regular files, and only UTF-8 workflows', async () => {
+    const outside = join(dir.path, 'outside');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'secret.js'), 'export function run() { return []; }');
+    writeFileSync(join(outside, 'secret.pdf'), '%PDF-1.4\n%%EOF\n');
+    const manifest = { id: 'l', modes: { console: true }, workflows: { console: 'c.js' } };
+    const linked = folder('linked', manifest);
+    symlinkSync(join(outside, 'secret.js'), join(linked, 'c.js'));
+    await expect(loadPalPackage(linked)).rejects.toThrow(
+      `${join(linked, 'pal.json')}: workflows.console: file "c.js" is a link to a file outside the pal folder`,
+    );
+    // Through a linked folder too.
+    const throughFolder = folder('through', {
+      ...manifest,
+      workflows: { console: 'ext/secret.js' },
+    });
+    symlinkSync(outside, join(throughFolder, 'ext'));
+    await expect(loadPalPackage(throughFolder)).rejects.toThrow(
+      'file "ext/secret.js" is a link to a file outside the pal folder',
+    );
+    const document = folder('document', {
+      id: 'd',
+      documents: [{ file: 'documents/a.pdf', fields: [], signatures: [] }],
+    });
+    mkdirSync(join(document, 'documents'));
+    symlinkSync(join(outside, 'secret.pdf'), join(document, 'documents', 'a.pdf'));
+    await expect(loadPalPackage(document)).rejects.toThrow(
+      `${join(document, 'pal.json')}: documents[0].file: file "documents/a.pdf" is a link to a file outside the pal folder`,
+    );
+    // A link that stays in the folder is read as its target.
+    const inside = folder('inside', manifest, { 'lib/c.js': 'export function console() {}' });
+    symlinkSync(join(inside, 'lib', 'c.js'), join(inside, 'c.js'));
+    expect((await loadPalPackage(inside)).files['c.js']).toBe('export function console() {}');
+    // A FIFO would block the read for good: it is refused at once.
+    const fifo = folder('fifo', manifest);
+    execFileSync('mkfifo', [join(fifo, 'c.js')]);
+    await expect(loadPalPackage(fifo)).rejects.toThrow('file "c.js" is not a regular file');
+    const latin1 = folder('latin1', manifest);
+    writeFileSync(join(latin1, 'c.js'), Buffer.from('export const s = "caf\xe9";', 'latin1'));
+    await expect(loadPalPackage(latin1)).rejects.toThrow('file "c.js" is not UTF-8 text');
+    const manifestLatin1 = folder('manifest-latin1', '');
+    writeFileSync(join(manifestLatin1, 'pal.json'), Buffer.from('{"id":"caf\xe9"}', 'latin1'));
+    await expect(loadPalPackage(manifestLatin1)).rejects.toThrow(
+      `${join(manifestLatin1, 'pal.json')}: is not UTF-8 text`,
     );
   });
 

@@ -3,8 +3,9 @@
 // modes, shadow, shell, test, installed, documents and actions are the decided ones; `lifetimes`,
 // `workflows` and `uploads` are this service's additions. Unknown keys are refused, so a typo cannot pass silently.
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
-import { join } from 'node:path';
+import { constants } from 'node:fs';
+import { open, realpath } from 'node:fs/promises';
+import { isAbsolute, join, relative } from 'node:path';
 import { z } from 'zod';
 import { CONFIG_DEFAULTS } from '../config.js';
 import { InvalidArgumentError } from './errors.js';
@@ -342,6 +343,8 @@ interface FolderFindings {
   problems: ManifestIssue[];
   /** Sizes of document files too large to read: path → bytes. */
   unreadSizes: Record<string, number>;
+  /** Document files not read, and why ("is a link to a file outside the pal folder"). */
+  refused: Record<string, string>;
 }
 
 async function assemblePalPackage(
@@ -350,7 +353,7 @@ async function assemblePalPackage(
   files: Readonly<Record<string, string | Uint8Array>>,
   source: string,
   options: PackageOptions,
-  found: FolderFindings = { problems: [], unreadSizes: {} },
+  found: FolderFindings = { problems: [], unreadSizes: {}, refused: {} },
 ): Promise<PalPackage> {
   const problems: ManifestIssue[] = [...found.problems];
   for (const [name, path] of Object.entries(manifest.workflows ?? {})) {
@@ -377,12 +380,7 @@ async function assemblePalPackage(
       message: `the workflow files are ${megabytes(sourceBytes)} in all; at most ${megabytes(MAX_WORKFLOW_SOURCES_BYTES)}`,
     });
   const read = manifest.documents
-    ? await readPalDocuments(
-        manifest.documents,
-        contents,
-        documentLimits(options),
-        found.unreadSizes,
-      )
+    ? await readPalDocuments(manifest.documents, contents, documentLimits(options), found)
     : { documents: [], issues: [] };
   problems.push(...read.issues);
   if (problems.length > 0) throw new ManifestError(source, problems);
@@ -397,29 +395,53 @@ async function assemblePalPackage(
   return { manifest, files: sources, documents: read.documents, contentHash, source };
 }
 
-type FolderFile = { found: true; content: Buffer } | { found: false; size?: number; why?: string };
+type FolderFile =
+  | { found: true; content: Buffer }
+  /** `refused`: the path names something a pal may not hold, said as "is …" (FolderFindings). */
+  | { found: false; size?: number; why?: string; refused?: string };
 
 /**
- * Reads a file of the pal folder if it is at most `maxBytes`. The size is checked on the open
- * file before anything is read, so a huge file costs nothing.
+ * Reads a file of the pal folder (`root`, its real path) if it is at most `maxBytes`. The size is
+ * checked on the open file before anything is read, so a huge file costs nothing. The path is
+ * followed to where it really is, and must stay in the folder: a link to a file outside (or
+ * through a linked folder) would deploy, and show on session pages, any file the operator can
+ * read. Only a regular file is read; opening without blocking, a FIFO cannot hang the deploy.
  */
-async function readFolderFile(path: string, maxBytes: number): Promise<FolderFile> {
-  let handle;
+async function readFolderFile(root: string, path: string, maxBytes: number): Promise<FolderFile> {
+  let real: string;
   try {
-    handle = await open(path, 'r');
+    real = await realpath(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { found: false, why: code === 'ENOENT' || code === 'ENOTDIR' ? undefined : code };
   }
+  const inside = relative(root, real);
+  if (inside === '' || inside.startsWith('..') || isAbsolute(inside))
+    return { found: false, refused: 'is a link to a file outside the pal folder' };
+  let handle;
+  try {
+    handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    return { found: false, why: (error as NodeJS.ErrnoException).code ?? 'EIO' };
+  }
   try {
     const info = await handle.stat();
-    if (!info.isFile()) return { found: false };
+    if (!info.isFile()) return { found: false, refused: 'is not a regular file' };
     if (info.size > maxBytes) return { found: false, size: info.size };
     return { found: true, content: await handle.readFile() };
   } catch (error) {
     return { found: false, why: (error as NodeJS.ErrnoException).code ?? 'EIO' };
   } finally {
     await handle.close();
+  }
+}
+
+/** The bytes as UTF-8 text, or undefined when they are not (never U+FFFD in their place). */
+function utf8Text(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
   }
 }
 
@@ -432,19 +454,24 @@ export async function loadPalPackage(
   options: PackageOptions = {},
 ): Promise<PalPackage> {
   const file = join(folder, PAL_MANIFEST_FILE);
-  const raw = await readFolderFile(file, MAX_MANIFEST_BYTES);
+  const root = await realpath(folder).catch(() => folder);
+  const raw = await readFolderFile(root, file, MAX_MANIFEST_BYTES);
   if (!raw.found) {
     const why =
       raw.size !== undefined
         ? `is larger than ${MAX_MANIFEST_BYTES / (1024 * 1024)} MiB`
-        : raw.why
-          ? `cannot be read (${raw.why})`
-          : 'not found (a pal folder holds a pal.json manifest)';
+        : (raw.refused ??
+          (raw.why
+            ? `cannot be read (${raw.why})`
+            : 'not found (a pal folder holds a pal.json manifest)'));
     throw new ManifestError(file, [{ key: '', message: why }]);
   }
+  const manifestText = utf8Text(raw.content);
+  if (manifestText === undefined)
+    throw new ManifestError(file, [{ key: '', message: 'is not UTF-8 text' }]);
   let json: unknown;
   try {
-    json = JSON.parse(raw.content.toString('utf8'));
+    json = JSON.parse(manifestText);
   } catch (error) {
     throw new ManifestError(file, [
       { key: '', message: `not valid JSON: ${(error as Error).message}` },
@@ -454,22 +481,25 @@ export async function loadPalPackage(
   const limits = documentLimits(options);
 
   const files: Record<string, string | Uint8Array> = {};
-  const found: FolderFindings = { problems: [], unreadSizes: {} };
+  const found: FolderFindings = { problems: [], unreadSizes: {}, refused: {} };
   const inFolder = (path: string) => join(folder, ...path.split(/[\\/]/));
   // Files that are missing are left out: assembling the package reports them, with the rest.
   for (const [name, path] of Object.entries(manifest.workflows ?? {})) {
-    const read = await readFolderFile(inFolder(path), MAX_WORKFLOW_FILE_BYTES);
-    if (read.found) files[path] = read.content.toString('utf8');
-    else if (read.size !== undefined)
-      found.problems.push({
-        key: `workflows.${name}`,
-        message: `file "${path}" is larger than 1 MiB`,
-      });
+    const read = await readFolderFile(root, inFolder(path), MAX_WORKFLOW_FILE_BYTES);
+    const problem = (message: string) =>
+      found.problems.push({ key: `workflows.${name}`, message: `file "${path}" ${message}` });
+    if (read.found) {
+      const source = utf8Text(read.content);
+      if (source === undefined) problem('is not UTF-8 text');
+      else files[path] = source;
+    } else if (read.size !== undefined) problem('is larger than 1 MiB');
+    else if (read.refused) problem(read.refused);
   }
   for (const document of manifest.documents ?? []) {
-    const read = await readFolderFile(inFolder(document.file), limits.maxBytes);
+    const read = await readFolderFile(root, inFolder(document.file), limits.maxBytes);
     if (read.found) files[document.file] = read.content;
     else if (read.size !== undefined) found.unreadSizes[document.file] = read.size;
+    else if (read.refused) found.refused[document.file] = read.refused;
   }
   return assemblePalPackage(json, manifest, files, file, options, found);
 }
