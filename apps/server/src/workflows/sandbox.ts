@@ -159,10 +159,24 @@ function resolveModuleName(base: string, requested: string): string {
   if (!requested.startsWith('./') && !requested.startsWith('../')) return requested;
   const parts = base.split('/').slice(0, -1);
   for (const part of requested.split('/')) {
-    if (part === '..') parts.pop();
-    else if (part !== '.' && part !== '') parts.push(part);
+    if (part === '..') {
+      // Past the pal's folder: a name no file has, which says so (missingModule).
+      if (parts.length === 0) return `${requested}${OUTSIDE_THE_PAL}`;
+      parts.pop();
+    } else if (part !== '.' && part !== '') parts.push(part);
   }
   return parts.join('/');
+}
+
+const OUTSIDE_THE_PAL = ' (outside the pal folder)';
+
+/** Why no module answers to `name` (as resolved), in words the pal's author can act on. */
+export function missingModule(name: string, has: (path: string) => boolean): string {
+  if (name.endsWith(OUTSIDE_THE_PAL))
+    return `import "${name.slice(0, -OUTSIDE_THE_PAL.length)}" leads outside the pal folder`;
+  if (has(`${name}.js`))
+    return `no module "${name}" in this pal: an import names the file with its ".js" ("${name}.js")`;
+  return `no module "${name}" in this pal (only the files its manifest names)`;
 }
 
 /**
@@ -299,13 +313,13 @@ export class Sandbox {
         // compiled (versionCompiled), so what it imports is found loaded or not at all. Why no
         // load may happen while a pal's code runs: see versionCompiled.
         const compiling = this.compiling;
-        const refused = {
-          error: new Error(`no module "${name}" in this pal (only the files its manifest names)`),
-        };
-        if (compiling === undefined) return refused;
+        const refused = (files: Record<string, string>) => ({
+          error: new Error(missingModule(name, (path) => Object.hasOwn(files, path))),
+        });
+        if (compiling === undefined) return refused({});
         return (
           endOfCompile(name, compiling) ??
-          (Object.hasOwn(compiling.files, name) ? compiling.files[name]! : refused)
+          (Object.hasOwn(compiling.files, name) ? compiling.files[name]! : refused(compiling.files))
         );
       },
       (base, requested) => normalizeModuleName(base, requested),

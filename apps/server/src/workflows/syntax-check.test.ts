@@ -32,6 +32,31 @@ describe('the deploy-time compile of workflow modules', () => {
     ]);
   });
 
+  it('says when an import leads outside the pal folder, or leaves out its ".js"', async () => {
+    expect(
+      await problems({ 'workflows/a.js': "import '../../secret.js'; export const a = 1;" }),
+    ).toEqual([
+      expect.stringContaining('Error: import "../../secret.js" leads outside the pal folder'),
+    ]);
+    expect(
+      await problems({
+        'workflows/a.js': "import './lib'; export const a = 1;",
+        'workflows/lib.js': 'export const y = 1;',
+      }),
+    ).toEqual([
+      expect.stringContaining(
+        'no module "workflows/lib" in this pal: an import names the file with its ".js" ("workflows/lib.js")',
+      ),
+    ]);
+    // Up to the folder itself is still inside it.
+    expect(
+      await problems({
+        'workflows/a.js': "import '../shared.js'; export const a = 1;",
+        'shared.js': 'export const s = 1;',
+      }),
+    ).toEqual([]);
+  });
+
   it("refuses a pal's import of the compile's own modules", async () => {
     for (const name of ['pal:compile', 'pal:end-of-compile'])
       expect(await problems({ 'workflows/a.js': `import '${name}'; export const a = 1;` })).toEqual(

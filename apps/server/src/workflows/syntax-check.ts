@@ -9,6 +9,7 @@ import {
   endOfCompile,
   isHostStackOverflow,
   loadSandboxModule,
+  missingModule,
   normalizeModuleName,
   type LoaderCompile,
 } from './sandbox.js';
@@ -33,7 +34,9 @@ export async function checkWorkflowSyntax(files: Record<string, string>): Promis
   runtime.setModuleLoader(
     (name) =>
       endOfCompile(name, compile) ??
-      sources.get(name) ?? { error: new Error(`no module "${name}" in this pal`) },
+      sources.get(name) ?? {
+        error: new Error(missingModule(name, (path) => sources.has(path))),
+      },
     normalizeModuleName,
   );
   const context = runtime.newContext();
