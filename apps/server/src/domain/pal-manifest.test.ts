@@ -155,6 +155,10 @@ describe('loadPalPackage', () => {
     const empty = join(dir.path, 'empty');
     mkdirSync(empty);
     await expect(loadPalPackage(empty)).rejects.toThrow(`${join(empty, 'pal.json')}: not found`);
+    const given = folder('given', { id: 'g' });
+    await expect(loadPalPackage(join(given, 'pal.json'))).rejects.toThrow(
+      `${join(given, 'pal.json')}: is a file: name the pal folder, the one that holds pal.json`,
+    );
     const broken = folder('broken', '{ "id": ');
     await expect(loadPalPackage(broken)).rejects.toThrow(
       `${join(broken, 'pal.json')}: not valid JSON`,

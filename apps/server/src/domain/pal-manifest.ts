@@ -4,7 +4,7 @@
 // `workflows` and `uploads` are this service's additions. Unknown keys are refused, so a typo cannot pass silently.
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, realpath } from 'node:fs/promises';
+import { open, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import { z } from 'zod';
 import { CONFIG_DEFAULTS } from '../config.js';
@@ -454,6 +454,10 @@ export async function loadPalPackage(
   options: PackageOptions = {},
 ): Promise<PalPackage> {
   const file = join(folder, PAL_MANIFEST_FILE);
+  if ((await stat(folder).catch(() => undefined))?.isFile())
+    throw new ManifestError(folder, [
+      { key: '', message: 'is a file: name the pal folder, the one that holds pal.json' },
+    ]);
   const root = await realpath(folder).catch(() => folder);
   const raw = await readFolderFile(root, file, MAX_MANIFEST_BYTES);
   if (!raw.found) {
