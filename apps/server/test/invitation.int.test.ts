@@ -89,10 +89,19 @@ describe('E3 and the invitation link', () => {
     expect((await page(link, 'HEAD')).status).toBe(200);
     expect(await status(sso)).toBe('PENDING_ACTIVATION');
 
-    // The page's POST accepts.
-    const accepted = await page(link, 'POST');
+    // The page's POST accepts, and answers with the accepted page's address (post, redirect,
+    // get), which names no one.
+    const posted = await fetch(`${h.url}${link}`, {
+      method: 'POST',
+      headers: { Accept: 'text/html' },
+      redirect: 'manual',
+    });
+    expect(posted.status).toBe(303);
+    expect(posted.headers.get('Location')).toBe('/services/invitations/accepted');
+    const accepted = await page('/services/invitations/accepted');
     expect(accepted.status, accepted.text).toBe(200);
     expect(accepted.text).toContain('Invitation accepted');
+    expect(accepted.text).not.toContain(email);
     expect(await status(sso)).toBe('ACTIVE');
     expect(await h.a.xml.enterprise.getSsoStatus({ sso })).toBe('ACTIVE');
 

@@ -55,9 +55,15 @@ describe('the invitation page in Chromium', () => {
       page.waitForResponse((r) => r.request().method() === 'POST'),
       page.getByRole('button', { name: 'Accept the invitation' }).click(),
     ]);
-    expect(answer.status()).toBe(200);
+    // Post, redirect, get: the accepted page has an address of its own.
+    expect(answer.status()).toBe(303);
+    await page.waitForURL(`${h.url}/services/invitations/accepted`);
     expect(await page.locator('#accepted').textContent()).toBe('Invitation accepted');
     await page.screenshot({ path: join(SCREENSHOTS, 'invitation-accepted.png'), fullPage: true });
+    // A reload shows it again: it does not post the used link a second time.
+    const reloaded = await page.reload();
+    expect(reloaded?.status()).toBe(200);
+    expect(await page.locator('#accepted').textContent()).toBe('Invitation accepted');
     expect(await h.a.json.enterprise.getSsoStatus({ sso })).toBe('ACTIVE');
     // What Chromium really sent: a urlencoded form with an empty body.
     const post = requests.find((r) => r.method === 'POST')!;

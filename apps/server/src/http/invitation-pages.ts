@@ -30,15 +30,23 @@ export function registerInvitationPages(app: FastifyInstance, domain: DomainCont
     }
   });
 
+  // Answered by a redirect to a page of its own (post, redirect, get): a reload of the answer
+  // would post the used link again, and show a person who just accepted "no longer valid".
+  // The page names no one: its address is the same for every invitation.
+  const acceptedPath = `/${root}/invitations/accepted`;
+  app.get(acceptedPath, (_request, reply) =>
+    sendPage(
+      reply,
+      200,
+      'Invitation accepted',
+      `<h1 id="accepted">Invitation accepted</h1><p>You can now use the application that invited you. You can close this page.</p>`,
+    ),
+  );
+
   app.post<{ Params: { token: string } }>(`/${root}/invitations/:token`, async (request, reply) => {
     try {
-      const accepted = await acceptInvitation(domain, request.params.token);
-      return sendPage(
-        reply,
-        200,
-        'Invitation accepted',
-        `<h1 id="accepted">Invitation accepted</h1><p>${escapeHtml(accepted.email)} can now use ${escapeHtml(accepted.enterpriseName)}'s application.</p>`,
-      );
+      await acceptInvitation(domain, request.params.token);
+      return reply.code(303).header('Location', acceptedPath).send();
     } catch (error) {
       return sendGonePageOrThrow(reply, error, GONE);
     }
