@@ -212,7 +212,7 @@ describe('the audit log records each act once', () => {
     const confirm = await recordsOf(() => browse(`/services/invitations/${token}`));
     expect(confirm.written).toEqual([]); // the GET changes nothing
     const accepted = await recordsOf(() => browse(`/services/invitations/${token}`, 'POST'));
-    expect(accepted.value.status).toBe(200);
+    expect(accepted.value.status).toBe(303); // to the accepted page
     expect(one(accepted.written, 'sso.activated')).toMatchObject({
       enterprise_id: h.a.enterpriseId,
       actor_type: 'sso',

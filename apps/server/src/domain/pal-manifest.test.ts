@@ -206,6 +206,13 @@ describe('loadPalPackage', () => {
     const inside = folder('inside', manifest, { 'lib/c.js': 'export function console() {}' });
     symlinkSync(join(inside, 'lib', 'c.js'), join(inside, 'c.js'));
     expect((await loadPalPackage(inside)).files['c.js']).toBe('export function console() {}');
+    // A name that merely begins with two dots is a file of the folder.
+    const dots = folder(
+      'dots',
+      { ...manifest, workflows: { console: '..c.js' } },
+      { '..c.js': '' },
+    );
+    expect(Object.keys((await loadPalPackage(dots)).files)).toEqual(['..c.js']);
     // A FIFO would block the read for good: it is refused at once.
     const fifo = folder('fifo', manifest);
     execFileSync('mkfifo', [join(fifo, 'c.js')]);

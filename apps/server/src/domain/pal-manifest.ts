@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import { CONFIG_DEFAULTS } from '../config.js';
 import { InvalidArgumentError } from './errors.js';
@@ -416,7 +416,7 @@ async function readFolderFile(root: string, path: string, maxBytes: number): Pro
     return { found: false, why: code === 'ENOENT' || code === 'ENOTDIR' ? undefined : code };
   }
   const inside = relative(root, real);
-  if (inside === '' || inside.startsWith('..') || isAbsolute(inside))
+  if (inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside))
     return { found: false, refused: 'is a link to a file outside the pal folder' };
   let handle;
   try {
