@@ -13,15 +13,8 @@ import { createSso, deleteSso } from './ssos.js';
 import { issueConsoleToken, redeemToken } from './tokens.js';
 import { engine } from '../../test/engine.js';
 import { sql } from 'kysely';
-
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
-
-/** A promise the test settles when it chooses: `closed` resolves once `open` is called. */
-function gate(): { closed: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const closed = new Promise<void>((resolve) => (open = resolve));
-  return { closed, open };
-}
+import { setTimeout as sleep } from 'node:timers/promises';
+import { deferred } from '../storage/deferred.js';
 
 describe('console access', () => {
   let t: TestContext;
@@ -72,17 +65,17 @@ describe('console access', () => {
       'C4 beside a C6 issuing its token: the token is withdrawn, and a grant given again does not let it in',
       async () => {
         await grantConsoleAccess(t.ctx, acme, 'directory', sso, true);
-        const audit = gate();
+        const audit = deferred();
         const holder = t.ctx.db.transaction().execute(async (trx) => {
           await sql`lock table audit_log in share mode`.execute(trx);
-          await audit.closed;
+          await audit.promise;
         });
         await sleep(100);
         const c6 = issueConsoleToken(t.ctx, acme, 'directory', sso, true);
         await sleep(200);
         const c4 = deleteConsoleAccess(t.ctx, acme, 'directory', sso, true);
         await sleep(200);
-        audit.open();
+        audit.resolve();
         await holder;
         const token = await c6;
         expect(await c4).toBe(true);
@@ -99,23 +92,23 @@ describe('console access', () => {
       async () => {
         await grantConsoleAccess(t.ctx, acme, 'directory', sso, true);
         // I issues the token and holds the grant; Y, the next holder of the grant, queues behind.
-        const issued = gate();
+        const issued = deferred();
         let token = '';
         const issuing = t.ctx.db.transaction().execute(async (trx) => {
           token = await issueConsoleToken({ ...t.ctx, db: trx }, acme, 'directory', sso, true);
-          await issued.closed;
+          await issued.promise;
         });
         await sleep(100);
-        const next = gate();
+        const next = deferred();
         const holding = t.ctx.db.transaction().execute(async (trx) => {
           await hasConsoleAccess({ ...t.ctx, db: trx }, acme, 'directory', sso, true);
-          await next.closed;
+          await next.promise;
         });
         await sleep(100);
         // C4's first pass cannot see the token; its grant delete waits for I, then for Y.
         const c4 = deleteConsoleAccess(t.ctx, acme, 'directory', sso, true);
         await sleep(200);
-        issued.open();
+        issued.resolve();
         await issuing;
         await sleep(100);
         // The entry redeems the token, then waits for the grant behind C4. As a real entry
@@ -128,7 +121,7 @@ describe('console access', () => {
             throw new ForbiddenError('no grant');
         });
         await sleep(150);
-        next.open();
+        next.resolve();
         await holding;
         expect(await c4).toBe(true);
         // Entered or refused: either is right, as long as the token is spent or gone after it.

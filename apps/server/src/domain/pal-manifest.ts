@@ -2,6 +2,7 @@
 // Reference: docs/pal-format.md. The keys id, name, description, category, publisher, branchName,
 // modes, shadow, shell, test, installed, documents and actions are the decided ones; `lifetimes`,
 // `workflows` and `uploads` are this service's additions. Unknown keys are refused, so a typo cannot pass silently.
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
@@ -436,15 +437,6 @@ async function readFolderFile(root: string, path: string, maxBytes: number): Pro
   }
 }
 
-/** The bytes as UTF-8 text, or undefined when they are not (never U+FFFD in their place). */
-function utf8Text(bytes: Uint8Array): string | undefined {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Reads a pal folder: `FOLDER/pal.json` and the workflow and document files it names. Errors
  * name the file (as `FOLDER/pal.json`, the folder as given) and the key.
@@ -470,12 +462,11 @@ export async function loadPalPackage(
             : 'not found (a pal folder holds a pal.json manifest)'));
     throw new ManifestError(file, [{ key: '', message: why }]);
   }
-  const manifestText = utf8Text(raw.content);
-  if (manifestText === undefined)
+  if (!isUtf8(raw.content))
     throw new ManifestError(file, [{ key: '', message: 'is not UTF-8 text' }]);
   let json: unknown;
   try {
-    json = JSON.parse(manifestText);
+    json = JSON.parse(raw.content.toString('utf8'));
   } catch (error) {
     throw new ManifestError(file, [
       { key: '', message: `not valid JSON: ${(error as Error).message}` },
@@ -493,9 +484,8 @@ export async function loadPalPackage(
     const problem = (message: string) =>
       found.problems.push({ key: `workflows.${name}`, message: `file "${path}" ${message}` });
     if (read.found) {
-      const source = utf8Text(read.content);
-      if (source === undefined) problem('is not UTF-8 text');
-      else files[path] = source;
+      if (isUtf8(read.content)) files[path] = read.content.toString('utf8');
+      else problem('is not UTF-8 text');
     } else if (read.size !== undefined) problem('is larger than 1 MiB');
     else if (read.refused) problem(read.refused);
   }

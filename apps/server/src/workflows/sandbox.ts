@@ -206,7 +206,7 @@ interface Natives {
   parse: QuickJSHandle;
   /** Reads an error's own `message` without running a getter of it (outOfMemory). */
   getOwnPropertyDescriptor: QuickJSHandle;
-  /** The getters of `pal.transaction`, and a value's own `__proto__` key (toHandle). */
+  /** The getters of `pal.transaction`, and a value's own `__proto__` key (defineInGuest). */
   defineProperty: QuickJSHandle;
 }
 
@@ -760,21 +760,8 @@ export class Sandbox {
         const get = this.hostFunction('tx.get', field, [field]);
         // A getter made from the handle, kept: defineProp's own `get` would make a function that
         // nothing here holds.
-        const descriptor = context.newObject();
-        set(descriptor, 'get', get);
-        context.setProp(descriptor, 'enumerable', context.true);
-        const key = context.newString(field);
-        const defined = context.callFunction(
-          this.natives.defineProperty,
-          context.undefined,
-          transaction,
-          key,
-          descriptor,
-        );
-        key.dispose();
-        descriptor.dispose();
-        if (defined.error) throw new Error(`the sandbox cannot define pal.transaction.${field}`);
-        defined.value.dispose();
+        defineInGuest(context, this.natives, transaction, field, { get, enumerable: context.true });
+        get.dispose();
       }
       set(pal, 'transaction', transaction);
       set(
@@ -992,28 +979,32 @@ function toHandle(context: QuickJSContext, natives: Natives, value: unknown): Qu
   const target = Array.isArray(value) ? context.newArray() : context.newObject();
   for (const [key, item] of Object.entries(value as object)) {
     const handle = toHandle(context, natives, item);
-    if (key === '__proto__') defineOwn(context, natives, target, key, handle);
-    else context.setProp(target, key, handle);
+    if (key === '__proto__') {
+      const yes = context.true;
+      const own = { value: handle, writable: yes, enumerable: yes, configurable: yes };
+      defineInGuest(context, natives, target, key, own);
+    } else context.setProp(target, key, handle);
     handle.dispose();
   }
   return target;
 }
 
 /**
- * Defines `key` as an ordinary own property, as JSON.parse does. setProp assigns, and assigning
- * `__proto__` (a variable may be so named: pal.vars.all) sets the prototype instead, or nothing.
+ * Object.defineProperty in the guest, with the context's own (a pal cannot have replaced it);
+ * the descriptor's handles stay the caller's. toHandle defines a value's `__proto__` key so, as
+ * JSON.parse does: setProp assigns, and assigning `__proto__` (a variable may be so named:
+ * pal.vars.all) sets the prototype instead, or nothing.
  */
-function defineOwn(
+function defineInGuest(
   context: QuickJSContext,
   natives: Natives,
   target: QuickJSHandle,
   key: string,
-  value: QuickJSHandle,
+  members: Record<string, QuickJSHandle>,
 ): void {
   const descriptor = context.newObject();
-  context.setProp(descriptor, 'value', value);
-  for (const flag of ['writable', 'enumerable', 'configurable'])
-    context.setProp(descriptor, flag, context.true);
+  for (const [member, handle] of Object.entries(members))
+    context.setProp(descriptor, member, handle);
   const name = context.newString(key);
   const defined = context.callFunction(
     natives.defineProperty,
@@ -1024,7 +1015,11 @@ function defineOwn(
   );
   name.dispose();
   descriptor.dispose();
-  context.unwrapResult(defined).dispose();
+  if (defined.error) {
+    defined.error.dispose();
+    throw new Error(`the sandbox cannot define "${key}"`);
+  }
+  defined.value.dispose();
 }
 
 function guestFailure(
