@@ -339,18 +339,37 @@ describe('the audit log records each act once', () => {
     );
     expect(t7.value).toBe(1);
     expect(one(t7.written, 'roles.removed')).toMatchObject({ target: sso, actor: h.a.username });
-    expect(one(t7.written, 'roles.removed').facts).toEqual({ transactionId: tx, removed: 1 });
+    expect(one(t7.written, 'roles.removed').facts).toEqual({
+      transactionId: tx,
+      removed: 1,
+      tokensWithdrawn: 0,
+    });
     // The session that role gave ends at its next request: session.ended, withdrawn.
     const next = await recordsOf(() => browse(entered.headers.get('location')!, 'GET', cookie));
     expect(next.value.status).toBe(403);
     const ended = one(next.written, 'session.ended');
     expect(ended).toMatchObject({ target: tx, actor_type: 'system' });
     expect(ended.facts).toMatchObject({ sso, reason: 'withdrawn' });
+    // Unused T5 and T8 tokens would give a role again: T4 withdraws them (this one, and those
+    // earlier tests left), and counts them.
+    await h.a.json.transactions.createTransactionToken({ transactionId: tx, userSSO: sso });
+    const unused = () =>
+      h.domain.db
+        .selectFrom('tokens')
+        .select('token_hash')
+        .where('sso_id', '=', sso)
+        .where('kind', 'in', ['participant', 'anonymous'])
+        .where('used_at', 'is', null)
+        .execute();
+    const before = (await unused()).length;
+    expect(before).toBeGreaterThan(0);
     const t4 = await recordsOf(() => h.a.json.transactions.removeAllRoles({ userSSO: sso }));
     expect(one(t4.written, 'roles.removed').facts).toEqual({
       transactionId: null,
       removed: t4.value,
+      tokensWithdrawn: before,
     });
+    expect(await unused()).toEqual([]);
   });
 
   it('session.started by a mailed link; its values are secrets too', async () => {

@@ -25,4 +25,5 @@ export const MIGRATION_NAMES = [
   '0029_session_draft_files',
   '0030_mail_link_sessions',
   '0031_console_grant_lookups',
+  '0032_transaction_token_lookups',
 ];

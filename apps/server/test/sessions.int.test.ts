@@ -288,6 +288,38 @@ describe('a session re-checks its person on every request', () => {
     );
   });
 
+  it('a T5 or T8 token issued before T7 or T4 no longer enters: the 410 page, and no role comes back', async () => {
+    const sso = await person();
+    const other = await person();
+    const tx = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+    const elsewhere = await h.a.json.transactions.createTransaction({ palId: 'wf-tx' });
+    const t5 = (transactionId: string, userSSO: string) =>
+      h.a.json.transactions.createTransactionToken({ transactionId, userSSO });
+    const t8 = (transactionId: string, userSSO: string) =>
+      h.a.json.transactions.createAnonymousToken({ transactionId, userSSO, action: 'note' });
+    const held = { participant: await t5(tx, sso), anonymous: await t8(tx, sso) };
+    const kept = { elsewhere: await t5(elsewhere, sso), otherPerson: await t5(tx, other) };
+    // No role yet: the tokens alone would give them.
+    expect(
+      await h.a.json.transactions.removeTransactionRole({ transactionId: tx, userSSO: sso }),
+    ).toBe(0);
+    for (const token of Object.values(held)) {
+      const answer = await pages.open(`/services/enter/${token}`);
+      expect(answer.status).toBe(410);
+      expect(answer.text).toContain('This link is no longer valid');
+    }
+    expect(await h.a.json.transactions.searchTransactions({ sso })).toEqual([]);
+    // T7 withdrew that SSO's tokens on that transaction alone.
+    expect((await pages.enter(kept.otherPerson)).page.status).toBe(200);
+    const later = await t5(tx, sso);
+    expect(await h.a.json.transactions.removeAllRoles({ userSSO: sso })).toBe(0);
+    for (const token of [kept.elsewhere, later])
+      expect((await pages.open(`/services/enter/${token}`)).status).toBe(410);
+    // A token issued after them is the client giving the role again: it enters.
+    const entered = await pages.enter(await t5(tx, sso));
+    expect(entered.page.text).toContain('<dd id="your-role">Participant</dd>');
+  });
+
   it('the address without a handle goes to the last used session whose person may still act', async () => {
     const sso = await person();
     const [a, b, c, d] = [

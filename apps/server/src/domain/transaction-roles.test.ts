@@ -1,9 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deployManifest, type TestContext } from '../../test/helpers.js';
 import { ALICE, BOB, acmeAndOther } from '../../test/people-fixtures.js';
-import { ConflictError, InvalidArgumentError, NotFoundError } from './errors.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { engine } from '../../test/engine.js';
+import { ConflictError, GoneError, InvalidArgumentError, NotFoundError } from './errors.js';
 import { createSso, deleteSso } from './ssos.js';
 import { assignRole, listRoles, removeAllRoles, removeRole } from './transaction-roles.js';
+import { issueTransactionToken, redeemToken } from './tokens.js';
 import { createTransaction } from './transactions.js';
 
 describe('transaction roles', () => {
@@ -58,6 +61,55 @@ describe('transaction roles', () => {
       expect(await removeAllRoles(t.ctx, acme, alice)).toBe(0);
       expect(await listRoles(t.ctx, acme, tx[0])).toEqual([{ ssoId: bob, role: 'participant' }]);
     });
+
+    // An entry gives the role its token names (workflows/entries.ts): a token issued before T7 or
+    // T4 would give back what they removed.
+    const token = (transactionId: string, sso: string, kind: 'participant' | 'anonymous') =>
+      issueTransactionToken(t.ctx, acme, transactionId, sso, kind);
+    const spent = (value: string) => expect(redeemToken(t.ctx, value)).rejects.toThrow(GoneError);
+
+    it("T7 withdraws the SSO's unused T5 and T8 tokens on that transaction, and no others", async () => {
+      const mine = [
+        await token(tx[0], alice, 'participant'),
+        await token(tx[0], alice, 'anonymous'),
+      ];
+      const elsewhere = await token(tx[1], alice, 'participant');
+      const bobs = await token(tx[0], bob, 'participant');
+      expect(await removeRole(t.ctx, acme, tx[0], alice)).toBe(2);
+      for (const value of mine) await spent(value);
+      for (const value of [elsewhere, bobs]) await redeemToken(t.ctx, value);
+    });
+
+    it("T4 withdraws the SSO's unused T5 and T8 tokens on every transaction of the enterprise", async () => {
+      const mine = [
+        await token(tx[0], alice, 'anonymous'),
+        await token(tx[2], alice, 'participant'),
+      ];
+      const bobs = await token(tx[0], bob, 'anonymous');
+      expect(await removeAllRoles(t.ctx, acme, alice)).toBe(3);
+      for (const value of mine) await spent(value);
+      await redeemToken(t.ctx, bobs);
+    });
+
+    // PostgreSQL runs them side by side. T7 takes the SSO's tokens before its roles, as an entry
+    // does (its token, then the role): it waits for the entry that holds a token, and then removes
+    // the role that entry gave. Roles first, the entry's role came after T7 and stayed.
+    it.runIf(engine === 'postgres')(
+      'T7 beside an entry that has redeemed its token: the role it gives is removed too',
+      async () => {
+        const value = await token(tx[2], alice, 'participant');
+        let t7: Promise<number> | undefined;
+        await t.ctx.db.transaction().execute(async (trx) => {
+          const entry = { ...t.ctx, db: trx };
+          await redeemToken(entry, value);
+          t7 = removeRole(t.ctx, acme, tx[2], alice);
+          await sleep(300);
+          await assignRole(entry, acme, tx[2], alice, 'participant');
+        });
+        expect(await t7).toBe(1);
+        expect(await listRoles(t.ctx, acme, tx[2])).toEqual([]);
+      },
+    );
 
     it('another enterprise gets 404 for the transaction or the SSO, and no role is removed', async () => {
       const stranger = await createSso(t.ctx, other, { ...BOB, email: 'carol@example.com' });

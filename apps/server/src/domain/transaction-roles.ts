@@ -7,11 +7,13 @@ import {
   listTransactionRoles,
   transactionExists,
 } from '../storage/transaction-roles.js';
+import { deleteUnusedTransactionTokens } from '../storage/tokens.js';
 import { recordAudit } from './audit.js';
 import type { DomainContext } from './context.js';
 import { InvalidArgumentError, NotFoundError } from './errors.js';
 import type { StandingFacts } from './session-standing.js';
 import { getLiveSso, getSso, requireLive } from './ssos.js';
+import { inTransaction } from './transact.js';
 import { requireId } from './validate.js';
 
 const ROLE_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
@@ -78,14 +80,7 @@ export async function removeRole(
 ): Promise<number> {
   await requireTransaction(ctx, enterpriseId, transactionId);
   await getSso(ctx, enterpriseId, ssoId, 'userSSO');
-  const removed = await deleteTransactionRoles(ctx.db, transactionId, ssoId);
-  await recordAudit(ctx, ctx.db, {
-    action: 'roles.removed',
-    enterpriseId,
-    target: { type: 'sso', id: ssoId },
-    details: { transactionId, removed },
-  });
-  return removed;
+  return withdrawRoles(ctx, { enterpriseId, ssoId, transactionId });
 }
 
 /** T4: removes every role of the SSO on the enterprise's transactions; how many. 404: no such SSO. */
@@ -95,12 +90,32 @@ export async function removeAllRoles(
   ssoId: string,
 ): Promise<number> {
   await getSso(ctx, enterpriseId, ssoId, 'userSSO');
-  const removed = await deleteEnterpriseRolesOfSso(ctx.db, enterpriseId, ssoId);
-  await recordAudit(ctx, ctx.db, {
-    action: 'roles.removed',
-    enterpriseId,
-    target: { type: 'sso', id: ssoId },
-    details: { transactionId: null, removed },
+  return withdrawRoles(ctx, { enterpriseId, ssoId, transactionId: null });
+}
+
+/**
+ * Removes the SSO's roles on one transaction or (null) all of the enterprise's, and the unused T5
+ * and T8 tokens that would give them again: a person whose role was taken does not come back in
+ * with a token issued before. The tokens go first, in the order an entry takes them (its token,
+ * then its role): an entry that holds its token ends first, and the role it gave is then removed
+ * here. A token issued after this commit enters, as DESIGN §5 says: issuing it gives the role anew.
+ */
+async function withdrawRoles(
+  ctx: DomainContext,
+  where: { enterpriseId: string; ssoId: string; transactionId: string | null },
+): Promise<number> {
+  return inTransaction(ctx, async ({ db }) => {
+    const tokensWithdrawn = await deleteUnusedTransactionTokens(db, where);
+    const removed =
+      where.transactionId === null
+        ? await deleteEnterpriseRolesOfSso(db, where.enterpriseId, where.ssoId)
+        : await deleteTransactionRoles(db, where.transactionId, where.ssoId);
+    await recordAudit(ctx, db, {
+      action: 'roles.removed',
+      enterpriseId: where.enterpriseId,
+      target: { type: 'sso', id: where.ssoId },
+      details: { transactionId: where.transactionId, removed, tokensWithdrawn },
+    });
+    return removed;
   });
-  return removed;
 }

@@ -15,7 +15,12 @@ import { dialectOf } from './adapter-dialect.js';
 import { wherePalTextsLike, type TransactionTextColumn } from './storage-dialect.js';
 import { migrations } from './migrations/index.js';
 import { withdrawConsoleSessionsQuery } from './browser-sessions.js';
-import { deleteSpentTokens, spentTokensQuery, unusedConsoleTokensQuery } from './tokens.js';
+import {
+  deleteSpentTokens,
+  spentTokensQuery,
+  unusedConsoleTokensQuery,
+  unusedTransactionTokensQuery,
+} from './tokens.js';
 import { fold, type TextColumn, type TextFilter } from './text-filters.js';
 import { MIGRATION_NAMES } from '../../test/migration-names.js';
 
@@ -420,6 +425,7 @@ describe(`database (${engine})`, () => {
       'tokens_console_grant',
       'tokens_expires',
       'tokens_pkey',
+      'tokens_transaction_sso',
     ]);
   });
 
@@ -453,6 +459,38 @@ describe(`database (${engine})`, () => {
       const [before, beforeSessions] = await plan();
       expect(before).not.toMatch(/tokens_console_grant/);
       expect(beforeSessions).not.toMatch(/browser_sessions_console_grant/);
+    },
+  );
+
+  it.runIf(engine === 'sqlite')(
+    "finds T7's and T4's tokens through tokens_transaction_sso (migration 0032), and down drops it",
+    async () => {
+      await migrateToLatest(db);
+      const where = { enterpriseId: 'e', ssoId: 's' };
+      const plan = (extra = '') =>
+        db.transaction().execute(async (trx) => {
+          const details: string[] = [];
+          for (const transactionId of ['t', null]) {
+            const { sql: text, parameters } = unusedTransactionTokensQuery(trx, {
+              ...where,
+              transactionId,
+            }).compile();
+            const rows = await trx.executeQuery<{ detail: string }>(
+              CompiledQuery.raw(`explain query plan ${text}${extra}`, [...parameters]),
+            );
+            details.push(rows.rows.map((r) => r.detail).join(' '));
+          }
+          return details;
+        });
+      for (const detail of await plan())
+        expect(detail).toMatch(/USING INDEX tokens_transaction_sso/);
+
+      const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+      expect((await migrator.migrateTo('0031_console_grant_lookups')).error).toBeUndefined();
+      // A new text: the driver keeps prepared statements, and SQLite does not prepare an EXPLAIN
+      // again after a schema change (it reads no table), so the same text showed the old plan.
+      for (const detail of await plan(' -- after 0032 down'))
+        expect(detail).not.toMatch(/tokens_transaction_sso/);
     },
   );
 

@@ -115,6 +115,42 @@ export async function deleteUnusedConsoleTokens(
   return Number(result.numDeletedRows);
 }
 
+/** The kinds of token whose entry gives a role on an existing transaction (T5, T8). */
+const ROLE_TOKEN_KINDS = ['participant', 'anonymous'];
+
+/**
+ * The unused T5 and T8 tokens of an SSO, on one transaction or (null) every transaction of the
+ * enterprise, found through tokens_transaction_sso (0032).
+ */
+export function unusedTransactionTokensQuery(
+  db: Db,
+  where: { enterpriseId: string; ssoId: string; transactionId: string | null },
+) {
+  let query = db
+    .deleteFrom('tokens')
+    // The index's own term (0032), so that SQLite uses it when no transaction is named.
+    .where('transaction_id', 'is not', null)
+    .where('kind', 'in', ROLE_TOKEN_KINDS)
+    .where('sso_id', '=', where.ssoId)
+    .where('enterprise_id', '=', where.enterpriseId)
+    .where('used_at', 'is', null);
+  if (where.transactionId !== null) query = query.where('transaction_id', '=', where.transactionId);
+  return query;
+}
+
+/**
+ * Removes the unused T5 and T8 tokens of an SSO whose roles T7 or T4 removes (their entry would
+ * give a role again); how many. On PostgreSQL a token an entry is redeeming is waited for, and
+ * left when that entry used it: its role is then there for T7 and T4 to remove.
+ */
+export async function deleteUnusedTransactionTokens(
+  db: Db,
+  where: { enterpriseId: string; ssoId: string; transactionId: string | null },
+): Promise<number> {
+  const result = await unusedTransactionTokensQuery(db, where).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 export async function countTokens(db: Db): Promise<number> {
   const row = await db
     .selectFrom('tokens')

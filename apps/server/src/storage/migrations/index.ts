@@ -25,6 +25,7 @@ import { outboxLanes } from './0028-outbox-lanes.js';
 import { sessionDraftFiles } from './0029-session-draft-files.js';
 import { mailLinkSessions } from './0030-mail-link-sessions.js';
 import { consoleGrantLookups } from './0031-console-grant-lookups.js';
+import { transactionTokenLookups } from './0032-transaction-token-lookups.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0029_session_draft_files': sessionDraftFiles,
   '0030_mail_link_sessions': mailLinkSessions,
   '0031_console_grant_lookups': consoleGrantLookups,
+  '0032_transaction_token_lookups': transactionTokenLookups,
 };
