@@ -5,6 +5,7 @@
 // AUTH_THROTTLE.maxFailures failures of its username from one address, still accepts the right
 // secret (no lockout by a neighbour), is per (username, address), writes nothing for a throttled
 // pair, and answers a username that is nobody's alike (counted in memory, not written).
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../src/domain/clients.js';
 import { AUTH_THROTTLE } from '../src/http/sign-in-throttle.js';
@@ -62,6 +63,8 @@ describe('401 for missing, wrong, unknown and malformed credentials', () => {
       ['Bearer', 'Bearer x'],
       ['Digest', `Digest username="${username}"`],
       ['two schemes', `${basic(username, password)}, Bearer x`],
+      // Node's decoder skips what follows the padding: the right credentials, and more.
+      ['bytes after the padding', `Basic ${b64(`${username}:${password}`)}==QUFB`],
     ] as const;
   };
 
@@ -84,6 +87,45 @@ describe('401 for missing, wrong, unknown and malformed credentials', () => {
         }
       }
     }
+  });
+
+  // Node keeps the first of several lines; a proxy in front may have judged the last.
+  it('refuses two Authorization lines with 400, in either order, and does nothing', async () => {
+    const lines = (values: string[]) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = httpRequest(
+          `${h.url}${ROOT}/transactions`,
+          {
+            method: 'POST',
+            headers: {
+              Authorization: values,
+              Accept: 'application/json',
+              'Content-Type': 'application/x-www-form-urlencoded',
+            },
+          },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          },
+        );
+        req.on('error', reject);
+        req.end('palId=leave-request');
+      });
+    const right = h.a.authorization;
+    const other = basic(h.b.username, h.b.password);
+    for (const values of [
+      [right, other],
+      [other, right],
+      [right, right],
+    ]) {
+      const answer = await lines(values);
+      expect(answer.status, answer.text).toBe(400);
+      expect(answer.text).toContain('Authorization: given more than once');
+    }
+    // The next test checks that the refused ones created nothing.
+    expect((await h.http(`${ROOT}/pals/bare`, { auth: right })).status).toBe(200);
   });
 
   it('did nothing for the refused requests', async () => {

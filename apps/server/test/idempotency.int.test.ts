@@ -262,6 +262,24 @@ describe('Idempotency-Key', () => {
     expect(repeat.headers.get('idempotent-replayed')).toBe('true');
   });
 
+  it('a 406 does not use the key up: a retry that accepts a format does the work', async () => {
+    const call = (await operationsUnderTest())['T1 createTransaction']!;
+    const before = await transactionCount();
+    const key = newKey();
+    for (const accept of ['image/png', 'image/gif']) {
+      const refused = await send({ ...call, accept }, key);
+      expect(refused.status).toBe(406);
+      expect(refused.headers.get('idempotent-replayed')).toBeNull();
+      // Its own Accept, not the first request's.
+      expect(refused.text).toContain(accept);
+    }
+    expect(await transactionCount()).toBe(before);
+    const served = await send(call, key);
+    expect(served.status, served.text).toBe(200);
+    expect(served.headers.get('idempotent-replayed')).toBeNull();
+    expect(await transactionCount()).toBe(before + 1);
+  });
+
   it("the draft's quoted form names the same key as the bare one", async () => {
     const call = (await operationsUnderTest())['T1 createTransaction']!;
     const key = newKey();

@@ -15,13 +15,20 @@ import { addressKey, type RateLimits } from './rate-limits.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="pal"' };
 
+/**
+ * The credentials of a Basic header (RFC 7617): base64 of RFC 4648's alphabet, its padding
+ * optional, and nothing Node's lenient decoder would skip (another alphabet, bytes after the
+ * padding), so that one pair of credentials is sent one way.
+ */
 export function parseBasic(
   header: string | undefined,
 ): { username: string; password: string } | undefined {
   if (!header) return undefined;
-  const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
+  const match = /^Basic[ \t]+([A-Za-z0-9+/]+)(={0,2})[ \t]*$/i.exec(header);
   if (!match) return undefined;
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const bytes = Buffer.from(match[1]!, 'base64');
+  if (bytes.toString('base64').replace(/=+$/, '') !== match[1]) return undefined;
+  const decoded = bytes.toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon <= 0) return undefined;
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
@@ -34,6 +41,8 @@ export function authenticator(
 ) {
   return (request: FastifyRequest): AppContext | Promise<AppContext> => {
     const header = request.headers.authorization;
+    if (header !== undefined && authorizationLines(request) > 1)
+      return refuseRepeated(limits, request);
     // The fast path: a header verified lately, i.e. the right secret. It is accepted even when
     // its (username, address) is throttled: the throttle slows guessing, and must not let anyone
     // behind the same address lock the client out. A success clears the pair's failures.
@@ -55,6 +64,27 @@ export function authenticator(
 
     return verify(domain, credentials, limits, request, header);
   };
+}
+
+/**
+ * How many Authorization lines the request has. Node keeps the first of several, while a proxy in
+ * front may have judged the last: one identity per request, or none.
+ */
+function authorizationLines(request: FastifyRequest): number {
+  const raw = request.raw.rawHeaders;
+  let lines = 0;
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') lines++;
+  return lines;
+}
+
+async function refuseRepeated(limits: RateLimits, request: FastifyRequest): Promise<never> {
+  await limits.count(request, 'address', addressKey(request.ip));
+  throw new HttpError(
+    400,
+    'INVALID_ARGUMENT',
+    'Authorization: given more than once; send one Basic header',
+  );
 }
 
 async function verify(

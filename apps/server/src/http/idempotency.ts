@@ -62,9 +62,13 @@ export function parseIdempotencyKey(value: string | string[]): string {
  */
 export function requestFingerprint(request: FastifyRequest, spec: OperationSpec): string {
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  const format = negotiate(request.headers.accept, spec.response.kind === 'simple') ?? 'none';
+  const format = formatOf(request, spec);
   const parts = [request.method, request.url, mediaType, format, request.body ?? null];
   return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
+}
+
+function formatOf(request: FastifyRequest, spec: OperationSpec) {
+  return negotiate(request.headers.accept, spec.response.kind === 'simple');
 }
 
 interface OwnedKey {
@@ -96,6 +100,9 @@ export function registerIdempotency(app: FastifyInstance, domain: DomainContext)
       const raw = request.headers['idempotency-key'];
       const caller = callerOf(request);
       if (raw === undefined || !caller) return done();
+      // No format the client accepts: the route answers 406 and does nothing, so the key is
+      // neither used up nor stored (a retry that accepts a format does the work).
+      if (formatOf(request, spec) === undefined) return done();
       // The route goes on only for the request that claimed the key; a replay has been answered.
       claimKey(request, reply, spec, raw, caller.clientId).then((goOn) => {
         if (goOn) done();
