@@ -1256,6 +1256,46 @@ describe('what a fuzzer found (every one a 4xx or a 200, never a 5xx)', () => {
     expect(answer.text).toContain('the map key \\"__proto__\\" is reserved');
   });
 
+  // JSON.parse keeps the last; XML refuses a second element or map key. Both formats carry the
+  // same values, so a repeated member is a 400 too, and nothing runs.
+  it('a member given twice in a JSON object: 400 naming it, as in XML, on typed bodies and C5', async () => {
+    const request = JSON.stringify({
+      sizeLimit: 0,
+      listLimit: 0,
+      paging: false,
+      pageSize: 0,
+      page: 0,
+      debug: false,
+      payload: { data: { q: 'x' }, dataMaps: {}, dataLists: {} },
+    });
+    for (const [path, body, named] of [
+      [
+        '/user/runWorkflow?workflow=leave-request&action=a',
+        request.replace('"q":"x"', '"q":"x","q":"platform"'),
+        'ServiceRequest.payload.data: member \\"q\\" given more than once',
+      ],
+      [
+        `${ROOT}/console/leave-request/runWorkflow`,
+        '{"postData":[{"name":"step","value":"a","value":"b"}]}',
+        'consoleContent.postData[0]: member \\"value\\" given more than once',
+      ],
+      [
+        `${ROOT}/console/leave-request/executeWorkflow`,
+        '{"order":{"id":1,"id":2}}',
+        'order: member \\"id\\" given more than once',
+      ],
+    ] as const) {
+      const answer = await h.http(path, {
+        method: 'POST',
+        body,
+        accept: 'application/json',
+        headers: { 'Content-Type': 'application/json' },
+      });
+      expectError(answer, 400, 'INVALID_ARGUMENT', 'json');
+      expect(answer.text, path).toContain(named);
+    }
+  });
+
   it('P2 without an id names its parameter, id', async () => {
     const messages = await refused(`${ROOT}/pals/`, {}, 400, 'INVALID_ARGUMENT');
     expect(messages).toMatch(/^id: /);

@@ -51,6 +51,7 @@ export {
 export type { MemberDescriptor, RootDescriptor, TypeDescriptor } from './runtime/descriptor.js';
 export { DecodeError, type DecodeIssue } from './runtime/decode-error.js';
 export { decodeJson, encodeJson, validateRoot } from './runtime/json-codec.js';
+export { refuseRepeatedMembers } from './runtime/json-members.js';
 export {
   checkWellFormedDocument,
   checkXmlDocument,

@@ -11,6 +11,7 @@ import {
   encodeJson,
   encodeXml,
   checkWellFormedDocument,
+  refuseRepeatedMembers,
   type RootName,
   type RootValues,
 } from '@pal-workflow/validators';
@@ -321,6 +322,8 @@ function checkJsonObject(text: string): void {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new DecodeError([{ path: '', message: 'expected a JSON object' }]);
+  // The workflow reads the text: a member given twice would reach it as whichever it reads.
+  refuseRepeatedMembers(text, value);
 }
 
 /** The bytes immutable values were written as (frozen.ts), by format and root. */

@@ -75,6 +75,37 @@ describe('decodeJson', () => {
     );
   });
 
+  it('refuses a member given twice in one object, as XML does, however its name is spelt', () => {
+    const request = (data: string, extra = '') =>
+      `{"payload":{"data":${data},"dataMaps":{},"dataLists":{}},"sizeLimit":0,"listLimit":0,"paging":false,"pageSize":0,"page":0,"debug":false${extra}}`;
+    expect(
+      issuesOf(() => decodeJson('ServiceRequest', request('{"q":"x","\\u0071":"y"}'))),
+    ).toEqual([
+      { path: 'ServiceRequest.payload.data', message: 'member "q" given more than once' },
+    ]);
+    expect(issuesOf(() => decodeJson('ServiceRequest', request('{}', ',"page":1')))).toEqual([
+      { path: 'ServiceRequest', message: 'member "page" given more than once' },
+    ]);
+    expect(
+      issuesOf(() => decodeJson('nameValueList', '[{"name":"a","value":"1","value":"2"}]')),
+    ).toEqual([{ path: 'nameValueList[0]', message: 'member "value" given more than once' }]);
+    // The same name in different objects, and colons inside strings, are no repeat.
+    expect(
+      decodeJson('nameValueList', '[{"name":"a:b","value":"\\":"},{"name":"a","value":":"}]'),
+    ).toEqual([
+      { name: 'a:b', value: '":' },
+      { name: 'a', value: ':' },
+    ]);
+  });
+
+  it('names a repeat even deeper than jsonc-parser reaches', () => {
+    const depth = 50_000;
+    const text = `${'{"a":'.repeat(depth)}{"b":1,"b":2}${'}'.repeat(depth)}`;
+    expect(issuesOf(() => decodeJson('string', text))).toEqual([
+      { path: 'string', message: 'a member is given more than once' },
+    ]);
+  });
+
   it('walks a deeply nested body that spells __proto__ without running out of stack', () => {
     const depth = 100_000;
     const text = `${'['.repeat(depth)}"__proto__"${']'.repeat(depth)}`;

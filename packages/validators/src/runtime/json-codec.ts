@@ -12,6 +12,7 @@ import {
 } from './decode-error.js';
 import { firstIssues } from './first-issues.js';
 import { builtinSchema } from './builtin-schema.js';
+import { refuseRepeatedMembers } from './json-members.js';
 
 /**
  * Bodies larger than this are walked for their first problems before zod validates them (see
@@ -55,6 +56,7 @@ export function decodeJson<R extends RootName>(root: R, text: string): RootValue
   } catch (e) {
     throw new DecodeError([{ path: '', message: `malformed JSON: ${(e as Error).message}` }]);
   }
+  refuseRepeatedMembers(text, value, root);
   // JSON.parse keeps a key "__proto__" as data, and zod would drop it without a word; XML refuses
   // it as a map key, and so does JSON (only text that spells it, or escapes, is walked).
   if (text.includes('__proto__') || text.includes('\\u')) refuseProtoKeys(value, root);
