@@ -1236,8 +1236,9 @@ describe('what a fuzzer found (every one a 4xx or a 200, never a 5xx)', () => {
     }
   });
 
-  it('the map key __proto__ in a JSON body: 400, as in XML, never silently dropped', async () => {
-    const body = JSON.stringify({
+  /** U1's ServiceRequest as JSON text, its payload's data map written as `members`. */
+  const userRequestWith = (members: string) =>
+    JSON.stringify({
       sizeLimit: 0,
       listLimit: 0,
       paging: false,
@@ -1245,7 +1246,10 @@ describe('what a fuzzer found (every one a 4xx or a 200, never a 5xx)', () => {
       page: 0,
       debug: false,
       payload: { data: { keep: '1' }, dataMaps: {}, dataLists: {} },
-    }).replace('"keep":"1"', '"__proto__":"1","constructor":"2"');
+    }).replace('"keep":"1"', members);
+
+  it('the map key __proto__ in a JSON body: 400, as in XML, never silently dropped', async () => {
+    const body = userRequestWith('"__proto__":"1","constructor":"2"');
     const answer = await h.http('/user/runWorkflow?workflow=leave-request&action=a', {
       method: 'POST',
       body,
@@ -1259,19 +1263,10 @@ describe('what a fuzzer found (every one a 4xx or a 200, never a 5xx)', () => {
   // JSON.parse keeps the last; XML refuses a second element or map key. Both formats carry the
   // same values, so a repeated member is a 400 too, and nothing runs.
   it('a member given twice in a JSON object: 400 naming it, as in XML, on typed bodies and C5', async () => {
-    const request = JSON.stringify({
-      sizeLimit: 0,
-      listLimit: 0,
-      paging: false,
-      pageSize: 0,
-      page: 0,
-      debug: false,
-      payload: { data: { q: 'x' }, dataMaps: {}, dataLists: {} },
-    });
     for (const [path, body, named] of [
       [
         '/user/runWorkflow?workflow=leave-request&action=a',
-        request.replace('"q":"x"', '"q":"x","q":"platform"'),
+        userRequestWith('"q":"x","q":"platform"'),
         'ServiceRequest.payload.data: member \\"q\\" given more than once',
       ],
       [
