@@ -69,7 +69,8 @@ export async function runServerProcesses(
       if (live.size === 0) process.exit();
       return;
     }
-    const ended = { pid: worker.process.pid, code, signal };
+    // `endedPid`: the log line has the primary's own `pid` already.
+    const ended = { endedPid: worker.process.pid, code, signal };
     // Before the service ever listened, an ending is a start-up that fails (a port in use, a
     // database out of reach): as a lone server would, stop, rather than start it again for ever.
     if (!announced) {

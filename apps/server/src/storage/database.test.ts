@@ -1,4 +1,5 @@
 import { CompiledQuery, Migrator, sql } from 'kysely';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { engine, freshDatabaseEnv } from '../../test/engine.js';
@@ -11,6 +12,7 @@ import {
   openDatabase,
   type Db,
 } from './database.js';
+import { DatabaseUnavailableError } from './postgres.js';
 import { dialectOf } from './adapter-dialect.js';
 import { wherePalTextsLike, type TransactionTextColumn } from './storage-dialect.js';
 import { migrations } from './migrations/index.js';
@@ -892,6 +894,42 @@ describe(`database (${engine})`, () => {
         }
       }
       // The cluster's own databases (UTF-8, C) are taken: every other test here uses one.
+    },
+  );
+
+  // pg-pool listens for the errors of idle connections only; one that PostgreSQL ends while a
+  // request holds it (a restart, a failover, pg_terminate_backend) emitted 'error' with no
+  // listener, and the whole node exited.
+  it.runIf(engine === 'postgres')(
+    'a connection PostgreSQL ends while a transaction holds it fails that transaction, not the process',
+    async () => {
+      const admin = new pg.Client({ connectionString: inject('postgresAdminUrl') });
+      await admin.connect();
+      try {
+        const failed = await db
+          .transaction()
+          .execute(async (trx) => {
+            const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(
+              trx,
+            );
+            await admin.query('select pg_terminate_backend($1)', [rows[0]!.pid]);
+            // The connection's 'error' arrives while the transaction still holds it.
+            await sleep(300);
+            return sql`select 1`.execute(trx);
+          })
+          .then(
+            () => undefined,
+            (error: unknown) => error,
+          );
+        // A 503 to the request: the database is away for now, no fault of the server's.
+        expect(failed).toBeInstanceOf(DatabaseUnavailableError);
+        expect((failed as DatabaseUnavailableError).statusCode).toBe(503);
+        // The pool left the dead connection, and the next query has a live one.
+        const { rows } = await sql<{ n: number }>`select 2 as n`.execute(db);
+        expect(rows[0]!.n).toBe(2);
+      } finally {
+        await admin.end();
+      }
     },
   );
 

@@ -3,7 +3,7 @@ import { Migrator, sql, type Kysely, type MigrationResult } from 'kysely';
 import { describeDatabase, type DatabaseConfig } from '../config.js';
 import { dialectOf } from './adapter-dialect.js';
 import { migrations } from './migrations/index.js';
-import { openPostgres } from './postgres.js';
+import { DatabaseUnavailableError, openPostgres } from './postgres.js';
 import type { DatabaseSchema } from './schema.js';
 import { openSqlite } from './sqlite.js';
 
@@ -58,7 +58,7 @@ export async function checkReachable(db: Kysely<any>, database: DatabaseConfig):
   try {
     await sql`select 1`.execute(db);
   } catch (error) {
-    const reason = oneLine(error);
+    const reason = oneLine(error instanceof DatabaseUnavailableError ? error.cause : error);
     throw new DatabaseError(`cannot use the database ${describeDatabase(database)}: ${reason}`, {
       cause: error,
     });

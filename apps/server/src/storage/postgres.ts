@@ -99,6 +99,37 @@ export class DatabaseBusyError extends Error {
   }
 }
 
+/**
+ * What a request gets when PostgreSQL cannot be reached or ended its connection (a restart, a
+ * failover): 503, as for a full pool, not a fault of the server's. The pool reconnects on its own.
+ */
+export class DatabaseUnavailableError extends Error {
+  readonly statusCode = 503;
+  readonly code = 'DATABASE_UNAVAILABLE';
+  constructor(cause: unknown) {
+    super('the database cannot be reached right now: try again shortly', { cause });
+  }
+}
+
+/**
+ * SQLSTATE's connection exceptions but 08P01 (a protocol violation, which a statement of ours may
+ * cause), 57P01 to 57P03 (the server shutting down, crashed, or not yet accepting), and Node's
+ * errors of a socket that could not connect or was cut.
+ */
+const CONNECTION_LOST = new Set([
+  ...['08000', '08001', '08003', '08004', '08006', '57P01', '57P02', '57P03'],
+  ...['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'],
+]);
+
+/** Whether an error says the connection is gone (CONNECTION_LOST, or pg's own words for it), not
+ * that the statement failed. */
+export function isConnectionLost(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') return CONNECTION_LOST.has(code);
+  return /^Connection terminated|is not queryable|^Connection ended/.test(error.message);
+}
+
 /** pg-pool's error when no connection came within connectionTimeoutMillis. */
 function isPoolTimeout(error: unknown): boolean {
   return error instanceof Error && error.message === 'timeout exceeded when trying to connect';
@@ -117,27 +148,37 @@ export function openPostgres(url: string, poolSize: number): Kysely<DatabaseSche
 
     constructor(config?: pg.ClientConfig) {
       super(config);
+      // pg-pool listens for the errors of idle connections only. One that the server ends while a
+      // request holds it (a restart, a failover) must fail that request's queries, which it does
+      // on its own, and not the process: unheard, the 'error' event ended it. The pool drops
+      // such a connection when it comes back (it is no longer queryable).
+      this.on('error', () => {});
       const query = this.query.bind(this) as (...args: unknown[]) => unknown;
       this.query = ((...args: unknown[]) => {
         const result = query(...args);
         if (!(result instanceof Promise)) return result;
         const [first] = args;
         const text = typeof first === 'string' ? first : (first as { text?: unknown })?.text;
-        return result.then((r: { command?: string } | undefined) => {
-          // A statement counts when its text may write a cached table (storage/cached-tables.ts;
-          // by its command, a WITH … DELETE is a SELECT), and so does the COMMIT after it, when
-          // its writes become visible. A multi-statement text answers an array: its text decides.
-          // (`tracking` is set below, before the pool makes its first client.)
-          const command = Array.isArray(r) ? undefined : r?.command;
-          if (command === 'COMMIT') {
-            if (this.cachedWritesUncommitted) tracking.ownWrites += 1;
-            this.cachedWritesUncommitted = false;
-          } else if (typeof text !== 'string' || mayWriteCachedTable(text)) {
-            tracking.ownWrites += 1;
-            this.cachedWritesUncommitted = true;
-          }
-          return r;
-        });
+        return result.then(
+          (r: { command?: string } | undefined) => {
+            // A statement counts when its text may write a cached table (storage/cached-tables.ts;
+            // by its command, a WITH … DELETE is a SELECT), and so does the COMMIT after it, when
+            // its writes become visible. A multi-statement text answers an array: its text decides.
+            // (`tracking` is set below, before the pool makes its first client.)
+            const command = Array.isArray(r) ? undefined : r?.command;
+            if (command === 'COMMIT') {
+              if (this.cachedWritesUncommitted) tracking.ownWrites += 1;
+              this.cachedWritesUncommitted = false;
+            } else if (typeof text !== 'string' || mayWriteCachedTable(text)) {
+              tracking.ownWrites += 1;
+              this.cachedWritesUncommitted = true;
+            }
+            return r;
+          },
+          (error: unknown) => {
+            throw isConnectionLost(error) ? new DatabaseUnavailableError(error) : error;
+          },
+        );
       }) as typeof this.query;
     }
   }
@@ -164,7 +205,8 @@ export function openPostgres(url: string, poolSize: number): Kysely<DatabaseSche
   pool.connect = ((...args: unknown[]) => {
     if (args.length > 0) return connect(...args);
     return (connect() as Promise<pg.PoolClient>).catch((error: unknown) => {
-      throw isPoolTimeout(error) ? new DatabaseBusyError() : error;
+      if (isPoolTimeout(error)) throw new DatabaseBusyError();
+      throw isConnectionLost(error) ? new DatabaseUnavailableError(error) : error;
     });
   }) as typeof pool.connect;
   const tracking: StampTracking = {
