@@ -280,6 +280,35 @@ describe('Idempotency-Key', () => {
     expect(await transactionCount()).toBe(before + 1);
   });
 
+  // Another node's run of the transaction (on one node runs of a transaction queue up): its 409
+  // passes by itself, so the key is not kept with it for 24 hours.
+  it('a 409 of a run in progress, with Retry-After, does not use the key up', async () => {
+    const tx = await newTransaction();
+    const t6: Call = {
+      path: `/services/rest/transactions/${tx}/runWorkflow`,
+      body: content('busy'),
+      contentType: JSON_TYPE,
+    };
+    const status = (web_service_status: string) =>
+      h.domain.db
+        .updateTable('transactions')
+        .set({ web_service_status, modified_date: new Date().toISOString() })
+        .where('id', '=', tx)
+        .execute();
+    await status('RUNNING');
+    const key = newKey();
+    const busy = await send(t6, key);
+    expect(refusal(busy, 409, 'CONFLICT')).toEqual([
+      'the web-service workflow of this transaction is already running',
+    ]);
+    expect(busy.headers.get('retry-after')).toBe('1');
+    await status('SUCCEEDED');
+    const done = await send(t6, key);
+    expect(done.status, done.text).toBe(200);
+    expect(done.headers.get('idempotent-replayed')).toBeNull();
+    expect((await send(t6, key)).headers.get('idempotent-replayed')).toBe('true');
+  });
+
   it("the draft's quoted form names the same key as the bare one", async () => {
     const call = (await operationsUnderTest())['T1 createTransaction']!;
     const key = newKey();

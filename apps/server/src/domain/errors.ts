@@ -38,8 +38,12 @@ export class ConflictError extends DomainError {
   readonly statusCode = 409;
   readonly code = 'CONFLICT';
   override readonly name = 'ConflictError';
-  constructor(message: string) {
+  /** `Retry-After` for a conflict that passes by itself (a run in progress). */
+  readonly headers: Record<string, string>;
+  constructor(message: string, retryAfterSeconds?: number) {
     super(message);
+    this.headers =
+      retryAfterSeconds === undefined ? {} : { 'Retry-After': String(retryAfterSeconds) };
   }
 }
 

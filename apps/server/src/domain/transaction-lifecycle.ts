@@ -93,11 +93,11 @@ export function nextSystemStatus(from: string, event: TransactionEvent): SystemS
 export function nextWebServiceStatus(from: string, event: WebServiceEvent): WebServiceStatus {
   const move = WEB_SERVICE_EVENTS[event];
   if (!(move.from as readonly string[]).includes(from)) {
-    throw new ConflictError(
-      event === 'start'
-        ? 'the web-service workflow of this transaction is already running'
-        : `cannot ${event} a web-service run whose status is ${from}`,
-    );
+    // A run in progress ends by itself: Retry-After says so (and keeps the answer out of an
+    // Idempotency-Key, whose retry should then do the work).
+    if (event === 'start')
+      throw new ConflictError('the web-service workflow of this transaction is already running', 1);
+    throw new ConflictError(`cannot ${event} a web-service run whose status is ${from}`);
   }
   return move.to;
 }

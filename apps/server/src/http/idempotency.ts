@@ -167,7 +167,9 @@ export function registerIdempotency(app: FastifyInstance, domain: DomainContext)
 
   /**
    * Keeps the answer of the request that claimed a key. A server fault is not an answer to keep
-   * (the work may not have happened); neither is a stream, which the routes never send. A
+   * (the work may not have happened), nor one that asks to come back later (Retry-After: a run
+   * in progress, an enterprise's run cap), which did no work and would be wrong for a day; nor a
+   * stream, which the routes never send. A
    * failure to store is logged: the answer still goes out, and the key answers 409 until its
    * lease ends.
    */
@@ -180,7 +182,7 @@ export function registerIdempotency(app: FastifyInstance, domain: DomainContext)
     const body =
       typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload : undefined;
     try {
-      if (reply.statusCode >= 500 || body === undefined)
+      if (reply.statusCode >= 500 || reply.hasHeader('retry-after') || body === undefined)
         await releaseIdempotencyKeyFor(domain, clientId, key, owner);
       else {
         const contentType = reply.getHeader('content-type');
