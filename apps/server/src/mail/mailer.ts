@@ -14,6 +14,8 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /** Its Message-ID's left part, the same on every attempt to send it; else a random one. */
+  id?: string;
 }
 
 export interface SentMail {
@@ -47,7 +49,7 @@ function smtpMailer(mailUrl: string, from: string, log: Logger): Mailer {
   return {
     mode: 'smtp',
     async send(message) {
-      const info = await transport.sendMail(message);
+      const info = await transport.sendMail(withMessageId(message, from));
       log.info(
         { to: message.to, subject: message.subject, messageId: info.messageId },
         'mail sent',
@@ -67,7 +69,7 @@ function outboxMailer(config: Pick<Config, 'mailFrom' | 'dataDir'>, log: Logger)
   return {
     mode: 'outbox',
     async send(message) {
-      const info = await transport.sendMail(message);
+      const info = await transport.sendMail(withMessageId(message, config.mailFrom));
       makeFolder(outbox, 0o700);
       // Sortable by time; the random part keeps two mails of one millisecond apart.
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -81,4 +83,14 @@ function outboxMailer(config: Pick<Config, 'mailFrom' | 'dataDir'>, log: Logger)
     },
     close: () => transport.close(),
   };
+}
+
+/**
+ * nodemailer's message: `id` becomes the Message-ID `<id@domain of the From address>`, which
+ * nodemailer would otherwise make anew on each attempt.
+ */
+function withMessageId({ id, ...message }: MailMessage, from: string) {
+  if (id === undefined) return message;
+  const domain = /@([^\s@<>]+)>?\s*$/.exec(from)?.[1] ?? 'pal.invalid';
+  return { ...message, messageId: `<${id}@${domain}>` };
 }

@@ -21,6 +21,7 @@ import {
   claimDueMessages,
   countDueMessages,
   deleteFinishedMessages,
+  extendLease,
   laneHeads,
   recordAttempt,
   type AttemptOutcome,
@@ -38,6 +39,12 @@ import { WebhookSender } from './webhook-sender.js';
 const MIN_WAIT_MS = 10;
 /** How often finished messages past OUTBOX_RETENTION_DAYS are removed. */
 const RETENTION_SWEEP_MS = 3_600_000;
+/**
+ * How long an attempt may keep its message's lease by renewing it. Past this, the lease lapses,
+ * and the message is another node's to send again: a mail server that trickles bytes holds a
+ * message no longer than this.
+ */
+const MAX_HOLD_MS = 600_000;
 /** Longest error text kept with a message. */
 const MAX_ERROR_LENGTH = 500;
 /**
@@ -262,7 +269,7 @@ export class OutboxDispatcher {
     const kind = message.kind;
     this.laneLoad.set(lane, (this.laneLoad.get(lane) ?? 0) + 1);
     this.kindLoad[kind] += 1;
-    const attempt = this.attempt(message);
+    const attempt = this.holdingLease(message, this.attempt(message));
     const delivery = attempt.then((result) => this.settle(message, result));
     this.inFlight.add(delivery);
     void attempt.then(() => {
@@ -304,6 +311,30 @@ export class OutboxDispatcher {
       this.wake();
     }, wait);
     this.timer.unref();
+  }
+
+  /**
+   * Renews the message's lease while `work` runs past a third of it (a slow mail server, a long
+   * completion job), for up to MAX_HOLD_MS. Unrenewed, the lease ran out while the send still
+   * went on, and this node or another sent the mail again, once a lease for as long as the server
+   * stayed slow.
+   */
+  private holdingLease<T>(message: OutboxMessageRow, work: Promise<T>): Promise<T> {
+    const { leaseMs } = this.config;
+    const started = Date.now();
+    const renew = setInterval(() => {
+      if (Date.now() - started >= MAX_HOLD_MS) return clearInterval(renew);
+      const until = new Date(this.ctx.now().getTime() + leaseMs).toISOString() as IsoDate;
+      extendLease(this.ctx.db, message.id, message.claim!, until).then(
+        (held) => {
+          if (!held) clearInterval(renew);
+        },
+        (error: unknown) =>
+          this.ctx.log.warn({ err: error, messageId: message.id }, 'outbox: lease not renewed'),
+      );
+    }, leaseMs / 3);
+    renew.unref();
+    return work.finally(() => clearInterval(renew));
   }
 
   /** One attempt at sending `message` (never rejects: a fault is a failed attempt). */
@@ -403,7 +434,9 @@ export class OutboxDispatcher {
     if (!mail)
       return { ok: false, permanent: true, error: 'the mail does not open under this server key' };
     try {
-      await this.ctx.mailer.send(mail);
+      // The outbox's id, so that a mail sent again (a node killed mid-send) has the same
+      // Message-ID, and a receiver can tell it is one mail.
+      await this.ctx.mailer.send({ ...mail, id: message.id });
       return { ok: true };
     } catch (error) {
       const e = error as { responseCode?: number; message?: string };

@@ -139,6 +139,26 @@ export function claimDueQuery(db: Db, options: ClaimOptions) {
     .returningAll();
 }
 
+/**
+ * Moves the lease of a message this node still holds (its claim) to `leaseUntil`; false when the
+ * claim is gone (the lease ran out and another took it, or the message was removed).
+ */
+export async function extendLease(
+  db: Db,
+  id: string,
+  claim: string,
+  leaseUntil: IsoDate,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('outbox_messages')
+    .set({ next_attempt_at: leaseUntil })
+    .where('id', '=', id)
+    .where('claim', '=', claim)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /** A lane's first pending message: when it falls due (or its lease ends); null when none waits. */
 export interface LaneHead extends OutboxLane {
   due: IsoDate | null;
