@@ -105,6 +105,47 @@ describe('the regeneration story', () => {
     );
   });
 
+  it('a member or root named with - or . is quoted wherever TypeScript names it, and compiles', async () => {
+    fixture = copyFixture('mini');
+    fixture.edit('schemas/xsd/mini.xsd', (x) =>
+      addMember(
+        '<xs:element name="branch-name" type="xs:string" minOccurs="0"/><xs:element name="v1.x" type="xs:int"/>',
+      )(x).replace(
+        '<xs:element name="string" type="xs:string"/>',
+        '<xs:element name="string" type="xs:string"/><xs:element name="item-list" type="m:ItemList"/>',
+      ),
+    );
+    await generate(fixture.ctx, { skipClient: true });
+    expect(fixture.read('packages/types/src/generated/types.gen.ts')).toMatch(
+      /'branch-name'\?: string;\s+'v1\.x': number;/,
+    );
+    expect(fixture.read('packages/validators/src/generated/schemas.gen.ts')).toMatch(
+      /'branch-name': xsString\.optional\(\),\s+'v1\.x': xsInt,/,
+    );
+    const descriptors = fixture.read('packages/validators/src/generated/descriptors.gen.ts');
+    expect(descriptors).toContain("{ name: 'branch-name', type: 'xs:string'");
+    expect(descriptors).toContain("'item-list': { namespace: 'urn:mini'");
+    expect(descriptors).toContain("'item-list': ItemList;");
+    // The JSON member keeps its XML name: a consumer writes it quoted.
+    const root = fixture.ctx.root;
+    const consumer = join(root, 'consumer.ts');
+    writeFileSync(
+      consumer,
+      `import type { Item } from './packages/types/src/generated/types.gen.js';
+export const item: Item = { count: 1, flag: true, 'branch-name': 'main', 'v1.x': 2 };
+export const branch: string | undefined = item['branch-name'];
+`,
+    );
+    const program = ts.createProgram([consumer], {
+      strict: true,
+      noEmit: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      skipLibCheck: true,
+    });
+    expect(ts.getPreEmitDiagnostics(program).map((d) => d.messageText)).toEqual([]);
+  });
+
   it('a new search header reaches the skeleton input type', async () => {
     fixture = copyFixture('mini');
     await generate(fixture.ctx, { skipClient: true });

@@ -187,6 +187,34 @@ describe('load/xsd', () => {
     );
   });
 
+  it.each([
+    { given: seq('My-Type', ''), name: 'My-Type' },
+    {
+      given:
+        '<xs:simpleType name="colour.v2"><xs:restriction base="xs:string"><xs:enumeration value="RED"/></xs:restriction></xs:simpleType>',
+      name: 'colour.v2',
+    },
+  ])('refuses a type name that is no TypeScript identifier: $name', ({ given, name }) => {
+    const { diagnostics } = load(given);
+    expect(diagnostics.format('error')).toMatch(
+      new RegExp(
+        `^error XSD025 t\\w+\\.xsd#${name.replace('.', '\\.')}: type name "${name}" is not a TypeScript identifier \\(letters, digits and _ only\\)$`,
+      ),
+    );
+  });
+
+  it('keeps a member name with - or . as it is (the emitters quote it)', () => {
+    const { model, diagnostics } = load(
+      seq(
+        'A',
+        '<xs:element name="branch-name" type="xs:string"/><xs:element name="v1.x" type="xs:int"/>',
+      ),
+    );
+    expect(diagnostics.format('warning')).toBe('');
+    const a = model.types[0]!;
+    expect(a.kind === 'object' && a.members.map((m) => m.name)).toEqual(['branch-name', 'v1.x']);
+  });
+
   it('requires unqualified members', () => {
     expect(load(seq('A', ''), 'qualified').diagnostics.format('error')).toContain('XSD003');
   });

@@ -15,6 +15,7 @@ import type { GenerateContext } from '../context.js';
 import type { ApiModel, OperationModel, ParamModel, ScalarType } from '../model/operation-model.js';
 import type { EmittedFile } from '../write.js';
 import type { OpenApiBundle } from './openapi-bundle.js';
+import { tsPropertyName } from './ts-names.js';
 
 const TS_SCALAR: Record<ScalarType, string> = {
   string: 'string',
@@ -29,7 +30,7 @@ export function pascal(id: string): string {
 function paramsType(params: ParamModel[]): string {
   const type = (p: ParamModel) =>
     p.enum ? p.enum.map((v) => JSON.stringify(v)).join(' | ') : TS_SCALAR[p.type];
-  return `{ ${params.map((p) => `${p.name}${p.required ? '' : '?'}: ${type(p)}`).join('; ')} }`;
+  return `{ ${params.map((p) => `${tsPropertyName(p.name)}${p.required ? '' : '?'}: ${type(p)}`).join('; ')} }`;
 }
 
 function fastifyPath(path: string): string {

@@ -19,3 +19,14 @@ export function tsMemberType(member: MemberModel): string {
   const listed = member.list ? `${base}[]` : base;
   return member.nillable ? `${listed} | null` : listed;
 }
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/**
+ * A member, root element or parameter name as a TypeScript property name or object key. An XML
+ * name may hold `-` and `.` (`branch-name`), which a property name can only hold quoted; the JSON
+ * member and the XML element keep the name as it is.
+ */
+export function tsPropertyName(name: string): string {
+  return IDENTIFIER.test(name) ? name : JSON.stringify(name);
+}

@@ -27,7 +27,7 @@ import { abs, type GenerateContext } from '../context.js';
 import type { Diagnostics } from '../diagnostics.js';
 import type { ObjectTypeModel, SchemaModel, TypeModel } from '../model/schema-model.js';
 import type { EmittedFile } from '../write.js';
-import { tsMemberType, tsTypeOf } from './ts-names.js';
+import { tsMemberType, tsPropertyName, tsTypeOf } from './ts-names.js';
 
 type Statement =
   InterfaceDeclarationStructure | EnumDeclarationStructure | TypeAliasDeclarationStructure;
@@ -156,7 +156,7 @@ function objectInterface(
       );
     }
     return {
-      name: m.name,
+      name: tsPropertyName(m.name),
       hasQuestionToken: m.optional,
       type: want,
       docs: m.doc ? [m.doc] : [],

@@ -19,7 +19,7 @@ import {
   type TypeRef,
 } from '../model/schema-model.js';
 import type { EmittedFile } from '../write.js';
-import { tsTypeOf } from './ts-names.js';
+import { tsPropertyName, tsTypeOf } from './ts-names.js';
 
 // The runtime defines the built-ins once (runtime/xsd-builtins.ts); generated schemas refer to them.
 const ZOD_BUILTIN = {
@@ -56,7 +56,7 @@ function zodInitializer(t: TypeModel): string {
     case 'array':
       return `z.array(${zodOf(t.item)})`;
     case 'object': {
-      const own = t.ownMembers.map((m) => `${m.name}: ${zodMember(m)}`);
+      const own = t.ownMembers.map((m) => `${tsPropertyName(m.name)}: ${zodMember(m)}`);
       const base = t.base ? [`...${zodName(t.base)}.shape`] : [];
       return `z.strictObject({ ${[...base, ...own].join(', ')} })`;
     }
@@ -202,7 +202,7 @@ export function emitValidators(ctx: GenerateContext, model: SchemaModel): Emitte
             initializer: `{ ${model.roots
               .map(
                 (r) =>
-                  `${r.name}: { namespace: ${JSON.stringify(r.namespace)}, prefix: ${JSON.stringify(prefixOf(r.namespace))}, type: ${JSON.stringify(rootType(r.type))} }`,
+                  `${tsPropertyName(r.name)}: { namespace: ${JSON.stringify(r.namespace)}, prefix: ${JSON.stringify(prefixOf(r.namespace))}, type: ${JSON.stringify(rootType(r.type))} }`,
               )
               .join(', ')} }`,
           },
@@ -219,7 +219,10 @@ export function emitValidators(ctx: GenerateContext, model: SchemaModel): Emitte
         isExported: true,
         name: 'RootValues',
         docs: ['The TypeScript value of each root element.'],
-        properties: model.roots.map((r) => ({ name: r.name, type: tsTypeOf(r.type) })),
+        properties: model.roots.map((r) => ({
+          name: tsPropertyName(r.name),
+          type: tsTypeOf(r.type),
+        })),
       },
     ],
   });

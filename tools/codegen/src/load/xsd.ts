@@ -33,6 +33,8 @@ type Node = Record<string, unknown>;
 
 /** An XML name without a colon (the names the contract declares are ASCII). */
 const NCNAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+/** A type name is a TypeScript type's too (members and roots are quoted where they need it). */
+const TYPE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -218,12 +220,27 @@ export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaM
       return t;
     };
 
+    /**
+     * A type's name is also a TypeScript type's, which cannot be quoted as a member's can: an XML
+     * name with `-` or `.` would be a declaration the compiler refuses.
+     */
+    const typeNameOf = (node: Node, location: string, what: string): string => {
+      const name = nameOf(node, location, what);
+      if (NCNAME.test(name) && !TYPE_NAME.test(name))
+        diagnostics.error(
+          'XSD025',
+          `${file}#${name}`,
+          `type name "${name}" is not a TypeScript identifier (letters, digits and _ only)`,
+        );
+      return name;
+    };
+
     for (const ct of children(schema, 'complexType')) {
-      const name = nameOf(ct, `${file}#complexType`, 'a global xs:complexType');
+      const name = typeNameOf(ct, `${file}#complexType`, 'a global xs:complexType');
       types.push(objectType(name, ct, `${file}#${name}`));
     }
     for (const st of children(schema, 'simpleType')) {
-      const xsdName = nameOf(st, `${file}#simpleType`, 'a global xs:simpleType');
+      const xsdName = typeNameOf(st, `${file}#simpleType`, 'a global xs:simpleType');
       const restriction = child(st, 'restriction');
       const values = restriction
         ? children(restriction, 'enumeration').map((e) => String(e['@value']))
