@@ -215,6 +215,47 @@ describe('load/xsd', () => {
     expect(a.kind === 'object' && a.members.map((m) => m.name)).toEqual(['branch-name', 'v1.x']);
   });
 
+  const derived = (elements: string) =>
+    seq('Base', '<xs:element name="x" type="xs:string"/>') +
+    `<xs:complexType name="A"><xs:complexContent><xs:extension base="t:Base"><xs:sequence>${elements}</xs:sequence></xs:extension></xs:complexContent></xs:complexType>`;
+
+  it.each([
+    {
+      given: seq(
+        'A',
+        '<xs:element name="x" type="xs:int"/><xs:element name="x" type="xs:string"/>',
+      ),
+      want: 'error XSD042 #A.x: member x is declared twice in the sequence',
+    },
+    {
+      given: derived('<xs:element name="x" type="xs:int" minOccurs="0"/>'),
+      want: 'error XSD061 #A.x: member x is already a member of the base type Base',
+    },
+    {
+      // Re-declared two levels down, with the same type: still one property declared twice.
+      given:
+        derived('<xs:element name="y" type="xs:int"/>').replace('name="A"', 'name="Middle"') +
+        '<xs:complexType name="A"><xs:complexContent><xs:extension base="t:Middle"><xs:sequence><xs:element name="x" type="xs:string"/></xs:sequence></xs:extension></xs:complexContent></xs:complexType>',
+      want: 'error XSD061 #A.x: member x is already a member of the base type Middle',
+    },
+    {
+      // The loader reads no attributes: one beside an element of its name was dropped silently.
+      given:
+        '<xs:complexType name="A"><xs:sequence><xs:element name="x" type="xs:string"/></xs:sequence><xs:attribute name="x" type="xs:string"/></xs:complexType>',
+      want: 'error XSD026 #A: xs:attribute in a complex type is not supported (members are the elements of an xs:sequence)',
+    },
+    {
+      given: derived('').replace(
+        '</xs:extension>',
+        '<xs:attribute name="x" type="xs:string"/></xs:extension>',
+      ),
+      want: 'error XSD026 #A: xs:attribute in a complex type is not supported (members are the elements of an xs:sequence)',
+    },
+  ])('refuses a member name used twice in one type: $want', ({ given, want }) => {
+    const { diagnostics } = load(given);
+    expect(diagnostics.format('error').replace(/ t\w+\.xsd#/, ' #')).toBe(want);
+  });
+
   it('requires unqualified members', () => {
     expect(load(seq('A', ''), 'qualified').diagnostics.format('error')).toContain('XSD003');
   });

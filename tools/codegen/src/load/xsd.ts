@@ -136,9 +136,21 @@ export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaM
             `xs:${localName(key)} inside a sequence is not supported`,
           );
       }
-      return children(seq, 'element').map((el) =>
+      const members = children(seq, 'element').map((el) =>
         member(el, `${location}.${String(el['@name'] ?? '(no name)')}`),
       );
+      // One name is one property of the TypeScript type and one JSON member: twice is neither.
+      const seen = new Set<string>();
+      for (const m of members) {
+        if (seen.has(m.name))
+          diagnostics.error(
+            'XSD042',
+            `${location}.${m.name}`,
+            `member ${m.name} is declared twice in the sequence`,
+          );
+        seen.add(m.name);
+      }
+      return members;
     };
 
     const member = (el: Node, location: string): MemberModel => {
@@ -201,8 +213,26 @@ export function loadXsdFiles(paths: string[], diagnostics: Diagnostics): SchemaM
       return { type: base, maxLength: value };
     };
 
+    /**
+     * Members are the elements of a sequence. What else a complex type may hold (xs:attribute,
+     * xs:all, xs:choice, xs:simpleContent, …) the generators do not carry: refused, not dropped.
+     */
+    const onlySupported = (node: Node, allowed: string[], location: string): void => {
+      for (const key of Object.keys(node))
+        if (!/^[@#]/.test(key) && !allowed.includes(localName(key)))
+          diagnostics.error(
+            'XSD026',
+            location,
+            `xs:${localName(key)} in a complex type is not supported (members are the elements of an xs:sequence)`,
+          );
+    };
+
     const objectType = (name: string, node: Node, location: string): ObjectTypeModel => {
-      const extension = child(child(node, 'complexContent') ?? {}, 'extension');
+      onlySupported(node, ['annotation', 'sequence', 'complexContent'], location);
+      const content = child(node, 'complexContent');
+      if (content) onlySupported(content, ['annotation', 'extension'], location);
+      const extension = child(content ?? {}, 'extension');
+      if (extension) onlySupported(extension, ['annotation', 'sequence'], location);
       const t: ObjectTypeModel = {
         kind: 'object',
         name,
@@ -398,7 +428,15 @@ function resolveMembers(model: SchemaModel, extended: string[], diagnostics: Dia
       );
       return t.ownMembers;
     }
-    return [...membersOf(base, [...seen, t.name]), ...t.ownMembers];
+    const inherited = membersOf(base, [...seen, t.name]);
+    for (const m of t.ownMembers)
+      if (inherited.some((b) => b.name === m.name))
+        diagnostics.error(
+          'XSD061',
+          `${t.source}#${t.name}.${m.name}`,
+          `member ${m.name} is already a member of the base type ${t.base}`,
+        );
+    return [...inherited, ...t.ownMembers];
   };
   for (const t of objects.values()) t.members = membersOf(t, []);
   void extended;
