@@ -78,9 +78,51 @@ async function main(argv: string[]): Promise<number> {
     console.log(`Done in ${ms} ms.`);
     return 0;
   } catch (e) {
-    console.error(e instanceof GenerationError ? e.message : e);
+    console.error(e instanceof GenerationError ? e.message : failureText(e, verbose));
     return 1;
   }
+}
+
+/**
+ * What a failure that is no schema problem prints (a bug, or Java's client generator stopping):
+ * what failed in one line, a child process's stderr as text without its stack frames, and the
+ * stack only with --verbose. Never the error object itself: a child's output in it prints as
+ * Buffer bytes.
+ */
+export function failureText(error: unknown, verbose = false): string {
+  if (!(error instanceof Error)) return `generate failed: ${String(error)}`;
+  const child = error as Error & {
+    code?: string;
+    path?: string;
+    status?: number | null;
+    stderr?: unknown;
+  };
+  if (child.code === 'ENOENT' && child.path)
+    return `generate failed: ${child.path} was not found (the client generator needs Java 17: install it, or set JAVA to its path)`;
+  const stderr = Buffer.isBuffer(child.stderr)
+    ? child.stderr.toString('utf8')
+    : typeof child.stderr === 'string'
+      ? child.stderr
+      : undefined;
+  if (stderr !== undefined) {
+    const [command] = child.message.split('\n');
+    // Java's and Node's stack frames say where in the tool, not what is wrong.
+    const said = [
+      ...new Set(
+        stderr
+          .split('\n')
+          .map((line) => line.trimEnd())
+          .filter((line) => line.trim() && !/^\s+at |^\s*\.\.\. \d+ more$/.test(line)),
+      ),
+    ];
+    return [
+      `generate failed: ${command}${child.status == null ? '' : ` (exit status ${child.status})`}`,
+      ...said.map((line) => `  ${line}`),
+    ].join('\n');
+  }
+  return verbose && error.stack
+    ? `generate failed unexpectedly: ${error.stack}`
+    : `generate failed unexpectedly: ${error.message}\n(npm run generate -- --verbose prints the stack)`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

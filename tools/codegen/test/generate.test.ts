@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { afterEach, describe, expect, it } from 'vitest';
-import { generate } from '../src/main.js';
+import { failureText, generate } from '../src/main.js';
 import { copyFixture, type Fixture } from './fixture.js';
 
 let fixture: Fixture | undefined;
@@ -213,6 +213,53 @@ describe('diagnostics fail the run', () => {
     );
     await expect(generate(fixture.ctx, { skipClient: true })).rejects.toThrow(
       /OAS041 operations\.yaml#searchItems/,
+    );
+  });
+
+  it('says which operations share an operationId before Java sees them', async () => {
+    fixture = copyFixture('mini');
+    fixture.edit('schemas/openapi/operations.yaml', (y) =>
+      y.replace('operationId: replaceItem', 'operationId: getItem'),
+    );
+    await expect(generate(fixture.ctx)).rejects.toThrow(
+      /^generation failed:\nerror OAS051 operations\.yaml#getItem: POST \S+ has the operationId of GET \S+: each operation needs its own$/,
+    );
+  });
+});
+
+describe('an unexpected failure prints a message, not an object', () => {
+  const failure = async (ctx: Partial<Fixture['ctx']>) => {
+    fixture = copyFixture('mini');
+    return generate({ ...fixture.ctx, ...ctx }).then(
+      () => expect.unreachable(),
+      (e: unknown) => e,
+    );
+  };
+
+  it("prints a failed child's stderr as text, without stack frames", async () => {
+    // node, given the JAR's arguments, stops at -jar: a real child that fails and says why.
+    const text = failureText(await failure({ java: process.execPath }));
+    expect(text).toMatch(
+      /^generate failed: Command failed: \S+ -jar .* \(exit status \d+\)\n {2}\S/,
+    );
+    expect(text).toContain('bad option: -jar');
+    expect(text).not.toMatch(/Buffer|<[0-9a-f]{2} /);
+    expect(text).not.toMatch(/^\s+at /m);
+  });
+
+  it('names a generator program that is missing', async () => {
+    expect(failureText(await failure({ java: '/nonexistent/java' }))).toBe(
+      'generate failed: /nonexistent/java was not found (the client generator needs Java 17: install it, or set JAVA to its path)',
+    );
+  });
+
+  it('prints the stack of a bug only with --verbose', () => {
+    const bug = new Error('emit/client.ts: apis/A.ts still maps a model');
+    expect(failureText(bug)).toBe(
+      'generate failed unexpectedly: emit/client.ts: apis/A.ts still maps a model\n(npm run generate -- --verbose prints the stack)',
+    );
+    expect(failureText(bug, true)).toMatch(
+      /^generate failed unexpectedly: Error: emit\/client.*\n\s+at /,
     );
   });
 });

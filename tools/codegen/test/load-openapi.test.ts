@@ -279,6 +279,24 @@ describe('load/openapi', () => {
     expect(api.operations).toEqual([]);
   });
 
+  it.each([
+    {
+      change: { operationId: 'getItem' },
+      want: 'error OAS051 t.yaml#getItem: POST /svc/rest/other has the operationId of GET /svc/rest/items: each operation needs its own',
+    },
+    {
+      change: { 'x-spec-id': 'X1' },
+      want: 'error OAS051 t.yaml#postOther: POST /svc/rest/other has the x-spec-id of GET /svc/rest/items: each operation needs its own',
+    },
+  ])('refuses an id two operations share: $want', ({ change, want }) => {
+    const document = oneOperation('/svc/rest/items', []);
+    (document.paths as Record<string, unknown>)['/svc/rest/other'] = {
+      post: { operationId: 'postOther', 'x-spec-id': 'X2', responses: ITEM_RESPONSE, ...change },
+    };
+    const { diagnostics } = load(document);
+    expect(diagnostics.format().replace(/t\w+\.yaml/, 't.yaml')).toBe(want);
+  });
+
   it('keeps the document as read', () => {
     const document = oneOperation('/svc/rest/items', []);
     const { api } = load(document);

@@ -325,5 +325,22 @@ export function loadApi(path: string, model: SchemaModel, diagnostics: Diagnosti
         diagnostics.error('OAS050', where, 'operationId and x-spec-id are required');
     }
   }
+  // An operationId is a client method, a Handlers key and a route: two of one id would be one of
+  // each (and stop Java's client generator with a stack trace). An x-spec-id names one operation.
+  for (const key of ['operationId', 'x-spec-id'] as const) {
+    const first = new Map<string, OperationModel>();
+    for (const op of operations) {
+      const value = key === 'operationId' ? op.id : op.specId;
+      if (!value || value === 'undefined') continue; // OAS050 said it is missing
+      const earlier = first.get(value);
+      if (earlier)
+        diagnostics.error(
+          'OAS051',
+          `${file}#${op.id}`,
+          `${op.method} ${op.openapiPath} has the ${key} of ${earlier.method} ${earlier.openapiPath}: each operation needs its own`,
+        );
+      else first.set(value, op);
+    }
+  }
   return { file, document: doc, roots, operations };
 }
