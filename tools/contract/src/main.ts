@@ -3,7 +3,8 @@
  *
  * Loads `schemas/` at the base (the last release tag, else main) and in the work tree through
  * the generator's loaders, lists every change with its bump, and with `--check` is the CI gate:
- * exit 1 when the schemas changed and no pending changeset asks for at least that bump.
+ * exit 1 when the schemas changed and no pending changeset asks for at least that bump, or the
+ * pending changesets leave a change unnamed (release:dry's rule for the CHANGELOGs).
  * Exit codes: 0 fine, 1 the gate failed, 2 bad input (one line on stderr).
  */
 import { parseArgs } from 'node:util';
@@ -11,7 +12,7 @@ import { rmSync } from 'node:fs';
 import { REPOSITORY_ROOT } from './paths.js';
 import { checkoutSchemas, resolveBase, schemasDiffer } from './base.js';
 import { rank, type DiffReport } from './change.js';
-import { pendingChangesets, writeChangeset } from './changeset.js';
+import { changelogGaps, pendingChangesets, WRITE_CHANGESET, writeChangeset } from './changeset.js';
 import { diffContracts } from './diff.js';
 import { ContractInputError } from './input-error.js';
 import { loadContract } from './load.js';
@@ -85,21 +86,33 @@ export async function run(argv: string[], root: string = REPOSITORY_ROOT): Promi
         return { code: 0, stdout, stderr };
       }
       const pending = await pendingChangesets(root);
-      if (rank(pending.bump) >= rank(report.bump)) {
-        stdout.push(
-          `Contract gate: pending changesets ask for ${pending.bump} (${pending.files.join(', ')}), at least the ${report.bump} the schemas need.`,
+      const write = `Write one with: ${WRITE_CHANGESET}${askedBase ? ` --base ${askedBase}` : ''}`;
+      if (rank(pending.bump) < rank(report.bump)) {
+        stderr.push(
+          `Contract gate failed: the schemas changed (${report.bump}) but ${
+            pending.files.length
+              ? `the pending changesets ask only for ${pending.bump} (${pending.files.join(', ')})`
+              : 'no pending changeset names the contract packages'
+          }.`,
+          write,
         );
-        return { code: 0, stdout, stderr };
+        return { code: 1, stdout, stderr };
       }
-      stderr.push(
-        `Contract gate failed: the schemas changed (${report.bump}) but ${
-          pending.files.length
-            ? `the pending changesets ask only for ${pending.bump} (${pending.files.join(', ')})`
-            : 'no pending changeset names the contract packages'
-        }.`,
-        `Write one with: npm run contract:diff -- --write-changeset${askedBase ? ` --base ${askedBase}` : ''}`,
+      // Enough of a bump is not enough for the release: release:dry wants every change named in
+      // the CHANGELOGs the changesets become, and the gate holds the same rule.
+      const gaps = changelogGaps(root, report.changes, pending);
+      if (gaps.length) {
+        stderr.push(
+          `Contract gate failed: the pending changesets ask for ${pending.bump} (${pending.files.join(', ')}), but the CHANGELOGs they become would not name every schema change, which npm run release:dry requires:`,
+          ...gaps.map((g) => `  ${g}`),
+          write,
+        );
+        return { code: 1, stdout, stderr };
+      }
+      stdout.push(
+        `Contract gate: pending changesets ask for ${pending.bump} (${pending.files.join(', ')}), at least the ${report.bump} the schemas need, and name every change.`,
       );
-      return { code: 1, stdout, stderr };
+      return { code: 0, stdout, stderr };
     }
     return { code: 0, stdout, stderr };
   } catch (e) {

@@ -28,6 +28,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { checkoutSchemas, resolveBase } from './base.js';
 import type { DiffReport } from './change.js';
+import { unnamedChanges, unnamedText, WRITE_CHANGESET } from './changeset.js';
 import { diffContracts } from './diff.js';
 import { ContractInputError } from './input-error.js';
 import { loadContract } from './load.js';
@@ -230,10 +231,10 @@ export async function releaseDry(root: string = REPOSITORY_ROOT): Promise<string
       const changelog = existsSync(file) ? readFileSync(file, 'utf8') : '';
       if (version !== before && !changelog.includes(`## ${version}`))
         failures.push(`packages/${name}/CHANGELOG.md has no section for ${version}`);
-      const missing = (report?.changes ?? []).filter((c) => !changelog.includes(c.path));
+      const missing = unnamedChanges(report?.changes ?? [], changelog);
       if (missing.length)
         failures.push(
-          `packages/${name}/CHANGELOG.md does not name ${missing.length} schema change(s), e.g. ${missing[0]!.path} (write the changeset with \`npm run contract:diff -- --write-changeset\`)`,
+          `${unnamedText(`packages/${name}/CHANGELOG.md`, missing)} (write the changeset with \`${WRITE_CHANGESET}\`)`,
         );
       else
         console.log(

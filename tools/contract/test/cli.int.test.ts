@@ -27,6 +27,10 @@ const OPTIONAL_MEMBER = [
   '<xs:element name="shell" type="xs:boolean"/>',
   '<xs:element name="shell" type="xs:boolean"/>\n      <xs:element name="weight" type="xs:int" minOccurs="0"/>',
 ] as const;
+const ENUM_VALUE = [
+  '<xs:enumeration value="CHECKBOXCHECKED"/>',
+  '<xs:enumeration value="CHECKBOXCHECKED"/>\n      <xs:enumeration value="DATE"/>',
+] as const;
 const REQUIRED_MEMBER = [
   '<xs:element name="weight" type="xs:int" minOccurs="0"/>',
   '<xs:element name="weight" type="xs:int"/>',
@@ -118,6 +122,34 @@ describe('contract:diff in a git repository', () => {
     expect(result.code).toBe(1);
     expect(result.stderr[0]).toMatch(
       /^Contract gate failed: the schemas changed \(major\) but the pending changesets ask only for minor/,
+    );
+  });
+
+  it('fails the gate, as release:dry would, when the pending changesets ask enough but leave a change unnamed', async () => {
+    // A major changeset about something else pays for the bump; release:dry still wants
+    // FieldType.DATE in the CHANGELOGs, so the gate in npm test must fail too.
+    edit(PAL, ENUM_VALUE);
+    writeFileSync(
+      join(repo, '.changeset/console-rewrite.md'),
+      "---\n'@pal-workflow/types': major\n'@pal-workflow/validators': major\n'@pal-workflow/server-skeleton': major\n'@pal-workflow/client': major\n---\n\nThe console is rewritten.\n",
+    );
+    const result = await run(['--check'], repo);
+    expect(result.code).toBe(1);
+    expect(result.stderr[0]).toMatch(
+      /^Contract gate failed: the pending changesets ask for major \(\.changeset\/\S+\.md, \.changeset\/\S+\.md\), but the CHANGELOGs they become would not name every schema change, which npm run release:dry requires:$/,
+    );
+    expect(result.stderr.slice(1)).toEqual([
+      '  packages/types/CHANGELOG.md does not name 1 schema change(s), e.g. pal.xsd#FieldType.DATE',
+      '  packages/validators/CHANGELOG.md does not name 1 schema change(s), e.g. pal.xsd#FieldType.DATE',
+      '  packages/server-skeleton/CHANGELOG.md does not name 1 schema change(s), e.g. pal.xsd#FieldType.DATE',
+      '  packages/client/CHANGELOG.md does not name 1 schema change(s), e.g. pal.xsd#FieldType.DATE',
+      'Write one with: npm run contract:diff -- --write-changeset',
+    ]);
+    expect((await run(['--write-changeset'], repo)).code).toBe(0);
+    const check = await run(['--check'], repo);
+    expect(check.code).toBe(0);
+    expect(check.stdout.at(-1)).toMatch(
+      /ask for major .*at least the major .*, and name every change\.$/,
     );
   });
 
