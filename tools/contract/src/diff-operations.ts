@@ -15,16 +15,39 @@ type Add = (bump: ChangeBump, kind: string, path: string, reason: string) => voi
 
 const opKey = (op: OperationModel) => `${op.method} ${op.openapiPath}`;
 
+/**
+ * Operations whose method or path changed and whose operationId stayed: the old place is gone
+ * and the new one was not there before, so it is the same operation (the same client method and
+ * Handlers key), moved. By operationId, old place and new place as `METHOD /path`.
+ */
+function moved(
+  before: { id: string; key: string }[],
+  after: { id: string; key: string }[],
+): Map<string, { from: string; to: string }> {
+  const beforeKeys = new Set(before.map((o) => o.key));
+  const afterKeys = new Set(after.map((o) => o.key));
+  const gone = new Map(before.filter((o) => !afterKeys.has(o.key)).map((o) => [o.id, o.key]));
+  const out = new Map<string, { from: string; to: string }>();
+  for (const a of after) {
+    const from = gone.get(a.id);
+    if (from !== undefined && !beforeKeys.has(a.key)) out.set(a.id, { from, to: a.key });
+  }
+  return out;
+}
+
 export function diffOperationModels(before: OperationModel[], after: OperationModel[]): Change[] {
   const changes: Change[] = [];
   const add: Add = (bump, kind, path, reason) => changes.push({ bump, kind, path, reason });
   const afterByKey = new Map(after.map((op) => [opKey(op), op]));
   const beforeKeys = new Set(before.map(opKey));
+  const ids = (ops: OperationModel[]) => ops.map((op) => ({ id: op.id, key: opKey(op) }));
+  const moves = moved(ids(before), ids(after));
+  const afterById = new Map(after.map((op) => [op.id, op]));
   // To the wire a new operation is an addition (api-smart-diff's minor); to a server built on
   // the skeleton it is a handler it must now have: `Handlers<Ctx>` gains a required member, so
   // the release is major (the four packages share one version).
   for (const a of after)
-    if (!beforeKeys.has(opKey(a)))
+    if (!beforeKeys.has(opKey(a)) && !moves.has(a.id))
       add(
         'major',
         'operation-added',
@@ -32,10 +55,20 @@ export function diffOperationModels(before: OperationModel[], after: OperationMo
         `new operation ${a.id}: Handlers of @pal-workflow/server-skeleton gains a required ${a.id}, which every server built on it must implement`,
       );
   for (const b of before) {
-    // Operations removed are api-smart-diff's.
-    const a = afterByKey.get(opKey(b));
+    // Operations removed are api-smart-diff's; a moved one is compared at its new place.
+    const move = moves.get(b.id);
+    const a = move ? afterById.get(b.id) : afterByKey.get(opKey(b));
     if (!a) continue;
     const path = opKey(a);
+    if (move)
+      add(
+        'major',
+        'operation-moved',
+        path,
+        `operation ${a.id} moved from ${move.from} to ${move.to}: clients built for the old ${
+          b.method === a.method ? 'path' : 'method and path'
+        } call a route the server no longer has`,
+      );
     if (a.id !== b.id)
       add(
         'major',
@@ -197,6 +230,13 @@ function ownedElsewhere(path: readonly (string | number)[]): boolean {
   return last === 'operationId' || last === 'x-spec-id' || last === 'x-search';
 }
 
+/** What was removed: an operation by its id, not by the first characters of its JSON. */
+function removedText(before: unknown): string {
+  if (before === undefined) return '';
+  const id = (before as Json | null)?.operationId;
+  return typeof id === 'string' ? ` (operation ${id})` : ` (was ${value(before)})`;
+}
+
 function value(v: unknown): string {
   if (v === undefined) return '';
   const text = typeof v === 'string' ? v : JSON.stringify(v);
@@ -233,7 +273,49 @@ function mediaSchemas(doc: Json): Map<string, string> {
   return out;
 }
 
-export function diffOpenApi(before: Json, after: Json): Change[] {
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+function operationsOf(doc: Json): { id: string; key: string; path: string; method: string }[] {
+  return Object.entries((doc.paths ?? {}) as Json).flatMap(([path, item]) =>
+    Object.entries((item ?? {}) as Json)
+      .filter(
+        ([method, op]) => METHODS.includes(method) && typeof (op as Json)?.operationId === 'string',
+      )
+      .map(([method, op]) => ({
+        id: (op as Json).operationId as string,
+        key: `${method.toUpperCase()} ${path}`,
+        path,
+        method,
+      })),
+  );
+}
+
+/**
+ * `before` with each moved operation (diffOperationModels reports the move) put at its new place,
+ * so api-smart-diff compares its parameters, media types and responses as those of an operation
+ * that stayed, instead of reporting one operation removed and another added.
+ */
+function withMovesApplied(before: Json, after: Json): Json {
+  const ops = operationsOf(before);
+  const moves = moved(ops, operationsOf(after));
+  if (!moves.size) return before;
+  const paths = structuredClone((before.paths ?? {}) as Record<string, Json>);
+  for (const [id, { to }] of moves) {
+    const from = ops.find((o) => o.id === id)!;
+    const operation = paths[from.path]![from.method];
+    delete paths[from.path]![from.method];
+    if (!Object.keys(paths[from.path]!).some((k) => METHODS.includes(k))) delete paths[from.path];
+    const [method, path] = [
+      to.slice(0, to.indexOf(' ')).toLowerCase(),
+      to.slice(to.indexOf(' ') + 1),
+    ];
+    paths[path] = { ...(paths[path] ?? {}), [method]: operation };
+  }
+  return { ...before, paths };
+}
+
+export function diffOpenApi(original: Json, after: Json): Change[] {
+  const before = withMovesApplied(original, after);
   const schemasAfter = mediaSchemas(after);
   const mediaChanges: Change[] = [...mediaSchemas(before)]
     .filter(([key, schema]) => schemasAfter.has(key) && schemasAfter.get(key) !== schema)
@@ -255,7 +337,7 @@ export function diffOpenApi(before: Json, after: Json): Change[] {
             : d.action === 'add'
               ? `added${typeof d.after === 'object' ? '' : ` (${value(d.after)})`}`
               : d.action === 'remove'
-                ? `removed${d.before === undefined ? '' : ` (was ${value(d.before)})`}`
+                ? `removed${removedText(d.before)}`
                 : `renamed`;
         return {
           bump: bumpOf(d) as ChangeBump,

@@ -244,6 +244,26 @@ const CASES: {
   },
 ];
 
+const GET_PAL_AT = '  /services/rest/pals/{id}:\n    get:\n      operationId: getPal\n';
+const MOVED = '  /services/rest/pals/one/{id}:\n    get:\n      operationId: getPal\n';
+
+CASES.push(
+  {
+    name: "an operation's path, its operationId kept",
+    edits: [{ file: OPS, from: GET_PAL_AT, to: MOVED }],
+    bump: 'major',
+    kind: 'operation-moved',
+    path: 'GET /services/rest/pals/one/{id}',
+  },
+  {
+    name: "an operation's method, its operationId kept",
+    edits: [{ file: OPS, from: GET_PAL_AT, to: GET_PAL_AT.replace('get:', 'post:') }],
+    bump: 'major',
+    kind: 'operation-moved',
+    path: 'POST /services/rest/pals/{id}',
+  },
+);
+
 const cleanups: (() => void)[] = [];
 afterAll(() => cleanups.forEach((c) => c()));
 
@@ -259,6 +279,68 @@ describe('operation changes', () => {
     expect(match, JSON.stringify(report.changes, null, 1)).toBeDefined();
     expect(match!.bump).toBe(c.bump);
     expect(report.bump).toBe(c.bump);
+  });
+
+  const diff = (edits: Edit[]) => {
+    const pair = makePair(edits);
+    cleanups.push(pair.dispose);
+    return diffContracts(loadContract(pair.before, 'before'), loadContract(pair.after, 'after'));
+  };
+
+  it('reports a moved operation once, as moved, not as one removed and one added', () => {
+    expect(diff([{ file: OPS, from: GET_PAL_AT, to: MOVED }])).toEqual({
+      bump: 'major',
+      changes: [
+        {
+          bump: 'major',
+          kind: 'operation-moved',
+          path: 'GET /services/rest/pals/one/{id}',
+          reason:
+            'operation getPal moved from GET /services/rest/pals/{id} to GET /services/rest/pals/one/{id}: clients built for the old path call a route the server no longer has',
+        },
+      ],
+    });
+  });
+
+  it('compares a moved operation as one that stayed: its parameters, body and response', () => {
+    const response = {
+      file: OPS,
+      from: /(operationId: getPal[\s\S]*?)\$ref: '#\/components\/schemas\/PalInfo'/,
+      to: "$1$ref: '#/components/schemas/TransactionInfo'",
+    } as const;
+    const { changes } = diff([
+      { file: OPS, from: GET_PAL_AT, to: MOVED },
+      {
+        file: OPS,
+        from: GET_PAL_PARAMS,
+        to: GET_PAL_PARAMS.replace(
+          '      responses:',
+          '        - name: verbose\n          in: query\n          required: false\n          schema:\n            type: boolean\n      responses:',
+        ),
+      },
+      response, // application/xml
+      response, // application/json
+    ]);
+    expect(changes.map((c) => `${c.bump} ${c.kind} ${c.path}`)).toEqual([
+      'major operation-moved GET /services/rest/pals/one/{id}',
+      'major media-schema-changed GET /services/rest/pals/one/{id} responses 200 application/json',
+      'major media-schema-changed GET /services/rest/pals/one/{id} responses 200 application/xml',
+      'major response-changed GET /services/rest/pals/one/{id} responses.200',
+      'minor openapi-add GET /services/rest/pals/one/{id} parameters[query verbose]',
+    ]);
+  });
+
+  it('names a removed operation by its id', () => {
+    const { changes } = diff([
+      {
+        file: OPS,
+        from: GET_PAL_AT,
+        to: '  /services/rest/pals/{id}:\n    x-removed:\n      operationId: getPal\n',
+      },
+    ]);
+    expect(changes.find((c) => c.kind === 'openapi-remove')?.reason).toBe(
+      'removed (operation getPal); api-smart-diff: breaking',
+    );
   });
 
   it('finds nothing between a contract and itself', () => {
