@@ -5,6 +5,7 @@
 // Each answers its documented 4xx with an errorResult, changes nothing, and nothing answers 5xx.
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPalPackage } from '../src/domain/pal-manifest.js';
@@ -457,6 +458,42 @@ describe('Content-Type and body rules', () => {
     expect(await state()).toEqual(before);
   });
 
+  it('415 for a body with a content coding, compressed or not, and the 415 names what is read', async () => {
+    const before = await state();
+    const json = '{"postData":[{"name":"note","value":"plain"}]}';
+    for (const [coding, body] of [
+      ['gzip', gzipSync(json)],
+      ['gzip', json],
+      ['br', json],
+      ['gzip, identity', json],
+    ] as const) {
+      const messages = await refused(
+        `${ROOT}/transactions/${tx}/run`,
+        { headers: { 'Content-Type': 'application/json', 'Content-Encoding': coding }, body },
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      );
+      expect(messages).toContain(`Content-Encoding "${coding}"`);
+    }
+    for (const type of ['text/csv', 'application/vnd.api+json'])
+      expect(
+        await refused(
+          `${ROOT}/transactions`,
+          { headers: { 'Content-Type': type }, body: 'palId=leave-request' },
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+        ),
+      ).toContain('application/x-www-form-urlencoded');
+    expect(await state()).toEqual(before);
+    // identity is no coding.
+    const plain = await h.http(`${ROOT}/transactions`, {
+      headers: { 'Content-Encoding': 'identity' },
+      body: form({ palId: 'leave-request' }),
+      accept: 'text/plain',
+    });
+    expect(plain.status, plain.text).toBe(200);
+  });
+
   it('400 for a DOCTYPE, before any operation runs (the workflow operations too, not 501)', async () => {
     const doctype = (root: string, ns = PAL_NS) =>
       `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>` +
@@ -592,6 +629,20 @@ describe('Content-Type and body rules', () => {
       const messages = await refused(path, { headers, body }, status, code);
       expect(messages).toContain(says);
     }
+    // Every charset parameter counts (the first alone was read), and a form's too.
+    for (const [target, type, body] of [
+      [path, 'application/json; charset=utf-8; charset=latin1', '{"postData":[]}'],
+      [`${ROOT}/transactions`, 'application/x-www-form-urlencoded; charset=iso-8859-1', 'palId=x'],
+      [`${ROOT}/transactions`, 'multipart/form-data; boundary=b; charset=latin1', '--b--\r\n'],
+    ] as const)
+      expect(
+        await refused(
+          target,
+          { headers: { 'Content-Type': type }, body },
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+        ),
+      ).toMatch(/charset "(latin1|iso-8859-1)"/);
     // A form is UTF-8 too: raw bytes that are not, or an escape that does not decode as UTF-8.
     const sso = `${ROOT}/enterprises/sso`;
     const formOf = (firstName: Buffer | string) => ({

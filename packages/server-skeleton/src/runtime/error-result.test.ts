@@ -67,7 +67,10 @@ describe('describeError', () => {
       want: {
         status: 415,
         code: 'UNSUPPORTED_MEDIA_TYPE',
-        messages: ['Unsupported Media Type'],
+        // Fastify's words name nothing: the message says what would be read.
+        messages: [
+          'a body needs a Content-Type this service reads: application/xml, text/xml, application/json, application/x-www-form-urlencoded or multipart/form-data',
+        ],
         headers: {},
       },
     },

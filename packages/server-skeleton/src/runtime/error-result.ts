@@ -15,6 +15,9 @@ export interface ErrorDescription {
   headers: Record<string, string>;
 }
 
+const UNREAD_MEDIA_TYPE =
+  'a body needs a Content-Type this service reads: application/xml, text/xml, application/json, application/x-www-form-urlencoded or multipart/form-data';
+
 // Fastify's own error codes that mean a client mistake.
 const FASTIFY_STATUS: Record<string, number> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 415,
@@ -66,6 +69,9 @@ export function describeError(error: unknown): ErrorDescription {
   }
   const stable =
     code && !code.startsWith('FST_') ? code : (CODE_BY_STATUS[status] ?? 'INVALID_ARGUMENT');
+  // Fastify's own words are "Unsupported Media Type": say what would be read.
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return { status, code: stable, messages: [UNREAD_MEDIA_TYPE], headers: {} };
   const headers =
     e.headers && typeof e.headers === 'object' ? (e.headers as Record<string, string>) : {};
   return {

@@ -28,7 +28,7 @@ import {
   type FormLimits,
 } from './forms.js';
 import { isImmutable } from './frozen.js';
-import { utf8Body } from './utf8-body.js';
+import { requireUtf8Charset, utf8Body } from './utf8-body.js';
 import { checkBodyItems, DEFAULT_BODY_ITEM_LIMIT } from './body-items.js';
 import { badRequest, HttpError, notAcceptable } from './http-error.js';
 import { negotiate, negotiateMediaType, type Format } from './negotiate.js';
@@ -127,9 +127,10 @@ export async function registerRoutes<Ctx>(
     scope.addContentTypeParser(
       'application/x-www-form-urlencoded',
       { parseAs: 'buffer', bodyLimit: formBodyLimit },
-      (_req, body, done) => {
+      (request, body, done) => {
         let fields: RawValues;
         try {
+          requireUtf8Charset(request);
           fields = parseUrlEncoded(body as unknown as Buffer, formLimits);
         } catch (error) {
           done(error as Error);
@@ -146,6 +147,12 @@ export async function registerRoutes<Ctx>(
       'multipart/form-data',
       { parseAs: 'buffer', bodyLimit: formBodyLimit },
       (request, body, done) => {
+        try {
+          requireUtf8Charset(request);
+        } catch (error) {
+          done(error as Error);
+          return;
+        }
         parseMultipart(String(request.headers['content-type']), body as Buffer, formLimits).then(
           (fields) => done(null, { kind: 'form', fields } satisfies ReceivedBody),
           (error: unknown) => done(error as Error),
@@ -154,6 +161,19 @@ export async function registerRoutes<Ctx>(
     );
 
     scope.setErrorHandler((error, request, reply) => sendError(request, reply, error));
+    // Bodies are read as sent: a compressed one would reach a parser as bytes it cannot read, and
+    // one labelled compressed and sent plain was taken. Refused before it is read.
+    scope.addHook('preParsing', (request, _reply, payload, done) => {
+      const coding = request.headers['content-encoding'];
+      if (coding === undefined || /^\s*identity\s*$/i.test(coding)) return done(null, payload);
+      done(
+        new HttpError(
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+          `Content-Encoding "${coding.slice(0, 64)}": bodies are taken without a content coding; send it uncompressed`,
+        ),
+      );
+    });
     // Callback style, so an authenticator that answers at once (a cached credential) costs no promise.
     scope.addHook('onRequest', (request, _reply, done) => {
       let result: Ctx | Promise<Ctx>;

@@ -7,17 +7,26 @@ import type { FastifyRequest } from 'fastify';
 import { badRequest, HttpError } from './http-error.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
-const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/gi;
 const XML_ENCODING = /^<\?xml[^>]*?\sencoding\s*=\s*["']([^"']*)["']/;
 
+/**
+ * A 415 when the Content-Type names a charset other than UTF-8, in any of its charset parameters:
+ * a form or body declared Latin-1 was read as UTF-8, and with two the first one was believed.
+ */
+export function requireUtf8Charset(request: FastifyRequest): void {
+  const type = String(request.headers['content-type'] ?? '');
+  for (const [, charset = ''] of type.matchAll(CHARSET))
+    if (!/^utf-?8$/i.test(charset))
+      throw new HttpError(
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Content-Type names charset "${charset}": bodies and forms are read as UTF-8 only`,
+      );
+}
+
 export function utf8Body(request: FastifyRequest, body: Buffer, kind: 'xml' | 'json'): string {
-  const charset = CHARSET.exec(String(request.headers['content-type'] ?? ''))?.[1];
-  if (charset !== undefined && !/^utf-?8$/i.test(charset))
-    throw new HttpError(
-      415,
-      'UNSUPPORTED_MEDIA_TYPE',
-      `Content-Type names charset "${charset}": bodies are read as UTF-8 only`,
-    );
+  requireUtf8Charset(request);
   const text = utf8Text(body);
   if (kind === 'xml') {
     const encoding = XML_ENCODING.exec(text)?.[1];
