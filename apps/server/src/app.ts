@@ -219,7 +219,8 @@ function routerError(error: { code?: string }): unknown {
       return new HttpError(
         400,
         'INVALID_ARGUMENT',
-        `a path parameter is longer than ${MAX_PATH_PARAM_LENGTH} characters`,
+        // The router's bound counts percent-encoded characters; the ids' own is what to say.
+        `a path parameter is longer than any id (${maxPathParamLength} characters)`,
       );
     case 'FST_ERR_BAD_URL':
       return new HttpError(400, 'INVALID_ARGUMENT', 'the path is not valid percent-encoded UTF-8');

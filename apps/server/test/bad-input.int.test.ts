@@ -286,6 +286,14 @@ describe('missing, empty and malformed fields: 400 naming the field', () => {
     expect(searched.text).toContain('header name: given more than once');
     // One header line whose filter holds ", " is one filter.
     expect((await rawGet(`${ROOT}/transactions`, { name: 'Smith, John' })).status).toBe(200);
+    // A number sent twice is given twice too, not a number that does not read ("1, 2").
+    const paged = await rawGet(`${ROOT}/transactions`, { startRecord: ['1', '2'] });
+    expect(paged.status, paged.text).toBe(400);
+    expect(paged.text).toContain('header startRecord: given more than once');
+    // Past the router's bound (percent-encoded ids), the message names the ids' own.
+    expect(await refused(`${ROOT}/pals/${'x'.repeat(700)}`, {}, 400, 'INVALID_ARGUMENT')).toBe(
+      'a path parameter is longer than any id (200 characters)',
+    );
     // Ids longer than any id can be: 400 naming the parameter, in the path too, however long.
     for (const length of [201, 700, 5000]) {
       const longId = 'x'.repeat(length);

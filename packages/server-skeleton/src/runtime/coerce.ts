@@ -132,18 +132,19 @@ export function readSearch(
   /** Each header's values as sent (node's `headersDistinct`), asked only of a joined value. */
   distinct?: () => Record<string, string[] | undefined>,
 ): Record<string, unknown> {
+  // Node joins a header sent twice with ", " (a filter may hold one of its own): a joined value
+  // is a parameter given twice, as a repeated form field is. Judged before the values are read,
+  // so that `startRecord` sent twice says so, not that "1, 2" is no integer.
+  if (distinct)
+    for (const spec of specs) {
+      const raw = headers[headerKey(spec.name)];
+      if (typeof raw !== 'string' || !raw.includes(', ')) continue;
+      const sent = distinct()[headerKey(spec.name)];
+      if (sent && sent.length > 1) throw badRequest(`header ${spec.name}: given more than once`);
+    }
   const out = readParams(specs, headers, 'header', headerKey, headerText);
   for (const spec of specs) {
-    if (out[spec.name] !== undefined) {
-      // Node joins a header sent twice with ", " (a filter may hold one of its own): a joined
-      // value is a parameter given twice, as a repeated form field is.
-      const raw = headers[headerKey(spec.name)];
-      if (distinct && typeof raw === 'string' && raw.includes(', ')) {
-        const sent = distinct()[headerKey(spec.name)];
-        if (sent && sent.length > 1) throw badRequest(`header ${spec.name}: given more than once`);
-      }
-      continue;
-    }
+    if (out[spec.name] !== undefined) continue;
     if (spec.type === 'boolean') out[spec.name] = false;
     if (spec.type === 'int') out[spec.name] = 0;
   }

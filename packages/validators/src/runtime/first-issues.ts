@@ -22,9 +22,12 @@ export function firstIssues(schema: z.ZodType, value: unknown, max: number): Fou
     if (parsed.success) return;
     for (const issue of parsed.error.issues) {
       if (full()) return;
+      // A member left out reaches here as `undefined` (walk reads every key of the shape).
+      const missing =
+        value === undefined && issue.code === 'invalid_type' && issue.path.length === 0;
       found.push({
         path: [...path, ...(issue.path as (string | number)[])],
-        message: issue.message,
+        message: missing ? 'required' : issue.message,
       });
     }
   };

@@ -54,6 +54,22 @@ describe('decodeJson', () => {
     expect(issues.map((i) => i.path)).toEqual(['palInfoList[1].shell']);
   });
 
+  it('says "required" of a member left out, small body or large; a wrong value keeps its reason', () => {
+    const { shell: _left, ...withoutShell } = PAL;
+    expect(issuesOf(() => decodeJson('palInfoList', JSON.stringify([PAL, withoutShell])))).toEqual([
+      { path: 'palInfoList[1].shell', message: 'required' },
+    ]);
+    // Past LARGE_BODY_CHARS the value is walked for its first problems: the same words.
+    const many = Array.from({ length: 400 }, () => PAL);
+    expect(
+      issuesOf(() => decodeJson('palInfoList', JSON.stringify([...many, withoutShell]))),
+    ).toEqual([{ path: 'palInfoList[400].shell', message: 'required' }]);
+    const [wrong] = issuesOf(() =>
+      decodeJson('palInfoList', JSON.stringify([{ ...PAL, shell: null }])),
+    );
+    expect(wrong!.message).toMatch(/expected boolean/);
+  });
+
   it('refuses the map key __proto__, as XML does, however it is spelt; other names are data', () => {
     const response = (bindings: string) =>
       `{"success":true,"currentPage":1,"totalPages":1,"listBindings":${bindings}}`;

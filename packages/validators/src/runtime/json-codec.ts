@@ -43,9 +43,33 @@ export function validateRoot<R extends RootName>(
   const result = schema.safeParse(value);
   if (!result.success)
     throw new DecodeError(
-      result.error.issues.map((i) => ({ path: joinPath(i.path, root), message: i.message })),
+      result.error.issues.map((i) => ({
+        path: joinPath(i.path, root),
+        message: isMissing(value, i) ? 'required' : i.message,
+      })),
     );
   return result.data as RootValues[R];
+}
+
+/**
+ * Whether zod's problem is a member left out: zod says "expected number, received undefined",
+ * while the request simply lacks it.
+ */
+export function isMissing(
+  value: unknown,
+  issue: { code: string; path: readonly PropertyKey[] },
+): boolean {
+  if (issue.code !== 'invalid_type' || issue.path.length === 0) return false;
+  let parent = value;
+  for (const key of issue.path.slice(0, -1)) {
+    if (typeof parent !== 'object' || parent === null) return false;
+    parent = (parent as Record<PropertyKey, unknown>)[key];
+  }
+  return (
+    typeof parent === 'object' &&
+    parent !== null &&
+    !Object.hasOwn(parent, issue.path[issue.path.length - 1]!)
+  );
 }
 
 /** Parses JSON text and validates it as the given root's type. */

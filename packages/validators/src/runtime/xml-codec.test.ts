@@ -229,6 +229,12 @@ describe('decodeXml', () => {
       )[0],
     ).toMatch(/^: malformed XML at line 1/);
   });
+
+  it("names the elements a document leaves open, not the parser's list of them", () => {
+    expect(
+      issuesOf(() => decodeXml(`<pal:nameValue ${PAL}><name>a</name><value>`, 'nameValue')),
+    ).toEqual([': malformed XML: the document ends with <pal:nameValue>, <value> still open']);
+  });
 });
 
 describe('decodeJson', () => {

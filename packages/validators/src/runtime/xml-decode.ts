@@ -76,9 +76,32 @@ export function checkXmlDocument(text: string): void {
   const wellFormed = XMLValidator.validate(text);
   if (wellFormed !== true) {
     const { msg, line, col } = wellFormed.err;
+    const unclosed = unclosedTags(msg);
     throw new DecodeError([
-      { path: '', message: `malformed XML at line ${line}, column ${col}: ${msg}` },
+      {
+        path: '',
+        message: unclosed
+          ? `malformed XML: the document ends with ${unclosed} still open`
+          : `malformed XML at line ${line}, column ${col}: ${msg}`,
+      },
     ]);
+  }
+}
+
+/**
+ * The elements fast-xml-parser's check found open at the end, which it reports as their names in
+ * JSON ("Invalid '[ "a", "b" ]' found.", at line 1, column 1): `<a>, <b>`; undefined for another
+ * message.
+ */
+function unclosedTags(message: string): string | undefined {
+  const listed = /^Invalid '(\[[\s\S]*\])' found\.$/.exec(message)?.[1];
+  if (listed === undefined) return undefined;
+  try {
+    const names = JSON.parse(listed) as unknown;
+    if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) return undefined;
+    return names.map((n) => `<${n}>`).join(', ');
+  } catch {
+    return undefined;
   }
 }
 
