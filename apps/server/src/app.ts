@@ -17,6 +17,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { DestinationStream } from 'pino';
 import type { WorkflowContext } from './workflows/context.js';
 import { handlers } from './handlers/index.js';
+import { allowedMethodsOf } from './http/allowed-methods.js';
 import { authenticator } from './http/authenticate.js';
 import { clientErrorHandler, expectationFailed } from './http/client-errors.js';
 import { ClientCredentials } from './http/credentials.js';
@@ -127,6 +128,10 @@ export async function buildApp(
     };
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1')
       return refuseAtOnce('an HTTP/1.1 request needs a Host header');
+    // RFC 9112 §3.2: more than one Host line, or one that is no host[:port], is a 400 (Node keeps
+    // the first line, and takes any text).
+    if (request.headers.host !== undefined && !oneValidHost(request))
+      return refuseAtOnce('the Host header must be one line of host[:port]');
     const badQuery = badlyEncodedQueryPiece(request.url);
     if (badQuery !== undefined)
       return refuseAtOnce(
@@ -159,25 +164,35 @@ export async function buildApp(
     await domain.engine.close();
     await limits.close();
   });
-  app.setNotFoundHandler((request, reply) =>
+  const allowedMethods = allowedMethodsOf(config.serviceRoot, config.userRoot);
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
     // A browser that follows a cut or mistyped page link gets a page; an API client, an errorResult.
-    wantsPageOf(request, config.serviceRoot)
-      ? sendPage(
-          reply,
-          404,
-          'No such page',
-          '<h1>No such page</h1><p>Nothing is at this address. If you followed a link from a mail or a message, open it again from there, whole: a link cut short leads here.</p>',
-        )
-      : sendError(
-          request,
-          reply,
-          new HttpError(
-            404,
-            'NOT_FOUND',
-            `no operation at ${request.method} ${request.url.split('?')[0]}`,
-          ),
+    if (wantsPageOf(request, config.serviceRoot))
+      return sendPage(
+        reply,
+        404,
+        'No such page',
+        '<h1>No such page</h1><p>Nothing is at this address. If you followed a link from a mail or a message, open it again from there, whole: a link cut short leads here.</p>',
+      );
+    const allowed = allowedMethods(path);
+    if (allowed.length > 0)
+      return sendError(
+        request,
+        reply,
+        new HttpError(
+          405,
+          'METHOD_NOT_ALLOWED',
+          `${request.method} is not an operation of ${path}: it takes ${allowed.join(', ')}`,
+          { Allow: allowed.join(', ') },
         ),
-  );
+      );
+    return sendError(
+      request,
+      reply,
+      new HttpError(404, 'NOT_FOUND', `no operation at ${request.method} ${path}`),
+    );
+  });
 
   app.get('/healthz', async (_request, reply) => {
     try {
@@ -287,4 +302,16 @@ function hasBody(request: FastifyRequest): boolean {
 
 function wantsPageOf(request: FastifyRequest, serviceRoot: string): boolean {
   return wantsPage(request.url, request.headers.accept, serviceRoot);
+}
+
+/** An authority of an http URI without user info: a reg-name, IPv4 or [IPv6], and a port. */
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=%-]*)(?::[0-9]{0,5})?$/;
+
+function oneValidHost(request: FastifyRequest): boolean {
+  if (!HOST.test(request.headers.host!)) return false;
+  const raw = request.raw.rawHeaders;
+  let lines = 0;
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host' && ++lines > 1) return false;
+  return true;
 }

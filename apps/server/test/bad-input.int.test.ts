@@ -849,6 +849,35 @@ describe(`bodies over BODY_LIMIT_BYTES (${BODY_LIMIT})`, () => {
 });
 
 describe('unknown paths and methods', () => {
+  it('a path that takes other methods: 405 naming them in Allow, with or without credentials', async () => {
+    for (const [method, path, allow] of [
+      ['POST', `${ROOT}/pals/bare`, 'GET, HEAD'],
+      ['DELETE', `${ROOT}/pals/bare`, 'GET, HEAD'],
+      ['PUT', `${ROOT}/transactions`, 'GET, HEAD, POST'],
+      ['GET', '/user/runWorkflow', 'POST'],
+      ['PATCH', `${ROOT}/transactions/removeAllRoles`, 'GET, HEAD, POST'],
+      ['OPTIONS', `${ROOT}/pals`, 'GET, HEAD'],
+      ['POST', '/healthz', 'GET, HEAD'],
+    ] as const) {
+      for (const [auth, accept, format] of [
+        [undefined, undefined, 'xml'],
+        [null, 'application/json', 'json'],
+      ] as const) {
+        const answer = await h.http(path, {
+          method,
+          auth,
+          accept,
+          body: method === 'GET' || method === 'OPTIONS' ? undefined : '',
+        });
+        expect(
+          expectError(answer, 405, 'METHOD_NOT_ALLOWED', format).join('\n'),
+          `${method} ${path}`,
+        ).toContain(`it takes ${allow}`);
+        expect(answer.headers.get('allow')).toBe(allow);
+      }
+    }
+  });
+
   it('answer 404 with an errorResult, with or without credentials', async () => {
     for (const [method, path] of [
       ['GET', '/'],
@@ -856,10 +885,7 @@ describe('unknown paths and methods', () => {
       ['GET', '/services/rest'],
       ['GET', `${ROOT}/nope`],
       ['GET', `${ROOT}/pals/bare/extra`],
-      ['POST', `${ROOT}/pals/bare`],
-      ['DELETE', `${ROOT}/pals/bare`],
-      ['PUT', `${ROOT}/transactions`],
-      ['GET', '/user/runWorkflow'],
+      ['PUT', `${ROOT}/nope`],
       ['GET', '/rest/pals'],
       ['GET', '/SERVICES/rest/pals'],
     ] as const) {
@@ -924,11 +950,16 @@ describe('unknown paths and methods', () => {
     expect(refusedForm.text).toContain('not valid UTF-8');
   });
 
-  it('a body sent where no route takes one is not read: 404, however large, whatever its type', async () => {
+  it('a body sent where no route takes one is not read: 404 or 405, however large, whatever its type', async () => {
     // Broken JSON: a 400 would show it was parsed. Larger than BODY_LIMIT_BYTES: a 413 would show
     // it was read.
     const body = `{"broken": "${'x'.repeat(64 * 1024)}`;
-    for (const path of ['/nope', '/healthz', '/openapi.json', `${ROOT}/nope`])
+    for (const [path, status, code] of [
+      ['/nope', 404, 'NOT_FOUND'],
+      [`${ROOT}/nope`, 404, 'NOT_FOUND'],
+      ['/healthz', 405, 'METHOD_NOT_ALLOWED'],
+      ['/openapi.json', 405, 'METHOD_NOT_ALLOWED'],
+    ] as const)
       for (const type of ['application/json', 'text/plain', 'application/octet-stream']) {
         const answer = await h.http(path, {
           method: 'POST',
@@ -937,7 +968,7 @@ describe('unknown paths and methods', () => {
           accept: 'application/json',
           body,
         });
-        expectError(answer, 404, 'NOT_FOUND', 'json');
+        expectError(answer, status, code, 'json');
       }
   });
 
@@ -1053,6 +1084,42 @@ describe("what Node's HTTP parser refuses before any route: an errorResult too",
     expect(
       expectError({ ...answer, text: answer.body }, 400, 'INVALID_ARGUMENT').join(' '),
     ).toContain('needs a Host header');
+  });
+
+  it('two Host lines, or a Host that is no host[:port]: 400, nothing served', async () => {
+    const withHost = (lines: string) =>
+      exchange(
+        Buffer.from(
+          `GET ${ROOT}/pals HTTP/1.1\r\n${lines}Authorization: ${h.a.authorization}\r\nConnection: close\r\n\r\n`,
+        ),
+      );
+    for (const lines of [
+      'Host: a.test\r\nHost: b.test\r\n',
+      'Host: a b\r\n',
+      'Host: @@@/x?\r\n',
+      'Host: user@a.test\r\n',
+    ]) {
+      const answer = await withHost(lines);
+      expect(
+        expectError({ ...answer, text: answer.body }, 400, 'INVALID_ARGUMENT').join(' '),
+        lines,
+      ).toContain('the Host header must be one line of host[:port]');
+    }
+    // A client that waits for the answer before it closes (exchange ends its side at once).
+    const statusWithHost = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpRequest(`${h.url}${ROOT}/pals`, {
+          headers: { Host: host, Authorization: h.a.authorization },
+        });
+        req.on('response', (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    for (const host of ['a.test:8080', '[::1]:80', '10.0.0.1', 'xn--bcher-kva.test'])
+      expect(await statusWithHost(host), host).toBe(200);
   });
 
   it('an Expect other than 100-continue: 417 with an errorResult', async () => {
