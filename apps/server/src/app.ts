@@ -18,6 +18,7 @@ import type { DestinationStream } from 'pino';
 import type { WorkflowContext } from './workflows/context.js';
 import { handlers } from './handlers/index.js';
 import { allowedMethodsOf } from './http/allowed-methods.js';
+import { headerLines } from './http/header-lines.js';
 import { authenticator } from './http/authenticate.js';
 import { clientErrorHandler, expectationFailed } from './http/client-errors.js';
 import { ClientCredentials } from './http/credentials.js';
@@ -308,10 +309,5 @@ function wantsPageOf(request: FastifyRequest, serviceRoot: string): boolean {
 const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=%-]*)(?::[0-9]{0,5})?$/;
 
 function oneValidHost(request: FastifyRequest): boolean {
-  if (!HOST.test(request.headers.host!)) return false;
-  const raw = request.raw.rawHeaders;
-  let lines = 0;
-  for (let i = 0; i < raw.length; i += 2)
-    if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host' && ++lines > 1) return false;
-  return true;
+  return HOST.test(request.headers.host!) && headerLines(request, 'host', 2) === 1;
 }

@@ -11,6 +11,7 @@ import { recordWrongSecret } from '../domain/audit-attempts.js';
 import type { WorkflowContext } from '../workflows/context.js';
 import type { AppContext } from './app-context.js';
 import type { ClientCredentials } from './credentials.js';
+import { headerLines } from './header-lines.js';
 import { addressKey, type RateLimits } from './rate-limits.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="pal"' };
@@ -41,7 +42,9 @@ export function authenticator(
 ) {
   return (request: FastifyRequest): AppContext | Promise<AppContext> => {
     const header = request.headers.authorization;
-    if (header !== undefined && authorizationLines(request) > 1)
+    // Node keeps the first of several lines, while a proxy in front may have judged the last: one
+    // identity per request, or none.
+    if (header !== undefined && headerLines(request, 'authorization', 2) > 1)
       return refuseRepeated(limits, request);
     // The fast path: a header verified lately, i.e. the right secret. It is accepted even when
     // its (username, address) is throttled: the throttle slows guessing, and must not let anyone
@@ -64,18 +67,6 @@ export function authenticator(
 
     return verify(domain, credentials, limits, request, header);
   };
-}
-
-/**
- * How many Authorization lines the request has. Node keeps the first of several, while a proxy in
- * front may have judged the last: one identity per request, or none.
- */
-function authorizationLines(request: FastifyRequest): number {
-  const raw = request.raw.rawHeaders;
-  let lines = 0;
-  for (let i = 0; i < raw.length; i += 2)
-    if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') lines++;
-  return lines;
 }
 
 async function refuseRepeated(limits: RateLimits, request: FastifyRequest): Promise<never> {
