@@ -1071,6 +1071,54 @@ describe("what Node's HTTP parser refuses before any route: an errorResult too",
     const textXml = await request('Accept: text/xml', 'name: a\u0001b');
     expect([textXml.status, textXml.type]).toEqual([400, 'text/xml; charset=utf-8']);
     h.validator.assertValid(textXml.body);
+    // Two Accept lines count as one list, as for a request that is read: XML is refused here.
+    const twoLines = await request(
+      'Accept: application/xml;q=0',
+      'Accept: application/json',
+      'name: a\u0001b',
+    );
+    expect([twoLines.status, twoLines.type]).toEqual([400, 'application/json; charset=utf-8']);
+  });
+
+  it('a method or HTTP version the service does not speak, and broken body framing: what each is', async () => {
+    const raw = async (text: string) => {
+      const answer = await exchange(Buffer.from(text));
+      return {
+        ...answer,
+        said: expectError(
+          { ...answer, text: answer.body },
+          answer.status,
+          answer.status === 501
+            ? 'NOT_IMPLEMENTED'
+            : answer.status === 505
+              ? 'HTTP_VERSION_NOT_SUPPORTED'
+              : 'INVALID_ARGUMENT',
+        ).join(' '),
+      };
+    };
+    const post = (framing: string, body: string) =>
+      raw(
+        `POST ${ROOT}/transactions HTTP/1.1\r\nHost: pal.test\r\nAuthorization: ${h.a.authorization}\r\nContent-Type: application/x-www-form-urlencoded\r\n${framing}\r\n${body}`,
+      );
+    const method = await raw(`FOO ${ROOT}/pals HTTP/1.1\r\nHost: pal.test\r\n\r\n`);
+    expect([method.status, method.said]).toEqual([
+      501,
+      expect.stringContaining('GET, HEAD and POST'),
+    ]);
+    const version = await raw(`GET ${ROOT}/pals HTTP/1.2\r\nHost: pal.test\r\n\r\n`);
+    expect([version.status, version.said]).toEqual([505, expect.stringContaining('HTTP/1.1')]);
+    for (const [framing, body, says] of [
+      ['Content-Length: 3\r\nTransfer-Encoding: chunked\r\n', '0\r\n\r\n', 'framed twice'],
+      [
+        'Content-Length: 3\r\nContent-Length: 4\r\n',
+        'palI',
+        'Content-Length is given more than once',
+      ],
+      ['Transfer-Encoding: chunked\r\n', 'zz\r\npalId=x\r\n0\r\n\r\n', 'its size in hexadecimal'],
+    ] as const) {
+      const answer = await post(framing, body);
+      expect([answer.status, answer.said], framing).toEqual([400, expect.stringContaining(says)]);
+    }
   });
 
   it('an HTTP/1.1 request without Host: 400 with an errorResult, nothing served', async () => {

@@ -24,7 +24,10 @@ interface ParserError extends Error {
 function acceptInRaw(error: ParserError): string | undefined {
   const raw = (error as { rawPacket?: unknown }).rawPacket;
   if (!Buffer.isBuffer(raw)) return undefined;
-  return /\r\naccept[ \t]*:[ \t]*([^\r\n]*)\r\n/i.exec(raw.toString('latin1'))?.[1]?.trim();
+  // Every line, joined as Node joins them for a request it reads: with two, the first alone
+  // chose a format the second refused.
+  const lines = [...raw.toString('latin1').matchAll(/\r\naccept[ \t]*:[ \t]*([^\r\n]*)(?=\r\n)/gi)];
+  return lines.length ? lines.map((line) => line[1]!.trim()).join(', ') : undefined;
 }
 
 /** What each parser error is answered with; any other is broken HTTP (400). */
@@ -39,6 +42,32 @@ const ANSWERS: Record<string, { status: number; code: string; message: string }>
     code: 'INVALID_ARGUMENT',
     message:
       "the request's path or query holds a byte a URL may not: send text beyond ASCII percent-encoded as UTF-8 (%XX)",
+  },
+  HPE_INVALID_METHOD: {
+    status: 501,
+    code: 'NOT_IMPLEMENTED',
+    message: 'the request method is none the service knows: its operations take GET, HEAD and POST',
+  },
+  HPE_INVALID_VERSION: {
+    status: 505,
+    code: 'HTTP_VERSION_NOT_SUPPORTED',
+    message: 'the service speaks HTTP/1.1 (and 1.0)',
+  },
+  HPE_INVALID_TRANSFER_ENCODING: {
+    status: 400,
+    code: 'INVALID_ARGUMENT',
+    message:
+      'the body is framed twice (Content-Length and Transfer-Encoding) or with a Transfer-Encoding that does not end in chunked: send one of them',
+  },
+  HPE_UNEXPECTED_CONTENT_LENGTH: {
+    status: 400,
+    code: 'INVALID_ARGUMENT',
+    message: 'Content-Length is given more than once',
+  },
+  HPE_INVALID_CHUNK_SIZE: {
+    status: 400,
+    code: 'INVALID_ARGUMENT',
+    message: 'a chunk of the chunked body does not begin with its size in hexadecimal',
   },
   // A header section over the limit is a bad header value: 400, as DESIGN's table of statuses has it.
   HPE_HEADER_OVERFLOW: {
