@@ -5,6 +5,9 @@ describe('negotiate', () => {
   it.each([
     { accept: undefined, simple: false, want: 'xml' },
     { accept: '', simple: true, want: 'xml' },
+    // An empty list is an empty Accept.
+    { accept: ',', simple: false, want: 'xml' },
+    { accept: ' , ,', simple: true, want: 'xml' },
     { accept: '*/*', simple: false, want: 'xml' },
     { accept: 'application/json', simple: false, want: 'json' },
     { accept: 'text/xml', simple: false, want: 'xml' },

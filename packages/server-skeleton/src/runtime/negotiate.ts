@@ -55,7 +55,8 @@ export function negotiateMediaType(
   const known = answers.get(accept);
   if (known !== undefined) return known ?? undefined;
   let chosen: string | undefined = MEDIA_TYPE.xml;
-  if (accept.trim() !== '') {
+  // An empty list (RFC 9110 §5.6.1: `,` or `, ,` has no member) is an empty Accept.
+  if (!/^[\s,]*$/.test(accept)) {
     const offers = simple ? OFFERS_SIMPLE : OFFERS_STRUCTURED;
     chosen = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(
       NAMES_TEXT_XML.test(accept) ? offers : withoutTextXml(offers),
