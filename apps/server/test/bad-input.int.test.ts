@@ -1170,6 +1170,37 @@ describe("what Node's HTTP parser refuses before any route: an errorResult too",
       expect(await statusWithHost(host), host).toBe(200);
   });
 
+  // curl sends Expect: 100-continue with a large body, and waits for the 100 before it sends.
+  it('Expect: 100-continue: the 100 comes only once credentials and length are judged', async () => {
+    /** What arrives before the client sends any body: the first status line it reads. */
+    const firstAnswer = (lines: string) =>
+      new Promise<string>((resolve, reject) => {
+        const { port, hostname } = new URL(h.url);
+        const socket = connect(Number(port), hostname, () =>
+          socket.write(
+            `POST ${ROOT}/transactions HTTP/1.1\r\nHost: pal.test\r\nContent-Type: application/x-www-form-urlencoded\r\nExpect: 100-continue\r\n${lines}\r\n`,
+          ),
+        );
+        let text = '';
+        socket.on('data', (chunk: Buffer) => {
+          text += chunk.toString('latin1');
+          if (text.includes('\r\n\r\n')) {
+            resolve(text.slice(0, text.indexOf('\r\n')));
+            socket.destroy();
+          }
+        });
+        socket.on('error', reject);
+      });
+    const auth = `Authorization: ${h.a.authorization}\r\n`;
+    expect(await firstAnswer(`Content-Length: ${BODY_LIMIT + 1}\r\n${auth}`)).toBe(
+      'HTTP/1.1 413 Payload Too Large',
+    );
+    expect(await firstAnswer('Content-Length: 20\r\nAuthorization: Basic eDp5\r\n')).toBe(
+      'HTTP/1.1 401 Unauthorized',
+    );
+    expect(await firstAnswer(`Content-Length: 20\r\n${auth}`)).toBe('HTTP/1.1 100 Continue');
+  });
+
   it('an Expect other than 100-continue: 417 with an errorResult', async () => {
     const answer = await request('Expect: 999-zz');
     expect([answer.status, answer.type]).toEqual([417, 'application/xml; charset=utf-8']);
