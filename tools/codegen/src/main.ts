@@ -12,6 +12,7 @@ import { emitOpenApiBundle } from './emit/openapi-bundle.js';
 import { emitSkeleton } from './emit/skeleton.js';
 import { emitTypes } from './emit/types.js';
 import { emitValidators } from './emit/validators.js';
+import { namesNotYetPublic } from './public-names.js';
 import { writeOutputs, type EmittedFile, type WriteResult } from './write.js';
 
 export interface GenerateOptions {
@@ -75,6 +76,11 @@ async function main(argv: string[]): Promise<number> {
       ...result.deleted.map((p) => `  deleted ${p}`),
     ];
     console.log(changed.length ? changed.join('\n') : 'Generated code was already current.');
+    const waiting = namesNotYetPublic(defaultContext().root);
+    if (waiting.length)
+      console.log(
+        `Not public yet: name each in its package's entry point (the code that uses it across packages does not compile until then):\n${waiting.map((w) => `  ${w}`).join('\n')}`,
+      );
     console.log(`Done in ${ms} ms.`);
     return 0;
   } catch (e) {
