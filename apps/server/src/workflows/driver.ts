@@ -15,7 +15,7 @@
 export const DRIVER_SOURCE = `(() => {
 let a = 0, b = 0, c = 0, d = 0, unseeded;
 // Taken now: at a run's first draw its own code may have replaced the built-ins.
-const hex = parseInt, cut = Function.prototype.call.bind(String.prototype.slice);
+const hex = parseInt, cut = Function.prototype.call.bind(String.prototype.slice), Internal = InternalError;
 const next = () => {
   const t = (((a + b) | 0) + d) | 0;
   d = (d + 1) | 0; a = b ^ (b >>> 9); b = (c + (c << 3)) | 0; c = (c << 21) | (c >>> 11); c = (c + t) | 0;
@@ -44,7 +44,14 @@ freeze(pal);
 const fn = (await import(path))[exportName];
 if (typeof fn !== 'function') return null;
 const value = await fn(parse(input), pal);
-try { return value === undefined ? undefined : stringify(value); }
-catch (error) { throw new TypeError('the return value cannot be written as JSON: ' + error.message); }
+if (value === undefined) return undefined;
+let json;
+// Running out of memory on the way stays what it is (WORKFLOW_MEMORY); any other error is the
+// value's.
+try { json = stringify(value); }
+catch (error) { if (error instanceof Internal) throw error; throw new TypeError('the return value cannot be written as JSON: ' + error.message); }
+// A function or a symbol (or a toJSON that gives nothing) is no JSON value: not "nothing".
+if (json === undefined) throw new TypeError('the return value cannot be written as JSON: it is a ' + typeof value);
+return json;
 };
 })()`;

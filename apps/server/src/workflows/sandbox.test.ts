@@ -591,6 +591,52 @@ describe.each([
       },
     );
 
+    // Found by the sandbox probe: each of these was a WORKFLOW_ERROR, a success, or a whole copy.
+    it.each([
+      [
+        'an interruption caught in a promise job',
+        'try { await Promise.resolve().then(() => { for (;;) {} }); } catch (e) { return "caught " + e; }',
+        'WORKFLOW_TIMEOUT',
+      ],
+      [
+        'a promise chain that outlives its time limit',
+        'const f = () => Promise.resolve().then(f); f(); return new Promise(() => {});',
+        'WORKFLOW_TIMEOUT',
+      ],
+      [
+        'a thrown value whose message getter reaches the limit',
+        'throw { name: "X", get message() { for (;;) {} } };',
+        'WORKFLOW_TIMEOUT',
+      ],
+      [
+        'a result whose JSON runs out of memory',
+        'const s = "x".repeat(1 << 20); return new Array(200).fill(s);',
+        'WORKFLOW_MEMORY',
+      ],
+      ['a function returned', 'return () => 1;', 'WORKFLOW_ERROR'],
+      ['a symbol returned', 'return Symbol("s");', 'WORKFLOW_ERROR'],
+    ])('%s: %s', async (_what, source, type) => {
+      const outcome = runJob(
+        job(`export async function run(input, pal) { ${source} }`, { timeoutMs: 300 }),
+      );
+      expect(!outcome.ok && outcome.type, JSON.stringify(outcome)).toBe(type);
+    });
+
+    it('a thrown Symbol or BigInt, or one passed to a pal method, is named, not copied whole', () => {
+      for (const [thrown, said] of [
+        ['Symbol("s".repeat(3_000_000))', 'thrown value: a Symbol'],
+        ['2n ** 100000n', 'thrown value: a BigInt'],
+      ] as const) {
+        const outcome = run(`throw ${thrown};`);
+        expect(!outcome.ok && outcome.message).toBe(said);
+      }
+      const logged = run(
+        'pal.log(2n ** 1000000n); pal.log(Symbol("s".repeat(3_000_000))); return 1;',
+      );
+      expect(logged.ok).toBe(true);
+      expect(logged.logs.join('\n').length).toBeLessThan(200);
+    });
+
     it('a value as large as allowed, in a scope within its bounds, is kept', () => {
       const outcome = run('pal.vars.set("big", "x".repeat(65536)); pal.roles.assign("s2", "r")', {
         vars: Object.fromEntries(Array.from({ length: 9_998 }, (_, i) => [`k${i}`, 'v'])),

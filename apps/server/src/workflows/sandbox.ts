@@ -398,7 +398,9 @@ export class Sandbox {
     // A limit broken where the workflow could not see it, in guest code a host call ran (a getter
     // or a toJSON of a pal method's argument), is the run's failure too: interrupted, the guest
     // goes on only to the next point where QuickJS asks, which a short tail never reaches.
-    if (outcome.ok && run.interrupted)
+    // So is an error the guest made of the interruption (caught in a promise job, then thrown
+    // as its own): QuickJS's interruption cannot be caught, as far as the run's outcome goes.
+    if (run.interrupted && (outcome.ok || outcome.type === 'WORKFLOW_ERROR') && !this.failed)
       outcome = failure('WORKFLOW_TIMEOUT', limitMessage('WORKFLOW_TIMEOUT', job), [], run.state);
     if (run.outOfMemory && (outcome.ok || outcome.type !== 'WORKFLOW_MEMORY'))
       outcome = failure('WORKFLOW_MEMORY', limitMessage('WORKFLOW_MEMORY', job), [], run.state);
@@ -647,8 +649,10 @@ export class Sandbox {
     const modulePath = Object.hasOwn(job.modules, job.module) ? job.modules[job.module] : undefined;
     if (modulePath === undefined || !Object.hasOwn(job.files, modulePath))
       return failure('NO_WORKFLOW', `the pal has no workflow module "${job.module}"`, [], state);
+    // Whether the run was interrupted is asked after the error is read: reading it runs the
+    // guest's getters, which may reach the time limit themselves.
     const fail = (handle: QuickJSHandle) =>
-      guestFailure(context, this.natives, handle, job, state, run.interrupted);
+      guestFailure(context, this.natives, handle, job, state, () => run.interrupted);
     if (!compiled) {
       const { error } = this.versionCompiled(job.files);
       if (error) return fail(error);
@@ -675,13 +679,17 @@ export class Sandbox {
       const pending = context.runtime.executePendingJobs(-1);
       if (pending.error) return fail(pending.error);
       const settled = context.getPromiseState(promise);
-      if (settled.type === 'pending')
+      // Interrupted in a promise job, QuickJS rejects that job's promise, which the guest may
+      // catch and go on from; whatever it then comes to, the run reached its time limit.
+      if (settled.type === 'pending' && !run.interrupted)
         return failure(
           'WORKFLOW_ERROR',
           'the workflow returned a promise that never settles',
           [],
           state,
         );
+      if (settled.type === 'pending')
+        return failure('WORKFLOW_TIMEOUT', limitMessage('WORKFLOW_TIMEOUT', job), [], state);
       if (settled.type === 'rejected') return fail(settled.error);
       const result = settled.value;
       try {
@@ -844,6 +852,11 @@ function readArgument(context: QuickJSContext, natives: Natives, handle: QuickJS
     // as JSON): as a toJSON that fills it, never a string cut short.
     return read.whole ? read.text : new Unwritable(true);
   }
+  // As JSON.stringify has them: a symbol is no value, a BigInt has no JSON. Neither is copied out
+  // (a symbol's description or a BigInt's digits may be millions of characters, and writing a
+  // BigInt's digits is host work no time limit interrupts).
+  if (type === 'symbol') return undefined;
+  if (type === 'bigint') return new Unwritable(false);
   if (type !== 'object' && type !== 'function') return context.dump(handle);
   if (context.sameValue(handle, context.null)) return null;
   const json = context.callFunction(natives.stringify, context.undefined, handle);
@@ -1028,11 +1041,11 @@ function guestFailure(
   handle: QuickJSHandle,
   job: SandboxJob,
   state: RunState,
-  interrupted: boolean,
+  interrupted: () => boolean,
 ): SandboxOutcome {
   const error = readError(context, natives, handle);
   handle.dispose();
-  const type = classify(error, interrupted);
+  const type = classify(error, interrupted());
   return failure(
     type,
     type === 'WORKFLOW_TIMEOUT' || type === 'WORKFLOW_MEMORY'
@@ -1073,6 +1086,13 @@ function readError(context: QuickJSContext, natives: Natives, handle: QuickJSHan
       stack: '',
     };
   }
+  // A symbol or a BigInt is named, not copied out whole (see readArgument).
+  if (type === 'symbol' || type === 'bigint')
+    return {
+      name: 'thrown value',
+      message: `a ${type === 'symbol' ? 'Symbol' : 'BigInt'}`,
+      stack: '',
+    };
   if ((type !== 'object' && type !== 'function') || context.sameValue(handle, context.null))
     return { name: 'thrown value', message: String(context.dump(handle)), stack: '' };
   const property = (key: string, max: number): { text: string; length: number } | undefined => {

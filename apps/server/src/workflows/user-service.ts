@@ -68,7 +68,9 @@ export function serviceResponse(value: unknown, options: UserRunOptions): Wire.S
   if (options.listLimit > 0)
     for (const list of lists) if (list.rows) list.rows = list.rows.slice(0, options.listLimit);
   if (options.paging) {
-    const longest = Math.max(0, ...lists.map((list) => list.rows?.length ?? 0));
+    // A loop, not Math.max(...): a workflow may return more lists than a call takes arguments.
+    let longest = 0;
+    for (const list of lists) longest = Math.max(longest, list.rows?.length ?? 0);
     const start = (options.page - 1) * options.pageSize;
     for (const list of lists)
       if (list.rows) list.rows = list.rows.slice(start, start + options.pageSize);
