@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deployManifest, type TestContext } from '../../test/helpers.js';
 import { ALICE, BOB, acmeAndOther } from '../../test/people-fixtures.js';
@@ -103,11 +104,44 @@ describe('transaction roles', () => {
           const entry = { ...t.ctx, db: trx };
           await redeemToken(entry, value);
           t7 = removeRole(t.ctx, acme, tx[2], alice);
+          let settled = false;
+          void t7.finally(() => (settled = true));
           await sleep(300);
           await assignRole(entry, acme, tx[2], alice, 'participant');
+          // T7 waits for the entry's token: it has not passed its token statement yet.
+          expect(settled).toBe(false);
         });
         expect(await t7).toBe(1);
         expect(await listRoles(t.ctx, acme, tx[2])).toEqual([]);
+      },
+    );
+
+    // A workflow's pal.roles.remove runs while its run holds the transaction's row (FOR UPDATE,
+    // domain/transaction-events.ts), which an entry giving its role waits for (the role's
+    // foreign key). Waiting in turn for the entry's token deadlocked (40P01); it removes roles only.
+    it.runIf(engine === 'postgres')(
+      "a workflow's role removal beside an entry that holds its token: no deadlock, the entry's role stays",
+      async () => {
+        const value = await token(tx[2], alice, 'participant');
+        let run: Promise<number> | undefined;
+        await t.ctx.db.transaction().execute(async (trx) => {
+          const entry = { ...t.ctx, db: trx };
+          await redeemToken(entry, value);
+          run = t.ctx.db.transaction().execute(async (runTrx) => {
+            await sql`select id from transactions where id = ${tx[2]} for update`.execute(runTrx);
+            const removed = await removeRole({ ...t.ctx, db: runTrx }, acme, tx[2], alice, {
+              withdrawTokens: false,
+            });
+            await sleep(300);
+            return removed;
+          });
+          await sleep(100);
+          await assignRole(entry, acme, tx[2], alice, 'participant');
+        });
+        expect(await run).toBe(0);
+        expect(await listRoles(t.ctx, acme, tx[2])).toEqual([
+          { ssoId: alice, role: 'participant' },
+        ]);
       },
     );
 

@@ -71,16 +71,21 @@ export async function listRoles(
   return listTransactionRoles(ctx.db, transactionId, ssoId);
 }
 
-/** T7: removes every role of the SSO on the transaction; how many. 404: either not in the enterprise. */
+/**
+ * T7 (and a workflow's `pal.roles.remove`): removes every role of the SSO on the transaction; how
+ * many. 404: either not in the enterprise. `withdrawTokens: false` leaves the SSO's unused T5 and
+ * T8 tokens (a workflow's run, which holds the transaction's row an entry waits for).
+ */
 export async function removeRole(
   ctx: DomainContext,
   enterpriseId: string,
   transactionId: string,
   ssoId: string,
+  options: { withdrawTokens: boolean } = { withdrawTokens: true },
 ): Promise<number> {
   await requireTransaction(ctx, enterpriseId, transactionId);
   await getSso(ctx, enterpriseId, ssoId, 'userSSO');
-  return withdrawRoles(ctx, { enterpriseId, ssoId, transactionId });
+  return withdrawRoles(ctx, { enterpriseId, ssoId, transactionId }, options.withdrawTokens);
 }
 
 /** T4: removes every role of the SSO on the enterprise's transactions; how many. 404: no such SSO. */
@@ -90,7 +95,7 @@ export async function removeAllRoles(
   ssoId: string,
 ): Promise<number> {
   await getSso(ctx, enterpriseId, ssoId, 'userSSO');
-  return withdrawRoles(ctx, { enterpriseId, ssoId, transactionId: null });
+  return withdrawRoles(ctx, { enterpriseId, ssoId, transactionId: null }, true);
 }
 
 /**
@@ -103,9 +108,10 @@ export async function removeAllRoles(
 async function withdrawRoles(
   ctx: DomainContext,
   where: { enterpriseId: string; ssoId: string; transactionId: string | null },
+  withdrawTokens: boolean,
 ): Promise<number> {
   return inTransaction(ctx, async ({ db }) => {
-    const tokensWithdrawn = await deleteUnusedTransactionTokens(db, where);
+    const tokensWithdrawn = withdrawTokens ? await deleteUnusedTransactionTokens(db, where) : 0;
     const removed =
       where.transactionId === null
         ? await deleteEnterpriseRolesOfSso(db, where.enterpriseId, where.ssoId)
@@ -114,7 +120,11 @@ async function withdrawRoles(
       action: 'roles.removed',
       enterpriseId: where.enterpriseId,
       target: { type: 'sso', id: where.ssoId },
-      details: { transactionId: where.transactionId, removed, tokensWithdrawn },
+      details: {
+        transactionId: where.transactionId,
+        removed,
+        ...(withdrawTokens ? { tokensWithdrawn } : {}),
+      },
     });
     return removed;
   });

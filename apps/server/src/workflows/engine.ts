@@ -330,7 +330,8 @@ export async function runTransactionModule<T>(
           if (applied) return ran;
         } catch (error) {
           // An effect the state no longer allows (an illegal move, an unknown SSO): the run fails.
-          if (isDomainError(error))
+          // The database away (503) is no fault of the run's: the request gets its 503.
+          if (isDomainError(error) && error.statusCode < 500)
             return { ok: false, type: 'WORKFLOW_ERROR', message: error.message, frames: [] };
           // A fault of the service's own (the database refused the commit): the request gets its
           // 500, and the transaction is not left RUNNING, which would hold every next run back.
@@ -411,7 +412,9 @@ async function applyTransactionEffects(
     }
     for (const change of effects.roles) {
       if (change.op === 'assign') await assignRole(dbTx, enterpriseId, id, change.sso, change.role);
-      else await removeRole(dbTx, enterpriseId, id, change.sso);
+      // Roles alone: the run holds the transaction's row (withTransactionEvents), which an entry
+      // redeeming one of the SSO's tokens waits for; waiting here for that token would deadlock.
+      else await removeRole(dbTx, enterpriseId, id, change.sso, { withdrawTokens: false });
     }
     const mails = await checkMailRecipients(dbTx, enterpriseId, effects.mails);
     await countWorkflowMails(dbTx, enterpriseId, mails.length);
