@@ -1,7 +1,8 @@
 // Browser sessions (docs/entry.md): made by an entry, named by a cookie whose value is random and
 // stored only hashed (a cookie per session: a browser holds one for each link it opened), ended
 // after 30 minutes without a request and 12 hours after they started, however active, and at the
-// first request after their person's standing is gone (./session-standing.ts). The session page shows the outcome of the last action, kept here.
+// first request after their person's standing is gone (./session-standing.ts). The session page
+// shows the outcome of the last action, kept here bounded (OUTCOME_MESSAGES_MAX).
 import { timingSafeEqual } from 'node:crypto';
 import {
   countBrowserSessions,
@@ -41,6 +42,32 @@ export const SESSION_LIFETIME_MS = 12 * 60 * 60_000;
  * browsers and tabs than a person opens one claim in at once.
  */
 export const MAIL_LINK_SESSIONS = 10;
+
+/**
+ * The most messages of an outcome a session keeps, and so the most its page shows; further ones
+ * are said in one last line ("and 179,900 more messages"). A run may return as many as its
+ * result's 4,194,304 characters of JSON hold (180,000 short ones): kept whole, every view of the
+ * page read and wrote them all again, and a reload runs nothing, so the enterprise's cap on runs
+ * never counted it. A person reads a few: the demo pals answer with one to four, the team
+ * directory's list with one line for each of its 20 people, and a workflow that checks a form
+ * with one a problem.
+ */
+export const OUTCOME_MESSAGES_MAX = 100;
+
+/**
+ * The most characters of one message kept, cut past them (saying so): a run's thrown error is
+ * cut to as many (workflows/limits.ts), and a sentence a person reads on a page is far shorter.
+ * Without it, one message could be the run's whole 4 MB result.
+ */
+export const OUTCOME_MESSAGE_LENGTH = 2000;
+
+/** The most characters of a message's type kept: a code (INFO, INVALID_ARGUMENT), not prose. */
+export const OUTCOME_TYPE_LENGTH = 100;
+
+/** The type of the last line that says how many messages were left out (a code, as INFO is). */
+export const MORE_MESSAGES = 'MORE_MESSAGES';
+
+const COUNT = new Intl.NumberFormat('en-US');
 
 /** What the last action of a session did, as the page shows it. */
 export interface ActionOutcome {
@@ -157,7 +184,9 @@ export async function createSession(
     role: session.role,
     profile: session.profile,
     csrf: newToken(),
-    outcome: session.outcome ? JSON.stringify({ ...session.outcome, savedAt: now }) : null,
+    outcome: session.outcome
+      ? JSON.stringify({ ...boundedOutcome(session.outcome), savedAt: now })
+      : null,
     created_at: now,
     last_seen_at: now,
   };
@@ -193,6 +222,49 @@ export async function createSession(
     }
   });
   return value;
+}
+
+/**
+ * The outcome as a session keeps it: its first OUTCOME_MESSAGES_MAX messages (the service's own
+ * failure, and a workflow's problems, come first), each cut to OUTCOME_MESSAGE_LENGTH, then a
+ * line saying how many were left out. Applied once, where the outcome is stored, so the row and
+ * every view of the page are bounded.
+ */
+export function boundedOutcome(outcome: ActionOutcome): ActionOutcome {
+  const { messages } = outcome;
+  const tooLong = (m: ActionOutcome['messages'][number]) =>
+    m.message.length > OUTCOME_MESSAGE_LENGTH ||
+    (typeof m.type === 'string' && m.type.length > OUTCOME_TYPE_LENGTH);
+  if (messages.length <= OUTCOME_MESSAGES_MAX && !messages.some(tooLong)) return outcome;
+  const kept = messages.slice(0, OUTCOME_MESSAGES_MAX).map((m) =>
+    tooLong(m)
+      ? {
+          ...m,
+          message: cutMessage(m.message),
+          ...(typeof m.type === 'string' ? { type: cutText(m.type, OUTCOME_TYPE_LENGTH) } : {}),
+        }
+      : m,
+  );
+  const more = messages.length - kept.length;
+  if (more > 0)
+    kept.push({
+      message: `and ${COUNT.format(more)} more ${more === 1 ? 'message' : 'messages'}`,
+      type: MORE_MESSAGES,
+    });
+  return { ...outcome, messages: kept };
+}
+
+/** A message past OUTCOME_MESSAGE_LENGTH, cut as a run's thrown error is (workflows/limits.ts). */
+function cutMessage(message: string): string {
+  if (message.length <= OUTCOME_MESSAGE_LENGTH) return message;
+  return `${cutText(message, OUTCOME_MESSAGE_LENGTH)}… (cut to ${OUTCOME_MESSAGE_LENGTH} of ${message.length} characters)`;
+}
+
+/** The first `max` characters, without half of a surrogate pair at the end. */
+function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
+  return text.slice(0, end);
 }
 
 function fromRow(row: BrowserSessionRow): BrowserSession {
@@ -281,9 +353,9 @@ export async function liveSessionsOf(
 }
 
 /**
- * Keeps the outcome for the session's page; with `draft`, its files become the files the session
- * keeps for its next submission (an empty list: none), in the same commit, and the person's other
- * sessions on the transaction keep none.
+ * Keeps the outcome for the session's page, bounded (boundedOutcome); with `draft`, its files
+ * become the files the session keeps for its next submission (an empty list: none), in the same
+ * commit, and the person's other sessions on the transaction keep none.
  */
 export async function saveOutcome(
   ctx: DomainContext,
@@ -296,7 +368,7 @@ export async function saveOutcome(
 ): Promise<void> {
   const idHash = hashToken(cookie);
   const savedAt = ctx.now().toISOString();
-  const kept = JSON.stringify({ ...outcome, savedAt });
+  const kept = JSON.stringify({ ...boundedOutcome(outcome), savedAt });
   if (draft === undefined) {
     await setBrowserSessionOutcome(ctx.db, idHash, kept);
     return;
