@@ -1,10 +1,13 @@
 // The worker pool on its own (real worker threads, no server): a worker's V8 heap is bounded by
-// its resourceLimits, and a tenant's jobs take at most their share of the workers.
+// its resourceLimits, and a tenant's jobs take at most their share of the workers. Which worker a
+// job goes to, with workers the test drives (loads their sandbox, answers) in their place.
+import { EventEmitter } from 'node:events';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sandboxJob } from '../../test/workflow-runs.js';
-import { codeKeyOf, type SandboxJob } from './job.js';
-import { WorkerPool, type WorkerPoolOptions } from './pool.js';
+import { codeKeyOf, type SandboxJob, type SandboxOutcome } from './job.js';
+import { WorkerPool, type PoolWorker, type WorkerPoolOptions } from './pool.js';
+import type { JobMessage, OutcomeMessage } from './worker.js';
 
 const MiB = 1024 * 1024;
 /** A job of its own export `run`, with a time limit that leaves a loaded machine room. */
@@ -167,5 +170,161 @@ describe('the worker pool', () => {
           value: j.codeKey === a.codeKey ? '"a"' : '"b"',
         });
     });
+  });
+});
+
+/** A worker thread in name only: it loads its sandbox and answers when the test says. */
+class FakeWorker extends EventEmitter implements PoolWorker {
+  private static threads = 0;
+  readonly threadId = ++FakeWorker.threads;
+  readonly jobs: JobMessage[] = [];
+  terminated = false;
+
+  postMessage(message: JobMessage): void {
+    this.jobs.push(message);
+  }
+  terminate(): Promise<number> {
+    this.terminated = true;
+    setImmediate(() => this.emit('exit', 1));
+    return Promise.resolve(1);
+  }
+  unref(): void {}
+
+  /** The names of the jobs it was given (`named`), in order. */
+  get names(): string[] {
+    return this.jobs.map((message) => JSON.parse(message.job.inputJson) as string);
+  }
+  /** Has loaded its sandbox. */
+  start(): void {
+    this.emit('message', 'ready');
+  }
+  /** Answers its latest job. */
+  answer(outcome: SandboxOutcome): void {
+    const { id } = this.jobs.at(-1)!;
+    this.emit('message', { id, outcome, keeps: false, dropped: [] } satisfies OutcomeMessage);
+  }
+}
+
+describe('which worker a job goes to', () => {
+  let workers: FakeWorker[];
+  /** A pool of fake workers; `warm` ones have loaded their sandbox. */
+  async function fakePool(warm: boolean, over: Partial<WorkerPoolOptions> = {}) {
+    workers = [];
+    const pool = startPool({
+      startWorker: () => {
+        const worker = new FakeWorker();
+        workers.push(worker);
+        return worker;
+      },
+      ...over,
+    });
+    const warmed = pool.warm();
+    if (warm) {
+      for (const worker of workers) worker.start();
+      await warmed;
+    }
+    return pool;
+  }
+  /** A job known by its input. */
+  const named = (name: string, over: Partial<SandboxJob> = {}) =>
+    job('export const run = () => 1;', { inputJson: JSON.stringify(name), ...over });
+  const done: SandboxOutcome = {
+    ok: true,
+    value: '1',
+    effects: { vars: {}, moves: [], roles: [], mails: [], fields: [], clearedSignatures: [] },
+    logs: [],
+    durationMs: 1,
+  };
+
+  // The ways a run retires its worker: its outcome says so (WASM memory grown or damaged), its
+  // worker's heap overflows (Node ends the worker), or the backstop ends it.
+  const retirements: [string, 'WORKFLOW_MEMORY' | 'WORKFLOW_TIMEOUT', (w: FakeWorker) => void][] = [
+    [
+      'its outcome retires the worker',
+      'WORKFLOW_MEMORY',
+      (worker) =>
+        worker.answer({
+          ok: false,
+          type: 'WORKFLOW_MEMORY',
+          message: 'out of memory',
+          frames: [],
+          logs: [],
+          durationMs: 1,
+          retire: true,
+        }),
+    ],
+    [
+      "it overflows its worker's heap",
+      'WORKFLOW_MEMORY',
+      (worker) =>
+        worker.emit(
+          'error',
+          Object.assign(new Error('Worker terminated due to reaching memory limit'), {
+            code: 'ERR_WORKER_OUT_OF_MEMORY',
+          }),
+        ),
+    ],
+    ['the backstop ends it', 'WORKFLOW_TIMEOUT', () => {}],
+  ];
+
+  it.each(retirements)(
+    "a worker a tenant's run retired is replaced at that tenant's expense (%s): another tenant's job takes the ready worker",
+    async (_, type, retire) => {
+      // With a backstop 2 ms after the job's start (the last case never answers).
+      const pool = await fakePool(true, { size: 2, runsPerTenant: 1, backstopGraceMs: 1 });
+      const [first, second] = workers as [FakeWorker, FakeWorker];
+      const over = { timeoutMs: 1 };
+      const a1 = pool.run(named('a1', over), 'a');
+      const a2 = pool.run(named('a2', over), 'a');
+      expect([first.names, second.names]).toEqual([['a1'], []]);
+
+      retire(first);
+      expect(await a1).toMatchObject({ ok: false, type });
+      expect(first.terminated).toBe(true);
+      // B's job, come meanwhile, takes the worker that is ready, and is answered before any
+      // worker has loaded a sandbox: A's next job does not take that worker...
+      const b1 = pool.run(named('b1'), 'b');
+      expect(second.names).toEqual(['b1']);
+      second.answer(done);
+      expect(await b1).toMatchObject({ ok: true });
+      // ...it waits for the one that replaces the worker A's run retired, in A's share.
+      expect(workers).toHaveLength(3);
+      const replacement = workers[2]!;
+      expect(replacement.names).toEqual(['a2']);
+      expect(pool.runsOf('a')).toEqual({ admitted: 0, running: 1, waiting: 0 });
+
+      replacement.start();
+      replacement.answer(done);
+      expect(await a2).toMatchObject({ ok: true });
+      expect(pool.workerIds).toEqual([second.threadId, replacement.threadId]);
+      expect(pool.runsOf('a')).toEqual({ admitted: 0, running: 0, waiting: 0 });
+    },
+  );
+
+  it("keeps a tenant's replacement for its jobs until it has loaded; then it is anyone's", async () => {
+    const pool = await fakePool(true, { size: 2, runsPerTenant: 1 });
+    const [first, second] = workers as [FakeWorker, FakeWorker];
+    const a1 = pool.run(named('a1'), 'a');
+    void pool.run(named('b1'), 'b');
+    retirements[0]![2](first);
+    await a1;
+    const replacement = workers[2]!;
+    // C's job does not take A's replacement: A's next job may come while it loads.
+    const c1 = pool.run(named('c1'), 'c');
+    expect(pool.runsOf('c')).toEqual({ admitted: 0, running: 0, waiting: 1 });
+    expect(replacement.names).toEqual([]);
+    replacement.start();
+    expect(replacement.names).toEqual(['c1']);
+    replacement.answer(done);
+    expect(await c1).toMatchObject({ ok: true });
+    expect(second.names).toEqual(['b1']);
+  });
+
+  it('prefers a worker that has loaded its sandbox to one still loading', async () => {
+    const pool = await fakePool(false, { size: 2 });
+    const [first, second] = workers as [FakeWorker, FakeWorker];
+    second.start();
+    void pool.run(named('a1'), 'a');
+    expect([first.names, second.names]).toEqual([[], ['a1']]);
   });
 });

@@ -9,6 +9,13 @@
 // worker at once, so one tenant's slow runs cannot take every worker; the others wait in line,
 // behind which any other tenant's job may pass. `admit` bounds what a tenant may have in
 // progress at all (docs/workflows.md, "One enterprise cannot take every worker").
+//
+// A worker a tenant's run retired (its WASM memory grown or damaged, its heap outgrown, the
+// backstop) is replaced at once, at that tenant's expense: until the replacement has loaded its
+// sandbox (up to a second) it is the tenant's, in its share as if the run still held it, and the
+// tenant's next job goes to it. Any job takes a worker that is ready before one still loading.
+// Without this, a tenant whose every run retired its worker had its next job take the ready
+// worker left, and another tenant's job wait for a new one to load.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { SandboxJob, SandboxOutcome } from './job.js';
@@ -29,6 +36,19 @@ export interface WorkerPoolOptions {
   /** Runs of one tenant admitted beyond runsPerTenant, to wait in line; default: none. */
   queuePerTenant?: number;
   log: Logger;
+  /** Starts a worker thread; tests give the pool workers they drive themselves. */
+  startWorker?: (workerData: WorkerData, heapMb: number) => PoolWorker;
+}
+
+/** What the pool uses of a worker thread. */
+export interface PoolWorker {
+  readonly threadId: number;
+  postMessage(message: JobMessage): void;
+  terminate(): Promise<number>;
+  unref(): void;
+  on(event: 'message', listener: (message: OutcomeMessage | 'ready') => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'exit', listener: (code: number) => void): unknown;
 }
 
 /** What one tenant has in this pool now. */
@@ -49,8 +69,17 @@ interface Pending {
 }
 
 interface Slot {
-  worker: Worker;
+  worker: PoolWorker;
   ready: Promise<void>;
+  /** Whether the worker has loaded its sandbox ('ready'): a job sent before waits for that. */
+  started: boolean;
+  /**
+   * The tenant whose run retired the worker this one replaces, while it starts with no job on
+   * it: only that tenant's job may take it, and takes it before any other worker. So it stays in
+   * the tenant's share: the tenant's jobs on workers and such replacements never pass
+   * runsPerTenant, as the run that retired the worker held a place in it.
+   */
+  restartOf?: string;
   current?: { id: number; pending: Pending; timer?: NodeJS.Timeout };
   /**
    * The pal versions (`codeKey`) the worker said it keeps compiled, with their files: its jobs of
@@ -75,7 +104,7 @@ const WORKER_URL = new URL(fromSources ? './worker.ts' : './worker.js', import.m
  */
 const WORKER_STACK_MB = 16;
 
-function startWorker(workerData: WorkerData, heapMb: number): Worker {
+function startWorker(workerData: WorkerData, heapMb: number): PoolWorker {
   const resourceLimits = { maxOldGenerationSizeMb: heapMb, stackSizeMb: WORKER_STACK_MB };
   if (!fromSources) return new Worker(WORKER_URL, { workerData, resourceLimits });
   const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
@@ -151,18 +180,16 @@ export class WorkerPool {
 
   private dispatch(): void {
     for (;;) {
-      // The oldest job whose tenant is below its share; the others keep their place in line.
-      const index = this.queue.findIndex(
-        (pending) => (this.running.get(pending.tenant) ?? 0) < this.runsPerTenant,
-      );
-      if (index < 0) return;
-      let slot = this.freeSlotFor(this.queue[index]!.job.codeKey);
-      if (!slot) {
-        if (this.slots.length >= this.options.size) return;
-        slot = this.spawn();
-        this.slots.push(slot);
-      }
+      // The oldest job that may take a worker now; the others keep their place in line.
+      if (!this.slots.some((slot) => !slot.current) && this.slots.length >= this.options.size)
+        return;
+      let index = -1;
+      let slot: Slot | undefined;
+      while (!slot && ++index < this.queue.length) slot = this.slotFor(this.queue[index]!);
+      if (!slot) return;
       const [pending] = this.queue.splice(index, 1) as [Pending];
+      slot.restartOf = undefined;
+      if (!this.slots.includes(slot)) this.slots.push(slot);
       count(this.running, pending.tenant, 1);
       const id = this.nextId++;
       const current: NonNullable<Slot['current']> = { id, pending };
@@ -180,19 +207,31 @@ export class WorkerPool {
     }
   }
 
-  /** A free worker, one that keeps the version compiled if there is one. */
-  private freeSlotFor(codeKey: string | undefined): Slot | undefined {
-    let free: Slot | undefined;
+  /**
+   * The worker the job may take now, if any: a replacement starting for a worker one of its
+   * tenant's runs retired (the tenant waits for its own restart, in its share already); else,
+   * while the tenant is below its share, a free worker that has loaded its sandbox, one that
+   * keeps the version compiled if there is one; else a free one still starting that is no other
+   * tenant's replacement; else a new one (not yet in `slots`).
+   */
+  private slotFor({ job, tenant }: Pending): Slot | undefined {
+    const own = this.slots.find((slot) => slot.restartOf === tenant);
+    if (own) return own;
+    if ((this.running.get(tenant) ?? 0) >= this.runsPerTenant) return undefined;
+    let ready: Slot | undefined;
+    let starting: Slot | undefined;
     for (const slot of this.slots) {
-      if (slot.current) continue;
-      if (codeKey !== undefined && slot.codeKeys.has(codeKey)) return slot;
-      free ??= slot;
+      if (slot.current || slot.restartOf !== undefined) continue;
+      if (!slot.started) starting ??= slot;
+      else if (job.codeKey !== undefined && slot.codeKeys.has(job.codeKey)) return slot;
+      else ready ??= slot;
     }
-    return free;
+    if (ready ?? starting) return ready ?? starting;
+    return this.slots.length < this.options.size ? this.spawn() : undefined;
   }
 
   private spawn(): Slot {
-    const worker = startWorker(
+    const worker = (this.options.startWorker ?? startWorker)(
       {
         memoryLimitBytes: this.options.memoryLimitBytes,
         codeCacheBytes: this.options.codeCacheBytes ?? 0,
@@ -200,37 +239,45 @@ export class WorkerPool {
       this.options.workerHeapMb,
     );
     worker.unref();
-    let started = false;
     let markReady!: () => void;
     const ready = new Promise<void>((resolve) => (markReady = resolve));
-    const slot: Slot = { worker, ready, codeKeys: new Set() };
+    const slot: Slot = { worker, ready, started: false, codeKeys: new Set() };
     worker.on('message', (message: OutcomeMessage | 'ready') => {
       if (message === 'ready') {
-        started = true;
-        return markReady();
+        slot.started = true;
+        markReady();
+        // A replacement no job of its tenant took is anyone's now.
+        if (slot.restartOf !== undefined) {
+          slot.restartOf = undefined;
+          this.dispatch();
+        }
+        return;
       }
       if (slot.current?.id !== message.id) return;
-      const { job } = slot.current.pending;
+      const { job, tenant } = slot.current.pending;
       for (const key of message.dropped) slot.codeKeys.delete(key);
       if (job.codeKey !== undefined) {
         if (message.keeps) slot.codeKeys.add(job.codeKey);
         else slot.codeKeys.delete(job.codeKey);
       }
       this.settle(slot, message.outcome);
-      if (message.outcome.retire) this.replace(slot);
+      if (message.outcome.retire) this.replace(slot, tenant);
       this.dispatch();
     });
     worker.on('error', (error) => {
       this.options.log.error({ err: error }, 'a workflow worker failed');
       markReady();
       // A worker that cannot even start would fail again at once: answer what waits, retry later.
-      if (!started) this.failQueued(`the workflow sandbox could not start: ${error.message}`);
+      if (!slot.started) this.failQueued(`the workflow sandbox could not start: ${error.message}`);
       this.fail(slot, error);
     });
     worker.on('exit', (code) => {
       markReady();
       if (slot.current) this.fail(slot, new Error(`the worker exited with code ${code}`));
-      else this.forget(slot);
+      else {
+        this.forget(slot);
+        this.dispatch();
+      }
     });
     return slot;
   }
@@ -248,7 +295,7 @@ export class WorkerPool {
   private abandon(slot: Slot, id: number): void {
     const current = slot.current;
     if (!current || current.id !== id) return;
-    const { job, started } = current.pending;
+    const { job, started, tenant } = current.pending;
     this.options.log.warn(
       { timeoutMs: job.timeoutMs },
       'a workflow run passed its time limit without being interrupted: its worker is replaced',
@@ -261,12 +308,15 @@ export class WorkerPool {
       logs: [],
       durationMs: performance.now() - started,
     });
-    this.replace(slot);
+    this.replace(slot, tenant);
     this.dispatch();
   }
 
   private fail(slot: Slot, error: Error): void {
     const current = slot.current;
+    // A worker that failed while it ran a job (its heap outgrown) was retired by that job's run;
+    // one that failed to start, by nobody's.
+    const retiredBy = slot.started ? current?.pending.tenant : undefined;
     if (current) {
       this.settle(slot, {
         ok: false,
@@ -276,7 +326,7 @@ export class WorkerPool {
         durationMs: performance.now() - current.pending.started,
       });
     }
-    this.replace(slot);
+    this.replace(slot, retiredBy);
     this.dispatch();
   }
 
@@ -285,9 +335,17 @@ export class WorkerPool {
       pending.resolve(poolFailure(message, performance.now() - pending.started));
   }
 
-  private replace(slot: Slot): void {
+  /**
+   * Ends the slot's worker. One a tenant's run retired is replaced at once, by a worker that is
+   * that tenant's while it starts (see the top of this file); another is started when needed.
+   */
+  private replace(slot: Slot, retiredBy?: string): void {
     this.forget(slot);
     void slot.worker.terminate();
+    if (retiredBy === undefined || this.closed) return;
+    const next = this.spawn();
+    next.restartOf = retiredBy;
+    this.slots.push(next);
   }
 
   private forget(slot: Slot): void {
