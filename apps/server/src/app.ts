@@ -17,7 +17,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { DestinationStream } from 'pino';
 import type { WorkflowContext } from './workflows/context.js';
 import { handlers } from './handlers/index.js';
-import { allowedMethodsOf } from './http/allowed-methods.js';
+import { RouteMethods } from './http/allowed-methods.js';
 import { headerLines } from './http/header-lines.js';
 import { authenticator } from './http/authenticate.js';
 import { clientErrorHandler, expectationFailed } from './http/client-errors.js';
@@ -107,6 +107,10 @@ export async function buildApp(
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
+  // Every route, as it is registered, for the 405 of a path that takes other methods.
+  const routeMethods = new RouteMethods();
+  app.addHook('onRoute', (route) => routeMethods.add(route.method, route.url));
+
   // And an Expect the server does not meet (Node's own 417 had no body).
   app.server.on('checkExpectation', expectationFailed);
   // Expect: 100-continue is met once the body may come: after the request's credentials and
@@ -117,10 +121,7 @@ export async function buildApp(
     app.server.emit('request', request, response),
   );
   app.addHook('preParsing', (request, reply, payload, done) => {
-    if (/^100-continue$/i.test(request.headers.expect ?? '')) {
-      const length = Number(request.headers['content-length'] ?? 0);
-      if (!(length > request.routeOptions.bodyLimit)) reply.raw.writeContinue();
-    }
+    if (continueMayCome(request, config.formBodyLimitBytes)) reply.raw.writeContinue();
     done(null, payload);
   });
   app.setErrorHandler((error, request, reply) =>
@@ -179,7 +180,6 @@ export async function buildApp(
     await domain.engine.close();
     await limits.close();
   });
-  const allowedMethods = allowedMethodsOf(config.serviceRoot, config.userRoot);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;
     // A browser that follows a cut or mistyped page link gets a page; an API client, an errorResult.
@@ -190,7 +190,7 @@ export async function buildApp(
         'No such page',
         '<h1>No such page</h1><p>Nothing is at this address. If you followed a link from a mail or a message, open it again from there, whole: a link cut short leads here.</p>',
       );
-    const allowed = allowedMethods(path);
+    const allowed = routeMethods.allowed(path);
     if (allowed.length > 0)
       return sendError(
         request,
@@ -313,6 +313,25 @@ function answerError(
 function hasBody(request: FastifyRequest): boolean {
   const { 'content-length': length, 'transfer-encoding': encoding } = request.headers;
   return encoding !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * Whether a request that expects `100-continue` may send its body now: an HTTP/1.1 request (an
+ * HTTP/1.0 client's expectation is ignored, RFC 9110 §10.1.1) to a route that exists, without a
+ * content coding the operations refuse, whose length fits what its route reads (an operation's
+ * form its form limit, anything else the route's body limit). Otherwise the final answer comes
+ * instead, and the body is not sent for nothing.
+ */
+function continueMayCome(request: FastifyRequest, formBodyLimit: number): boolean {
+  if (!/^100-continue$/i.test(request.headers.expect ?? '')) return false;
+  if (request.raw.httpVersion !== '1.1' || request.is404) return false;
+  const coding = request.headers['content-encoding'];
+  if (coding !== undefined && !/^\s*identity\s*$/i.test(coding)) return false;
+  const form = /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(
+    request.headers['content-type'] ?? '',
+  );
+  const limit = form && operationOf(request) ? formBodyLimit : request.routeOptions.bodyLimit;
+  return !(Number(request.headers['content-length'] ?? 0) > limit);
 }
 
 function wantsPageOf(request: FastifyRequest, serviceRoot: string): boolean {

@@ -493,6 +493,10 @@ describe('Content-Type and body rules', () => {
         ),
       ).toContain('application/x-www-form-urlencoded');
     expect(await state()).toEqual(before);
+    // A request without a body has nothing coded.
+    expect((await h.http(`${ROOT}/pals`, { headers: { 'Content-Encoding': 'gzip' } })).status).toBe(
+      200,
+    );
     // identity is no coding.
     const plain = await h.http(`${ROOT}/transactions`, {
       headers: { 'Content-Encoding': 'identity' },
@@ -858,6 +862,8 @@ describe('unknown paths and methods', () => {
       ['PATCH', `${ROOT}/transactions/removeAllRoles`, 'GET, HEAD, POST'],
       ['OPTIONS', `${ROOT}/pals`, 'GET, HEAD'],
       ['POST', '/healthz', 'GET, HEAD'],
+      // Pages too: every route as registered.
+      ['DELETE', '/services/enter/some-token', 'GET, HEAD'],
     ] as const) {
       for (const [auth, accept, format] of [
         [undefined, undefined, 'xml'],
@@ -886,6 +892,9 @@ describe('unknown paths and methods', () => {
       ['GET', `${ROOT}/nope`],
       ['GET', `${ROOT}/pals/bare/extra`],
       ['PUT', `${ROOT}/nope`],
+      // A trailing slash is another path to the router: not one that takes other methods.
+      ['POST', '/user/runWorkflow/'],
+      ['GET', '/healthz/'],
       ['GET', '/rest/pals'],
       ['GET', '/SERVICES/rest/pals'],
     ] as const) {
@@ -1173,12 +1182,12 @@ describe("what Node's HTTP parser refuses before any route: an errorResult too",
   // curl sends Expect: 100-continue with a large body, and waits for the 100 before it sends.
   it('Expect: 100-continue: the 100 comes only once credentials and length are judged', async () => {
     /** What arrives before the client sends any body: the first status line it reads. */
-    const firstAnswer = (lines: string) =>
+    const firstAnswer = (lines: string, target = `${ROOT}/transactions`) =>
       new Promise<string>((resolve, reject) => {
         const { port, hostname } = new URL(h.url);
         const socket = connect(Number(port), hostname, () =>
           socket.write(
-            `POST ${ROOT}/transactions HTTP/1.1\r\nHost: pal.test\r\nContent-Type: application/x-www-form-urlencoded\r\nExpect: 100-continue\r\n${lines}\r\n`,
+            `POST ${target} HTTP/1.1\r\nHost: pal.test\r\nContent-Type: application/x-www-form-urlencoded\r\nExpect: 100-continue\r\n${lines}\r\n`,
           ),
         );
         let text = '';
@@ -1199,6 +1208,12 @@ describe("what Node's HTTP parser refuses before any route: an errorResult too",
       'HTTP/1.1 401 Unauthorized',
     );
     expect(await firstAnswer(`Content-Length: 20\r\n${auth}`)).toBe('HTTP/1.1 100 Continue');
+    expect(await firstAnswer(`Content-Length: 20\r\n${auth}`, `${ROOT}/nope`)).toBe(
+      'HTTP/1.1 404 Not Found',
+    );
+    expect(await firstAnswer(`Content-Length: 20\r\nContent-Encoding: gzip\r\n${auth}`)).toBe(
+      'HTTP/1.1 415 Unsupported Media Type',
+    );
   });
 
   it('an Expect other than 100-continue: 417 with an errorResult', async () => {

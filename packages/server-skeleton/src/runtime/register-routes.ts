@@ -165,7 +165,8 @@ export async function registerRoutes<Ctx>(
     // one labelled compressed and sent plain was taken. Refused before it is read.
     scope.addHook('preParsing', (request, _reply, payload, done) => {
       const coding = request.headers['content-encoding'];
-      if (coding === undefined || /^\s*identity\s*$/i.test(coding)) return done(null, payload);
+      if (coding === undefined || /^\s*identity\s*$/i.test(coding) || !hasBody(request))
+        return done(null, payload);
       done(
         new HttpError(
           415,
@@ -369,4 +370,12 @@ function encode(format: Format, root: RootName, value: unknown): string {
     case 'text':
       return String(value);
   }
+}
+
+/** Whether a request comes with a body (a Content-Length above 0, or chunks). */
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return (
+    request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
+  );
 }
