@@ -17,8 +17,11 @@ if (main && form) {
   keepAliveWhileActive();
   setUpSignatures().catch((error) => console.error('signature pads', error));
   drawPdfPages().catch((error) => pageFailure(error));
+  // What the last action came to is read first: a failure, or a success (on the page the form's
+  // 303 led to, a live region already full when it loads is not read out).
   const outcome = document.getElementById('outcome');
-  if (outcome && outcome.classList.contains('failure')) outcome.focus();
+  if (outcome && (outcome.classList.contains('failure') || outcome.classList.contains('success')))
+    outcome.focus();
   leadMessageLinksToTheirControls();
   awaitCompletedDocuments();
 }

@@ -102,6 +102,27 @@ describe('the example pals', () => {
     });
   });
 
+  // Found by the Chromium probe: a description of the 65,536 characters the page takes, and the
+  // mail's own words before it, failed the submission with "TypeError: pal.mail.send: text is longer than 65536 characters".
+  it('expense approval: a description as long as the page takes is kept, and quoted cut in the mail', async () => {
+    const approver = await createSso(h.domain, h.b.enterpriseId, {
+      firstName: 'Lou',
+      lastName: 'Long',
+      email: 'lou.long@example.test',
+    });
+    const id = await h.b.json.transactions.createTransaction({ palId: 'expense-approval' });
+    // As long as the page's box takes (65,536), with the mail's own words before it.
+    const description = `${'Hotel in Basel, three nights. '.repeat(2184)}𝄞`.slice(0, 65_530);
+    const submitted = await h.b.json.transactions.runTransactionWorkflow({
+      transactionId: id,
+      transactionContent: post({ step: 'submit', amount: '300.00', description, approver }),
+    });
+    expect(submitted.success, JSON.stringify(submitted.messages)).toBe(true);
+    const text = h.mails.at(-1)!.mail.text!;
+    expect(text).toContain('… (the claim has the rest)');
+    expect(text.length).toBeLessThan(3000);
+  });
+
   it('team directory: C7 searches, C2 answers the first match, U1 pages the matches', async () => {
     const client = h.b.json;
     const found = await client.console.runConsoleWorkflow({
@@ -271,7 +292,7 @@ describe('expense approval in a browser (the session form, as a browser posts it
     const kept = await pages.page(cookie);
     expect(kept.text).toContain('<p class="field-error" id="error-amount">');
     expect(kept.text).toContain(
-      'Kept from your last try: receipts.png (1 KB). It is sent with this form',
+      'Kept from your last try: <bdi>receipts.png</bdi> (1 KB). It is sent with this form',
     );
     expect(kept.text).toContain('aria-describedby="upload-0-draft upload-0-hint"');
     // Sent again without a file chosen (the browser forgot it): the kept one goes with it.
@@ -312,7 +333,7 @@ describe('expense approval in a browser (the session form, as a browser posts it
     // The manager opens the receipts Erika gave, from the page: its link, with their cookie.
     const receiptsPath = `${sessionPathOf(managerCookie)}/uploads/receipts`;
     expect(managerPage.text).toContain(
-      `Uploaded: <a href="${receiptsPath}" target="_blank" rel="noopener">receipts.png</a> (1 KB)`,
+      `Uploaded: <a href="${receiptsPath}" target="_blank" rel="noopener"><bdi>receipts.png</bdi></a> (1 KB)`,
     );
     const opened = await fetch(h.url + receiptsPath, { headers: { Cookie: managerCookie } });
     expect(opened.status).toBe(200);

@@ -1,7 +1,7 @@
 import { FieldType } from '@pal-workflow/types';
 import { describe, expect, it } from 'vitest';
 import { png } from '../../test/documents.js';
-import { judgeForm, type Signer } from './form-submission.js';
+import { judgeForm, type Signer, FIELD_VALUE_MAX } from './form-submission.js';
 import type { PalDocument } from './pal-documents.js';
 import { parsePalManifest } from './pal-manifest.js';
 import type { SessionBasisView } from './session-view.js';
@@ -153,6 +153,19 @@ describe('judgeForm', () => {
     expect(judge({ action: 'send', name: 'x\u0001y' }).verdict).toMatchObject({
       message: 'The field “Name” holds a character that cannot be kept (a control character).',
     });
+  });
+
+  // A browser's maxlength counts a line break as one character, and posts it as CRLF: a box
+  // filled to its maxlength was refused as too long.
+  it('keeps line breaks as the box has them (LF), counted as the browser counts them', () => {
+    const line = 'x'.repeat(99);
+    const posted = Array.from({ length: 655 }, () => line).join('\r\n');
+    expect(posted.length).toBeGreaterThan(FIELD_VALUE_MAX);
+    const { verdict } = judge({ action: 'send', name: posted, 'signature.me': 'Ada L' });
+    expect(verdict).toMatchObject({ kind: 'run' });
+    const value = (verdict as { values: Record<string, string> }).values.name!;
+    expect(value).toBe(posted.replace(/\r\n/g, '\n'));
+    expect(value.length).toBeLessThanOrEqual(FIELD_VALUE_MAX);
   });
 
   it('refuses an action not offered now before anything else', () => {

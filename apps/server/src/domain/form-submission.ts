@@ -153,7 +153,12 @@ export function judgeForm(
         ? given !== undefined && given !== 'false'
           ? 'true'
           : 'false'
-        : (given ?? basis.states[d]!.values[id] ?? '');
+        : given !== undefined
+          ? // A browser posts a textarea's line breaks as CRLF, but counts each as one character
+            // for its maxlength: kept as the textarea's own value has them (LF), the count is the
+            // browser's, and a box it let the person fill is not refused as too long.
+            given.replace(/\r\n?/g, '\n')
+          : (basis.states[d]!.values[id] ?? '');
       const named = `The field “${fieldLabel(document.labels, id)}”`;
       if (value.length > FIELD_VALUE_MAX)
         return refuse(400, `${named} holds more than ${FIELD_VALUE_MAX} characters.`);

@@ -202,6 +202,47 @@ describe('the session page', () => {
     expect(optional).not.toContain('“Approve”');
   });
 
+  // Found by the Chromium probe: "Acme \u202Eevil corp is onboarded" read "Acme detlaborno si proc
+  // live", and a file named with an override mirrored "(7 KB)." after it.
+  it('shows what a person gave without direction overrides, file names isolated', () => {
+    const page = html(
+      view({
+        outcome: {
+          action: 'submit',
+          ran: true,
+          success: true,
+          messages: [{ message: 'Acme \u202Eevil corp is onboarded \u2067x' }],
+        },
+        uploads: [
+          {
+            name: 'receipts',
+            label: 'Receipts',
+            accept: [],
+            required: false,
+            editable: true,
+            draft: { filename: 'Quittung_\u202EFDP.exe.pdf', size: 7000 },
+          },
+        ],
+      }),
+    );
+    expect(page).toContain('<li>Acme evil corp is onboarded x</li>');
+    expect(page).toContain('Kept from your last try: <bdi>Quittung_FDP.exe.pdf</bdi> (7 KB).');
+    expect(page).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/);
+  });
+
+  it('says in the window title that the last action was done, or not', () => {
+    const outcome = (success: boolean) => ({
+      action: 'submit',
+      ran: true,
+      success,
+      messages: [],
+    });
+    const title = (page: string) => /<title>([^<]*)<\/title>/.exec(page)?.[1];
+    expect(title(html(view({ outcome: outcome(true) })))).toMatch(/^Done: /);
+    expect(title(html(view({ outcome: outcome(false) })))).toMatch(/^Not done: /);
+    expect(title(html(view()))).not.toMatch(/done: /i);
+  });
+
   it("leads the service's own messages to the signature or the file they ask for", () => {
     const page = html(
       view({
@@ -293,7 +334,7 @@ describe('the session page', () => {
       }),
     );
     expect(page).toContain(
-      'Uploaded: <a href="/services/session/Ab12Cd34Ef56/uploads/receipts" target="_blank" rel="noopener">Quittung März &#60;1&#62;.png</a> (2 KB)',
+      'Uploaded: <a href="/services/session/Ab12Cd34Ef56/uploads/receipts" target="_blank" rel="noopener"><bdi>Quittung März &#60;1&#62;.png</bdi></a> (2 KB)',
     );
     expect(page).not.toContain('(required)</p>');
   });
@@ -532,7 +573,7 @@ describe('the session page', () => {
     expect(page).toContain('Passport &#60;scan&#62;');
     expect(page).not.toContain('name="upload.contract"');
     expect(page).toContain(
-      'Uploaded: <a href="/services/session/Ab12Cd34Ef56/uploads/contract" target="_blank" rel="noopener">c&#60;1&#62;.pdf</a> (2 KB)',
+      'Uploaded: <a href="/services/session/Ab12Cd34Ef56/uploads/contract" target="_blank" rel="noopener"><bdi>c&#60;1&#62;.pdf</bdi></a> (2 KB)',
     );
   });
 

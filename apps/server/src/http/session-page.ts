@@ -5,7 +5,7 @@
 // places the fields where they sit on a wide screen, and turns each signature of the person into
 // a drawing pad; without it the same form posts the same names, with a typed signature.
 import { isCalendarDay } from '../calendar-days.js';
-import { escapeHtml } from '../html.js';
+import { escapeHtml, escapePersonText } from '../html.js';
 import { inputAttributes, type FieldInput } from '../domain/field-inputs.js';
 import { FIELD_VALUE_MAX, TYPED_SIGNATURE_MAX } from '../domain/form-submission.js';
 import type { SystemStatus } from '../domain/transaction-lifecycle.js';
@@ -40,7 +40,11 @@ export function renderSessionPage(
   const title = titleOf(view);
   // The window's title is what a screen reader says first on the page the form led back to, and
   // what a tab shows: that the form did not go through, before the name.
-  const windowTitle = shownOutcome(view)?.success === false ? `Not done: ${title}` : title;
+  // A success is said too: the page after the form's 303 is a new page, whose live region is
+  // already full when it loads, so a screen reader would not read it out.
+  const shown = shownOutcome(view);
+  const windowTitle =
+    shown?.success === false ? `Not done: ${title}` : shown?.ran ? `Done: ${title}` : title;
   const uploads = view.uploads;
   // A file is only sent by a multipart form; without one the form stays urlencoded.
   const enctype = uploads.some((u) => u.editable) ? ' enctype="multipart/form-data"' : '';
@@ -237,10 +241,10 @@ function outcomeRegion(view: PageView): string {
       // The service's own (a signature or a file it stopped the form for) lead to what they ask.
       const place = !tied && !outcome.ran ? placeAskedFor(view, m) : undefined;
       const text = tied
-        ? `<a href="#${errorId(tied.fieldId)}">${escapeHtml(fieldLabel)}</a>${colon} ${escapeHtml(tied.text)}`
+        ? `<a href="#${errorId(tied.fieldId)}">${escapeHtml(fieldLabel)}</a>${colon} ${escapePersonText(tied.text)}`
         : place
-          ? `<a href="#${place}">${escapeHtml(m.message)}</a>`
-          : escapeHtml(m.message);
+          ? `<a href="#${place}">${escapePersonText(m.message)}</a>`
+          : escapePersonText(m.message);
       return `<li${type}>${text}</li>`;
     })
     .join('');
@@ -612,7 +616,7 @@ function signatureBlock(
     const mark =
       given.kind === 'DRAWN' && given.image
         ? `<img class="signature-image" src="data:image/png;base64,${attr(given.image)}" alt="${attr(`Signature of ${given.signerName ?? roleName(signature.role)}`)}">`
-        : `<span class="typed-signature">${escapeHtml(given.text ?? '')}</span>`;
+        : `<span class="typed-signature"><bdi>${escapePersonText(given.text ?? '')}</bdi></span>`;
     const by = given.signerName ? ` by ${escapeHtml(given.signerName)}` : '';
     const title = mine
       ? whose
@@ -666,13 +670,13 @@ function uploadSection(
     const required = u.required && u.editable ? ' <span class="required">(required)</span>' : '';
     // The file opens in the browser: whoever checks the transaction sees what was given.
     const given = u.given
-      ? `<p class="upload-given">Uploaded: <a href="${attr(paths.upload(u.name))}" target="_blank" rel="noopener">${escapeHtml(u.given.filename)}</a> (${kilobytes(u.given.size)})</p>`
+      ? `<p class="upload-given">Uploaded: <a href="${attr(paths.upload(u.name))}" target="_blank" rel="noopener"><bdi>${escapePersonText(u.given.filename)}</bdi></a> (${kilobytes(u.given.size)})</p>`
       : '';
     if (!u.editable)
       return `<div class="upload readonly"><p class="field-label">${escapeHtml(u.label)}${required}</p>${given || '<p class="empty">None uploaded.</p>'}</div>`;
     // Chosen in the last try, which did not go through: the browser forgot it, the service did not.
     const kept = u.draft
-      ? `<p class="upload-draft" id="${id}-draft">Kept from your last try: ${escapeHtml(u.draft.filename)} (${kilobytes(u.draft.size)}). It is sent with this form; choose another file to send that one instead.</p>`
+      ? `<p class="upload-draft" id="${id}-draft">Kept from your last try: <bdi>${escapePersonText(u.draft.filename)}</bdi> (${kilobytes(u.draft.size)}). It is sent with this form; choose another file to send that one instead.</p>`
       : '';
     const accept = u.accept.length > 0 ? ` accept="${attr(u.accept.join(','))}"` : '';
     // Said before the file is chosen: on a phone, a photo is often larger than the cap.

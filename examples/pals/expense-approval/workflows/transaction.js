@@ -104,7 +104,7 @@ export function submit(input, pal) {
     pal.mail.send({
       to: approver,
       subject: `Expense claim of CHF ${amount} to approve`,
-      text: `A claim of CHF ${amount}${employeeName ? ` by ${employeeName}` : ''} waits for your approval: ${description}`,
+      text: `A claim of CHF ${amount}${employeeName ? ` by ${employeeName}` : ''} waits for your approval: ${excerpt(description)}`,
       action: role === 'manager' ? 'review' : 'approve',
     });
   }
@@ -148,7 +148,7 @@ export function returnClaim(input, pal) {
     pal.mail.send({
       to: employee,
       subject: `Your expense claim of CHF ${pal.vars.get('amount')} was returned`,
-      text: `Your manager returned your claim: ${reason}\nOpen it, change what is asked, and submit it again.`,
+      text: `Your manager returned your claim: ${excerpt(reason)}\nOpen it, change what is asked, and submit it again.`,
       action: 'reopen',
     });
   }
@@ -269,4 +269,16 @@ function describe(pal, reader = 'employee') {
   return amount === undefined
     ? 'No claim submitted yet'
     : `Claim of CHF ${amount} (${pal.vars.get('description')}): ${words[status] ?? status}`;
+}
+
+/**
+ * What a mail quotes of a person's text: the claim itself holds it whole, and a mail's text has
+ * a limit (65,536 characters) that a pasted description may pass. Cut at a character, not inside
+ * one written with two code units.
+ */
+function excerpt(text, max = 2000) {
+  const characters = Array.from(text);
+  return characters.length <= max
+    ? text
+    : `${characters.slice(0, max).join('')}… (the claim has the rest)`;
 }
