@@ -452,6 +452,87 @@ describe('the completed PDF', () => {
     expect(pdf.length).toBeLessThan(input.pdf.length + 120_000);
   });
 
+  it('writes Hebrew and Arabic right to left with the numbers and Latin words in them left to right', async () => {
+    const input = await claimInput();
+    input.values.employee = 'מגדל 12345 בע"מ'; // the PDF's own form field, flattened
+    input.values.amount = 'شارع 2024 القاهرة'; // a one-line field the manifest places, drawn
+    input.values.purpose = 'רחוב הרצל 12345\nסכום 12.50 CHF (מאושר)\nHauptstr. 12345 Zürich'; // wrapped
+    input.given[1] = { ...input.given[1]!, text: 'דוד 2 לוי' };
+    input.given[1].evidence.name = 'דוד 2 לוי';
+    const pdf = await compose(input);
+    expect(pdfinfo(pdf).errors).toBe('');
+    // As shown, left to right (pdftotext's words, each glyph in the order drawn): the number
+    // reads 12345 at the left end of the Hebrew line, the Hebrew words are shown reversed.
+    const lineAt = (y: number) =>
+      wordsOf(pdf, 1)
+        .filter((w) => Math.abs(w.y + w.height / 2 - y) < 6)
+        .sort((a, b) => a.x - b.x)
+        .map((w) => w.text)
+        .join(' ');
+    const shown = (logical: string) => [...logical].reverse().join('');
+    expect(lineAt(92 + 10)).toBe(`${shown('בע"מ')} 12345 ${shown('מגדל')}`);
+    expect(lineAt(200 + 10)).toBe(`${shown('القاهرة')} 2024 ${shown('شارع')}`);
+    const purpose = wordsOf(pdf, 1).filter((w) => w.y > 230 && w.y < 280);
+    const rows = [...new Set(purpose.map((w) => Math.round(w.y)))].sort((a, b) => a - b);
+    const row = (n: number) =>
+      purpose
+        .filter((w) => Math.round(w.y) === rows[n])
+        .sort((a, b) => a.x - b.x)
+        .map((w) => w.text)
+        .join(' ');
+    expect(row(0)).toBe(`12345 ${shown('הרצל')} ${shown('רחוב')}`);
+    // A number and a Latin word inside right-to-left text are runs of their own, read from the
+    // right as the sentence is (12.50 first, then CHF: rule L2, as a browser shows it); the
+    // brackets are mirrored.
+    expect(row(1)).toBe(`(${shown('מאושר')}) CHF 12.50 ${shown('סכום')}`);
+    expect(row(2)).toBe('Hauptstr. 12345 Zürich');
+    const signed = wordsInside(pdf, boxOf(managerBox));
+    expect(signed.join(' ')).toBe(`${shown('לוי')} 2 ${shown('דוד')}`);
+    // The evidence page: a Hebrew name inside a Latin line.
+    const evidence = wordsOf(pdf, 2)
+      .map((w) => w.text)
+      .join(' ');
+    expect(evidence).toContain(`Signer: ${shown('לוי')} 2 ${shown('דוד')}`);
+  });
+
+  it('writes a typed signature DejaVu Serif Italic lacks (Arabic) in DejaVu Sans, not as "?"', async () => {
+    const input = await claimInput();
+    const name = 'محمد بن سلمان';
+    input.given[1] = { ...input.given[1]!, text: name };
+    input.given[1].evidence.name = name;
+    const pdf = await compose(input);
+    const signed = wordsInside(pdf, boxOf(managerBox)).join(' ');
+    expect(signed).not.toContain('?');
+    expect(signed).toBe(
+      name
+        .split(' ')
+        .reverse()
+        .map((w) => [...w].reverse().join(''))
+        .join(' '),
+    );
+    expect(darkPixels(pdf, 1, boxOf(managerBox))).toBeGreaterThan(100);
+  });
+
+  it('keeps a typed signature of 201 characters inside its box, cut with "..." at 4 pt', async () => {
+    const input = await claimInput();
+    const name = 'Maximiliane Alexandra Konstantina '.repeat(7).slice(0, 201);
+    input.given[1] = { ...input.given[1]!, text: name };
+    input.given[1].evidence.name = name;
+    const pdf = await compose(input);
+    const box = boxOf(managerBox);
+    const words = wordsOf(pdf, 1).filter((w) => w.y > box.y - 20 && w.y < box.y + box.height);
+    expect(words.length).toBeGreaterThan(3);
+    for (const w of words) {
+      expect(w.x, w.text).toBeGreaterThanOrEqual(box.x);
+      expect(w.x + w.width, w.text).toBeLessThanOrEqual(box.x + box.width);
+    }
+    expect(words.at(-1)!.text).toMatch(/\.\.\.$/);
+    // Nothing drawn beside the box: between it and the employee's box, nor right of it.
+    expect(darkPixels(pdf, 1, { x: 252, y: box.y, width: 66, height: box.height })).toBe(0);
+    expect(darkPixels(pdf, 1, { x: 522, y: box.y, width: 90, height: box.height })).toBe(0);
+    expect(darkPixels(pdf, 1, box)).toBeGreaterThan(0); // 4 pt ink at 72 dpi is mostly grey
+  });
+
   it('embeds no other font when Windows-1252 writes every text; a character DejaVu lacks is "?"', async () => {
     const input = await claimInput();
     expect(execFileSync('pdffonts', [save(await compose(input))]).toString('utf8')).not.toContain(

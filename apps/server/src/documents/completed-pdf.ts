@@ -24,6 +24,7 @@ import {
   type PDFPage,
   type PDFWidgetAnnotation,
 } from 'pdf-lib';
+import { setBidiAware } from './bidi-text.js';
 import { displayRectToPdf, normalRotation, type PageBox, type Rect } from './page-geometry.js';
 
 /**
@@ -86,10 +87,17 @@ function wideFontFile(kind: FontKind): Uint8Array {
   return bytes;
 }
 
-/** The font to write `text` in: the standard one if it can, else its DejaVu stand-in. */
+/**
+ * The font to write `text` in: the standard one if it can, else its DejaVu stand-in, or DejaVu
+ * Sans when that writes characters the stand-in lacks: DejaVu Serif Italic, a typed signature's,
+ * has no Hebrew or Arabic, and an Arabic name came out as "???? ?? ?????" in its box.
+ */
 function fontFor(fonts: Fonts, kind: FontKind, text: string): PDFFont {
   const standard = fonts.standard[kind];
-  return fonts.wide && !writes(standard, text) ? fonts.wide[kind] : standard;
+  if (!fonts.wide || writes(standard, text)) return standard;
+  const wide = fonts.wide[kind];
+  const sans = fonts.wide.regular;
+  return wide !== sans && missing(sans, text) < missing(wide, text) ? sans : wide;
 }
 
 const INK = rgb(0.05, 0.1, 0.3);
@@ -131,6 +139,8 @@ async function compose(input: CompletionInput, formFields: 'form' | 'drawn'): Pr
       mono: await embed('mono'),
       script: await embed('script'),
     };
+    // Hebrew and Arabic are written in display order, numbers and Latin words in them too.
+    for (const font of Object.values(fonts.wide)) setBidiAware(font);
   }
   const form = doc.getForm();
   const formIds = new Set(form.getFields().map((f) => f.getName()));
@@ -290,6 +300,15 @@ function writes(font: PDFFont, text: string): boolean {
     if (char !== '\n' && char !== '\r' && char !== '\t' && !set.has(char.codePointAt(0)!))
       return false;
   return true;
+}
+
+/** How many characters of the text the font does not write (line breaks and tabs aside). */
+function missing(font: PDFFont, text: string): number {
+  const set = characterSet(font);
+  let count = 0;
+  for (const char of text.normalize('NFC'))
+    if (char !== '\n' && char !== '\r' && char !== '\t' && !set.has(char.codePointAt(0)!)) count++;
+  return count;
 }
 
 /** Every text the completed PDF may write: what decides whether DejaVu is embedded. */
@@ -657,13 +676,20 @@ async function drawSignature(
   const font = fontFor(fonts, 'script', typed);
   const name = encodable(typed, font).replace(/\s+/g, ' ').trim();
   if (!name) return;
-  let size = Math.min(36, box.height * 0.7);
-  const widthAt = (s: number) => font.widthOfTextAtSize(name, s);
-  if (widthAt(size) > box.width * 0.95)
-    size = Math.max(4, (size * box.width * 0.95) / widthAt(size));
-  const left = box.x + (box.width - widthAt(size)) / 2;
+  // As large as the box allows, made smaller to fit its width down to 4 pt (or the size its
+  // height allows, when that is less); a name wider than the box even then (a typed signature
+  // may be 201 characters) is cut with "...", as a field's text is: drawn at 4 pt it had started
+  // left of the box, and off the page.
+  const room = box.width * 0.95;
+  const tallest = Math.min(36, box.height * 0.7);
+  const least = Math.min(4, tallest);
+  let size = tallest;
+  if (textWidth(font, name, size) > room)
+    size = Math.max(least, (size * room) / textWidth(font, name, size));
+  const line = fitLine(name, font, size, room);
+  const left = box.x + (box.width - textWidth(font, line, size)) / 2;
   const baseline = box.y + box.height / 2 + size * 0.3;
-  page.drawText(name, { ...placeOnPage(page, left, baseline), size, font, color: INK });
+  page.drawText(line, { ...placeOnPage(page, left, baseline), size, font, color: INK });
 }
 
 /** A4, upright. */
