@@ -58,6 +58,7 @@ export {
 } from './runtime/error-result.js';
 export { negotiate, negotiateMediaType, MEDIA_TYPE, type Format } from './runtime/negotiate.js';
 export { deepFreeze, isImmutable } from './runtime/frozen.js';
+export { bodyItemsOver, DEFAULT_BODY_ITEM_LIMIT } from './runtime/body-items.js';
 export { coerce, readParams, readSearch } from './runtime/coerce.js';
 export {
   DEFAULT_FORM_BODY_LIMIT,

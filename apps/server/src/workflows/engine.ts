@@ -2,6 +2,7 @@
 // run may see, runs it in the sandbox pool, shapes and checks the return value, and applies the
 // run's effects in one database transaction. A failed run keeps nothing but its webServiceStatus
 // (transaction runs of T6/T9) and a log line.
+import { bodyItemsOver, DEFAULT_BODY_ITEM_LIMIT } from '@pal-workflow/server-skeleton';
 import { posix } from 'node:path';
 import type { Config } from '../config.js';
 import type { WorkflowContext } from './context.js';
@@ -489,6 +490,16 @@ export function shaped<T>(
 ): RunOutcome<T> {
   if (!outcome.ok)
     return { ok: false, type: outcome.type, message: outcome.message, frames: outcome.frames };
+  // The result is parsed, shaped and written on the event loop: 380,000 members (3.75 MB, under
+  // the size limit) held every tenant's requests for a second and more. A scan of its text for
+  // its items first (a few milliseconds for the largest), and as many as a request body may hold.
+  if (outcome.value !== undefined && bodyItemsOver(outcome.value, 'json', DEFAULT_BODY_ITEM_LIMIT))
+    return {
+      ok: false,
+      type: 'WORKFLOW_MEMORY',
+      message: `the workflow's result holds more than ${DEFAULT_BODY_ITEM_LIMIT} items (values, members and strings)`,
+      frames: [],
+    };
   try {
     const value = outcome.value === undefined ? undefined : (JSON.parse(outcome.value) as unknown);
     return { ok: true, value: shape(value, palId), effects: outcome.effects };

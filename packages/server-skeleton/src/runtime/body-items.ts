@@ -9,10 +9,14 @@ import { HttpError } from './http-error.js';
 /** The most items a body may hold by default. */
 export const DEFAULT_BODY_ITEM_LIMIT = 100_000;
 
-/** A 413 when `text` holds more than `limit` items (see xmlItemsOver and jsonItemsOver). */
+/** Whether `text` holds more than `limit` items (see xmlItemsOver and jsonItemsOver). */
+export function bodyItemsOver(text: string, kind: 'xml' | 'json', limit: number): boolean {
+  return kind === 'xml' ? xmlItemsOver(text, limit) : jsonItemsOver(text, limit);
+}
+
+/** A 413 when `text` holds more than `limit` items (bodyItemsOver). */
 export function checkBodyItems(text: string, kind: 'xml' | 'json', limit: number): void {
-  const over = kind === 'xml' ? xmlItemsOver(text, limit) : jsonItemsOver(text, limit);
-  if (over)
+  if (bodyItemsOver(text, kind, limit))
     throw new HttpError(
       413,
       'PAYLOAD_TOO_LARGE',
