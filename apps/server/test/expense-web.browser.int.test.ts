@@ -629,7 +629,9 @@ describe('expense approval in Chromium', () => {
     await box.uncheck();
     await press(page, 'Submit the claim');
     expect(await page.locator('#status').textContent()).toBe('Submitted');
-    expect(await page.title()).toBe('Expense approval');
+    // A success is said first too, and the focus is on what it came to.
+    expect(await page.title()).toBe('Done: Expense approval');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('outcome');
     // The read-only box reads "…claim. No", its "No" on one line, not one letter a line.
     const yes = page
       .locator('.readonly')
