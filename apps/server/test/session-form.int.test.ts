@@ -803,7 +803,9 @@ describe('uploads', () => {
     ).toBe(303);
     expect(await uploadsOf(p.tx)).toEqual([]);
     // The session keeps it for the person's next try, and the page says so.
-    expect((await pages.page(p.cookie)).text).toContain('Kept from your last try: <bdi>id.pdf</bdi>');
+    expect((await pages.page(p.cookie)).text).toContain(
+      'Kept from your last try: <bdi>id.pdf</bdi>',
+    );
     expect(
       await h.domain.db.selectFrom('session_draft_files').select(['name', 'filename']).execute(),
     ).toContainEqual({ name: 'identity', filename: 'id.pdf' });
