@@ -17,8 +17,8 @@ const serverDir = fileURLToPath(new URL('..', import.meta.url));
 //   domain and are started by the server; outbox/settings.ts is configuration (config.ts composes
 //   it), so it ranks with config;
 // - documents/ (reading PDF and image files) is a leaf library the domain calls, like mail/;
-// - html.ts (escaping), folders.ts (making the service's folders), calendar-days.ts and
-//   setting-parsers.ts are leaves, with config;
+// - html.ts (escaping), text-cut.ts (cutting text to a bound), folders.ts (making the service's
+//   folders), calendar-days.ts and setting-parsers.ts are leaves, with config;
 // - server-processes.ts (the primary of several server processes) starts servers as server.ts
 //   does, and ranks with it.
 const RANKS: Record<string, number> = {
@@ -42,6 +42,7 @@ const RANKS: Record<string, number> = {
   'src/setting-parsers.ts': 1,
   'src/outbox/settings.ts': 1,
   'src/html.ts': 1,
+  'src/text-cut.ts': 1,
   'src/folders.ts': 1,
   'src/calendar-days.ts': 1,
 };

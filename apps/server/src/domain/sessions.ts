@@ -4,6 +4,7 @@
 // first request after their person's standing is gone (./session-standing.ts). The session page
 // shows the outcome of the last action, kept here bounded (OUTCOME_MESSAGES_MAX).
 import { timingSafeEqual } from 'node:crypto';
+import { cut, wholeSlice } from '../text-cut.js';
 import {
   countBrowserSessions,
   deleteBrowserSession,
@@ -56,8 +57,8 @@ export const OUTCOME_MESSAGES_MAX = 100;
 
 /**
  * The most characters of one message kept, cut past them (saying so): a run's thrown error is
- * cut to as many (workflows/limits.ts), and a sentence a person reads on a page is far shorter.
- * Without it, one message could be the run's whole 4 MB result.
+ * cut to as many, the same way (text-cut.ts), and a sentence a person reads on a page is far
+ * shorter. Without it, one message could be the run's whole 4 MB result.
  */
 export const OUTCOME_MESSAGE_LENGTH = 2000;
 
@@ -240,8 +241,8 @@ export function boundedOutcome(outcome: ActionOutcome): ActionOutcome {
     tooLong(m)
       ? {
           ...m,
-          message: cutMessage(m.message),
-          ...(typeof m.type === 'string' ? { type: cutText(m.type, OUTCOME_TYPE_LENGTH) } : {}),
+          message: cut(m.message, OUTCOME_MESSAGE_LENGTH, 'message'),
+          ...(typeof m.type === 'string' ? { type: wholeSlice(m.type, OUTCOME_TYPE_LENGTH) } : {}),
         }
       : m,
   );
@@ -252,19 +253,6 @@ export function boundedOutcome(outcome: ActionOutcome): ActionOutcome {
       type: MORE_MESSAGES,
     });
   return { ...outcome, messages: kept };
-}
-
-/** A message past OUTCOME_MESSAGE_LENGTH, cut as a run's thrown error is (workflows/limits.ts). */
-function cutMessage(message: string): string {
-  if (message.length <= OUTCOME_MESSAGE_LENGTH) return message;
-  return `${cutText(message, OUTCOME_MESSAGE_LENGTH)}… (cut to ${OUTCOME_MESSAGE_LENGTH} of ${message.length} characters)`;
-}
-
-/** The first `max` characters, without half of a surrogate pair at the end. */
-function cutText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
-  return text.slice(0, end);
 }
 
 function fromRow(row: BrowserSessionRow): BrowserSession {

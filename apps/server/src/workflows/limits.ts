@@ -59,18 +59,3 @@ export function breakdown(
     ? { type: 'WORKFLOW_MEMORY', message: limitMessage('WORKFLOW_MEMORY', job) }
     : { type: 'WORKFLOW_ERROR', message: `the sandbox failed: ${cause}` };
 }
-
-/**
- * `text` cut to `max` characters, saying so: `…` after a name, `… (cut to max of n characters)`
- * after a message. `length` is the whole text's length when only its start was read.
- */
-export function cut(
-  text: string,
-  max: number,
-  style: 'name' | 'message',
-  length = text.length,
-): string {
-  if (length <= max) return text;
-  const start = text.slice(0, max);
-  return style === 'name' ? `${start}…` : `${start}… (cut to ${max} of ${length} characters)`;
-}

@@ -19,7 +19,8 @@ import {
 import { randomBytes } from 'node:crypto';
 import type { FailureType, SandboxJob, SandboxOutcome, StackFrame } from './job.js';
 import { Oversized, RunState, Unwritable, type Operation } from './host-api.js';
-import { breakdown, cut, limitMessage, RUN_BOUNDS } from './limits.js';
+import { breakdown, limitMessage, RUN_BOUNDS } from './limits.js';
+import { cut } from '../text-cut.js';
 import { DRIVER_SOURCE } from './driver.js';
 import { quickjsLayout, type WasmLayout } from './wasm-layout.js';
 
