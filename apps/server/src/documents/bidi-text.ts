@@ -16,13 +16,36 @@ const bidi = (createRequire(import.meta.url)('bidi-js') as () => Bidi)();
 
 /**
  * Characters that can make a line right-to-left: Hebrew, Arabic and the other right-to-left
- * blocks, their presentation forms, and the explicit right-to-left marks and controls. A line
+ * blocks, their presentation forms, and the explicit marks and right-to-left controls. A line
  * without any is left to right as it stands, and is encoded as before.
  */
 const MAYBE_RTL =
-  /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff\u200f\u202b\u202e\u2067\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
+  /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff\u200e\u200f\u202b\u202e\u2067\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
 
-type Direction = 'ltr' | 'rtl';
+export type Direction = 'ltr' | 'rtl';
+
+/** The invisible marks (LRM, RLM, ALM): strong characters that set a line's direction, never drawn. */
+const MARKS = /[\u200e\u200f\u061c]/g;
+
+/**
+ * The direction of a paragraph: its first strong character's (rules P2, P3), as a browser's
+ * `dir="auto"` takes it; left to right when it has none.
+ */
+export function paragraphDirection(paragraph: string): Direction {
+  if (!MAYBE_RTL.test(paragraph)) return 'ltr';
+  return bidi.getEmbeddingLevels(paragraph).paragraphs[0]!.level & 1 ? 'rtl' : 'ltr';
+}
+
+/**
+ * A line broken out of a paragraph, marked to keep the paragraph's direction: each line is laid
+ * out alone, and one of a Hebrew paragraph that begins with a Latin word or a number would
+ * otherwise be left to right, its runs in the other order. A leading RLM or LRM (a strong
+ * character of no width, left out when the line is drawn) is the paragraph's direction.
+ */
+export function inParagraphDirection(line: string, direction: Direction): string {
+  if (!line || paragraphDirection(line) === direction) return line;
+  return `${direction === 'rtl' ? '\u200f' : '\u200e'}${line}`;
+}
 
 /** A piece of a line in display order, left to right: its text in logical order and its direction. */
 export interface VisualRun {
@@ -33,8 +56,8 @@ export interface VisualRun {
 /**
  * The runs of one line (no line breaks) in the order they are shown, left to right. Each run's
  * text stays in logical order; a right-to-left run is shown reversed, with its mirrored characters
- * (brackets) already swapped. The paragraph direction is the line's first strong character's
- * (rules P2, P3), as a browser's `dir="auto"` takes it.
+ * (brackets) already swapped; the invisible marks are left out. The paragraph direction is the
+ * line's first strong character's (paragraphDirection), a mark's when inParagraphDirection set one.
  */
 export function visualRuns(line: string): VisualRun[] {
   if (!MAYBE_RTL.test(line)) return line ? [{ text: line, direction: 'ltr' }] : [];
@@ -62,7 +85,8 @@ export function visualRuns(line: string): VisualRun[] {
     const [from, to] = step > 0 ? [first, last] : [last, first];
     let text = '';
     for (let k = from; k <= to; k++) text += mirrored.get(k) ?? line[k];
-    runs.push({ text, direction: step > 0 ? 'ltr' : 'rtl' });
+    text = text.replace(MARKS, '');
+    if (text) runs.push({ text, direction: step > 0 ? 'ltr' : 'rtl' });
     i = j;
   }
   return runs;

@@ -495,6 +495,51 @@ describe('the completed PDF', () => {
     expect(evidence).toContain(`Signer: ${shown('לוי')} 2 ${shown('דוד')}`);
   });
 
+  it("sets a right-to-left value from its box's right edge, and a wrapped line in its paragraph's direction", async () => {
+    // The PDF's own multi-line field, and the manifest's drawn one, each 60 pt wide inside: the
+    // paragraph breaks after its long first word, and its second line begins with a Latin word.
+    const notesBox = { x: 50, y: 400, width: 68, height: 90 };
+    const input = await claimWithNotes(notesBox);
+    const purposeBox = { x: 350, y: 400, width: 64, height: 90 };
+    input.fields = input.fields.map((f) => (f.id === 'purpose' ? { ...f, ...purposeBox } : f));
+    const paragraph = 'אבגדהוזחטי Acme כן';
+    input.values.notes = paragraph;
+    input.values.purpose = paragraph;
+    input.values.employee = 'מגדל 12345'; // the PDF's own one-line field, 50 to 300 across
+    input.values.amount = 'Hauptstr. 12'; // left to right, as before
+    const pdf = await compose(input);
+    const shown = (logical: string) => [...logical].reverse().join('');
+    const rowsIn = (box: Rect) => {
+      const words = wordsOf(pdf, 1).filter(
+        (w) =>
+          w.x >= box.x - 1 && w.x < box.x + box.width && w.y > box.y && w.y < box.y + box.height,
+      );
+      const ys = [...new Set(words.map((w) => Math.round(w.y)))].sort((a, b) => a - b);
+      return ys.map((y) => words.filter((w) => Math.round(w.y) === y).sort((a, b) => a.x - b.x));
+    };
+    for (const box of [notesBox, purposeBox]) {
+      const rows = rowsIn(box);
+      // Read from the right, as the paragraph is: "Acme" first, then the Hebrew word.
+      expect(rows.at(-1)!.map((w) => w.text)).toEqual([shown('כן'), 'Acme']);
+      expect(rows.slice(0, -1).flatMap((row) => row.map((w) => w.text))).toEqual(
+        rows.length === 2 ? [shown('אבגדהוזחטי')] : [shown('אבגדהוז'), shown('חטי')],
+      );
+      // Every line ends at the box's right edge, less its padding; the shortest starts well
+      // inside it.
+      const ends = rows.map((row) => row.at(-1)!.x + row.at(-1)!.width);
+      for (const end of ends) {
+        expect(end).toBeLessThanOrEqual(box.x + box.width);
+        expect(end).toBeGreaterThan(box.x + box.width - 5);
+      }
+      expect(Math.max(...rows.map((row) => row[0]!.x))).toBeGreaterThan(box.x + 20);
+    }
+    const employee = rowsIn({ x: 50, y: 92, width: 250, height: 20 })[0]!;
+    expect(employee.map((w) => w.text).join(' ')).toBe(`12345 ${shown('מגדל')}`);
+    expect(300 - (employee.at(-1)!.x + employee.at(-1)!.width)).toBeLessThan(8);
+    const amount = rowsIn({ x: 50, y: 200, width: 150, height: 20 })[0]!;
+    expect(amount[0]!.x - 50).toBeLessThan(4);
+  });
+
   it('writes a typed signature DejaVu Serif Italic lacks (Arabic) in DejaVu Sans, not as "?"', async () => {
     const input = await claimInput();
     const name = 'محمد بن سلمان';

@@ -18,13 +18,14 @@ import {
   PDFRef,
   PDFTextField,
   StandardFonts,
+  TextAlignment,
   degrees,
   rgb,
   type PDFFont,
   type PDFPage,
   type PDFWidgetAnnotation,
 } from 'pdf-lib';
-import { setBidiAware } from './bidi-text.js';
+import { inParagraphDirection, paragraphDirection, setBidiAware } from './bidi-text.js';
 import { displayRectToPdf, normalRotation, type PageBox, type Rect } from './page-geometry.js';
 
 /**
@@ -238,6 +239,12 @@ function setFormField(
       setFontSize(field, widget, fit.size);
       field.setText(fit.line);
     }
+    // A right-to-left value is set from the right, as its writer would; a field the PDF's author
+    // centred or set from the right keeps that. One alignment holds for a field's every line: its
+    // first paragraph's direction decides.
+    const first = text.split('\n', 1)[0]!;
+    if (paragraphDirection(first) === 'rtl' && field.getAlignment() === TextAlignment.Left)
+      field.setAlignment(TextAlignment.Right);
     if (drawn) field.updateAppearances(font);
   } else if (field instanceof PDFCheckBox) {
     if (value === 'true') field.check();
@@ -519,11 +526,14 @@ function fitOneLine(
 /**
  * Lines of `text` no wider than `width`, broken at spaces, and a word wider than a line where it
  * must be (nothing of it is lost); at most `most` + 1 of them, enough to tell that they do not fit.
+ * Each line keeps its paragraph's direction (inParagraphDirection).
  */
 function wrap(text: string, font: PDFFont, size: number, width: number, most = Infinity): string[] {
   const lines: string[] = [];
   const fits = (line: string) => fitsWidth(font, line, size, width);
   for (const paragraph of text.split('\n')) {
+    const direction = paragraphDirection(paragraph);
+    const push = (line: string) => lines.push(inParagraphDirection(line, direction));
     let line = '';
     for (const word of paragraph.split(/\s+/)) {
       if (lines.length > most) return lines;
@@ -532,7 +542,7 @@ function wrap(text: string, font: PDFFont, size: number, width: number, most = I
         line = next;
         continue;
       }
-      if (line) lines.push(line);
+      if (line) push(line);
       line = word;
       if (fits(word)) continue;
       const chars = Array.from(word);
@@ -542,11 +552,11 @@ function wrap(text: string, font: PDFFont, size: number, width: number, most = I
         const count = Math.max(1, fittingCount(chars, start, font, size, width));
         const piece = chars.slice(start, start + count).join('');
         start += count;
-        if (start < chars.length) lines.push(piece);
+        if (start < chars.length) push(piece);
         else line = piece;
       }
     }
-    lines.push(line);
+    push(line);
   }
   return lines;
 }
@@ -632,7 +642,11 @@ function drawFieldValue(page: PDFPage, field: Wire.Field, value: string, fonts: 
     const leading = size * 1.2;
     lines.forEach((line, i) => {
       page.drawText(line, {
-        ...placeOnPage(page, box.x + pad, box.y + pad + size + i * leading),
+        ...placeOnPage(
+          page,
+          startOf(line, font, size, box.x + pad, width),
+          box.y + pad + size + i * leading,
+        ),
         size,
         font,
         color: TEXT,
@@ -644,7 +658,18 @@ function drawFieldValue(page: PDFPage, field: Wire.Field, value: string, fonts: 
   const line = fitLine(text.replace(/\s+/g, ' '), font, size, width);
   // The baseline sits so that the line is centred in the box's height.
   const baseline = box.y + box.height / 2 + size * 0.35;
-  page.drawText(line, { ...placeOnPage(page, box.x + pad, baseline), size, font, color: TEXT });
+  const left = startOf(line, font, size, box.x + pad, width);
+  page.drawText(line, { ...placeOnPage(page, left, baseline), size, font, color: TEXT });
+}
+
+/**
+ * Where a line drawn in a box of `width` from `left` starts: at the left, or for a right-to-left
+ * paragraph's line at the right, as a person writing it would set it (and as a browser's
+ * `dir="auto"` box shows it). Measured as drawn, each run shaped (bidi-text.ts).
+ */
+function startOf(line: string, font: PDFFont, size: number, left: number, width: number): number {
+  if (paragraphDirection(line) === 'ltr') return left;
+  return left + Math.max(0, width - font.widthOfTextAtSize(line, size));
 }
 
 async function drawSignature(
