@@ -222,19 +222,18 @@ describe('the audit log records each act once', () => {
     });
   });
 
-  it('grant.given (C3) and grant.removed (C4); no record when C4 removes nothing', async () => {
-    const given = await recordsOf(() =>
-      h.a.json.console.grantConsolePalAccess({
-        palId: 'wf-console',
-        ssoId: sso,
-        useEnterpriseProfile: true,
-      }),
-    );
+  it('grant.given (C3) and grant.removed (C4); no record when C3 gives nothing new or C4 removes nothing', async () => {
+    const grant = { palId: 'wf-console', ssoId: sso, useEnterpriseProfile: true };
+    const given = await recordsOf(() => h.a.json.console.grantConsolePalAccess(grant));
     expect(one(given.written, 'grant.given')).toMatchObject({ target: sso });
     expect(one(given.written, 'grant.given').facts).toEqual({
       palId: 'wf-console',
       profile: 'enterprise',
     });
+    // Given again: still true, and no second "given" in the trail.
+    const again = await recordsOf(() => h.a.json.console.grantConsolePalAccess(grant));
+    expect(again.value).toBe(true);
+    expect(again.written).toEqual([]);
     const removed = await recordsOf(() =>
       h.a.json.console.deleteConsolePalAccess({
         palId: 'wf-console',

@@ -66,8 +66,9 @@ export async function grantConsoleAccess(
     useEnterpriseProfile,
     'live',
   );
-  await insertConsoleGrant(ctx.db, grant, ctx.now().toISOString());
-  await recordAudit(ctx, ctx.db, grantAudit('grant.given', grant));
+  // A grant given again changes nothing, and is no act to record (a client could pad its trail).
+  if (await insertConsoleGrant(ctx.db, grant, ctx.now().toISOString()))
+    await recordAudit(ctx, ctx.db, grantAudit('grant.given', grant));
   return true;
 }
 

@@ -12,13 +12,13 @@ export interface ConsoleGrantKey {
   profile: ConsoleProfile;
 }
 
-/** Adds the grant; an existing one is kept as it is. */
+/** Adds the grant; an existing one is kept as it is. True when it was added. */
 export async function insertConsoleGrant(
   db: Db,
   grant: ConsoleGrantKey,
   now: IsoDate,
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const result = await db
     .insertInto('console_grants')
     .values({
       enterprise_id: grant.enterpriseId,
@@ -28,7 +28,8 @@ export async function insertConsoleGrant(
       created_at: now,
     })
     .onConflict((oc) => oc.columns(['enterprise_id', 'pal_id', 'sso_id', 'profile']).doNothing())
-    .execute();
+    .executeTakeFirst();
+  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
 }
 
 /** True when there was such a grant. */
