@@ -66,6 +66,16 @@ describe('checkWebhookUrl', () => {
     await expect(checkWebhookUrl(url, false)).rejects.toThrow(why);
   });
 
+  it('measures the URL as it is kept and sent: non-ASCII characters percent-encoded', async () => {
+    // 1,020 characters as given; each emoji is 12 characters written out.
+    const url = `https://example.com/${'\u{1F600}'.repeat(500)}`;
+    expect(url.length).toBeLessThan(2048);
+    await expect(checkWebhookUrl(url, true)).rejects.toThrow('it is 6020');
+    expect(await checkWebhookUrl(`https://example.com/${'\u{1F600}'.repeat(10)}`, true)).toBe(
+      `https://example.com/${'%F0%9F%98%80'.repeat(10)}`,
+    );
+  });
+
   it('takes inner addresses when allowed', async () => {
     expect(await checkWebhookUrl('http://127.0.0.1:9/h', true)).toBe('http://127.0.0.1:9/h');
   });

@@ -92,6 +92,13 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promi
     throw refuse('must be an http:// or https:// URL');
   if (url.username || url.password) throw refuse('must not hold credentials');
   if (url.hash) throw refuse('must not have a fragment');
+  // What is kept and sent is the URL written out (non-ASCII percent-encoded, a name in punycode):
+  // up to nine times as long as what was given.
+  const written = url.toString();
+  if (written.length > MAX_WEBHOOK_URL_LENGTH)
+    throw refuse(
+      `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters written out (non-ASCII characters percent-encoded): it is ${written.length}`,
+    );
   if (!allowPrivate) {
     const host = hostOf(url);
     const addresses = isIP(host)
@@ -108,5 +115,5 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promi
         `"${host}" is a loopback, private or link-local address (${inner}); set WEBHOOK_ALLOW_PRIVATE=true to allow such endpoints`,
       );
   }
-  return url.toString();
+  return written;
 }
