@@ -26,4 +26,5 @@ export const MIGRATION_NAMES = [
   '0030_mail_link_sessions',
   '0031_console_grant_lookups',
   '0032_transaction_token_lookups',
+  '0033_email_keys_per_mailbox',
 ];

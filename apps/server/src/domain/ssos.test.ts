@@ -43,6 +43,24 @@ describe('SSOs', () => {
       expect(await t.ctx.db.selectFrom('ssos').select('id').execute()).toHaveLength(1);
     });
 
+    it('takes one mailbox as one account however its address is written: Unicode form, width, IDNA', async () => {
+      const nfd = 'Eve\u0301@Exa\u0308mple.com'; // as a Mac sends "Evé@Exämple.com"
+      const sso = await createSso(t.ctx, acme, { ...ALICE, email: nfd });
+      // Kept as typed, in NFC: the address check had refused the combining marks.
+      expect(await getSso(t.ctx, acme, sso)).toMatchObject({ email: 'Evé@Exämple.com' });
+      for (const same of [
+        'evé@exämple.com',
+        'EVÉ@XN--EXMPLE-CUA.COM', // the domain as DNS has it
+        'ｅｖé@ｅｘäｍｐｌｅ.ｃｏｍ', // fullwidth letters
+      ]) {
+        expect(await isEmailRegistered(t.ctx, same), same).toBe(true);
+        await expect(createSso(t.ctx, other, { ...ALICE, email: same }), same).rejects.toThrow(
+          'is already registered',
+        );
+      }
+      expect(await isEmailRegistered(t.ctx, 'eve@example.com')).toBe(false);
+    });
+
     it.each([
       [{ ...ALICE, email: 'not-an-address' }, /email: "not-an-address" is not an e-mail address/],
       [{ ...ALICE, email: 'a@b@c' }, /email:/],

@@ -33,15 +33,20 @@ export function requireId(field: string, value: unknown): string {
   return value;
 }
 
-/** A syntactically valid e-mail address, trimmed (its case is kept; comparisons ignore case). */
+/**
+ * A syntactically valid e-mail address, trimmed and in NFC (an accent typed on a Mac comes as a
+ * letter and a combining mark, which the address check would refuse); its case is kept.
+ * Comparisons use emailKey.
+ */
 export function requireEmail(field: string, value: unknown): string {
-  const email = requireText(field, value, MAX_EMAIL_LENGTH);
+  const email = requireText(
+    field,
+    typeof value === 'string' ? value.normalize('NFC') : value,
+    MAX_EMAIL_LENGTH,
+  );
   if (!EMAIL.test(email))
     throw new InvalidArgumentError(`${field}: "${email}" is not an e-mail address`);
   return email;
 }
 
-/** The form an address is compared in: one account per address, whatever its case. */
-export function emailKey(email: string): string {
-  return email.toLowerCase();
-}
+export { emailKey } from '../email-key.js';

@@ -496,6 +496,50 @@ describe(`database (${engine})`, () => {
     },
   );
 
+  it('keys accounts per mailbox (migration 0033): IDNA and Unicode forms rewritten, two of one mailbox both kept', async () => {
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    expect((await migrator.migrateTo('0032_transaction_token_lookups')).error).toBeUndefined();
+    const now = '2026-11-29T00:00:00.000Z';
+    // As the old key had them: each address in lower case, so these were three accounts.
+    const accounts = [
+      ['a1', 'Ann@Example.org'],
+      ['a2', 'evé@exämple.com'],
+      ['a3', 'evé@xn--exmple-cua.com'],
+      ['a4', 'ｚｏｅ@example.org'],
+    ];
+    for (const [id, email] of accounts)
+      await db
+        .insertInto('accounts')
+        .values({
+          id: id!,
+          email: email!,
+          email_key: email!.toLowerCase(),
+          first_name: 'F',
+          last_name: 'L',
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+    const keys = async () =>
+      Object.fromEntries(
+        (await db.selectFrom('accounts').select(['id', 'email_key']).orderBy('id').execute()).map(
+          (r) => [r.id, r.email_key],
+        ),
+      );
+    expect((await migrator.migrateTo('0033_email_keys_per_mailbox')).error).toBeUndefined();
+    expect(await keys()).toEqual({
+      a1: 'ann@example.org',
+      // One mailbox: the account whose old key is the new one keeps it, the other its old key.
+      a2: 'evé@exämple.com',
+      a3: 'evé@xn--exmple-cua.com',
+      a4: 'zoe@example.org',
+    });
+    expect((await migrator.migrateDown()).error).toBeUndefined();
+    expect(await keys()).toEqual(
+      Object.fromEntries(accounts.map(([id, email]) => [id, email!.toLowerCase()])),
+    );
+  });
+
   it('sweeps a used token once its use is past, expired or not', async () => {
     await migrateToLatest(db);
     const at = (seconds: number) => new Date(Date.UTC(2026, 10, 26, 9, 0, seconds)).toISOString();

@@ -26,6 +26,7 @@ import { sessionDraftFiles } from './0029-session-draft-files.js';
 import { mailLinkSessions } from './0030-mail-link-sessions.js';
 import { consoleGrantLookups } from './0031-console-grant-lookups.js';
 import { transactionTokenLookups } from './0032-transaction-token-lookups.js';
+import { emailKeysPerMailbox } from './0033-email-keys-per-mailbox.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0030_mail_link_sessions': mailLinkSessions,
   '0031_console_grant_lookups': consoleGrantLookups,
   '0032_transaction_token_lookups': transactionTokenLookups,
+  '0033_email_keys_per_mailbox': emailKeysPerMailbox,
 };
