@@ -90,9 +90,18 @@ export async function startServer(
 // A HOST that names no address of this machine: the operator must read "HOST", not a resolver's code.
 const HOST_ERRORS = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EADDRNOTAVAIL']);
 
+// A port taken by another program, or one below 1024 without the right: the operator's answer is
+// another PORT.
+const PORT_ERRORS = new Set(['EADDRINUSE', 'EACCES']);
+
 function listenError(error: unknown, config: Config): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === undefined || !HOST_ERRORS.has(code)) return error; // EADDRINUSE names the port
+  if (code !== undefined && PORT_ERRORS.has(code))
+    return new ConfigError(
+      'PORT',
+      `cannot listen on port ${config.port} of "${config.host}": ${(error as Error).message}`,
+    );
+  if (code === undefined || !HOST_ERRORS.has(code)) return error;
   return new ConfigError('HOST', `cannot listen on "${config.host}": ${(error as Error).message}`);
 }
 

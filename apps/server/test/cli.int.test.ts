@@ -1,5 +1,6 @@
 // The `pal` CLI end to end: each command runs in its own process (tsx on src/main.ts, the bin) against a
 // fresh DATA_DIR, and its --json output is parsed.
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -308,6 +309,22 @@ describe('pal CLI on a fresh DATA_DIR', () => {
     expect(host.code).toBe(1);
     expect(host.stderr).toMatch(
       /^error: bad setting HOST: cannot listen on "no-such-host\.invalid": getaddrinfo (ENOTFOUND|EAI_AGAIN) no-such-host\.invalid\n$/,
+    );
+    // A port another program holds: named as PORT.
+    const holder = createServer();
+    await new Promise<void>((done) => holder.listen(0, '127.0.0.1', done));
+    const taken = (holder.address() as AddressInfo).port;
+    const busy = await pal({ ...env, HOST: '127.0.0.1', PORT: String(taken) }, 'serve');
+    holder.close();
+    expect(busy.code).toBe(1);
+    expect(busy.stderr).toBe(
+      `error: bad setting PORT: cannot listen on port ${taken} of "127.0.0.1": listen EADDRINUSE: address already in use 127.0.0.1:${taken}\n`,
+    );
+    // A SQLite path that is a folder: one line that names the path.
+    const folder = await pal({ ...env, DATABASE_URL: `sqlite:${dir.path}` }, 'migrate');
+    expect(folder.code).toBe(1);
+    expect(folder.stderr).toBe(
+      `error: cannot use the database ${dir.path}: unable to open database file\n`,
     );
     const usage = await pal(env, 'client', 'create');
     expect(usage.code).toBe(1);

@@ -40,7 +40,16 @@ export function openDatabase(config: { database: DatabaseConfig }): Db {
 export async function connectDatabase(config: {
   database: DatabaseConfig;
 }): Promise<{ db: Db; applied: string[] }> {
-  const db = openDatabase(config);
+  let db: Db;
+  try {
+    db = openDatabase(config);
+  } catch (error) {
+    // SQLite opens its file at once: a folder, or a path it may not write, fails here.
+    throw new DatabaseError(
+      `cannot use the database ${describeDatabase(config.database)}: ${oneLine(error)}`,
+      { cause: error },
+    );
+  }
   try {
     await checkReachable(db, config.database);
     if (config.database.kind === 'postgres') await checkPostgresText(db, config.database);
