@@ -171,6 +171,17 @@ describe.each(['json', 'xml'] as const)(
       ]);
     });
 
+    it('C2: a name "__proto__" in the returned object is a name like any other', async () => {
+      const list = await a().console.runConsolePal({
+        palId: 'wf-console',
+        consoleContent: post({ mode: 'reserved-name' }),
+      });
+      expect(list).toEqual([
+        { name: '__proto__', value: 'x' },
+        { name: 'b', value: 'y' },
+      ]);
+    });
+
     it('C2: a failed run answers 422 with the failure type', async () => {
       const e = await apiError(
         a().console.runConsolePal({ palId: 'wf-console', consoleContent: post({ mode: 'loop' }) }),
@@ -439,6 +450,41 @@ describe.each(['json', 'xml'] as const)(
         debugInfo: { workflow: 'wf-user', action: 'nope', line: 0 },
       });
       expect(missing.errorMessage).toMatch(/no export "nope"/);
+    });
+
+    // The request refuses the map key "__proto__" (400, in both formats); zod's records dropped it
+    // from the answer without a word, so `{"__proto__":"x","kept":"y"}` answered `{"kept":"y"}`.
+    it.each(['data', 'dataMaps', 'entries', 'listBindings'])(
+      'U1: a map of the answer with the key __proto__ (in %s) fails the run, naming where',
+      async (at) => {
+        const response = await a().user.runUserWorkflow({
+          workflow: 'wf-user',
+          action: 'reserved',
+          serviceRequest: serviceRequest({
+            payload: { data: { at }, dataMaps: {}, dataLists: {} },
+          }),
+        });
+        const where = {
+          data: 'payload.data',
+          dataMaps: 'payload.dataMaps',
+          entries: 'payload.dataMaps.d.entries',
+          listBindings: 'listBindings',
+        }[at];
+        expect(response).toMatchObject({ success: false, debugInfo: { action: 'reserved' } });
+        expect(response.errorMessage).toBe(
+          `the workflow returned a value that is not a ServiceResponse: ${where}: the key "__proto__" is reserved`,
+        );
+      },
+    );
+
+    it('U1: __proto__ in an object literal is no key: the answer holds the other keys', async () => {
+      const response = await a().user.runUserWorkflow({
+        workflow: 'wf-user',
+        action: 'reserved',
+        serviceRequest: serviceRequest(),
+      });
+      expect(response.success).toBe(true);
+      expect(response.payload?.data).toEqual({ kept: 'y' });
     });
   },
 );
