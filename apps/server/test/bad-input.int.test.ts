@@ -1511,6 +1511,33 @@ describe('what a fuzzer found (every one a 4xx or a 200, never a 5xx)', () => {
     }
   });
 
+  // XML refuses `&#0;` in C5's document; JSON took `\u0000` and the workflow read it as text,
+  // which could then make its answer fail, or reach XML as U+FFFD.
+  it('C5: a character XML cannot carry in a JSON document is a 400 naming the member, as in XML', async () => {
+    const c5 = `${ROOT}/console/leave-request/executeWorkflow`;
+    for (const accept of ['application/xml', 'application/json']) {
+      const format = accept === 'application/xml' ? 'xml' : 'json';
+      const json = await h.http(c5, {
+        method: 'POST',
+        body: '{"order":{"note":"a\\u0000b","lines":["ok","\\u001b[31m"],"x\\u0001":"y"}}',
+        accept,
+        headers: { 'Content-Type': 'application/json' },
+      });
+      expect(expectError(json, 400, 'INVALID_ARGUMENT', format)).toEqual([
+        'order.note: contains a character that XML cannot carry',
+        'order: a member name contains a character that XML cannot carry',
+        'order.lines[1]: contains a character that XML cannot carry',
+      ]);
+      const xml = await h.http(c5, {
+        method: 'POST',
+        body: '<order><note>a&#0;b</note></order>',
+        accept,
+        headers: { 'Content-Type': 'application/xml' },
+      });
+      expectError(xml, 400, 'INVALID_ARGUMENT', format);
+    }
+  });
+
   it('P2 without an id names its parameter, id', async () => {
     const messages = await refused(`${ROOT}/pals/`, {}, 400, 'INVALID_ARGUMENT');
     expect(messages).toMatch(/^id: /);

@@ -7,11 +7,9 @@
 import {
   decodeJson,
   decodeXml,
-  DecodeError,
   encodeJson,
   encodeXml,
   checkWellFormedDocument,
-  refuseRepeatedMembers,
   type RootName,
   type RootValues,
 } from '@pal-workflow/validators';
@@ -30,6 +28,7 @@ import {
 import { isImmutable } from './frozen.js';
 import { requireUtf8Charset, utf8Body } from './utf8-body.js';
 import { checkBodyItems, DEFAULT_BODY_ITEM_LIMIT } from './body-items.js';
+import { checkJsonObject } from './json-document.js';
 import { badRequest, HttpError, notAcceptable } from './http-error.js';
 import { negotiate, negotiateMediaType, type Format } from './negotiate.js';
 import type { AnyDocument, OperationSpec, Page } from './operation-spec.js';
@@ -332,19 +331,6 @@ function receivedBody(request: PalRequest): ReceivedBody | undefined {
   // (the generated client does for U1 without a ServiceRequest).
   if (body.kind !== 'form' && body.text.trim() === '') return undefined;
   return body;
-}
-
-function checkJsonObject(text: string): void {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    throw new DecodeError([{ path: '', message: `malformed JSON: ${(e as Error).message}` }]);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new DecodeError([{ path: '', message: 'expected a JSON object' }]);
-  // The workflow reads the text: a member given twice would reach it as whichever it reads.
-  refuseRepeatedMembers(text, value);
 }
 
 /** The bytes immutable values were written as (frozen.ts), by format and root. */
