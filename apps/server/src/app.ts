@@ -21,6 +21,7 @@ import { RouteMethods } from './http/allowed-methods.js';
 import { headerLines } from './http/header-lines.js';
 import { authenticator } from './http/authenticate.js';
 import { clientErrorHandler, expectationFailed } from './http/client-errors.js';
+import { serveConnectRequests } from './http/connect-method.js';
 import { ClientCredentials } from './http/credentials.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { sendPage, wantsPage } from './http/page.js';
@@ -113,6 +114,8 @@ export async function buildApp(
 
   // And an Expect the server does not meet (Node's own 417 had no body).
   app.server.on('checkExpectation', expectationFailed);
+  // And CONNECT, whose socket Node destroyed unanswered (http/connect-method.ts).
+  serveConnectRequests(app.server);
   // Expect: 100-continue is met once the body may come: after the request's credentials and
   // route are judged, and only when its length fits (preParsing, below). Node's own answer came at
   // once, so a client with wrong credentials or 30 MiB for a 25 MiB limit sent it all for a 401 or
@@ -191,6 +194,17 @@ export async function buildApp(
         '<h1>No such page</h1><p>Nothing is at this address. If you followed a link from a mail or a message, open it again from there, whole: a link cut short leads here.</p>',
       );
     const allowed = routeMethods.allowed(path);
+    // A tunnel to elsewhere (`CONNECT host:port`) names no resource of the service: 501.
+    if (request.method === 'CONNECT' && allowed.length === 0)
+      return sendError(
+        request,
+        reply,
+        new HttpError(
+          501,
+          'NOT_IMPLEMENTED',
+          `the service is no proxy: CONNECT ${path} opens no tunnel; its operations take GET, HEAD and POST`,
+        ),
+      );
     if (allowed.length > 0)
       return sendError(
         request,

@@ -1130,6 +1130,101 @@ describe("what Node's HTTP parser refuses before any route: an errorResult too",
     }
   });
 
+  /**
+   * Bytes written on a socket that stays open, as a proxy client's or a websocket client's does:
+   * the whole answer, and whether the server closed the connection itself (within 5 s).
+   */
+  const openExchange = (
+    head: string,
+  ): Promise<{ status: number; headers: string; type: string; body: string; closed: boolean }> =>
+    new Promise((resolve, reject) => {
+      const { port, hostname } = new URL(h.url);
+      const socket = connect(Number(port), hostname, () => socket.write(head));
+      const chunks: Buffer[] = [];
+      const waited = setTimeout(() => socket.destroy(), 5000);
+      let closed = false;
+      socket.on('data', (c: Buffer) => chunks.push(c));
+      socket.on('end', () => (closed = true));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        clearTimeout(waited);
+        const text = Buffer.concat(chunks).toString('utf8');
+        const [headers = '', body = ''] = text.split('\r\n\r\n');
+        resolve({
+          status: Number(/^HTTP\/1\.1 (\d{3})/.exec(headers)?.[1]),
+          headers,
+          type: /content-type: ([^\r]+)/i.exec(headers)?.[1] ?? '',
+          body,
+          closed,
+        });
+      });
+    });
+
+  // Node destroys the socket of a CONNECT when nobody listens for it: the client read nothing.
+  it('CONNECT: 405 with Allow for a path the service has, else 501 (no proxy); an errorResult, then closed', async () => {
+    for (const [target, status, code, says, allow] of [
+      [`${ROOT}/pals`, 405, 'METHOD_NOT_ALLOWED', 'it takes GET, HEAD', 'GET, HEAD'],
+      ['/user/runWorkflow', 405, 'METHOD_NOT_ALLOWED', 'it takes POST', 'POST'],
+      ['pal.test:443', 501, 'NOT_IMPLEMENTED', 'no proxy', undefined],
+      [`${ROOT}/nope`, 501, 'NOT_IMPLEMENTED', 'no proxy', undefined],
+    ] as const) {
+      for (const [accept, format] of [
+        ['', 'xml'],
+        ['Accept: application/json\r\n', 'json'],
+      ] as const) {
+        const answer = await openExchange(
+          `CONNECT ${target} HTTP/1.1\r\nHost: pal.test\r\n${accept}\r\n`,
+        );
+        expect(answer.closed, target).toBe(true);
+        const said = expectError({ ...answer, text: answer.body }, status, code, format);
+        expect(said.join(' '), target).toContain(says);
+        expect(/^allow: (.*)$/im.exec(answer.headers)?.[1], target).toBe(allow);
+        expect(answer.headers).toMatch(/^connection: close$/im);
+      }
+    }
+    // A client that ends its side at once is answered too.
+    const ended = await exchange(
+      Buffer.from('CONNECT pal.test:443 HTTP/1.1\r\nHost: pal.test\r\n\r\n'),
+    );
+    expectError({ ...ended, text: ended.body }, 501, 'NOT_IMPLEMENTED');
+  });
+
+  // Nobody listens for 'upgrade': Node serves such a request as any other (RFC 9110 §7.8 lets a
+  // server ignore Upgrade), on a connection that stays as usable as any.
+  it('Upgrade: websocket is answered as the same request without it, never dropped', async () => {
+    const answer = (authorization?: string) =>
+      new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+        const req = httpRequest(`${h.url}${ROOT}/pals`, {
+          headers: {
+            Connection: 'Upgrade',
+            Upgrade: 'websocket',
+            'Sec-WebSocket-Version': '13',
+            'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+            ...(authorization ? { Authorization: authorization } : {}),
+          },
+        });
+        req.on('upgrade', () => reject(new Error('switched protocols')));
+        req.on('response', (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              type: res.headers['content-type'] ?? '',
+              body: Buffer.concat(chunks).toString('utf8'),
+            }),
+          );
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const anonymous = await answer();
+    expectError({ ...anonymous, text: anonymous.body }, 401, 'UNAUTHORIZED');
+    const allowed = await answer(h.a.authorization);
+    expect([allowed.status, allowed.type]).toEqual([200, 'application/xml; charset=utf-8']);
+    h.validator.assertValid(allowed.body);
+  });
+
   it('an HTTP/1.1 request without Host: 400 with an errorResult, nothing served', async () => {
     const answer = await exchange(
       Buffer.from(
