@@ -1575,6 +1575,29 @@ describe('what a fuzzer found (every one a 4xx or a 200, never a 5xx)', () => {
     expect(answer.text).toContain('the map key \\"__proto__\\" is reserved');
   });
 
+  // XML refuses `<key>a&#1;</key>`; JSON took `"a\u0001"` as a map key, and the workflow ran.
+  it('a map key with a character XML cannot carry in a JSON body: 400, as in XML', async () => {
+    for (const [type, body] of [
+      ['application/json', userRequestWith('"a\\u0001":"1"')],
+      [
+        'application/xml',
+        '<p:ServiceRequest xmlns:p="urn:pal-workflow:services"><payload><data><entry><key>a&#1;</key><value>1</value></entry></data><dataMaps/><dataLists/></payload><sizeLimit>0</sizeLimit><listLimit>0</listLimit><paging>false</paging><pageSize>0</pageSize><page>0</page><debug>false</debug></p:ServiceRequest>',
+      ],
+    ] as const) {
+      const answer = await h.http('/user/runWorkflow?workflow=leave-request&action=a', {
+        method: 'POST',
+        body,
+        accept: 'application/json',
+        headers: { 'Content-Type': type },
+      });
+      expectError(answer, 400, 'INVALID_ARGUMENT', 'json');
+      if (type === 'application/json')
+        expect(answer.text).toContain(
+          'ServiceRequest.payload.data.a\\u0001: the key contains a character that XML cannot carry',
+        );
+    }
+  });
+
   // JSON.parse keeps the last; XML refuses a second element or map key. Both formats carry the
   // same values, so a repeated member is a 400 too, and nothing runs.
   it('a member given twice in a JSON object: 400 naming it, as in XML, on typed bodies and C5', async () => {

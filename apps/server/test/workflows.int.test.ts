@@ -477,6 +477,21 @@ describe.each(['json', 'xml'] as const)(
       },
     );
 
+    // JSON carried the key as it was, and XML wrote it with U+FFFD in its place.
+    it('U1: a map key of the answer with a character XML cannot carry fails the run, naming it', async () => {
+      const response = await a().user.runUserWorkflow({
+        workflow: 'wf-user',
+        action: 'reserved',
+        serviceRequest: serviceRequest({
+          payload: { data: { at: 'control-key' }, dataMaps: {}, dataLists: {} },
+        }),
+      });
+      expect(response.success).toBe(false);
+      expect(response.errorMessage).toMatch(
+        /^the workflow returned a value that is not a ServiceResponse: payload\.data\.a.: the key contains a character that XML cannot carry$/,
+      );
+    });
+
     it('U1: __proto__ in an object literal is no key: the answer holds the other keys', async () => {
       const response = await a().user.runUserWorkflow({
         workflow: 'wf-user',

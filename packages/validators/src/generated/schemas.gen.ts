@@ -5,6 +5,7 @@ import {
   xsBase64Binary,
   xsBoolean,
   xsInt,
+  xsMap,
   xsString,
   xsUnsignedShort,
 } from '../runtime/xsd-builtins.js';
@@ -193,11 +194,11 @@ export const zTransactionContent = z.strictObject({
   payload: xsBase64Binary.optional(),
 });
 /** zod schema of {@link @pal-workflow/types#StringMap} (services.xsd). */
-export const zStringMap = z.record(z.string(), xsString);
+export const zStringMap = xsMap(xsString);
 /** zod schema of {@link @pal-workflow/types#Data} (services.xsd). */
 export const zData = z.strictObject({ name: xsString, entries: zStringMap });
 /** zod schema of {@link @pal-workflow/types#DataMap} (services.xsd). */
-export const zDataMap = z.record(z.string(), zData);
+export const zDataMap = xsMap(zData);
 /** zod schema of {@link @pal-workflow/types#StringArray} (services.xsd). */
 export const zStringArray = z.array(xsString);
 /** zod schema of {@link @pal-workflow/types#DataList} (services.xsd). */
@@ -207,7 +208,7 @@ export const zDataList = z.strictObject({
   rows: z.array(zStringArray).optional(),
 });
 /** zod schema of {@link @pal-workflow/types#DataListMap} (services.xsd). */
-export const zDataListMap = z.record(z.string(), zDataList);
+export const zDataListMap = xsMap(zDataList);
 /** zod schema of {@link @pal-workflow/types#ServicePayload} (services.xsd). */
 export const zServicePayload = z.strictObject({
   data: zStringMap,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DecodeError } from './decode-error.js';
 import { decodeJson, encodeJson, schemaOf, validateRoot } from './json-codec.js';
+import { zStringMap } from '../generated/schemas.gen.js';
 
 const issuesOf = (f: () => unknown) => {
   try {
@@ -89,6 +90,25 @@ describe('decodeJson', () => {
         listBindings: { constructor: '2', x__proto__: '3' },
       },
     );
+  });
+
+  it('refuses a map key with a character XML cannot carry, as XML does, in any size of body', () => {
+    const request = (data: string) =>
+      `{"payload":{"data":${data},"dataMaps":{"d":{"name":"d","entries":{"e\\u0000":"1"}}},"dataLists":{}},"sizeLimit":0,"listLimit":0,"paging":false,"pageSize":0,"page":0,"debug":false}`;
+    const words = 'the key contains a character that XML cannot carry';
+    expect(issuesOf(() => decodeJson('ServiceRequest', request('{"a\\u0001":"x"}')))).toEqual([
+      { path: 'ServiceRequest.payload.data.a\u0001', message: words },
+      { path: 'ServiceRequest.payload.dataMaps.d.entries.e\u0000', message: words },
+    ]);
+    // Past LARGE_BODY_CHARS the value is walked for its first problems: the same words.
+    const filler = Array.from({ length: 4000 }, (_, i) => `"k${i}":"v"`).join(',');
+    expect(
+      issuesOf(() => decodeJson('ServiceRequest', request(`{${filler},"a\\u0001":"x"}`))),
+    ).toEqual([
+      { path: 'ServiceRequest.payload.data.a\u0001', message: words },
+      { path: 'ServiceRequest.payload.dataMaps.d.entries.e\u0000', message: words },
+    ]);
+    expect(zStringMap.safeParse({ 'tab\there é 😀': 'x' }).success).toBe(true);
   });
 
   it('refuses a member given twice in one object, as XML does, however its name is spelt', () => {

@@ -15,6 +15,21 @@ export function isXmlText(text: string): boolean {
   return XML_CHARS.test(text);
 }
 
+const NOT_A_MAP_KEY = 'the key contains a character that XML cannot carry';
+// Its own message too, for a walk that checks keys without the record (first-issues.ts).
+const xsMapKey = z.string().regex(XML_CHARS, NOT_A_MAP_KEY);
+
+/**
+ * A map (a list of `entry` with an xs:string `key`) as a JSON object. Its keys are held to XML's
+ * characters as its values are: JSON took `{"a\u0001": …}` that XML refuses, and an answer with
+ * such a key reached XML with U+FFFD in its place.
+ */
+export function xsMap<V extends z.ZodType>(value: V) {
+  return z.record(xsMapKey, value, {
+    error: (issue) => (issue.code === 'invalid_key' ? NOT_A_MAP_KEY : undefined),
+  });
+}
+
 export const xsBase64Binary = z.base64();
 
 export const xsBoolean = z.boolean();

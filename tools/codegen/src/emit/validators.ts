@@ -52,7 +52,7 @@ function zodInitializer(t: TypeModel): string {
     case 'enum':
       return `z.enum(${t.name})`;
     case 'map':
-      return `z.record(z.string(), ${zodOf(t.value)})`;
+      return `xsMap(${zodOf(t.value)})`;
     case 'array':
       return `z.array(${zodOf(t.item)})`;
     case 'object': {
@@ -76,6 +76,7 @@ function usedBuiltins(model: SchemaModel): Set<string> {
             ? [t.item]
             : [];
     for (const r of refs) if (r.kind === 'builtin') used.add(ZOD_BUILTIN[r.name]);
+    if (t.kind === 'map') used.add('xsMap');
   }
   return used;
 }
