@@ -149,6 +149,17 @@ describe('SSOs', () => {
       expect(await updateSso(t.ctx, acme, alice, { ...ALICE, firstName: 'Alicia' })).toBe(true);
     });
 
+    it("answers 409 for an invitation not yet accepted, even once the person's first enterprise let them go", async () => {
+      const alice = await createSso(t.ctx, acme, ALICE);
+      await deleteSso(t.ctx, acme, alice);
+      const invited = await inviteSso(t.ctx, other, ALICE.email);
+      await expect(
+        updateSso(t.ctx, other, invited, { ...ALICE, email: 'mallory@example.com' }),
+      ).rejects.toThrow("has not accepted this enterprise's invitation yet");
+      expect(await getSso(t.ctx, other, invited)).toMatchObject(ALICE);
+      expect(await isEmailRegistered(t.ctx, 'mallory@example.com')).toBe(false);
+    });
+
     it('another enterprise cannot update it, and nothing changes', async () => {
       const sso = await createSso(t.ctx, acme, ALICE);
       await expect(

@@ -157,8 +157,8 @@ export async function getSsoStatus(
 /**
  * E6: updates the account behind the SSO (names and e-mail address); true. 404: no such SSO in
  * the enterprise; 409: the SSO is deleted, another enterprise holds an SSO of the account (one
- * tenant never rewrites the identity another relies on; a DELETED SSO does not count), or the
- * address belongs to another account. The check and the update are one database transaction under
+ * tenant never rewrites the identity another relies on; a DELETED SSO does not count), the SSO is
+ * an invitation not yet accepted, or the address belongs to another account. The check and the update are one database transaction under
  * the account's row lock, which E3 takes too before it adds an SSO: on any number of nodes, an
  * invitation of another enterprise either comes first and is seen here, or comes after the new
  * address and finds no account under the old one.
@@ -180,6 +180,14 @@ export async function updateSso(
     if (await isAccountHeldElsewhere(trx, sso.accountId, enterpriseId)) {
       throw new ConflictError(
         `sso: another enterprise also holds an SSO of this person, so their name and address cannot be changed`,
+      );
+    }
+    // An invited person's account is their own until they accept: otherwise an enterprise could
+    // invite someone whose first enterprise has let them go (E2), move the account to an address
+    // of its own, and accept the invitation mailed there (E3 mails it again after the hour).
+    if (sso.status === 'PENDING_ACTIVATION') {
+      throw new ConflictError(
+        `sso: the person has not accepted this enterprise's invitation yet, so their name and address cannot be changed`,
       );
     }
     const owner = await findAccountByEmailKey(trx, key);
