@@ -10,6 +10,7 @@ import { deployPal } from '../src/domain/pals.js';
 import {
   addWebhookEndpoint,
   listDeliveries,
+  listEndpoints,
   redeliver,
   removeEndpoint,
   rotateEndpointSecret,
@@ -368,6 +369,17 @@ describe('secrets', () => {
     const [hook] = receiver.of(ep.path);
     expect(hook!.signature.split(' ')).toHaveLength(2);
     expect(hook!.verifiedBy).toEqual([0, 1]);
+    await removeEndpoint(h.domain, ep.id);
+  });
+
+  it('refuses a second endpoint at the same URL of one enterprise (its events would come twice)', async () => {
+    const ep = await endpoint();
+    await expect(
+      addWebhookEndpoint(h.domain, h.a.enterpriseId, { url: ep.url }),
+    ).rejects.toMatchObject({ statusCode: 409, message: expect.stringContaining(ep.id) });
+    expect(
+      (await listEndpoints(h.domain, h.a.enterpriseId)).filter((e) => e.url === ep.url),
+    ).toHaveLength(1);
     await removeEndpoint(h.domain, ep.id);
   });
 

@@ -11,6 +11,7 @@ import {
 } from '../storage/outbox-messages.js';
 import {
   countWebhookEndpoints,
+  findWebhookEndpointByUrl,
   deleteWebhookEndpoint,
   findWebhookEndpoint,
   insertWebhookEndpoint,
@@ -113,6 +114,12 @@ export async function addWebhookEndpoint(
 ): Promise<WebhookEndpoint & { secret: string }> {
   const events = parseEvents(input.events);
   const url = await checkWebhookUrl(input.url, ctx.config.outbox.webhookAllowPrivate);
+  // A second endpoint at one URL would get every event it shares with the first twice.
+  const same = await findWebhookEndpointByUrl(ctx.db, enterpriseId, url);
+  if (same)
+    throw new ConflictError(
+      `the enterprise has an endpoint at ${url} already (${same.id}): remove it first to change its events`,
+    );
   if ((await countWebhookEndpoints(ctx.db, enterpriseId)) >= MAX_ENDPOINTS_PER_ENTERPRISE)
     throw new ConflictError(
       `the enterprise has ${MAX_ENDPOINTS_PER_ENTERPRISE} webhook endpoints, the most it may have`,

@@ -56,6 +56,20 @@ export async function countWebhookEndpoints(db: Db, enterpriseId: string): Promi
   return Number(row.n);
 }
 
+/** The enterprise's endpoint at this URL (as kept), if it has one. */
+export async function findWebhookEndpointByUrl(
+  db: Db,
+  enterpriseId: string,
+  url: string,
+): Promise<{ id: string } | undefined> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('enterprise_id', '=', enterpriseId)
+    .where('url', '=', url)
+    .executeTakeFirst();
+}
+
 /** Removes the endpoint and, by cascade, its messages; false when there was none. */
 export async function deleteWebhookEndpoint(db: Db, id: string): Promise<boolean> {
   const result = await db.deleteFrom('webhook_endpoints').where('id', '=', id).executeTakeFirst();
