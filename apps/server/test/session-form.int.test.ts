@@ -138,6 +138,18 @@ function expectRefused(answer: Answer, status: number, text: string): void {
   expect(answer.text).toContain(text);
 }
 
+/**
+ * A form stopped before its run: 303 back to its page, which says `text` (escaped as the page
+ * has it) and holds what was typed. Returns the page.
+ */
+async function expectBack(answer: Answer, cookie: string, text: string): Promise<string> {
+  expect(answer.status, answer.text).toBe(303);
+  expect(answer.headers.get('location')).toBe(sessionPathOf(cookie));
+  const page = (await pages.page(cookie)).text;
+  expect(page).toContain(text);
+  return page;
+}
+
 /** A PNG of random grey pixels: it does not compress, so its size is about width × height. */
 function noisePng(width: number, height: number): Buffer {
   return greyPng(width, height, (x, y) => ((y * (width + 1) + 1 + x) * 7919) % 251, 0);
@@ -327,17 +339,19 @@ describe('values and signatures', () => {
     const page = await pages.page(p.cookie);
     expect(page.text).toContain('value="hello"');
     expect(page.text).not.toContain('name="signature.participant-sign"');
-    // A second signature of the same box is refused, and nothing runs.
-    expectRefused(
+    // A second signature of the same box (another tab's form) runs nothing; the page says why
+    // and keeps what was typed.
+    const again = await expectBack(
       await pages.post(p.cookie, {
         csrf: p.csrf,
         action: 'note',
         text: 'again',
         'signature.participant-sign': p.name,
       }),
-      400,
+      p.cookie,
       'was already given',
     );
+    expect(again).toContain('value="again"');
     expect((await varsOf(p.tx)).note).toBe('hello');
   });
 
@@ -380,7 +394,7 @@ describe('values and signatures', () => {
     }
   });
 
-  it("refuses another role's signature, a false PNG and an oversized one with a 400 page; nothing runs", async () => {
+  it("another role's signature, a false PNG, an oversized one: nothing runs, and the page says why with what was typed", async () => {
     const p = await participant();
     const notPng = Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1');
     const prefixOnly = Buffer.concat([png(1, 1).subarray(0, 8), Buffer.from('<svg/>')]);
@@ -397,22 +411,16 @@ describe('values and signatures', () => {
       [{ 'signature.participant-sign': 'Fay\u0000Null' }, 'not part of a name'],
       [{ decision: 'maybe', text: 'x' }, ''], // not the participant's field: ignored, so this runs
     ];
-    for (const [fields, message] of cases.slice(0, -1)) {
-      expectRefused(
-        await pages.post(p.cookie, { csrf: p.csrf, action: 'note', text: 'bad', ...fields }),
-        400,
-        message,
-      );
-      expectRefused(
-        await pages.postMultipart(p.cookie, {
-          csrf: p.csrf,
-          action: 'note',
-          text: 'bad',
-          ...fields,
-        }),
-        400,
-        message,
-      );
+    for (const [n, [fields, message]] of cases.slice(0, -1).entries()) {
+      for (const post of [pages.post, pages.postMultipart]) {
+        const typed = `kept ${n} ${post === pages.post ? 'u' : 'm'}`;
+        const page = await expectBack(
+          await post(p.cookie, { csrf: p.csrf, action: 'note', text: typed, ...fields }),
+          p.cookie,
+          message,
+        );
+        expect(page).toContain(`value="${typed}"`);
+      }
     }
     expect((await varsOf(p.tx)).note).toBeUndefined();
     expect(await valuesOf(p.tx)).toEqual({});
@@ -446,17 +454,18 @@ describe('values and signatures', () => {
     expect((await signaturesOf(a.tx)).map((s) => s.signature_id)).toEqual(['approver-sign']);
   });
 
-  it("a value outside a choice field's picklist is a 400 page", async () => {
+  it("a value outside a choice field's picklist runs nothing; the page says so beside the field", async () => {
     const a = await approver();
-    expectRefused(
+    const page = await expectBack(
       await pages.post(a.cookie, {
         csrf: a.csrf,
         action: 'note',
         decision: 'maybe',
       }),
-      400,
+      a.cookie,
       '&#34;maybe&#34; is not one of',
     );
+    expect(page).toContain('class="field-error" id="error-decision"');
     expect(await valuesOf(a.tx)).toEqual({});
   });
 });
@@ -773,19 +782,28 @@ describe('uploads', () => {
     expect((await varsOf(p.tx)).note).toBeUndefined();
   });
 
-  it("refuses a file the page never offers: another's, of no upload, not an upload", async () => {
+  it("takes no file the page never offers: another's, of no upload, not an upload", async () => {
     const p = await participant();
-    const cases: [Record<string, { name: string; type: string; bytes: Uint8Array }>, string][] = [
+    const back: [Record<string, { name: string; type: string; bytes: Uint8Array }>, string][] = [
       [{ 'upload.proof': { name: 'p.pdf', type: 'application/pdf', bytes: PDF } }, 'not yours'],
       [{ 'upload.other': { name: 'x.pdf', type: 'application/pdf', bytes: PDF } }, 'no upload'],
-      [{ photo: { name: 'x.pdf', type: 'application/pdf', bytes: PDF } }, 'is not an upload'],
     ];
-    for (const [files, message] of cases)
-      expectRefused(
+    for (const [files, message] of back)
+      await expectBack(
         await pages.postMultipart(p.cookie, { csrf: p.csrf, action: 'note', text: 'x' }, files),
-        400,
+        p.cookie,
         message,
       );
+    // A file part that is no upload's: the body is not the page's form.
+    expectRefused(
+      await pages.postMultipart(
+        p.cookie,
+        { csrf: p.csrf, action: 'note', text: 'x' },
+        { photo: { name: 'x.pdf', type: 'application/pdf', bytes: PDF } },
+      ),
+      400,
+      'is not an upload',
+    );
     expect(await uploadsOf(p.tx)).toEqual([]);
     expect((await varsOf(p.tx)).note).toBeUndefined();
   });
@@ -881,14 +899,28 @@ describe('files a person may choose', () => {
 });
 
 describe('bodies a page never sends', () => {
-  it('a field value with a character XML cannot carry (NUL, a control character) is a 400 page; nothing is kept', async () => {
+  it('a field value with a character XML cannot carry (NUL, a control character) runs nothing; the page shows it without them, beside the box', async () => {
     const p = await participant();
-    for (const text of ['before\u0000after', 'x\u0001y', '\u001b[31m'])
-      expectRefused(
-        await pages.post(p.cookie, { csrf: p.csrf, action: 'note', text }),
-        400,
-        'The field “Text” holds a character that cannot be kept',
-      );
+    const cases: [string, string, string][] = [
+      ['before\u0000after', 'beforeafter', 'a character that cannot be kept'],
+      ['x\u0001y', 'xy', 'a character that cannot be kept'],
+      ['\u001b[31m', '[31m', 'a character that cannot be kept'],
+      ['\u0000'.repeat(50_000) + 'end', 'end', '50,000 characters that cannot be kept'],
+    ];
+    for (const [text, kept, said] of cases)
+      for (const post of [pages.post, pages.postMultipart]) {
+        const page = await expectBack(
+          await post(p.cookie, { csrf: p.csrf, action: 'note', text, reviewed: 'on' }),
+          p.cookie,
+          said,
+        );
+        // Beside the box, and the box holds what is left; the rest of the form as typed.
+        expect(page).toContain(`<p class="field-error" id="error-text">${said}`);
+        expect(page).toMatch(
+          new RegExp(`name="text" value="${kept.replace(/\[/g, '\\[')}"[^>]*aria-invalid="true"`),
+        );
+        expect(page).toMatch(/name="reviewed" value="true" checked/);
+      }
     expect((await varsOf(p.tx)).note).toBeUndefined();
     // Line breaks and tabs are text; a line break is kept as the box has it (LF), as posted CRLF.
     expect(
@@ -896,7 +928,7 @@ describe('bodies a page never sends', () => {
     ).toBe(303);
     expect((await varsOf(p.tx)).note).toBe('a\n\tb');
   });
-  it('a multipart value that is not UTF-8 is a 400 page and nothing is kept; UTF-8 is taken as sent', async () => {
+  it('a multipart value that is not UTF-8 runs nothing, and the page shows it with U+FFFD; UTF-8 is taken as sent', async () => {
     const p = await participant();
     const boundary = 'pal-page-boundary';
     const post = (text: Buffer, partHeaders = '') =>
@@ -918,9 +950,21 @@ describe('bodies a page never sends', () => {
           Buffer.from(`\r\n--${boundary}--\r\n`),
         ]),
       });
-    const latin1 = await post(Buffer.from('Caf\xe9 bill', 'latin1'));
-    expect(latin1.status).toBe(400);
-    expect(await latin1.text()).toContain('is not UTF-8 text');
+    // Latin-1, and a lone surrogate written as UTF-8 (CESU-8), many times over.
+    for (const [bytes, shown] of [
+      [Buffer.from('Caf\xe9 bill', 'latin1'), 'Caf\uFFFD bill'],
+      [
+        Buffer.concat([Buffer.from('half '), Buffer.from([0xed, 0xa0, 0xbd])]),
+        'half \uFFFD\uFFFD\uFFFD',
+      ],
+      [Buffer.alloc(3 * 20_000, Buffer.from([0xed, 0xb0, 0x80])), '\uFFFD'.repeat(60_000)],
+    ] as const) {
+      const answer = await post(bytes);
+      expect(answer.status).toBe(303);
+      const page = (await pages.page(p.cookie)).text;
+      expect(page).toContain('what was sent for it was not all text (not UTF-8)');
+      expect(page).toContain(`name="text" value="${shown}"`);
+    }
     expect((await varsOf(p.tx)).note).toBeUndefined();
     expect((await post(Buffer.from('Café bill ✓', 'utf8'))).status).toBe(303);
     expect((await varsOf(p.tx)).note).toBe('Café bill ✓');
@@ -947,6 +991,10 @@ describe('bodies a page never sends', () => {
     });
     expect(big.status).toBe(413);
     expect(big.type).toBe('text/html; charset=utf-8');
+    // Nothing of it could be read to keep: the page says so, and where what was typed still is.
+    expect(big.text).toContain(
+      'Nothing in it was kept. Your browser’s Back button returns to the form with what you typed in it.',
+    );
     const many: Record<string, string> = { csrf: p.csrf, action: 'note' };
     for (let i = 0; i < 2100; i++) many[`f${i}`] = '1';
     expect((await pages.post(p.cookie, many)).status).toBe(413);

@@ -356,6 +356,107 @@ describe('a form that does not go through', () => {
   });
 });
 
+describe('a value pasted with control characters', () => {
+  // A 400 page answered such a form: it named no box, its link led to the page without what was
+  // typed, and the character was invisible in the box anyway.
+  it.each([
+    ['with JavaScript', true],
+    ['without JavaScript', false],
+  ] as const)(
+    '%s: the page names the box, shows what is left in it, and keeps the rest as typed',
+    async (_name, javaScriptEnabled) => {
+      const tx = await newTransaction();
+      const { context, page } = await newContext({
+        viewport: PHONE,
+        javaScriptEnabled,
+        hasTouch: true,
+      });
+      await page.goto(`${h.url}/services/enter/${await participantToken(tx)}`);
+      if (javaScriptEnabled) await page.waitForSelector('main[data-pads-ready="true"]');
+      await fillEveryControl(page);
+      // Pasted: a NUL and an escape sequence in the name, SOH in the textarea.
+      const paste = (label: string, value: string) =>
+        page.getByLabel(label).evaluate((el, v) => {
+          (el as HTMLInputElement).value = v;
+          el.dispatchEvent(new window.Event('input', { bubbles: true }));
+        }, value);
+      await paste('Employee name', 'Ada\u0000 Love\u001b[0mlace');
+      await paste('Purpose', 'Train to the Zurich meeting\u0001\nand back');
+      if (!javaScriptEnabled)
+        await page
+          .locator('[data-signature="employee"]')
+          .getByLabel('Sign as Ada Claimant')
+          .check();
+      // The page after the 303: its address is the one the form was on, so waitForURL would not
+      // wait for it.
+      const submit = async () => {
+        const [answer] = await Promise.all([
+          page.waitForResponse((r) => r.request().method() === 'POST'),
+          page.waitForResponse(
+            (r) => r.request().method() === 'GET' && /\/session\/[\w-]{12}$/.test(r.url()),
+          ),
+          page.getByRole('button', { name: 'Submit the claim' }).tap(),
+        ]);
+        await page.waitForLoadState('load');
+        return answer;
+      };
+      const answer = await submit();
+      expect(answer.status()).toBe(303);
+      expect(await received(tx)).toBeUndefined();
+
+      // Each box says what was taken out of it, beside it, and holds what is left.
+      const name = page.getByLabel('Employee name');
+      expect(await name.getAttribute('aria-invalid')).toBe('true');
+      expect(await page.locator('#error-employeeName').textContent()).toContain(
+        '2 characters that cannot be kept (invisible control characters',
+      );
+      expect(await name.inputValue()).toBe('Ada Love[0mlace');
+      expect(await page.getByLabel('Purpose').inputValue()).toBe(
+        'Train to the Zurich meeting\nand back',
+      );
+      expect(await page.locator('#error-purpose').textContent()).toContain(
+        'a character that cannot be kept',
+      );
+      // The list of messages links to the box, by its label.
+      expect(
+        await page
+          .locator('#outcome')
+          .getByRole('link', { name: 'Employee name' })
+          .getAttribute('href'),
+      ).toBe('#error-employeeName');
+      // The rest, as typed.
+      expect(await page.getByLabel('Category').inputValue()).toBe('Travel');
+      expect(await page.getByLabel('Amount').inputValue()).toBe('123.40');
+      expect(await page.getByRole('radio', { name: 'Cash' }).isChecked()).toBe(true);
+      expect(await page.getByLabel('Receipts attached').isChecked()).toBe(true);
+      expect(await page.getByLabel('Policy read').isChecked()).toBe(false);
+      await shot(page, `control-characters-${javaScriptEnabled ? 'js' : 'nojs'}`, false);
+
+      // Corrected in the box alone, the form goes through.
+      await name.fill('Ada Lovelace');
+      if (javaScriptEnabled) {
+        await page.waitForSelector('main[data-pads-ready="true"]');
+        await drawWithMouse(page, 'employee');
+      } else if (
+        !(await page
+          .locator('[data-signature="employee"]')
+          .getByLabel('Sign as Ada Claimant')
+          .isChecked())
+      )
+        await page
+          .locator('[data-signature="employee"]')
+          .getByLabel('Sign as Ada Claimant')
+          .check();
+      await submit();
+      expect(await page.locator('#outcome').textContent()).toContain(
+        'Claim of Ada Lovelace received with 1 signature(s).',
+      );
+      expect((await received(tx))?.values).toEqual(EXPECTED_VALUES);
+      await context.close();
+    },
+  );
+});
+
 describe('a second tap on a slow connection', () => {
   it('sends the form once, and the person sees the first answer, not a refusal', async () => {
     const { context, page, problems } = await enterNewTransaction({

@@ -141,17 +141,65 @@ describe('judgeForm', () => {
     );
   });
 
-  it('names a refused field by its label, as the page does', () => {
-    const labelled = basis();
-    labelled.documents = [{ ...DOCUMENT, labels: { name: 'Your full name' } }];
-    expect(judge({ action: 'send', name: 'x\u0001y' }, labelled).verdict).toMatchObject({
-      kind: 'refused',
-      status: 400,
-      message:
-        'The field “Your full name” holds a character that cannot be kept (a control character).',
+  // A 400 page lost all the person typed, and the box's invisible character with it: they could
+  // neither see what was wrong nor keep the rest.
+  it('a value with characters XML cannot carry stops the form; the page gets it without them and the rest as typed', () => {
+    const cases: [string, string, string][] = [
+      ['x\u0001y', 'xy', 'a character that cannot be kept'],
+      ['\u0000Ada\u0000', 'Ada', '2 characters that cannot be kept'],
+      ['\u001b[31mred', '[31mred', 'a character that cannot be kept'],
+      ['half \uD83D pair', 'half  pair', 'a character that cannot be kept'],
+      ['\uFFFF\uDC00\u0008', '', '3 characters that cannot be kept'],
+      ['\u0000'.repeat(FIELD_VALUE_MAX), '', '65,536 characters that cannot be kept'],
+    ];
+    for (const [posted, kept, said] of cases) {
+      const { verdict } = judge({
+        action: 'send',
+        name: posted,
+        agree: 'true',
+        'signature.me': 'Ada L',
+      });
+      expect(verdict, JSON.stringify(posted.slice(0, 20))).toMatchObject({
+        kind: 'incomplete',
+        action: 'send',
+        messages: [{ message: expect.stringMatching(/^name: /), type: 'FIELD_REFUSED' }],
+        draft: { values: { name: kept, agree: 'true' }, signatures: { me: { text: 'Ada L' } } },
+      });
+      const { message } = (verdict as { messages: { message: string }[] }).messages[0]!;
+      expect(message).toContain(said);
+      expect(message).toContain('check it and send the form again');
+    }
+    // A tab and line breaks are text.
+    expect(
+      judge({ action: 'send', name: 'a\tb\nc', 'signature.me': 'Ada L' }).verdict,
+    ).toMatchObject({ kind: 'run', values: { name: 'a\tb\nc' } });
+  });
+
+  it('a value past FIELD_VALUE_MAX or not UTF-8 stops the form, kept as near as it can be', () => {
+    const long = judge({ action: 'send', name: 'y'.repeat(FIELD_VALUE_MAX + 5) }).verdict;
+    expect(long).toMatchObject({
+      kind: 'incomplete',
+      messages: [
+        { message: expect.stringContaining('name: it held more than 65,536 characters') },
+        { type: 'SIGNATURE_REQUIRED' },
+      ],
+      draft: { values: { name: 'y'.repeat(FIELD_VALUE_MAX) } },
     });
-    expect(judge({ action: 'send', name: 'x\u0001y' }).verdict).toMatchObject({
-      message: 'The field “Name” holds a character that cannot be kept (a control character).',
+    const notUtf8 = judgeForm(
+      basis(),
+      { action: 'send', name: 'Caf\uFFFD', 'signature.me': 'Ada L' },
+      SIGNER,
+      { signatureMaxBytes: 10 * 1024 },
+      NOW,
+      {},
+      new Set(['name']),
+    ).verdict;
+    expect(notUtf8).toMatchObject({
+      kind: 'incomplete',
+      messages: [
+        { message: expect.stringContaining('name: what was sent for it was not all text') },
+      ],
+      draft: { values: { name: 'Caf\uFFFD' } },
     });
   });
 
@@ -277,27 +325,48 @@ describe('judgeForm', () => {
       signatures: [{ kind: 'DRAWN', image: png(20, 10).toString('base64') }],
     });
     const big = `data:image/png;base64,${'A'.repeat(20 * 1024)}`;
-    expect(judge({ action: 'send', 'signature.me': big }).verdict).toEqual({
-      kind: 'refused',
-      status: 400,
-      message: 'The signature on page 1 of “a.pdf” is larger than 10 KiB (SIGNATURE_MAX_KB).',
+    expect(judge({ action: 'send', 'signature.me': big }).verdict).toMatchObject({
+      kind: 'incomplete',
+      messages: [
+        {
+          message:
+            'The signature on page 1 of “a.pdf” is larger than 10 KiB (SIGNATURE_MAX_KB): sign again.',
+          type: 'SIGNATURE_REFUSED',
+        },
+      ],
+      draft: { signatures: {} },
     });
     const anonymous = { ...SIGNER, sso: null, name: null };
     const asAnonymous = (posted: Record<string, string>) =>
       judgeForm(basis(), posted, anonymous, { signatureMaxBytes: 10 * 1024 }, NOW).verdict;
     expect(asAnonymous({ action: 'send', 'signature.me': 'x'.repeat(202) })).toMatchObject({
-      kind: 'refused',
-      status: 400,
-      message: 'The signature on page 1 of “a.pdf” is longer than 201 characters.',
+      kind: 'incomplete',
+      messages: [
+        {
+          message: 'The signature on page 1 of “a.pdf” is longer than 201 characters: sign again.',
+        },
+      ],
+    });
+    // A typed name with control characters comes back without them, for the person to check.
+    expect(
+      asAnonymous({ action: 'send', 'signature.me': 'Grace\u0000 Hopper\u001b' }),
+    ).toMatchObject({
+      kind: 'incomplete',
+      messages: [{ message: expect.stringContaining('they were taken out: sign again') }],
+      draft: { signatures: { me: { kind: 'TYPED', text: 'Grace Hopper' } } },
     });
     expect(asAnonymous({ action: 'send', 'signature.me': 'Anyone At All' })).toMatchObject({
       kind: 'run',
     });
     // A known person signs with their own name only.
     expect(judge({ action: 'send', 'signature.me': 'Grace Hopper' }).verdict).toMatchObject({
-      kind: 'refused',
-      status: 400,
-      message: 'The signature on page 1 of “a.pdf” is signed with your own name, Ada L, or drawn.',
+      kind: 'incomplete',
+      messages: [
+        {
+          message:
+            'The signature on page 1 of “a.pdf” is signed with your own name, Ada L, or drawn: sign again.',
+        },
+      ],
     });
     // The longest name an SSO may have (100 + space + 100), in characters beyond the BMP too.
     const longest = `${'𝔄'.repeat(100)} ${'𝔅'.repeat(100)}`;

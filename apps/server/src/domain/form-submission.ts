@@ -1,21 +1,23 @@
 // A session page's posted form judged against what the person may do now (docs/entry.md, "The
-// session form"): the action must be offered to them (else 403, nothing runs); a signature must be
-// theirs, not given yet, and a typed name or a real PNG within SIGNATURE_MAX_KB (else 400,
-// nothing runs); a signature of their role that is missing, and required or needed by the action
-// (its `signatures`), stops the form before the run, with what they typed kept as a draft. Values
+// session form"): the action must be offered to them (else 403, nothing runs). Everything else
+// that stops a form stops it before the run and brings the person back to the page with what they
+// typed kept as a draft and a message saying what to change: a value that cannot be kept (a
+// control character, one outside its choices), a signature that cannot be taken (not theirs, not
+// a typed name or a real PNG within SIGNATURE_MAX_KB), a signature of their role that is missing
+// and required or needed by the action (its `signatures`), a file that cannot be taken. Values
 // for fields they may not edit are left out (the caller logs their ids, never the values). Pure:
 // the caller reads the session's basis and the signer, and does what the verdict says.
 import { createHash } from 'node:crypto';
 import { checkPng } from '../documents/png-check.js';
 import { sniffUpload, type UploadKind } from '../documents/upload-sniff.js';
 import type { GivenSignature, StoredSignature } from './document-state.js';
-import { fieldLabel } from './field-labels.js';
 import type { SessionBasisView } from './session-view.js';
 import type { DraftFile, DraftSignature, FormDraft } from './sessions.js';
 import { FieldType } from '@pal-workflow/types';
 import { isXmlText } from '@pal-workflow/validators';
 import { SIGNATURE_CONTROL_PREFIX } from './pal-document-manifest.js';
 import { MAX_NAME_LENGTH } from './validate.js';
+import { cut, wholeSlice } from '../text-cut.js';
 import type {
   DocumentSubmission,
   FieldWrite,
@@ -42,8 +44,16 @@ export const SIGNATURE_MAX_SIDE = 4000;
 export const TYPED_SIGNATURE_MAX = 2 * MAX_NAME_LENGTH + 1;
 /** The longest value of one field, in characters (as `pal.documents.setField` allows). */
 export const FIELD_VALUE_MAX = 65_536;
+const COUNT = new Intl.NumberFormat('en');
 const DATA_URL = /^data:image\/png;base64,([A-Za-z0-9+/]*={0,2})$/;
 const CONTROL_CHARACTERS = /\p{Cc}/u;
+/**
+ * What no value may keep: the characters XML cannot carry (isXmlText), which are the control
+ * characters but tab and line breaks, lone surrogates and U+FFFE/U+FFFF.
+ */
+const NOT_XML_TEXT = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+/** In a typed name, every control character too (a tab or a line break is no part of one). */
+const NOT_NAME_TEXT = /[^\u0020-\u007E\u00A0-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
 /** Who signs, as the evidence page will say: from the SSO and the request, when signing. */
 export interface Signer {
@@ -88,9 +98,12 @@ export type FormVerdict =
       /** The form's files, to keep for the next submission if the run fails. */
       draftFiles: DraftFile[];
     }
-  /** Nothing runs: the page says why. */
-  | { kind: 'refused'; status: 400 | 403; message: string }
-  /** Nothing runs: the session page shows the messages and refills the form from the draft. */
+  /** Nothing runs: the page says why (an action not offered to the person now). */
+  | { kind: 'refused'; status: 403; message: string }
+  /**
+   * Nothing runs: the session page shows the messages and refills the form from the draft (a
+   * value or signature that cannot be taken is kept there as near as it can be: see below).
+   */
   | {
       kind: 'incomplete';
       action: string;
@@ -108,7 +121,8 @@ export interface FormJudgement {
 
 /**
  * Judges the posted fields (name → last value) for the person of `basis`. `now` dates the
- * signatures (Unix seconds).
+ * signatures (Unix seconds). `notUtf8` names the controls of a multipart form whose bytes were
+ * not UTF-8 (read with U+FFFD for each bad sequence): a value the person must look at again.
  */
 export function judgeForm(
   basis: SessionBasisView,
@@ -117,19 +131,26 @@ export function judgeForm(
   limits: { signatureMaxBytes: number },
   now: Date,
   files: Readonly<Record<string, PostedFile>> = {},
+  notUtf8: ReadonlySet<string> = new Set(),
 ): FormJudgement {
   const ignored: string[] = [];
   const action = posted.action ?? '';
-  const refuse = (status: 400 | 403, message: string): FormJudgement => ({
-    verdict: { kind: 'refused', status, message },
-    ignored,
-  });
   const offered = offeredAction(basis.manifest.actions, basis.place, action);
   if (!offered)
-    return refuse(
-      403,
-      'This action is not offered to you now, and nothing was done. It may have been done already: by an earlier tap on its button, or in another tab. The page shows where things stand and what you can do.',
-    );
+    return {
+      verdict: {
+        kind: 'refused',
+        status: 403,
+        message:
+          'This action is not offered to you now, and nothing was done. It may have been done already: by an earlier tap on its button, or in another tab. The page shows where things stand and what you can do.',
+      },
+      ignored,
+    };
+  /**
+   * What stops the form before its run, in the page's order: each said once, and the person
+   * brought back to the page with the rest of what they typed (a 400 page lost all of it).
+   */
+  const problems: { message: string; type: string }[] = [];
 
   const open = documentsOpen(basis.place);
   // Keyed by the pal's ids, which may be `__proto__`: maps without a prototype keep that one too.
@@ -159,15 +180,49 @@ export function judgeForm(
             // browser's, and a box it let the person fill is not refused as too long.
             given.replace(/\r\n?/g, '\n')
           : (basis.states[d]!.values[id] ?? '');
-      const named = `The field “${fieldLabel(document.labels, id)}”`;
-      if (value.length > FIELD_VALUE_MAX)
-        return refuse(400, `${named} holds more than ${FIELD_VALUE_MAX} characters.`);
+      // Said as "id: why", which the page shows beside the field's control (and in the list of
+      // messages under its label); the draft holds what can be kept of the value, so that the
+      // person corrects it there and retypes nothing.
+      const wrong = (why: string, kept: string) => {
+        problems.push({ message: `${id}: ${why}`, type: 'FIELD_REFUSED' });
+        draft.values[id] = kept;
+      };
+      if (notUtf8.has(id)) {
+        // Only a hand-made body: a browser sends its text as UTF-8.
+        wrong(
+          'what was sent for it was not all text (not UTF-8): each part that was not is shown as �. Check it and send the form again.',
+          wholeSlice(value.replace(NOT_XML_TEXT, ''), FIELD_VALUE_MAX),
+        );
+        continue;
+      }
       // As every operation's string (xs:string): a value XML cannot carry would be kept, then
-      // refused in every XML and NameValue answer that holds it (T9 would fail for good).
-      if (!isXmlText(value))
-        return refuse(400, `${named} holds a character that cannot be kept (a control character).`);
+      // refused in every XML and NameValue answer that holds it (T9 would fail for good). Such
+      // characters are invisible in a box (U+0001, ESC) or shown as � (NUL): the page shows the
+      // value without them, and the person sees what is left before anything runs with it.
+      if (!isXmlText(value)) {
+        const kept = value.replace(NOT_XML_TEXT, '');
+        const removed = [...value].length - [...kept].length;
+        wrong(
+          removed === 1
+            ? 'a character that cannot be kept (an invisible control character, which some pasted text brings along) was taken out of it: check it and send the form again.'
+            : `${COUNT.format(removed)} characters that cannot be kept (invisible control characters, which some pasted text brings along) were taken out of it: check it and send the form again.`,
+          wholeSlice(kept, FIELD_VALUE_MAX),
+        );
+        continue;
+      }
+      // A browser keeps to the control's maxlength: only a hand-made body is past it.
+      if (value.length > FIELD_VALUE_MAX) {
+        wrong(
+          `it held more than ${COUNT.format(FIELD_VALUE_MAX)} characters, the most a field keeps: what was past them was cut off. Check its end and send the form again.`,
+          wholeSlice(value, FIELD_VALUE_MAX),
+        );
+        continue;
+      }
       const problem = fieldValueProblem(field, value);
-      if (problem) return refuse(400, `${named}: ${problem}.`);
+      if (problem) {
+        wrong(`${problem}: choose one and send the form again.`, value);
+        continue;
+      }
       values[id] = value;
       draft.values[id] = value;
       writes.push({ file: document.file, fieldId: id, value });
@@ -208,11 +263,34 @@ export function judgeForm(
         }
         continue;
       }
-      if (!mine) return refuse(400, `${named} is for the role ${signature.role}, not yours.`);
-      if (!open) return refuse(400, 'The documents of this transaction can no longer be signed.');
-      if (given) return refuse(400, `${named} was already given.`);
+      // A signature that cannot be taken is said as the page's own messages are, and left out
+      // of the draft (the page asks for it again), but a typed name kept without what it cannot
+      // hold. Not the person's, or not open, or given: the page changed since it was shown
+      // (another tab, another person's action), and shows now where things stand.
+      const refusedSignature = (why: string) =>
+        problems.push({ message: `${named} ${why}`, type: 'SIGNATURE_REFUSED' });
+      if (!mine) {
+        refusedSignature(`is for the role ${signature.role}, not yours: it was not taken.`);
+        continue;
+      }
+      if (!open) {
+        refusedSignature('can no longer be given: the documents are closed.');
+        continue;
+      }
+      if (given) {
+        refusedSignature('was already given (in another tab, or by an earlier tap).');
+        continue;
+      }
+      if (notUtf8.has(control)) {
+        refusedSignature('was not sent as text (not UTF-8): sign again.');
+        continue;
+      }
       const made = readSignature(posting, limits.signatureMaxBytes, signer.name);
-      if (!made.ok) return refuse(400, `${named} ${made.problem}.`);
+      if (!made.ok) {
+        refusedSignature(`${made.problem}: sign again.`);
+        if (made.draft) draft.signatures[id] = made.draft;
+        continue;
+      }
       draft.signatures[id] = made.draft;
       signatures.push({
         id,
@@ -225,22 +303,32 @@ export function judgeForm(
       });
     }
   }
-  for (const name of Object.keys(posted))
-    if (name.startsWith(SIGNATURE_CONTROL_PREFIX) && posted[name]!.trim() !== '')
-      if (!known.has(name.slice(SIGNATURE_CONTROL_PREFIX.length)))
-        return refuse(
-          400,
-          `There is no signature “${name.slice(SIGNATURE_CONTROL_PREFIX.length)}” here.`,
-        );
+  // Never on a page: one message for them all, so that thousands of made-up names make one.
+  const unknown = Object.keys(posted).filter(
+    (name) =>
+      name.startsWith(SIGNATURE_CONTROL_PREFIX) &&
+      posted[name]!.trim() !== '' &&
+      !known.has(name.slice(SIGNATURE_CONTROL_PREFIX.length)),
+  );
+  if (unknown.length > 0)
+    problems.push({
+      message: `There is no signature “${cut(unknown[0]!.slice(SIGNATURE_CONTROL_PREFIX.length), 200, 'name')}” here${unknown.length > 1 ? ` (nor ${COUNT.format(unknown.length - 1)} more the form named)` : ''}: nothing was signed with it.`,
+      type: 'SIGNATURE_REFUSED',
+    });
 
   const uploads: UploadWrite[] = [];
   const missingUploads: string[] = [];
   /** Files a person chose that cannot be taken (empty, or not of a kind asked for): why. */
   const wrongFiles: string[] = [];
   const asked = basis.manifest.uploads ?? [];
-  for (const name of Object.keys(files))
-    if (!asked.some((u) => `${UPLOAD_CONTROL_PREFIX}${u.name}` === name))
-      return refuse(400, `There is no upload “${name.slice(UPLOAD_CONTROL_PREFIX.length)}” here.`);
+  const unasked = Object.keys(files).filter(
+    (name) => !asked.some((u) => `${UPLOAD_CONTROL_PREFIX}${u.name}` === name),
+  );
+  if (unasked.length > 0)
+    problems.push({
+      message: `There is no upload “${cut(unasked[0]!.slice(UPLOAD_CONTROL_PREFIX.length), 200, 'name')}” here${unasked.length > 1 ? ` (nor ${COUNT.format(unasked.length - 1)} more the form named)` : ''}: no file was taken for it.`,
+      type: 'UPLOAD_REFUSED',
+    });
   for (const upload of asked) {
     const file = files[`${UPLOAD_CONTROL_PREFIX}${upload.name}`];
     const allowed = uploadAllowed(upload, basis.place);
@@ -250,7 +338,10 @@ export function judgeForm(
         missingUploads.push(upload.label);
       continue;
     }
-    if (!allowed) return refuse(400, `“${upload.label}” is not yours to upload now.`);
+    if (!allowed) {
+      wrongFiles.push(`“${upload.label}” is not yours to upload now: the file was not taken.`);
+      continue;
+    }
     if (file.overCapMb !== undefined) {
       wrongFiles.push(
         file.kept
@@ -305,12 +396,18 @@ export function judgeForm(
           : `in “${where}” is needed for “${offered.label}”`,
       ),
   ];
-  if (unsigned.length > 0 || missingUploads.length > 0 || wrongFiles.length > 0)
+  if (
+    problems.length > 0 ||
+    unsigned.length > 0 ||
+    missingUploads.length > 0 ||
+    wrongFiles.length > 0
+  )
     return {
       verdict: {
         kind: 'incomplete',
         action,
         messages: [
+          ...problems,
           ...unsigned.map((why) => ({
             message: `Sign before you go on: your signature ${why}.`,
             type: 'SIGNATURE_REQUIRED',
@@ -357,7 +454,8 @@ type SignatureReading =
       signature: Pick<GivenSignature, 'kind' | 'image' | 'text'>;
       draft: DraftSignature;
     }
-  | { ok: false; problem: string };
+  /** `draft`: what the page may show again (a typed name without what a name cannot hold). */
+  | { ok: false; problem: string; draft?: DraftSignature };
 
 /**
  * A posted signature: a `data:image/png;base64,…` URL of a real PNG, or a typed name. A person the service knows types no name: the page's "Sign as …"
@@ -384,8 +482,17 @@ function readSignature(posted: string, maxBytes: number, ownName: string | null)
       draft: { kind: 'DRAWN', image: posted },
     };
   }
-  if (CONTROL_CHARACTERS.test(posted))
-    return { ok: false, problem: 'holds characters that are not part of a name' };
+  if (CONTROL_CHARACTERS.test(posted) || !isXmlText(posted)) {
+    const kept = posted.replace(NOT_NAME_TEXT, '').trim();
+    return {
+      ok: false,
+      problem:
+        'held characters that are not part of a name (invisible control characters); they were taken out',
+      ...(kept !== '' && ownName === null
+        ? { draft: { kind: 'TYPED', text: wholeSlice(kept, TYPED_SIGNATURE_MAX * 2) } }
+        : {}),
+    };
+  }
   if (ownName !== null && posted !== ownName.trim())
     return { ok: false, problem: `is signed with your own name, ${ownName.trim()}, or drawn` };
   if (posted.length > TYPED_SIGNATURE_MAX && [...posted].length > TYPED_SIGNATURE_MAX)

@@ -2,10 +2,10 @@
 // form"). Each field's control is named by its field id, a signature by `signature.{id}`, the
 // button by `action`, beside `csrf`; posted as `application/x-www-form-urlencoded` or
 // `multipart/form-data`, within the caps below. The form is judged by domain/form-submission.ts:
-// an action not offered to the person now is a 403 page and a wrong signature a 400 page, and
-// nothing runs; a missing required signature, or a run that failed, brings the person back to the
-// page with the messages and what they typed. Never a 500 for a posted form: a malformed or
-// oversized body is a page too.
+// an action not offered to the person now is a 403 page, and nothing runs; a value or signature
+// that cannot be taken, a missing required signature, or a run that failed, brings the person
+// back to the page with the messages and what they typed. Never a 500 for a posted form: a
+// malformed or oversized body is a page too.
 import multipart from '@fastify/multipart';
 import { parseUrlEncoded } from '@pal-workflow/server-skeleton';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -55,6 +55,8 @@ const MAX_NAME_BYTES = 256;
 export interface PostedForm {
   fields: Record<string, string>;
   files?: Record<string, PostedFile>;
+  /** The text controls of a multipart form whose bytes were not UTF-8 (read with U+FFFD). */
+  notUtf8?: Set<string>;
 }
 
 const OUTDATED = {
@@ -241,6 +243,7 @@ export async function registerSessionForm(
               usable: (file) => keptFileUsable(basis, file),
             })
           : form.files,
+        form.notUtf8,
       );
       if (ignored.length > 0)
         request.log.warn(
@@ -348,12 +351,17 @@ function httpStatusOf(error: unknown): number {
   return typeof status === 'number' && status >= 400 && status < 500 ? status : 400;
 }
 
+/**
+ * A form that could not be read as the page's (past its caps, malformed, or an action not offered):
+ * nothing of it could be kept as the page's draft, and the page says so. The browser's Back button
+ * still has what was typed; the link opens the page as it stands (a GET: never the form again).
+ */
 function sendFormRefused(reply: FastifyReply, status: number, message: string, back: string) {
   return sendPage(
     reply,
     status,
     'This form was refused',
-    `<h1>This form was refused</h1><p>${escapeHtml(message)}</p><p><a href="${escapeHtml(back)}">Back to the page</a></p>`,
+    `<h1>This form was refused</h1><p>${escapeHtml(message)}</p><p>Nothing in it was kept. Your browser’s Back button returns to the form with what you typed in it.</p><p><a href="${escapeHtml(back)}">Open the page as it is now</a></p>`,
   );
 }
 
@@ -416,6 +424,7 @@ async function readForm(
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const LENIENT_UTF8 = new TextDecoder('utf-8');
 
 /**
  * Reads a multipart form within the scope's caps; its text parts together within
@@ -429,6 +438,7 @@ async function readMultipart(
 ): Promise<PostedForm> {
   const fields = Object.create(null) as Record<string, string>;
   const files = Object.create(null) as Record<string, PostedFile>;
+  const notUtf8 = new Set<string>();
   let textBytes = 0;
   let fileBytes = 0;
   let uploads = 0;
@@ -464,10 +474,15 @@ async function readMultipart(
       // never taken cut short.
       if (part.file.truncated)
         throw new FormRefused(413, `the form's control “${part.fieldname}” is too long`);
+      // Bytes that are not UTF-8 (a lone surrogate written as UTF-8, Latin-1) come only from a
+      // hand-made body: read with U+FFFD for each bad sequence, and named, so that the judge
+      // brings the person back to the page with the rest of the form rather than refusing it all.
+      const bytes = Buffer.concat(chunks);
       try {
-        fields[part.fieldname] = UTF8.decode(Buffer.concat(chunks));
+        fields[part.fieldname] = UTF8.decode(bytes);
       } catch {
-        throw new FormRefused(400, `the form's control “${part.fieldname}” is not UTF-8 text`);
+        fields[part.fieldname] = LENIENT_UTF8.decode(bytes);
+        notUtf8.add(part.fieldname);
       }
       continue;
     }
@@ -499,5 +514,5 @@ async function readMultipart(
     fileBytes += bytes.length;
     files[part.fieldname] = { filename: part.filename, bytes };
   }
-  return { fields, files };
+  return { fields, files, notUtf8 };
 }

@@ -278,6 +278,19 @@ function placeAskedFor(
       );
     return asked && view.documentsOpen ? signatureAnchor(asked.signature.id!) : undefined;
   }
+  if (type === 'SIGNATURE_REFUSED') {
+    // "The signature on page 2 of “Claim” …": the person's own there, still to give.
+    const refused = view.documents
+      .filter((d) => message.includes(`“${d.description ?? fileName(d.file)}”`))
+      .flatMap((d) => d.signatures)
+      .find(
+        (s) =>
+          s.mine &&
+          !s.given &&
+          message.startsWith(`The signature on page ${s.signature.page ?? 1} `),
+      );
+    return refused && view.documentsOpen ? signatureAnchor(refused.signature.id!) : undefined;
+  }
   if (type === 'UPLOAD_REQUIRED' || type === 'UPLOAD_REFUSED') {
     const n = view.uploads.findIndex((u) => u.editable && message.includes(`“${u.label}”`));
     return n >= 0 ? `upload-${n}` : undefined;
