@@ -169,10 +169,26 @@ describe('tokens and entry', () => {
     // time, whose cookie went with it): both causes said, not "ended" alone.
     const elsewhere = await open(path);
     expect(elsewhere.status).toBe(401);
-    expect(elsewhere.text).toContain('<h1>This page is not open in this browser</h1>');
-    expect(elsewhere.text).toContain('Its session has ended (after 30 minutes without use');
+    expect(elsewhere.text).toContain('<h1>Your session has ended</h1>');
+    expect(elsewhere.text).toContain('ended after 30 minutes without use');
     expect(elsewhere.text).toContain('opened in another browser or device');
-    expect((await open('/services/session')).status).toBe(401);
+    // One page, whatever was asked and whatever the cause: the page with an ended session's
+    // cookie, the address without a handle, a document, a completed PDF, a posted form.
+    const ended = `${name}=${'A'.repeat(43)}`;
+    for (const answer of [
+      await open(path, ended),
+      await open('/services/session'),
+      await open(`${path}/documents/0`),
+      await open(`${path}/documents/0/completed`),
+      await fetch(h.url + path, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'text/html' },
+        body: 'csrf=x&action=note',
+      }).then(async (r) => ({ status: r.status, text: await r.text() })),
+    ]) {
+      expect(answer.status).toBe(401);
+      expect(answer.text).toBe(elsewhere.text);
+    }
   });
 
   it('P3 with userSSO=auto: the entry URL makes a NEW transaction owned by a fresh guest SSO', async () => {

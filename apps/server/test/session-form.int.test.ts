@@ -197,7 +197,8 @@ describe('the actions offered', () => {
       expectRefused(
         await pages.post(p.cookie, { ...fields, action: 'note', text: 'x' }),
         403,
-        `<p><a href="${sessionPathOf(p.cookie)}">Back to the page</a></p>`,
+        // A link (GET) to the page, never "reload", which posts the refused form again.
+        `<p><a href="${sessionPathOf(p.cookie)}">Open the page again</a></p>`,
       );
     expect(await valuesOf(p.tx)).toEqual({});
   });
@@ -992,9 +993,7 @@ describe('bodies a page never sends', () => {
     expect(big.status).toBe(413);
     expect(big.type).toBe('text/html; charset=utf-8');
     // Nothing of it could be read to keep: the page says so, and where what was typed still is.
-    expect(big.text).toContain(
-      'Nothing in it was kept. Your browser’s Back button returns to the form with what you typed in it.',
-    );
+    expect(big.text).toContain('Nothing in it was kept, and nothing was done.');
     const many: Record<string, string> = { csrf: p.csrf, action: 'note' };
     for (let i = 0; i < 2100; i++) many[`f${i}`] = '1';
     expect((await pages.post(p.cookie, many)).status).toBe(413);

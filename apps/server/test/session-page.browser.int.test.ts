@@ -749,6 +749,60 @@ describe('the other pages a person may meet', () => {
   });
 });
 
+describe('a refused form and an ended session, as Chromium meets them', () => {
+  it('a form without the page’s CSRF token: a 403 page whose way on is a link, never a re-post', async () => {
+    const { context, page } = await newContext({ viewport: PHONE, hasTouch: true });
+    await page.goto(`${h.url}/services/enter/${await participantToken(await newTransaction())}`);
+    const address = page.url();
+    await page.locator('input[name="csrf"]').evaluate((el) => {
+      (el as HTMLInputElement).value = 'not-the-token';
+    });
+    const [refused] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Submit the claim' }).tap(),
+    ]);
+    expect(refused.status()).toBe(403);
+    await page.waitForLoadState('load');
+    const text = (await page.locator('main').textContent())!;
+    expect(text).toContain('nothing in it was kept, and nothing was done');
+    // "Reload the page" re-posted the refused form: the way on is a link to the page.
+    expect(text).not.toMatch(/reload/i);
+    const [opened] = await Promise.all([
+      page.waitForResponse((r) => r.url() === address),
+      page.getByRole('link', { name: 'Open the page again' }).tap(),
+    ]);
+    expect([opened.request().method(), opened.status()]).toEqual(['GET', 200]);
+    await page.getByRole('button', { name: 'Submit the claim' }).waitFor();
+    await context.close();
+  });
+
+  it('an ended session: one 401 page for the page and for its form, with one way on', async () => {
+    const { context, page } = await newContext({ viewport: PHONE, hasTouch: true });
+    await page.goto(`${h.url}/services/enter/${await participantToken(await newTransaction())}`);
+    const address = page.url();
+    await page.getByLabel('Employee name').fill('Ada Lovelace');
+    // The session ends while the form is open (its cookie goes with an idle end).
+    await context.clearCookies();
+    const [posted] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Submit the claim' }).tap(),
+    ]);
+    expect(posted.status()).toBe(401);
+    await page.waitForLoadState('load');
+    const afterPost = await page.locator('main').innerHTML();
+    expect(await page.title()).toBe('Your session has ended');
+    expect(afterPost).toContain('nothing in it was kept');
+    await expectAccessible(page, 'the 401 page after a form');
+    const got = await page.goto(address);
+    expect(got?.status()).toBe(401);
+    expect(await page.locator('main').innerHTML()).toBe(afterPost);
+    const ended = await page.goto(`${h.url}/services/session`);
+    expect(ended?.status()).toBe(401);
+    expect(await page.locator('main').innerHTML()).toBe(afterPost);
+    await context.close();
+  });
+});
+
 describe('the assets and the document file', () => {
   it('serves the listed assets with long caching, and a document only to its session', async () => {
     const tx = await newTransaction();

@@ -367,7 +367,7 @@ describe('a session re-checks its person on every request', () => {
     expect((await pages.page(cookie)).status).toBe(200);
     await started(12 * 3_600_000 + 1000);
     const ended = await expectEnded(cookie);
-    expect(ended.text).toContain('12 hours after they start');
+    expect(ended.text).toContain('12 hours after it started');
   });
 
   it('an anonymous (T8) session rests on the SSO its token was for and on the transaction; it never shows that SSO', async () => {
@@ -505,7 +505,7 @@ describe('links in mails', () => {
 
     const ended = await expectEnded(cookies[0]!);
     expect(ended.text).toContain(
-      `a link from a mail keeps only the ${MAIL_LINK_SESSIONS} it opened last`,
+      `a link from a mail keeps only the ${MAIL_LINK_SESSIONS} pages it opened last`,
     );
     for (const cookie of [...cookies.slice(1), ...kept])
       expect((await pages.page(cookie)).status).toBe(200);

@@ -24,14 +24,7 @@ export function registerCompletedDocumentRoute(
     async (request, reply) => {
       const { handle } = request.params;
       const read = await page.sessionAt(request, reply, handle);
-      if (read.state === 'withdrawn') return page.noSession(reply, read, handle);
-      if (read.state === 'none')
-        return sendPage(
-          reply,
-          401,
-          'Your session has ended',
-          '<h1>Your session has ended</h1><p>Open a new link to download the document.</p>',
-        );
+      if (read.state !== 'live') return page.noSession(reply, read, handle);
       const { session } = read;
       const index = /^\d{1,4}$/.test(request.params.index) ? Number(request.params.index) : -1;
       const completed =

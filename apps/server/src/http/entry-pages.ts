@@ -18,7 +18,7 @@
 // A session has a cookie of its own (http/session-cookies.ts) and its page an address of its own:
 // two links opened in one browser are two pages, each acting for its own transaction, however
 // the person goes back, reloads or switches tabs. An unknown, used or expired token is one 410
-// page; a missing or ended session one 401 page; a session whose person may no longer act
+// page; a missing or ended session one 401 page, for every request; a session whose person may no longer act
 // (domain/session-standing.ts) ends with a 403 page that says why; an action on a transaction
 // whose systemStatus forbids runs is a 409 page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -60,19 +60,15 @@ const GONE: PageText = {
   // a link cut short or mistyped among them.
   body: '<h1>This link is no longer valid</h1><p>It was already used, it has expired, or it did not arrive whole (cut short, or changed on its way). Ask whoever sent it to you for a new one.</p>',
 };
+/**
+ * The one page for a request without a live session, whatever it asked (the page, a form, a
+ * document, a completed PDF) and whatever the cause: an ended session, or no cookie of it (an
+ * idle end takes the cookie too, and an address opened in another browser or device has none).
+ * Two pages for GET and POST, each naming one cause, sent people looking for the wrong one.
+ */
 const NO_SESSION: PageText = {
   title: 'Your session has ended',
-  body: `<h1>Your session has ended</h1><p>Sessions end after 30 minutes without use and 12 hours after they start, and a link from a mail keeps only the ${MAIL_LINK_SESSIONS} it opened last. To go on, open your mail’s link again, or ask for a new link.</p>`,
-};
-/**
- * A page's address with no session cookie of it. The cookie lives as long as the session's idle
- * time, so this is a session ended by 30 minutes without use as often as an address opened in
- * another browser or device (copied, sent to oneself): the page names both, where "ended" alone
- * sent the second looking for the wrong cause.
- */
-const NOT_IN_THIS_BROWSER: PageText = {
-  title: 'This page is not open in this browser',
-  body: '<h1>This page is not open in this browser</h1><p>Its session has ended (after 30 minutes without use, or 12 hours after it started), or its address was opened in another browser or device than the one where its link was opened. To go on, open your link again from the mail or the application that gave it to you.</p>',
+  body: `<h1>Your session has ended</h1><p>This page is no longer open in this browser. Its session ended after 30 minutes without use, or 12 hours after it started (and a link from a mail keeps only the ${MAIL_LINK_SESSIONS} pages it opened last); or its address was opened in another browser or device than the one where its link was opened.</p><p>If you were sending a form, nothing in it was kept.</p><p>To go on, open your link again from the mail or the application that gave it to you, or ask whoever sent it for a new one.</p>`,
 };
 /** A session whose person may no longer act: why, in the domain's words. */
 const withdrawn = (reason: string): PageText => ({
@@ -83,10 +79,20 @@ const BAD_LINK: PageText = {
   title: 'This link is not valid',
   body: '<h1>This link is not valid</h1><p>It was changed or cut short on its way. Open it from the mail again.</p>',
 };
-const REFUSED: PageText = {
+/**
+ * A session form that did not come from its page (another site, or no CSRF token of the
+ * session): nothing of it may be kept, not even as the page's draft, which another site could
+ * fill. The way on is a link (GET): "reload" re-posted the refused form.
+ */
+const refusedForm = (sessionPath: string): PageText => ({
   title: 'This form was refused',
-  body: '<h1>This form was refused</h1><p>It did not come from this page. Reload the page and send it again.</p>',
-};
+  body: `<h1>This form was refused</h1><p>The service could not tell that it was sent from this page: it came from another site, or without the page’s own security code. So nothing in it was kept, and nothing was done.</p><p>Open the page again, fill the form in there and send it.</p><p><a href="${escapeHtml(sessionPath)}">Open the page again</a></p>`,
+});
+/** A mailed link's confirm form posted from another site: its page again, by a link (GET). */
+const refusedMailForm = (confirmPath: string): PageText => ({
+  title: 'This form was refused',
+  body: `<h1>This form was refused</h1><p>It did not come from the page of your mail’s link, so nothing was opened.</p><p><a href="${escapeHtml(confirmPath)}">Open that page again</a></p>`,
+});
 
 export function registerEntryPages(
   app: FastifyInstance,
@@ -213,7 +219,10 @@ ${about}<p>The link in your mail opens this for you${you ? `, ${escapeHtml(you)}
   });
 
   app.post<MailQuery>(`/${root}/mail`, async (request, reply) => {
-    if (!sameOrigin(request, domain)) return sendPage(reply, 403, REFUSED.title, REFUSED.body);
+    if (!sameOrigin(request, domain)) {
+      const text = refusedMailForm(request.url);
+      return sendPage(reply, 403, text.title, text.body);
+    }
     let value: string;
     try {
       value = await enterFromMail(domain, mailLink(request.query), request.id);
@@ -247,8 +256,6 @@ ${about}<p>The link in your mail opens this for you${you ? `, ${escapeHtml(you)}
   app.get<{ Params: { handle: string } }>(`${sessionRoot}/:handle`, async (request, reply) => {
     const { handle } = request.params;
     const read = await sessionAt(request, reply, handle);
-    if (read.state === 'none' && cookies.valueFor(request, handle) === undefined)
-      return sendPage(reply, 401, NOT_IN_THIS_BROWSER.title, NOT_IN_THIS_BROWSER.body);
     if (read.state !== 'live') return noSession(reply, read, handle);
     const view = await loadSessionView(domain, read.session);
     return sendHtml(reply, 200, renderSessionPage(view, pathsOf(handle), assets), SESSION_PAGE_CSP);
@@ -322,7 +329,7 @@ ${about}<p>The link in your mail opens this for you${you ? `, ${escapeHtml(you)}
       sessionAt,
       cookies,
       sameOrigin: (request) => sameOrigin(request, domain),
-      refused: REFUSED,
+      refused: refusedForm,
     }),
   );
 }

@@ -91,7 +91,8 @@ export interface SessionFormHelpers extends SessionOfPage {
   pathsOf: (handle: string) => SessionPagePaths;
   cookies: SessionCookies;
   sameOrigin: (request: FastifyRequest) => boolean;
-  refused: { title: string; body: string };
+  /** The page for a form that did not come from its page (sessionPath: the way back, a GET). */
+  refused: (sessionPath: string) => { title: string; body: string };
 }
 
 /** The session form's route, in a scope of its own with the parsers its bodies need. */
@@ -211,13 +212,10 @@ export async function registerSessionForm(
       const form = await readForm(request, caps);
       if (form instanceof FormRefused)
         return sendFormRefused(reply, form.status, form.message, sessionPath);
-      if (!helpers.sameOrigin(request) || !csrfMatches(session, form.fields.csrf))
-        return sendPage(
-          reply,
-          403,
-          helpers.refused.title,
-          `${helpers.refused.body}<p><a href="${escapeHtml(sessionPath)}">Back to the page</a></p>`,
-        );
+      if (!helpers.sameOrigin(request) || !csrfMatches(session, form.fields.csrf)) {
+        const text = helpers.refused(sessionPath);
+        return sendPage(reply, 403, text.title, text.body);
+      }
 
       const basis = await loadSessionBasis(domain, session);
       const sso = session.ssoId
@@ -353,15 +351,15 @@ function httpStatusOf(error: unknown): number {
 
 /**
  * A form that could not be read as the page's (past its caps, malformed, or an action not offered):
- * nothing of it could be kept as the page's draft, and the page says so. The browser's Back button
- * still has what was typed; the link opens the page as it stands (a GET: never the form again).
+ * nothing of it could be kept as the page's draft, and the page says so. The link opens the page
+ * as it stands (a GET: never the form again).
  */
 function sendFormRefused(reply: FastifyReply, status: number, message: string, back: string) {
   return sendPage(
     reply,
     status,
     'This form was refused',
-    `<h1>This form was refused</h1><p>${escapeHtml(message)}</p><p>Nothing in it was kept. Your browser’s Back button returns to the form with what you typed in it.</p><p><a href="${escapeHtml(back)}">Open the page as it is now</a></p>`,
+    `<h1>This form was refused</h1><p>${escapeHtml(message)}</p><p>Nothing in it was kept, and nothing was done.</p><p><a href="${escapeHtml(back)}">Open the page as it is now</a></p>`,
   );
 }
 
