@@ -187,6 +187,26 @@ describe('console access', () => {
       expect(await hasConsoleAccess(t.ctx, acme, 'directory', sso, true)).toBe(false);
     });
 
+    it.runIf(engine === 'sqlite')(
+      'C3 commits its grant with its record: an audit write that fails leaves no grant, and the retry records it',
+      async () => {
+        const grant = [acme, 'directory', sso, true] as const;
+        await sql`create trigger no_given before insert on audit_log when new.action = 'grant.given' begin select raise(abort, 'audit write failed'); end`.execute(
+          t.ctx.db,
+        );
+        await expect(grantConsoleAccess(t.ctx, ...grant)).rejects.toThrow('audit write failed');
+        expect(await hasConsoleAccess(t.ctx, acme, 'directory', sso, true)).toBe(false);
+        await sql`drop trigger no_given`.execute(t.ctx.db);
+        expect(await grantConsoleAccess(t.ctx, ...grant)).toBe(true);
+        const given = await t.ctx.db
+          .selectFrom('audit_log')
+          .select('target')
+          .where('action', '=', 'grant.given')
+          .execute();
+        expect(given).toEqual([{ target: sso }]);
+      },
+    );
+
     it('refuses a pal that is not console-mode (400), unknown or of another enterprise (404)', async () => {
       await expect(grantConsoleAccess(t.ctx, acme, 'expense', sso, true)).rejects.toThrow(
         InvalidArgumentError,

@@ -67,8 +67,12 @@ export async function grantConsoleAccess(
     'live',
   );
   // A grant given again changes nothing, and is no act to record (a client could pad its trail).
-  if (await insertConsoleGrant(ctx.db, grant, ctx.now().toISOString()))
-    await recordAudit(ctx, ctx.db, grantAudit('grant.given', grant));
+  // So the grant and its record commit together: a record lost after its grant would never be
+  // written by a retry, which finds the grant there.
+  await inTransaction(ctx, async ({ db }) => {
+    if (await insertConsoleGrant(db, grant, ctx.now().toISOString()))
+      await recordAudit(ctx, db, grantAudit('grant.given', grant));
+  });
   return true;
 }
 
