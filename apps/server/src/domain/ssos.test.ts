@@ -59,6 +59,13 @@ describe('SSOs', () => {
         );
       }
       expect(await isEmailRegistered(t.ctx, 'eve@example.com')).toBe(false);
+      // What is another mailbox stays another: a domain read as a number (the URL parser's IPv4)
+      // is compared as written, and one IDNA refuses is not folded into a name it allows.
+      await createSso(t.ctx, acme, { ...BOB, email: 'bob@127.0.0.1' });
+      for (const other of ['bob@2130706433', 'bob@0x7f.1', 'bob@127.1'])
+        expect(await isEmailRegistered(t.ctx, other), other).toBe(false);
+      await createSso(t.ctx, acme, { ...BOB, email: 'ann@x\u2488com' });
+      expect(await isEmailRegistered(t.ctx, 'ann@x1.com')).toBe(false);
     });
 
     it.each([

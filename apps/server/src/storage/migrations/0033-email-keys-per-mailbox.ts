@@ -1,6 +1,6 @@
 // Accounts' email_key as email-key.ts now computes it: one key per mailbox, whatever the address's
 // Unicode form, width or IDNA spelling (before: the address in lower case). Keys of ASCII
-// addresses are unchanged, so only the others are written. Two accounts that the old key kept
+// addresses come out as before, so only the others are written. Two accounts that the old key kept
 // apart for one mailbox (`exämple.com` and `xn--exmple-cua.com`) both stay, with their SSOs: one
 // holds the new key (the address looks it up), the other keeps its old one; no third is made.
 import type { Kysely, Migration } from 'kysely';
