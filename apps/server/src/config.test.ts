@@ -68,6 +68,20 @@ describe('loadConfig', () => {
     );
   });
 
+  it('names the path people reach the service root at: PUBLIC_URL’s path, then the root', () => {
+    expect(loadConfig(env()).publicServicePath).toBe('/services');
+    expect(loadConfig(env({ PUBLIC_URL: 'https://pal.example.com/' })).publicServicePath).toBe(
+      '/services',
+    );
+    expect(
+      loadConfig(env({ PUBLIC_URL: 'https://pal.example.com/base/', SERVICE_ROOT: 'svc' }))
+        .publicServicePath,
+    ).toBe('/base/svc');
+    expect(loadConfig(env({ PUBLIC_URL: 'https://pal.example.com/a/b//' })).publicServicePath).toBe(
+      '/a/b/services',
+    );
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig(env({ PORT: '', LOG_LEVEL: ' ' })).port).toBe(8080);
   });

@@ -37,6 +37,13 @@ export interface Config {
   /** Base of every link the service sends out (mails, P3 URLs); no trailing slash. */
   publicUrl: string;
   serviceRoot: string;
+  /**
+   * Where people reach the service root: PUBLIC_URL's path, then `/{service_root}` (e.g.
+   * `/pal/services`; `/services` when PUBLIC_URL has no path). Every address the service writes
+   * into a page, a Location or a cookie's Path starts with it. The routes stay at
+   * `/{service_root}/…`: a proxy mounted at PUBLIC_URL's path strips it before forwarding.
+   */
+  publicServicePath: string;
   userRoot: string;
   /** Absolute path. */
   dataDir: string;
@@ -376,6 +383,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     publicUrl,
     serviceRoot,
+    publicServicePath: publicServicePath(publicUrl, serviceRoot),
     userRoot,
     dataDir,
     database,
@@ -481,6 +489,16 @@ function serverProcessesSetting(raw: string | undefined, database: DatabaseConfi
       `${processes} processes need a PostgreSQL DATABASE_URL: on SQLite one process serves the database file`,
     );
   return processes;
+}
+
+/** PUBLIC_URL's path without its trailing `/`: `` when it has none, else e.g. `/pal`. */
+export function publicPathOf(publicUrl: string): string {
+  return new URL(publicUrl).pathname.replace(/\/+$/, '');
+}
+
+/** PUBLIC_URL's path and `/{service_root}`: see Config.publicServicePath. */
+function publicServicePath(publicUrl: string, serviceRoot: string): string {
+  return `${publicPathOf(publicUrl)}/${serviceRoot}`;
 }
 
 function defaultPublicUrl(host: string, port: number): string {
