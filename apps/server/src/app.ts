@@ -99,7 +99,7 @@ export async function buildApp(
       });
     },
     // And those Node's HTTP parser refuses before any route (http/client-errors.ts).
-    clientErrorHandler: clientErrorHandler(config.serviceRoot),
+    clientErrorHandler: clientErrorHandler(config),
   });
 
   // No route of the root takes a body (/healthz, /openapi.json, /docs, unknown paths): one sent

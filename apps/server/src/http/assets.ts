@@ -69,8 +69,11 @@ function packageDir(name: string): { dir: string; version: string } {
   }
 }
 
-/** Reads the served files and names their paths under `/{root}/assets/`. */
-export function loadAssets(root: string): Assets {
+/**
+ * Reads the served files and names their URLs under `{publicServicePath}/assets/` (the path the
+ * browser sees: Config.publicServicePath), which registerAssets serves at `/{root}/assets/`.
+ */
+export function loadAssets(publicServicePath: string): Assets {
   const files = new Map<string, Asset>();
   const add = (path: string, file: string) =>
     files.set(path, { type: typeOf(file), content: readFileSync(file) });
@@ -99,7 +102,7 @@ export function loadAssets(root: string): Assets {
   for (const file of own)
     files.set(`${ownPath}/${file.name}`, { type: typeOf(file.name), content: file.content });
 
-  const base = `/${root}/assets/`;
+  const base = `${publicServicePath}/assets/`;
   return {
     files,
     urls: {

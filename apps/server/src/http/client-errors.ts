@@ -10,6 +10,7 @@ import type { Socket } from 'node:net';
 import { errorResult, MEDIA_TYPE, negotiateMediaType } from '@pal-workflow/server-skeleton';
 import { encodeJson, encodeXml } from '@pal-workflow/validators';
 import type { FastifyInstance } from 'fastify';
+import { publicPathOf, type Config } from '../config.js';
 import { escapeHtml } from '../html.js';
 import { page, PAGE_CSP, wantsPage } from './page.js';
 
@@ -99,7 +100,12 @@ type AnsweringSocket = Socket & {
  * Fastify's `clientErrorHandler` (called with the instance as `this`): the answer is written to
  * the socket, which is then closed.
  */
-export function clientErrorHandler(serviceRoot: string) {
+export function clientErrorHandler({
+  serviceRoot,
+  publicUrl,
+}: Pick<Config, 'serviceRoot' | 'publicUrl'>) {
+  // The page's address as the browser sees it: under PUBLIC_URL's path (a proxy strips it).
+  const publicPath = publicPathOf(publicUrl);
   return function answerClientError(
     this: FastifyInstance,
     error: ParserError,
@@ -124,7 +130,7 @@ export function clientErrorHandler(serviceRoot: string) {
       const mediaType = negotiateMediaType(accept, false) ?? MEDIA_TYPE.xml;
       const result = errorResult({ status, code, messages: [message], headers: {} });
       const body = html
-        ? timedOutPage(path)
+        ? timedOutPage(`${publicPath}${path}`)
         : mediaType === MEDIA_TYPE.json
           ? encodeJson('errorResult', result)
           : encodeXml('errorResult', result);

@@ -100,14 +100,18 @@ export function registerEntryPages(
   assets: AssetUrls,
 ): void {
   const root = domain.config.serviceRoot;
+  const { publicServicePath } = domain.config;
+  // The routes, as the proxy (if any) forwards them; and the addresses written into pages,
+  // Locations and cookies, as the browser sees them (PUBLIC_URL's path first).
   const sessionRoot = `/${root}/session`;
+  const publicSessionRoot = `${publicServicePath}/session`;
   const pathsOf = (handle: string): SessionPagePaths => ({
-    session: `${sessionRoot}/${handle}`,
-    document: (index) => `${sessionRoot}/${handle}/documents/${index}`,
-    completed: (index) => `${sessionRoot}/${handle}/documents/${index}/completed`,
-    upload: (name) => `${sessionRoot}/${handle}/uploads/${encodeURIComponent(name)}`,
+    session: `${publicSessionRoot}/${handle}`,
+    document: (index) => `${publicSessionRoot}/${handle}/documents/${index}`,
+    completed: (index) => `${publicSessionRoot}/${handle}/documents/${index}/completed`,
+    upload: (name) => `${publicSessionRoot}/${handle}/uploads/${encodeURIComponent(name)}`,
   });
-  const cookies = sessionCookies(root, domain.config.publicUrl.startsWith('https:'));
+  const cookies = sessionCookies(publicServicePath, domain.config.publicUrl.startsWith('https:'));
   /** The page for a request without a live session; a withdrawn one also loses its cookie. */
   const noSession: SessionOfPage['noSession'] = (reply, read, handle) => {
     if (read.state === 'none') return sendPage(reply, 401, NO_SESSION.title, NO_SESSION.body);
@@ -220,7 +224,11 @@ ${about}<p>The link in your mail opens this for you${you ? `, ${escapeHtml(you)}
 
   app.post<MailQuery>(`/${root}/mail`, async (request, reply) => {
     if (!sameOrigin(request, domain)) {
-      const text = refusedMailForm(request.url);
+      // The address as the browser sees it: the route's, under PUBLIC_URL's path.
+      const query = request.url.indexOf('?');
+      const text = refusedMailForm(
+        `${publicServicePath}/mail${query < 0 ? '' : request.url.slice(query)}`,
+      );
       return sendPage(reply, 403, text.title, text.body);
     }
     let value: string;
@@ -324,6 +332,7 @@ ${about}<p>The link in your mail opens this for you${you ? `, ${escapeHtml(you)}
   void app.register((scope) =>
     registerSessionForm(scope, domain, {
       sessionRoot,
+      publicSessionRoot,
       pathsOf,
       noSession,
       sessionAt,

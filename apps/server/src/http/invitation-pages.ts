@@ -34,6 +34,8 @@ export function registerInvitationPages(app: FastifyInstance, domain: DomainCont
   // would post the used link again, and show a person who just accepted "no longer valid".
   // The page names no one: its address is the same for every invitation.
   const acceptedPath = `/${root}/invitations/accepted`;
+  // Where the browser is sent: the same page as the person reaches it (PUBLIC_URL's path).
+  const acceptedAddress = `${domain.config.publicServicePath}/invitations/accepted`;
   app.get(acceptedPath, (_request, reply) =>
     sendPage(
       reply,
@@ -46,7 +48,7 @@ export function registerInvitationPages(app: FastifyInstance, domain: DomainCont
   app.post<{ Params: { token: string } }>(`/${root}/invitations/:token`, async (request, reply) => {
     try {
       await acceptInvitation(domain, request.params.token);
-      return reply.code(303).header('Location', acceptedPath).send();
+      return reply.code(303).header('Location', acceptedAddress).send();
     } catch (error) {
       return sendGonePageOrThrow(reply, error, GONE);
     }

@@ -34,7 +34,7 @@ export async function registerPages(app: FastifyInstance, domain: WorkflowContex
       },
     );
     // Web mode's pages will take `multipart/form-data` (files) here, with a limit of their own.
-    const assets = loadAssets(domain.config.serviceRoot);
+    const assets = loadAssets(domain.config.publicServicePath);
     registerAssets(scope, domain.config.serviceRoot, assets);
     registerInvitationPages(scope, domain);
     registerEntryPages(scope, domain, assets.urls);

@@ -1,8 +1,9 @@
 // A browser's session cookies (docs/entry.md): one per session, named by the session's handle
 // (`pal_session_{handle}`), so that a browser holds every link it opened at once and each session
 // page, at its own address, acts for its own session only. HttpOnly, SameSite=Lax,
-// Path=/{service_root}/, Secure under an https PUBLIC_URL; each lives 30 minutes from its session's
-// last page or form, as the session does.
+// Path={PUBLIC_URL's path}/{service_root}/ (the path the browser sees, behind a proxy mounted at a
+// sub-path too), Secure under an https PUBLIC_URL; each lives 30 minutes from its session's last
+// page or form, as the session does.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DomainContext } from '../domain/context.js';
 import {
@@ -49,8 +50,9 @@ export interface SessionCookies {
   forEntry(domain: DomainContext, request: FastifyRequest, value: string): Promise<string[]>;
 }
 
-export function sessionCookies(serviceRoot: string, secure: boolean): SessionCookies {
-  const attributes = `Path=/${serviceRoot}/; HttpOnly; SameSite=Lax`;
+/** `publicServicePath`: Config.publicServicePath, e.g. `/services` or `/pal/services`. */
+export function sessionCookies(publicServicePath: string, secure: boolean): SessionCookies {
+  const attributes = `Path=${publicServicePath}/; HttpOnly; SameSite=Lax`;
   const set = (name: string, value: string, maxAge: number) =>
     `${name}=${value}; ${attributes}; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
   const keep = (value: string) => set(PREFIX + sessionHandle(value), value, SESSION_IDLE_MS / 1000);

@@ -86,8 +86,10 @@ function dataUrlLength(maxBytes: number): number {
 }
 
 export interface SessionFormHelpers extends SessionOfPage {
-  /** `/{service_root}/session`, below which each session's page has its address. */
+  /** `/{service_root}/session`, below which each session's page has its route. */
   sessionRoot: string;
+  /** The same as the browser sees it, under PUBLIC_URL's path (Config.publicServicePath). */
+  publicSessionRoot: string;
   pathsOf: (handle: string) => SessionPagePaths;
   cookies: SessionCookies;
   sameOrigin: (request: FastifyRequest) => boolean;
@@ -153,7 +155,7 @@ export async function registerSessionForm(
     const back =
       handle !== undefined && SESSION_HANDLE.test(handle)
         ? helpers.pathsOf(handle).session
-        : helpers.sessionRoot;
+        : helpers.publicSessionRoot;
     return sendFormRefused(reply, status, error.message, back);
   });
 
@@ -192,7 +194,7 @@ export async function registerSessionForm(
     // form there again.
     const form = await readForm(request, caps, 'skip files');
     if (form instanceof FormRefused)
-      return sendFormRefused(reply, form.status, form.message, helpers.sessionRoot);
+      return sendFormRefused(reply, form.status, form.message, helpers.publicSessionRoot);
     const { csrf } = form.fields;
     const own = live.find((session) => csrfMatches(session, csrf));
     if (!own) return sendPage(reply, 409, OUTDATED.title, OUTDATED.body);
