@@ -493,6 +493,19 @@ describe('pal run: a workflow of a pal folder, without a server or a database', 
     const folder = consolePal('broken', 'export function run() {\n  return {;\n}\n');
     const run = await pal({}, 'run', folder, '--module', 'console', '--export', 'run');
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^error: workflows\/console\.js:2: SyntaxError: /);
+    // The folder as given, as the manifest's errors name it.
+    expect(run.stderr).toMatch(/^error: \S+\/broken\/workflows\/console\.js:2: SyntaxError: /);
+    const relativeRun = await pal(
+      {},
+      'run',
+      relative(serverDir, folder),
+      '--module',
+      'console',
+      '--export',
+      'run',
+    );
+    expect(relativeRun.stderr).toMatch(
+      new RegExp(`^error: ${relative(serverDir, folder)}/workflows/console\\.js:2: SyntaxError: `),
+    );
   });
 });

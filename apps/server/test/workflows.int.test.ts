@@ -632,8 +632,9 @@ describe('runs and their surroundings', () => {
   it('a pal whose module does not compile is refused at deploy time with FILE:LINE: message', async () => {
     const folder = txPalWith('broken-pal', 'export function runWorkflow() {\n  return 1 +;\n}\n');
     const error = await rejection(deployPal(h.domain, h.a.enterpriseId, folder));
+    // The folder as it was given, as the manifest's errors name `FOLDER/pal.json`.
     expect(String((error as Error).message)).toBe(
-      "workflows/transaction.js:2: SyntaxError: unexpected token in expression: ';'",
+      `${folder}/workflows/transaction.js:2: SyntaxError: unexpected token in expression: ';'`,
     );
   });
 
@@ -648,7 +649,7 @@ describe('runs and their surroundings', () => {
       // Deeper than the parser's own stack check notices, on the thread that deploys: the host's
       // stack overflows inside the compiler module, which is then loaded anew.
       expect(String((error as Error).message)).toBe(
-        'workflows/transaction.js:0: the module is nested too deeply to compile',
+        `${folder}/workflows/transaction.js: the module is nested too deeply to compile`,
       );
     }
     await deployPal(h.domain, h.a.enterpriseId, join(FIXTURES, 'wf-tx'));

@@ -28,10 +28,10 @@ export interface DomainContext {
 
 /**
  * Compiles each of a pal's files as an ES module without running it, and throws an
- * InvalidArgumentError naming `FILE:LINE: message` for each that does not compile or imports a
- * file the pal lacks (workflows/syntax-check.ts).
+ * InvalidArgumentError naming `FOLDER/FILE:LINE: message` for each that does not compile or
+ * imports a file the pal lacks (workflows/syntax-check.ts).
  */
-export type WorkflowSyntaxCheck = (files: Record<string, string>) => Promise<void>;
+export type WorkflowSyntaxCheck = (files: Record<string, string>, folder?: string) => Promise<void>;
 
 export interface DomainContextOptions {
   db: Db;

@@ -6,7 +6,7 @@ import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import { CONFIG_DEFAULTS } from '../config.js';
 import { InvalidArgumentError } from './errors.js';
@@ -298,6 +298,11 @@ export function parsePalManifest(json: unknown, file: string): PalManifest {
   const result = zPalManifest.safeParse(json, { reportInput: true });
   if (!result.success) throw new ManifestError(file, result.error.issues.flatMap(describeIssue));
   return result.data;
+}
+
+/** The pal folder as it was given, for messages that name its files; `.` for a built package. */
+export function palFolder(pkg: Pick<PalPackage, 'source'>): string {
+  return dirname(pkg.source);
 }
 
 /** A pal read from its folder and validated: the manifest and the files it names. */

@@ -19,6 +19,7 @@ import { getEnterprise } from './enterprises.js';
 import { NotFoundError } from './errors.js';
 import {
   loadPalPackage,
+  palFolder,
   parsePalManifest,
   type PalManifest,
   type PalPackage,
@@ -107,7 +108,7 @@ export async function deployPalPackage(
   options: { skipIfUnchanged?: boolean } = {},
 ): Promise<DeployResult> {
   await getEnterprise(ctx, enterpriseId);
-  await ctx.checkWorkflowSyntax(pkg.files);
+  await ctx.checkWorkflowSyntax(pkg.files, palFolder(pkg));
   const m = pkg.manifest;
   const now = ctx.now().toISOString();
   const files = JSON.stringify(pkg.files);

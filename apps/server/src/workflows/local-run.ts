@@ -5,7 +5,7 @@ import { describeError, errorResult } from '@pal-workflow/server-skeleton';
 import { pino } from 'pino';
 import { CONFIG_DEFAULTS } from '../config.js';
 import { WorkflowFailedError } from '../domain/errors.js';
-import { loadPalPackage } from '../domain/pal-manifest.js';
+import { loadPalPackage, palFolder } from '../domain/pal-manifest.js';
 import { createWorkerPool } from './context.js';
 import { jobBounds, shaped } from './engine.js';
 import type { RunEffects, SandboxJob } from './job.js';
@@ -55,7 +55,7 @@ export async function runLocally(
   options: LocalRunOptions,
 ): Promise<LocalRunResult> {
   const pkg = await loadPalPackage(folder);
-  await checkWorkflowSyntax(pkg.files);
+  await checkWorkflowSyntax(pkg.files, palFolder(pkg));
   const palId = pkg.manifest.id;
   const operation = operationFor(options.module, options.exportName);
   const target = {

@@ -26,3 +26,21 @@ export function exportNames(source: string): ReadonlySet<string> | undefined {
   });
   return reexportsUnknown ? undefined : new Set(exports.map((e) => e.n));
 }
+
+/**
+ * The line (from 1) of the module's static import of `specifier`, as written; undefined when the
+ * text has none or does not parse.
+ */
+export function importLine(source: string, specifier: string): number | undefined {
+  let imports: ReturnType<typeof parse>[0];
+  try {
+    [imports] = parse(source);
+  } catch {
+    return undefined;
+  }
+  const found = imports.find((i) => i.d === -1 && i.n === specifier);
+  if (found === undefined) return undefined;
+  let line = 1;
+  for (let i = 0; i < found.ss; i++) if (source.charCodeAt(i) === 10) line++;
+  return line;
+}

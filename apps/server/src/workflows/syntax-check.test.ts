@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkWorkflowSyntax } from './syntax-check.js';
 
-const problems = (files: Record<string, string>) =>
-  checkWorkflowSyntax(files).then(
+const problems = (files: Record<string, string>, folder?: string) =>
+  checkWorkflowSyntax(files, folder).then(
     () => [],
     (error: unknown) => String((error as Error).message).split('\n'),
   );
@@ -74,6 +74,35 @@ describe('the deploy-time compile of workflow modules', () => {
     }
     expect(await problems({ 'workflows/tx.js': 'export const run = () => {;' })).toEqual([
       expect.stringMatching(/^workflows\/tx\.js:1: SyntaxError: /),
+    ]);
+  });
+
+  it('names each file as a compiler would: the pal folder as given, the file, the line', async () => {
+    // Before: the folder was left out, unlike the manifest's errors (`bp3/pal.json: …`).
+    expect(
+      await problems({ 'workflows/transaction.js': 'export function run() {\n  return {;\n}\n' }, 'bp3'),
+    ).toEqual([expect.stringMatching(/^bp3\/workflows\/transaction\.js:2: SyntaxError: /)]);
+    // Before: an import of a file the pal does not have was at line 0, whatever its line.
+    expect(
+      await problems(
+        {
+          'workflows/a.js': "// the helpers\nimport { x } from './lib.js';\nexport const a = x;",
+          'workflows/b.js': "export const b = 1;\n\n  import './gone.js';\n",
+        },
+        'pals/x',
+      ),
+    ).toEqual([
+      'pals/x/workflows/a.js:2: Error: no module "workflows/lib.js" in this pal (only the files its manifest names)',
+      'pals/x/workflows/b.js:3: Error: no module "workflows/gone.js" in this pal (only the files its manifest names)',
+    ]);
+    // The file that imports it is named, not the one whose compile reached it.
+    expect(
+      await problems({
+        'workflows/a.js': "import './lib.js';\nexport const a = 1;",
+        'workflows/lib.js': "export const y = 1;\nimport './gone.js';",
+      }),
+    ).toEqual([
+      'workflows/lib.js:2: Error: no module "workflows/gone.js" in this pal (only the files its manifest names)',
     ]);
   });
 });

@@ -1,9 +1,10 @@
 // A pal whose workflow module does not compile, or imports a file the pal does not have, is
-// refused at deploy time with `FILE:LINE: message` for each such file, instead of failing at its
-// first run.
-import { posix } from 'node:path';
+// refused at deploy time with `FILE:LINE: message` for each such file (FILE as the pal folder was
+// given, LINE the line of the error or of the import), instead of failing at its first run.
+import { join, posix } from 'node:path';
 import type { QuickJSWASMModule } from 'quickjs-emscripten';
 import { InvalidArgumentError } from '../domain/errors.js';
+import { importLine } from './module-exports.js';
 import {
   compileThroughLoader,
   endOfCompile,
@@ -20,30 +21,58 @@ export class WorkflowSyntaxError extends InvalidArgumentError {
   override readonly name = 'WorkflowSyntaxError';
 }
 
-/** Compiles each file as an ES module (without running it); throws WorkflowSyntaxError. */
-export async function checkWorkflowSyntax(files: Record<string, string>): Promise<void> {
+/**
+ * Compiles each file as an ES module (without running it); throws WorkflowSyntaxError naming each
+ * problem as `FOLDER/FILE:LINE: message`, FOLDER as the pal folder was given (empty: the paths as
+ * the manifest has them).
+ */
+export async function checkWorkflowSyntax(
+  files: Record<string, string>,
+  folder = '',
+): Promise<void> {
+  const problems = await workflowSyntaxProblems(files, folder);
+  if (problems.length > 0) throw new WorkflowSyntaxError(problems.join('\n'));
+}
+
+/** The problems checkWorkflowSyntax reports, one a line; empty when every module compiles. */
+export async function workflowSyntaxProblems(
+  files: Record<string, string>,
+  folder = '',
+): Promise<string[]> {
   const quickjs = await (compiler ??= loadSandboxModule(64 * 1024 * 1024));
   // A file that does not compile is reported once, however many others import it.
   const problems = new Set<string>();
   const sources = new Map(
     Object.entries(files).map(([path, text]) => [posix.normalize(path), text]),
   );
+  const where = (path: string, line?: number) =>
+    `${folder === '' ? path : join(folder, path)}${line === undefined ? '' : `:${line}`}`;
+  // Who first asked for each module name, and as what: a missing import is reported at the line
+  // of the import, in the file that has it (QuickJS's error names neither).
+  const importers = new Map<string, { base: string; requested: string }>();
+  let missing: string | undefined;
   const runtime = quickjs.newRuntime();
   // Compiling a module links its static imports, so they must name files of the pal.
   const compile: LoaderCompile = { ended: false };
   runtime.setModuleLoader(
-    (name) =>
-      endOfCompile(name, compile) ??
-      sources.get(name) ?? {
-        error: new Error(missingModule(name, (path) => sources.has(path))),
-      },
-    normalizeModuleName,
+    (name) => {
+      const found = endOfCompile(name, compile) ?? sources.get(name);
+      if (found !== undefined) return found;
+      missing = name;
+      return { error: new Error(missingModule(name, (path) => sources.has(path))) };
+    },
+    (base, requested) => {
+      const name = normalizeModuleName(base, requested);
+      if (!importers.has(name)) importers.set(name, { base, requested });
+      return name;
+    },
   );
   const context = runtime.newContext();
   let damaged = false;
   try {
     for (const path of sources.keys()) {
       let result: ReturnType<typeof context.evalCode>;
+      missing = undefined;
       try {
         result = compileThroughLoader(context, [path], compile);
       } catch (error) {
@@ -53,8 +82,8 @@ export async function checkWorkflowSyntax(files: Record<string, string>): Promis
         compiler = undefined;
         problems.add(
           isHostStackOverflow(error)
-            ? `${path}:0: the module is nested too deeply to compile`
-            : `${path}:0: the module cannot be compiled (${error instanceof Error ? error.message : String(error)})`,
+            ? `${where(path)}: the module is nested too deeply to compile`
+            : `${where(path)}: the module cannot be compiled (${error instanceof Error ? error.message : String(error)})`,
         );
         break;
       }
@@ -66,9 +95,15 @@ export async function checkWorkflowSyntax(files: Record<string, string>): Promis
           fileName?: string;
           lineNumber?: number;
         };
-        problems.add(
-          `${error.fileName ?? path}:${error.lineNumber ?? 0}: ${error.name ?? 'Error'}: ${error.message ?? ''}`,
-        );
+        const importer = missing === undefined ? undefined : importers.get(missing);
+        const at =
+          error.lineNumber === undefined && importer && sources.has(importer.base)
+            ? where(
+                importer.base,
+                importLine(sources.get(importer.base)!, importer.requested),
+              )
+            : where(error.fileName ?? path, error.lineNumber);
+        problems.add(`${at}: ${error.name ?? 'Error'}: ${error.message ?? ''}`);
       }
       result.dispose();
     }
@@ -78,5 +113,5 @@ export async function checkWorkflowSyntax(files: Record<string, string>): Promis
       runtime.dispose();
     }
   }
-  if (problems.size > 0) throw new WorkflowSyntaxError([...problems].join('\n'));
+  return [...problems];
 }
