@@ -15,7 +15,8 @@
 // Each takes --json and then prints exactly one JSON object on stdout (`pal audit`: one per
 // record, one per line); otherwise it prints text.
 // Commands that touch the database bring its schema up to date first. Any error (a bad setting
-// too) prints one clear message on stderr and exits with status 1. Settings come from the
+// too) prints one clear message on stderr and exits with status 1 (`pal run` exits 2 or 3 when the
+// run itself does not succeed: RUN_EXIT_STATUS). Settings come from the
 // environment, as for the server (docs/configuration.md).
 //
 // buildProgram() returns the commander program without running it; main.ts (the bin) adds the
@@ -311,7 +312,7 @@ export function buildProgram(io: CliIo = processIo): Command {
     .requiredOption('--export <name>', 'the export to call: runWorkflow, run, an action, …')
     .option(
       '--input <file>',
-      'the request body in JSON (ConsoleContent, TransactionContent, ServiceRequest)',
+      'the request body in JSON (ConsoleContent, TransactionContent, ServiceRequest; C5: {"text", "contentType"})',
     )
     .option('--vars <file>', 'the variables the run starts with, a JSON object of strings')
     .option('--timeout-ms <ms>', 'the time limit', '1000')
@@ -332,7 +333,8 @@ export function buildProgram(io: CliIo = processIo): Command {
         const result = await runLocally(folder, {
           module: options.module,
           exportName: options.export,
-          input: options.input === undefined ? {} : await readJson(options.input),
+          input: options.input === undefined ? undefined : await readText(options.input),
+          inputFile: options.input,
           vars:
             options.vars === undefined
               ? {}
@@ -354,6 +356,8 @@ export function buildProgram(io: CliIo = processIo): Command {
             : []),
         ].join('\n');
         print(options, result, text);
+        // So that a script or CI can tell (docs/workflows.md, "Run it locally").
+        if (result.outcome !== 'succeeded') throw new ExitStatus(RUN_EXIT_STATUS[result.outcome]);
       },
     );
 
@@ -363,11 +367,34 @@ export function buildProgram(io: CliIo = processIo): Command {
   return program;
 }
 
-async function readJson(file: string): Promise<unknown> {
+async function readText(file: string): Promise<string> {
   try {
-    return JSON.parse(await readFile(file, 'utf8')) as unknown;
+    return await readFile(file, 'utf8');
   } catch (error) {
     throw new Error(`${file}: ${(error as Error).message}`);
+  }
+}
+
+async function readJson(file: string): Promise<unknown> {
+  const text = await readText(file);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new Error(`${file}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * `pal run`'s exit status when the run did not succeed: 2 when the server would refuse the input
+ * (400) or the run fails (NO_WORKFLOW, WORKFLOW_ERROR, …), 3 when the workflow answers
+ * `success: false`. (1 stays every error of the command itself.)
+ */
+const RUN_EXIT_STATUS = { failed: 2, refused: 3 } as const;
+
+/** Ends a command that has printed its answer with an exit status other than 0. */
+class ExitStatus extends Error {
+  constructor(readonly status: number) {
+    super(`exit status ${status}`);
   }
 }
 
@@ -381,7 +408,8 @@ function wholeNumber(option: string, value: string, [min, max]: readonly [number
 
 /**
  * Runs the program on `argv` (as process.argv: node, script, arguments…); returns the exit status.
- * Errors are printed on stderr as one message: 0 on success, 1 on any error.
+ * Errors are printed on stderr as one message: 0 on success, 1 on any error; `pal run` answers 2
+ * or 3 when the run does not succeed (RUN_EXIT_STATUS).
  */
 export async function runCli(
   argv: readonly string[] = process.argv,
@@ -392,6 +420,7 @@ export async function runCli(
     await program.parseAsync([...argv]);
     return 0;
   } catch (error) {
+    if (error instanceof ExitStatus) return error.status;
     if (error instanceof CommanderError) {
       // Commander has printed its message (or the help) already.
       return error.exitCode === 0 ? 0 : 1;

@@ -19,8 +19,13 @@ const examples = resolve(serverDir, '../../examples/pals');
 
 /** The one JSON object a --json command prints, and nothing else. */
 function json(run: CliRun): Record<string, unknown> {
+  return answered(0, run);
+}
+
+/** The one JSON object a --json command prints, and nothing else, exiting with `code`. */
+function answered(code: number, run: CliRun): Record<string, unknown> {
   expect(run.stderr).toBe('');
-  expect(run.code).toBe(0);
+  expect(run.code).toBe(code);
   const lines = run.stdout.trim().split('\n');
   expect(lines).toHaveLength(1);
   const value = JSON.parse(lines[0]) as unknown;
@@ -431,8 +436,9 @@ describe('pal run: a workflow of a pal folder, without a server or a database', 
     ]);
   });
 
-  it('answers a failed C2 run as the service would: 422 with the failure type', async () => {
-    const failed = json(
+  it('answers a failed C2 run as the service would: 422 with the failure type, and exits 2', async () => {
+    const failed = answered(
+      2,
       await pal(
         {},
         'run',
@@ -454,6 +460,85 @@ describe('pal run: a workflow of a pal folder, without a server or a database', 
         messages: [{ type: 'WORKFLOW_ERROR', message: 'Error: nobody matches "zzz"' }],
       },
     });
+  });
+
+  it('exits 2 when the run fails or the server would refuse the input, 3 when the workflow says success: false', async () => {
+    // Before: each of these exited 0, and a script could not tell.
+    const folder = consolePal(
+      'outcomes',
+      'export function runWorkflow(input) {\n' +
+        '  if (input.values.say === "no") return { success: false, messages: [{ message: "no" }] };\n' +
+        '  if (input.values.say === "throw") throw new Error("thrown");\n' +
+        '  return { messages: [{ message: "yes" }] };\n' +
+        '}\n',
+    );
+    const run = (exportName: string, body: unknown) =>
+      pal(
+        {},
+        'run',
+        folder,
+        '--module',
+        'console',
+        '--export',
+        exportName,
+        '--input',
+        input(`${exportName}-${JSON.stringify(body).length}.json`, body),
+        '--json',
+      );
+    const say = (word: string) => ({ postData: [{ name: 'say', value: word }] });
+    expect(answered(0, await run('runWorkflow', say('yes'))).response).toMatchObject({
+      success: true,
+    });
+    expect(answered(3, await run('runWorkflow', say('no'))).response).toMatchObject({
+      success: false,
+      messages: [{ message: 'no' }],
+    });
+    expect(answered(2, await run('runWorkflow', say('throw'))).response).toMatchObject({
+      success: false,
+      messages: [{ type: 'WORKFLOW_ERROR', message: 'Error: thrown' }],
+    });
+    expect(answered(2, await run('nothing', say('yes'))).response).toMatchObject({
+      success: false,
+      messages: [{ type: 'NO_WORKFLOW' }],
+    });
+    // Before: a TypeError of `pal run` itself ("….filter is not a function").
+    expect(answered(2, await run('runWorkflow', { postData: 'x' }))).toEqual({
+      operation: 'C7 runConsoleWorkflow',
+      status: 400,
+      response: {
+        success: false,
+        messages: [
+          {
+            message: 'consoleContent.postData: Invalid input: expected array, received string',
+            type: 'INVALID_ARGUMENT',
+          },
+        ],
+      },
+      outcome: 'failed',
+      logs: [],
+    });
+    const text = await pal({}, 'run', folder, '--module', 'console', '--export', 'nothing');
+    expect([text.code, text.stderr]).toEqual([2, '']);
+    expect(text.stdout).toMatch(/^entry action nothing: 200\n\{\n  "success": false,/);
+  });
+
+  it('refuses a C5 input file that is not {text, contentType}: it stands for no request', async () => {
+    const folder = consolePal('c5-file', 'export function executeWorkflow() {}\n');
+    const run = await pal(
+      {},
+      'run',
+      folder,
+      '--module',
+      'console',
+      '--export',
+      'executeWorkflow',
+      '--input',
+      input('c5-body.json', { body: '<a/>', contentType: 'application/xml' }),
+    );
+    expect([run.code, run.stdout]).toEqual([1, '']);
+    expect(run.stderr).toMatch(
+      /^error: \S+c5-body\.json: C5's input is \{"text": the document, "contentType": "application\/json" or "application\/xml"\}: /,
+    );
   });
 
   it("answers what C5 would: the workflow gets the document's text and type, as the service gives them", async () => {

@@ -9,6 +9,7 @@ import type { PalClient, WireFormat } from '@pal-workflow/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deployPal } from '../src/domain/pals.js';
 import { createSso } from '../src/domain/ssos.js';
+import { runLocally } from '../src/workflows/local-run.js';
 import type { ServiceRequest } from '@pal-workflow/types';
 import { apiError, rejection, startHarness, type Harness } from './harness.js';
 
@@ -698,6 +699,77 @@ describe('runs and their surroundings', () => {
     });
     expect(answer.status).toBe(400);
     expect(answer.text).toContain('workflow: required');
+  });
+
+  // docs/workflows.md: "what works here works there", and what the server refuses `pal run`
+  // refuses, with the same answer. (Before: {"postData":"x"} crashed `pal run` with a TypeError,
+  // and [1,2] or a number as a name ran.)
+  it.each([
+    ['C7', '{"postData":"x"}', 'console/wf-console/runWorkflow', 'console', 'runWorkflow'],
+    ['C7', '[1,2]', 'console/wf-console/runWorkflow', 'console', 'runWorkflow'],
+    ['C2', '{"postData":[{"name":1}]}', 'console/wf-console/run', 'console', 'run'],
+    ['C2', '{"postData":[],"postData":[]}', 'console/wf-console/run', 'console', 'run'],
+    ['C7', '{"values":{}}', 'console/wf-console/runWorkflow', 'console', 'runWorkflow'],
+    ['C7', '{"postData":', 'console/wf-console/runWorkflow', 'console', 'runWorkflow'],
+  ])(
+    "%s with the body %s: pal run answers the server's 400",
+    async (_, body, path, module, name) => {
+      const answer = await h.http(`/services/rest/${path}`, {
+        accept: 'application/json',
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body,
+      });
+      expect(answer.status).toBe(400);
+      const local = await runLocally(join(FIXTURES, 'wf-console'), {
+        module,
+        exportName: name,
+        input: body,
+        timeoutMs: 1000,
+        memoryMb: 64,
+      });
+      expect(local).toEqual({
+        operation: expect.stringMatching(/^C[27] /),
+        status: 400,
+        response: JSON.parse(answer.text),
+        outcome: 'failed',
+        logs: [],
+      });
+    },
+  );
+
+  it('pal run answers the 400 the server answers U1 for a negative page, and C5 for a document that is not JSON', async () => {
+    const request = JSON.stringify({ ...serviceRequest(), page: -1 });
+    const u1 = await h.http('/user/runWorkflow?workflow=wf-user&action=list', {
+      accept: 'application/json',
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: request,
+    });
+    const localU1 = await runLocally(join(FIXTURES, 'wf-user'), {
+      module: 'user',
+      exportName: 'list',
+      input: request,
+      timeoutMs: 1000,
+      memoryMb: 64,
+    });
+    expect(u1.status).toBe(400);
+    expect([localU1.status, localU1.response]).toEqual([400, JSON.parse(u1.text)]);
+    const c5 = await h.http('/services/rest/console/wf-console/executeWorkflow', {
+      accept: 'application/json',
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '[1]',
+    });
+    const localC5 = await runLocally(join(FIXTURES, 'wf-console'), {
+      module: 'console',
+      exportName: 'executeWorkflow',
+      input: JSON.stringify({ text: '[1]', contentType: 'application/json' }),
+      timeoutMs: 1000,
+      memoryMb: 64,
+    });
+    expect(c5.status).toBe(400);
+    expect([localC5.status, localC5.response]).toEqual([400, JSON.parse(c5.text)]);
   });
 
   it('every status answered is one the bundled OpenAPI declares for its operation', () => {

@@ -80,7 +80,10 @@ describe('the deploy-time compile of workflow modules', () => {
   it('names each file as a compiler would: the pal folder as given, the file, the line', async () => {
     // Before: the folder was left out, unlike the manifest's errors (`bp3/pal.json: …`).
     expect(
-      await problems({ 'workflows/transaction.js': 'export function run() {\n  return {;\n}\n' }, 'bp3'),
+      await problems(
+        { 'workflows/transaction.js': 'export function run() {\n  return {;\n}\n' },
+        'bp3',
+      ),
     ).toEqual([expect.stringMatching(/^bp3\/workflows\/transaction\.js:2: SyntaxError: /)]);
     // Before: an import of a file the pal does not have was at line 0, whatever its line.
     expect(

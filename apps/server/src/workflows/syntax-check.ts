@@ -98,10 +98,7 @@ export async function workflowSyntaxProblems(
         const importer = missing === undefined ? undefined : importers.get(missing);
         const at =
           error.lineNumber === undefined && importer && sources.has(importer.base)
-            ? where(
-                importer.base,
-                importLine(sources.get(importer.base)!, importer.requested),
-              )
+            ? where(importer.base, importLine(sources.get(importer.base)!, importer.requested))
             : where(error.fileName ?? path, error.lineNumber);
         problems.add(`${at}: ${error.name ?? 'Error'}: ${error.message ?? ''}`);
       }
