@@ -173,6 +173,32 @@ describe('loadPalPackage', () => {
     );
   });
 
+  it('reports the missing files of a manifest with other problems at once, on their own lines', async () => {
+    // Before: the id's problem and the path's, and the missing main.js only once they were fixed.
+    const many = folder('many', {
+      id: '-bad id',
+      workflows: { main: 'main.js', out: '../x.js', helpers: 'helpers.js' },
+      documents: [{ file: 'documents/gone.pdf' }, { file: 'documents/x.txt' }],
+    });
+    writeFileSync(join(many, 'helpers.js'), 'export const h = 1;');
+    const error = await loadPalPackage(many).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ManifestError);
+    const file = join(many, 'pal.json');
+    expect(
+      String((error as Error).message)
+        .split('\n')
+        .sort(),
+    ).toEqual(
+      [
+        `${file}: id: expected 1 to 128 letters, digits, ".", "_" or "-", starting with a letter or digit`,
+        `${file}: workflows.out: must be a path inside the pal folder`,
+        `${file}: workflows.main: file "main.js" not found in the pal folder`,
+        `${file}: documents[0].file: file "documents/gone.pdf" not found in the pal folder`,
+        `${file}: documents[1].file: expected a .pdf, .png, .jpg or .jpeg file`,
+      ].sort(),
+    );
+  });
+
   it('follows links only inside the folder, reads only regular files, and only UTF-8 workflows', async () => {
     const outside = join(dir.path, 'outside');
     mkdirSync(outside);

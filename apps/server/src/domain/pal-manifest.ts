@@ -442,6 +442,51 @@ async function readFolderFile(root: string, path: string, maxBytes: number): Pro
   }
 }
 
+const NOT_FOUND = 'not found in the pal folder';
+
+/** What is wrong with a workflow file as read, if anything. */
+function workflowFileProblem(read: FolderFile): string | undefined {
+  if (read.found) return isUtf8(read.content) ? undefined : 'is not UTF-8 text';
+  if (read.size !== undefined) return 'is larger than 1 MiB';
+  return read.refused ?? NOT_FOUND;
+}
+
+/**
+ * The problems of the workflow and document files a manifest that does not validate names, where
+ * the key that names one is itself right: not found, not readable, a workflow file too large or
+ * not UTF-8 (a document's content is checked once the manifest is valid).
+ */
+async function namedFileProblems(
+  json: unknown,
+  issues: readonly ManifestIssue[],
+  read: (path: string, maxBytes: number) => Promise<FolderFile>,
+): Promise<ManifestIssue[]> {
+  const problems: ManifestIssue[] = [];
+  const wrong = (key: string) =>
+    issues.some((i) => i.key === key || i.key.startsWith(`${key}.`) || i.key.startsWith(`${key}[`));
+  const raw = (typeof json === 'object' && json !== null ? json : {}) as Record<string, unknown>;
+  const workflows = raw.workflows;
+  if (typeof workflows === 'object' && workflows !== null && !Array.isArray(workflows))
+    for (const [name, path] of Object.entries(workflows)) {
+      const key = `workflows.${name}`;
+      if (typeof path !== 'string' || wrong(key)) continue;
+      const problem = workflowFileProblem(await read(path, MAX_WORKFLOW_FILE_BYTES));
+      if (problem !== undefined) problems.push({ key, message: `file "${path}" ${problem}` });
+    }
+  if (Array.isArray(raw.documents))
+    for (const [i, document] of raw.documents.entries()) {
+      const key = `documents[${i}].file`;
+      const path = (document as { file?: unknown } | null)?.file;
+      if (typeof path !== 'string' || wrong(key)) continue;
+      // Whether it is there, not its content: nothing of it is read.
+      const found = await read(path, 0);
+      const problem =
+        found.found || found.size !== undefined ? undefined : (found.refused ?? NOT_FOUND);
+      if (problem !== undefined) problems.push({ key, message: `file "${path}" ${problem}` });
+    }
+  return problems;
+}
+
 /**
  * Reads a pal folder: `FOLDER/pal.json` and the workflow and document files it names. Errors
  * name the file (as `FOLDER/pal.json`, the folder as given) and the key.
@@ -477,22 +522,30 @@ export async function loadPalPackage(
       { key: '', message: `not valid JSON: ${(error as Error).message}` },
     ]);
   }
-  const manifest = parsePalManifest(json, file);
+  const inFolder = (path: string) => join(folder, ...path.split(/[\\/]/));
+  let manifest: PalManifest;
+  try {
+    manifest = parsePalManifest(json, file);
+  } catch (error) {
+    if (!(error instanceof ManifestError)) throw error;
+    // Every problem at once (docs/pal-format.md): the files of the keys that are right are looked
+    // for too, so that a missing one is not news only after the other keys are fixed.
+    const more = await namedFileProblems(json, error.issues, (path, maxBytes) =>
+      readFolderFile(root, inFolder(path), maxBytes),
+    );
+    throw new ManifestError(file, [...error.issues, ...more]);
+  }
   const limits = documentLimits(options);
 
   const files: Record<string, string | Uint8Array> = {};
   const found: FolderFindings = { problems: [], unreadSizes: {}, refused: {} };
-  const inFolder = (path: string) => join(folder, ...path.split(/[\\/]/));
   // Files that are missing are left out: assembling the package reports them, with the rest.
   for (const [name, path] of Object.entries(manifest.workflows ?? {})) {
     const read = await readFolderFile(root, inFolder(path), MAX_WORKFLOW_FILE_BYTES);
-    const problem = (message: string) =>
-      found.problems.push({ key: `workflows.${name}`, message: `file "${path}" ${message}` });
-    if (read.found) {
-      if (isUtf8(read.content)) files[path] = read.content.toString('utf8');
-      else problem('is not UTF-8 text');
-    } else if (read.size !== undefined) problem('is larger than 1 MiB');
-    else if (read.refused) problem(read.refused);
+    const problem = workflowFileProblem(read);
+    if (read.found && problem === undefined) files[path] = read.content.toString('utf8');
+    else if (problem !== undefined && problem !== NOT_FOUND)
+      found.problems.push({ key: `workflows.${name}`, message: `file "${path}" ${problem}` });
   }
   for (const document of manifest.documents ?? []) {
     const read = await readFolderFile(root, inFolder(document.file), limits.maxBytes);
