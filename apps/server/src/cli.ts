@@ -36,7 +36,7 @@ import {
 } from './config.js';
 import { createClient, deleteClientByUsername, rotateClientSecret } from './domain/clients.js';
 import { createDomainContext, type DomainContext } from './domain/context.js';
-import { checkWorkflowSyntax } from './workflows/syntax-check.js';
+import { checkPalWorkflows } from './workflows/deploy-check.js';
 import { createEnterprise, getEnterpriseByName, type Enterprise } from './domain/enterprises.js';
 import { isDomainError } from './domain/errors.js';
 import { deployPal, listPals, type PalInfo } from './domain/pals.js';
@@ -84,7 +84,7 @@ export async function withDomain<T>(
   const log = pino({ level: io.env.LOG_LEVEL ? config.logLevel : 'warn' }, destination(2));
   const { db, applied } = await connectDatabase(config);
   try {
-    const ctx = createDomainContext({ db, config, log, checkWorkflowSyntax });
+    const ctx = createDomainContext({ db, config, log, checkWorkflows: checkPalWorkflows });
     try {
       return await runInScope({ actor: { type: 'operator', id: operatorName(io) } }, () =>
         work(ctx, applied),
@@ -280,6 +280,8 @@ export function buildProgram(io: CliIo = processIo): Command {
       await withDomain(io, async (ctx) => {
         const owner = await getEnterpriseByName(ctx, options.enterprise);
         const deployed = await deployPal(ctx, owner.id, folder);
+        // Deployed all the same: what the author would want to know (docs/pal-format.md).
+        for (const warning of deployed.warnings ?? []) io.stderr(`warning: ${warning}\n`);
         const label = deployed.name ? ` (${deployed.name})` : '';
         print(
           options,

@@ -143,6 +143,44 @@ describe('pal CLI on a fresh DATA_DIR', () => {
     expect(missing.stderr).toContain('pal.json: not found');
   });
 
+  it('pal deploy refuses a pal whose modules never run, and warns of one that would answer NO_WORKFLOW', async () => {
+    // Before: both deployed without a word, and every T6 answered NO_WORKFLOW.
+    json(await pal(env, 'enterprise', 'create', 'Runners', '--json'));
+    const never = join(dir.path, 'never-runs');
+    mkdirSync(join(never, 'workflows'), { recursive: true });
+    writeFileSync(
+      join(never, 'pal.json'),
+      JSON.stringify({
+        id: 'never-runs',
+        modes: { transaction: true },
+        workflows: { main: 'workflows/main.js' },
+      }),
+    );
+    writeFileSync(join(never, 'workflows', 'main.js'), 'export function runWorkflow() {}\n');
+    const refused = await pal(env, 'pal', 'deploy', never, '--enterprise', 'Runners');
+    expect([refused.code, refused.stdout]).toEqual([1, '']);
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `^error: ${join(never, 'pal.json')}: workflows: no module the service runs \\("main"\\): it runs "transaction" in a transaction-mode pal`,
+      ),
+    );
+    writeFileSync(
+      join(never, 'pal.json'),
+      JSON.stringify({
+        id: 'never-runs',
+        modes: { transaction: true },
+        workflows: { transaction: 'workflows/main.js' },
+      }),
+    );
+    writeFileSync(join(never, 'workflows', 'main.js'), 'export function main() {}\n');
+    const warned = await pal(env, 'pal', 'deploy', never, '--enterprise', 'Runners');
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toBe(
+      `warning: ${join(never, 'pal.json')}: workflows.transaction: exports none of the functions T6, T9 and the entries of its transactions call (runWorkflow, run, enter): only a token's or a mail's action can run it\n`,
+    );
+    expect(warned.stdout).toBe('Deployed pal "never-runs" to "Runners" as version 1.\n');
+  });
+
   it('pal deploy reads a pal with documents, and names the file and the key of each bad one', async () => {
     const good = join(dir.path, 'claims');
     mkdirSync(join(good, 'documents'), { recursive: true });

@@ -646,7 +646,7 @@ describe('runs and their surroundings', () => {
     );
     for (let i = 0; i < 3; i++) {
       const error = await rejection(deployPal(h.domain, h.a.enterpriseId, folder));
-      expect((error as Error).name).toBe('WorkflowSyntaxError');
+      expect((error as Error).name).toBe('WorkflowCheckError');
       // Deeper than the parser's own stack check notices, on the thread that deploys: the host's
       // stack overflows inside the compiler module, which is then loaded anew.
       expect(String((error as Error).message)).toBe(

@@ -20,18 +20,26 @@ export interface DomainContext {
   readonly clientChanges: ChangeFeed<string>;
   /** Read-through cache of pals, dropped on any change of the data (read-cache.ts). */
   readonly cache: ReadCache;
-  /** Refuses a pal whose workflow modules do not compile (deployPalPackage). */
-  readonly checkWorkflowSyntax: WorkflowSyntaxCheck;
+  /** Refuses a pal whose workflow modules do not compile or cannot run (deployPalPackage). */
+  readonly checkWorkflows: WorkflowCheck;
   /** The clock; tests may fix it. */
   now(): Date;
 }
 
 /**
- * Compiles each of a pal's files as an ES module without running it, and throws an
- * InvalidArgumentError naming `FOLDER/FILE:LINE: message` for each that does not compile or
- * imports a file the pal lacks (workflows/syntax-check.ts).
+ * Compiles each of a pal's modules without running it and checks that the pal's modes can run
+ * one: throws an InvalidArgumentError naming each problem on its own line (`FOLDER/FILE:LINE:
+ * message` for a module that does not compile or imports a file the pal lacks), else returns the
+ * warnings, one a line (workflows/deploy-check.ts).
  */
-export type WorkflowSyntaxCheck = (files: Record<string, string>, folder?: string) => Promise<void>;
+export type WorkflowCheck = (pkg: WorkflowPackage) => Promise<string[]>;
+
+/** A PalPackage (pal-manifest.ts), as far as the check reads it without this module importing it. */
+export interface WorkflowPackage {
+  readonly manifest: object;
+  readonly files: Readonly<Record<string, string>>;
+  readonly source: string;
+}
 
 export interface DomainContextOptions {
   db: Db;
@@ -39,7 +47,7 @@ export interface DomainContextOptions {
   mailer?: Mailer;
   log?: Logger;
   now?: () => Date;
-  checkWorkflowSyntax: WorkflowSyntaxCheck;
+  checkWorkflows: WorkflowCheck;
 }
 
 export function createDomainContext(options: DomainContextOptions): DomainContext {
@@ -52,7 +60,7 @@ export function createDomainContext(options: DomainContextOptions): DomainContex
     log,
     clientChanges: new ChangeFeed<string>(),
     cache: new ReadCache(() => dialectOf(options.db).changeStamp(options.db)),
-    checkWorkflowSyntax: options.checkWorkflowSyntax,
+    checkWorkflows: options.checkWorkflows,
     now,
   };
 }

@@ -103,7 +103,9 @@ export async function ensureDemo(
     : [];
   const pals: DeployResult[] = [];
   for (const folder of folders) {
-    pals.push(await deployPal(ctx, enterprise.id, folder, { skipIfUnchanged: true }));
+    const deployed = await deployPal(ctx, enterprise.id, folder, { skipIfUnchanged: true });
+    for (const warning of deployed.warnings ?? []) ctx.log.warn(warning);
+    pals.push(deployed);
   }
 
   await ensureDemoPeople(ctx, enterprise.id);

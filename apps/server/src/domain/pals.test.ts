@@ -279,7 +279,12 @@ describe('deploying', () => {
     const second = await deployManifest(
       t.ctx,
       acme,
-      { id: 'flow', name: 'Flow 2', modes: { transaction: true }, workflows: { main: 'main.js' } },
+      {
+        id: 'flow',
+        name: 'Flow 2',
+        modes: { transaction: true },
+        workflows: { transaction: 'main.js' },
+      },
       { 'main.js': 'export function run() {}' },
     );
     expect(second).toMatchObject({ version: 2, changed: true });
@@ -292,7 +297,7 @@ describe('deploying', () => {
     });
     expect(pal.createDate).toBe(created);
     expect(pal.lastModifiedDate).not.toBe(created);
-    expect(pal.manifest.workflows).toEqual({ main: 'main.js' });
+    expect(pal.manifest.workflows).toEqual({ transaction: 'main.js' });
     expect((await getPalVersion(t.ctx, acme, 'flow', 2)).files).toEqual({
       'main.js': 'export function run() {}',
     });

@@ -19,7 +19,6 @@ import { getEnterprise } from './enterprises.js';
 import { NotFoundError } from './errors.js';
 import {
   loadPalPackage,
-  palFolder,
   parsePalManifest,
   type PalManifest,
   type PalPackage,
@@ -50,6 +49,12 @@ export interface DeployResult {
   version: number;
   /** False when skipIfUnchanged found the same package already deployed. */
   changed: boolean;
+  /**
+   * What deploy found odd but let pass, one a line as `FOLDER/pal.json: KEY: message` (a
+   * module the pal's modes run that exports none of the functions the engine calls); absent
+   * when nothing.
+   */
+  warnings?: string[];
 }
 
 export function toPalInfo(row: PalRow): PalInfo {
@@ -108,7 +113,7 @@ export async function deployPalPackage(
   options: { skipIfUnchanged?: boolean } = {},
 ): Promise<DeployResult> {
   await getEnterprise(ctx, enterpriseId);
-  await ctx.checkWorkflowSyntax(pkg.files, palFolder(pkg));
+  const warnings = await ctx.checkWorkflows(pkg);
   const m = pkg.manifest;
   const now = ctx.now().toISOString();
   const files = JSON.stringify(pkg.files);
@@ -153,7 +158,7 @@ export async function deployPalPackage(
       details: { version: outcome.version },
     });
   }
-  return outcome;
+  return warnings.length > 0 ? { ...outcome, warnings } : outcome;
 }
 
 /** `parameter` is the name the caller gave the id (P2's is `id`), for the 400 that names it. */

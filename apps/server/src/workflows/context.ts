@@ -2,7 +2,7 @@
 // workers that run the modules, the line of runs per transaction, the cached pal code). That state
 // is this layer's own part, so it hangs here and not on DomainContext;
 // createWorkflowContext is what the assemblers (server.ts, cli.ts, the tests) call, and it hands the
-// syntax check down into the domain.
+// deploy's check of the modules down into the domain.
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import {
@@ -12,7 +12,7 @@ import {
 } from '../domain/context.js';
 import { EngineState } from './engine-state.js';
 import { WorkerPool } from './pool.js';
-import { checkWorkflowSyntax } from './syntax-check.js';
+import { checkPalWorkflows } from './deploy-check.js';
 
 export interface WorkflowContext extends DomainContext {
   /** The engine's state, one per service: its workers, its line of runs, its cached code. */
@@ -26,9 +26,9 @@ export interface WorkflowContext extends DomainContext {
 const WORKFLOW_BACKSTOP_GRACE_MS = 500;
 
 export function createWorkflowContext(
-  options: Omit<DomainContextOptions, 'checkWorkflowSyntax'>,
+  options: Omit<DomainContextOptions, 'checkWorkflows'>,
 ): WorkflowContext {
-  const domain = createDomainContext({ ...options, checkWorkflowSyntax });
+  const domain = createDomainContext({ ...options, checkWorkflows: checkPalWorkflows });
   return { ...domain, engine: new EngineState(createWorkerPool(domain.config, domain.log)) };
 }
 
