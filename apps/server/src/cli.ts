@@ -307,7 +307,8 @@ export function buildProgram(io: CliIo = processIo): Command {
     .command('run')
     .description(
       "run one export of a pal folder's workflow module on an input file, without a server: " +
-        'prints the answer of the matching operation (C7, C2, C5, T6, T9, U1) and what the run would keep',
+        'prints the answer of the matching operation (C7, C2, C5, T6, T9, U1) and what the run would keep; ' +
+        'exits 2 when the run fails or the server would refuse the input, 3 when the workflow answers success: false',
     )
     .argument('<folder>', 'the pal folder')
     .requiredOption('--module <name>', 'the workflow module: console, transaction, user, …')
