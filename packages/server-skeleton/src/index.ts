@@ -59,6 +59,7 @@ export {
 export { negotiate, negotiateMediaType, MEDIA_TYPE, type Format } from './runtime/negotiate.js';
 export { deepFreeze, isImmutable } from './runtime/frozen.js';
 export { bodyItemsOver, DEFAULT_BODY_ITEM_LIMIT } from './runtime/body-items.js';
+export { checkJsonObject } from './runtime/json-document.js';
 export { coerce, readParams, readSearch } from './runtime/coerce.js';
 export {
   DEFAULT_FORM_BODY_LIMIT,

@@ -3,6 +3,7 @@
 // (C7's ConsoleResult, T9's list, U1's ServiceResponse, …, and the 400 of a request body the
 // server refuses) and what the run would have kept.
 import {
+  checkJsonObject,
   describeError,
   errorResult,
   operations,
@@ -14,7 +15,6 @@ import {
   checkWellFormedDocument,
   DecodeError,
   decodeJson,
-  refuseRepeatedMembers,
   type RootName,
 } from '@pal-workflow/validators';
 import { pino } from 'pino';
@@ -119,19 +119,6 @@ function requestBody(spec: BodySpec, text: string, file: string): unknown {
   if (body.contentType === 'application/xml') checkWellFormedDocument(body.text);
   else checkJsonObject(body.text);
   return body;
-}
-
-/** As the server checks a JSON document for C5 (server-skeleton's register-routes.ts). */
-function checkJsonObject(text: string): void {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    throw new DecodeError([{ path: '', message: `malformed JSON: ${(e as Error).message}` }]);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new DecodeError([{ path: '', message: 'expected a JSON object' }]);
-  refuseRepeatedMembers(text, value);
 }
 
 /** What the server answers an error of the request: its status and errorResult. */

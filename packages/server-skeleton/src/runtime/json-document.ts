@@ -8,7 +8,11 @@ import { DecodeError, isXmlText, refuseRepeatedMembers } from '@pal-workflow/val
 /** The most members a refusal names; the first tell the client what is wrong. */
 const MAX_NAMED = 20;
 
-/** A 400 unless `text` is a JSON object whose member names and strings XML can carry. */
+/**
+ * A 400 (DecodeError) unless `text` is a JSON object whose member names and strings XML can carry,
+ * with no member given twice: what `registerRoutes` holds a free JSON document (C5) to. Exported
+ * for a tool that must refuse what the server refuses (the reference server's `pal run`).
+ */
 export function checkJsonObject(text: string): void {
   let value: unknown;
   try {
