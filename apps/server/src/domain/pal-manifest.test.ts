@@ -173,6 +173,31 @@ describe('loadPalPackage', () => {
     );
   });
 
+  it('refuses at deploy a name, description or label XML cannot carry; a stored manifest is still read', async () => {
+    const manifest = {
+      id: 'ctl',
+      name: 'Expense\u0000 claim',
+      description: 'ok\u001b[31m',
+      category: 'fine',
+      workflows: { transaction: 'transaction.js' },
+    };
+    const path = folder('ctl', manifest, { 'transaction.js': 'export function run() {}' });
+    const file = join(path, 'pal.json');
+    const error = await loadPalPackage(path).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ManifestError);
+    expect(String((error as Error).message).split('\n')).toEqual([
+      `${file}: name: holds a character that XML cannot carry (a control character)`,
+      `${file}: description: holds a character that XML cannot carry (a control character)`,
+    ]);
+    // With another problem too: all at once.
+    writeFileSync(file, JSON.stringify({ ...manifest, modes: { console: 1 } }));
+    expect(String(await loadPalPackage(path).catch((e: unknown) => e))).toContain(
+      'name: holds a character',
+    );
+    // A pal deployed before this check is read as it was stored.
+    expect(parsePalManifest(manifest, 'pal.json').name).toBe('Expense\u0000 claim');
+  });
+
   it('reports the missing files of a manifest with other problems at once, on their own lines', async () => {
     // Before: the id's problem and the path's, and the missing main.js only once they were fixed.
     const many = folder('many', {

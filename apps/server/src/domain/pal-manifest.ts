@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { isXmlText } from '@pal-workflow/validators';
 import { z } from 'zod';
 import { CONFIG_DEFAULTS } from '../config.js';
 import { InvalidArgumentError } from './errors.js';
@@ -293,6 +294,40 @@ function typeName(value: unknown): string {
   return typeof value;
 }
 
+/** The most text problems a manifest's refusal names. */
+const MAX_TEXT_ISSUES = 20;
+
+/**
+ * The manifest's keys and strings that hold a character XML cannot carry (a control character
+ * other than tab and line breaks, U+FFFE, U+FFFF, a lone surrogate). A pal's name, description or
+ * labels reach XML answers (P1, P2) and pages: there they came out as U+FFFD. Checked at deploy
+ * only: a manifest already stored is read as it was, so a pal deployed before keeps working.
+ */
+export function manifestTextIssues(json: unknown): ManifestIssue[] {
+  const issues: ManifestIssue[] = [];
+  const stack: { value: unknown; key: string }[] = [{ value: json, key: '' }];
+  while (stack.length > 0 && issues.length < MAX_TEXT_ISSUES) {
+    const { value, key } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (!isXmlText(value))
+        issues.push({
+          key,
+          message: 'holds a character that XML cannot carry (a control character)',
+        });
+    } else if (typeof value === 'object' && value !== null) {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [name, child] = entries[i]!;
+        const at = Array.isArray(value) ? `${key}[${name}]` : key ? `${key}.${name}` : name;
+        if (!Array.isArray(value) && !isXmlText(name))
+          issues.push({ key: at, message: 'is a name that holds a character XML cannot carry' });
+        else stack.push({ value: child, key: at });
+      }
+    }
+  }
+  return issues.slice(0, MAX_TEXT_ISSUES);
+}
+
 /** Validates a parsed pal.json. `file` names it in the errors. */
 export function parsePalManifest(json: unknown, file: string): PalManifest {
   const result = zPalManifest.safeParse(json, { reportInput: true });
@@ -361,7 +396,7 @@ async function assemblePalPackage(
   options: PackageOptions,
   found: FolderFindings = { problems: [], unreadSizes: {}, refused: {} },
 ): Promise<PalPackage> {
-  const problems: ManifestIssue[] = [...found.problems];
+  const problems: ManifestIssue[] = [...manifestTextIssues(json), ...found.problems];
   for (const [name, path] of Object.entries(manifest.workflows ?? {})) {
     if (Object.hasOwn(files, path) || problems.some((p) => p.key === `workflows.${name}`)) continue;
     problems.push({
@@ -533,7 +568,7 @@ export async function loadPalPackage(
     const more = await namedFileProblems(json, error.issues, (path, maxBytes) =>
       readFolderFile(root, inFolder(path), maxBytes),
     );
-    throw new ManifestError(file, [...error.issues, ...more]);
+    throw new ManifestError(file, [...error.issues, ...manifestTextIssues(json), ...more]);
   }
   const limits = documentLimits(options);
 
