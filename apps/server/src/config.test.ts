@@ -80,6 +80,9 @@ describe('loadConfig', () => {
     expect(loadConfig(env({ PUBLIC_URL: 'https://pal.example.com/a/b//' })).publicServicePath).toBe(
       '/a/b/services',
     );
+    expect(() => loadConfig(env({ PUBLIC_URL: 'https://pal.example.com/a;b' }))).toThrow(
+      'PUBLIC_URL: its path must not hold ";"',
+    );
   });
 
   it('treats an empty variable as unset', () => {

@@ -180,6 +180,12 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('USER_ROOT', `must differ from SERVICE_ROOT (both are "${userRoot}")`);
   }
   const publicUrl = httpUrl('PUBLIC_URL', get('PUBLIC_URL') ?? defaultPublicUrl(host, port));
+  // Its path becomes the session cookie's Path, where a ";" would end the attribute.
+  if (publicPathOf(publicUrl).includes(';'))
+    throw new ConfigError(
+      'PUBLIC_URL',
+      `its path must not hold ";" (the session cookie's Path is made of it), got "${publicUrl}"`,
+    );
   const dataDir = dataDirSetting(get('DATA_DIR') ?? CONFIG_DEFAULTS.DATA_DIR);
   const database = databaseSetting(
     get('DATABASE_URL'),
