@@ -107,5 +107,21 @@ describe('the deploy-time compile of workflow modules', () => {
     ).toEqual([
       'workflows/lib.js:2: Error: no module "workflows/gone.js" in this pal (only the files its manifest names)',
     ]);
+    // Two modules that import one missing file are two problems, each at its own import; a
+    // module that imports a failing helper is not one more.
+    const gone =
+      'Error: no module "workflows/gone.js" in this pal (only the files its manifest names)';
+    expect(
+      await problems({
+        'workflows/a.js': "\nimport './gone.js';",
+        'workflows/b.js': "import './gone.js';",
+        'workflows/c.js': "import './lib.js';",
+        'workflows/lib.js': "\n\nimport './gone.js';",
+      }),
+    ).toEqual([
+      `workflows/a.js:2: ${gone}`,
+      `workflows/b.js:1: ${gone}`,
+      `workflows/lib.js:3: ${gone}`,
+    ]);
   });
 });

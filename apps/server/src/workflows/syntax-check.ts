@@ -47,8 +47,9 @@ export async function workflowSyntaxProblems(
   );
   const where = (path: string, line?: number) =>
     `${folder === '' ? path : join(folder, path)}${line === undefined ? '' : `:${line}`}`;
-  // Who first asked for each module name, and as what: a missing import is reported at the line
-  // of the import, in the file that has it (QuickJS's error names neither).
+  // Who last asked for each module name, and as what: a missing import is reported at the line
+  // of the import, in the file that has it (QuickJS's error names neither). The last: the module
+  // being compiled asks anew, and two modules that import one missing file are two problems.
   const importers = new Map<string, { base: string; requested: string }>();
   let missing: string | undefined;
   const runtime = quickjs.newRuntime();
@@ -63,7 +64,7 @@ export async function workflowSyntaxProblems(
     },
     (base, requested) => {
       const name = normalizeModuleName(base, requested);
-      if (!importers.has(name)) importers.set(name, { base, requested });
+      importers.set(name, { base, requested });
       return name;
     },
   );
