@@ -80,9 +80,15 @@ describe('loadConfig', () => {
     expect(loadConfig(env({ PUBLIC_URL: 'https://pal.example.com/a/b//' })).publicServicePath).toBe(
       '/a/b/services',
     );
-    expect(() => loadConfig(env({ PUBLIC_URL: 'https://pal.example.com/a;b' }))).toThrow(
-      'PUBLIC_URL: its path must not hold ";"',
-    );
+    for (const bad of [
+      'https://pal.example.com/a;b',
+      'https://pal.example.com//evil.example',
+      'https://pal.example.com/\\evil.example',
+      'https://pal.example.com/pal/..//evil.example',
+    ])
+      expect(() => loadConfig(env({ PUBLIC_URL: bad })), bad).toThrow(
+        'PUBLIC_URL: its path must not hold ";" nor begin with "//"',
+      );
   });
 
   it('treats an empty variable as unset', () => {

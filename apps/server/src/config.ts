@@ -180,11 +180,14 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('USER_ROOT', `must differ from SERVICE_ROOT (both are "${userRoot}")`);
   }
   const publicUrl = httpUrl('PUBLIC_URL', get('PUBLIC_URL') ?? defaultPublicUrl(host, port));
-  // Its path becomes the session cookie's Path, where a ";" would end the attribute.
-  if (publicPathOf(publicUrl).includes(';'))
+  // Its path starts the pages' addresses and becomes the session cookie's Path: a ";" would end
+  // the attribute, and a path beginning "//" (`https://x//evil.example`, or `/\evil.example` as
+  // the URL parser reads it) would make every Location and link lead to another host.
+  const publicPath = publicPathOf(publicUrl);
+  if (publicPath.includes(';') || publicPath.startsWith('//'))
     throw new ConfigError(
       'PUBLIC_URL',
-      `its path must not hold ";" (the session cookie's Path is made of it), got "${publicUrl}"`,
+      `its path must not hold ";" nor begin with "//" (the pages' addresses and the session cookie's Path start with it), got "${publicUrl}"`,
     );
   const dataDir = dataDirSetting(get('DATA_DIR') ?? CONFIG_DEFAULTS.DATA_DIR);
   const database = databaseSetting(
