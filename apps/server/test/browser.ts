@@ -3,7 +3,7 @@
 // gives every launch a fresh, empty profile of its own.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Screenshots of the pages, for people to look at (not compared). */
@@ -25,6 +25,66 @@ export async function launchChromium(): Promise<{ browser: Browser; close(): Pro
     ],
   });
   return { browser, close: () => browser.close() };
+}
+
+/** A browser context (a fresh cookie jar) and its page, with what went wrong on it. */
+export interface WatchedPage {
+  context: BrowserContext;
+  page: Page;
+  /** Script errors, uncaught exceptions and answers of status 400 or more, as they came. */
+  problems: string[];
+}
+
+/** A fresh cookie jar whose page records script errors and failed requests in `problems`. */
+export async function watchedPage(
+  browser: Browser,
+  options: Parameters<Browser['newContext']>[0] = {},
+): Promise<WatchedPage> {
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`${m.text()} ${m.location().url}`);
+  });
+  page.on('pageerror', (e) => problems.push(String(e)));
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
+  });
+  return { context, page, problems };
+}
+
+/**
+ * A zigzag across a session page's signature pad: with the mouse, or with a finger (CDP touch
+ * events, which Chromium delivers to the page as pointer events of pointerType "touch").
+ */
+export async function signPad(
+  page: Page,
+  signatureId: string,
+  by: 'mouse' | 'touch' = 'mouse',
+): Promise<void> {
+  const pad = page.locator(`[data-signature="${signatureId}"] canvas`);
+  // Kept clear of the sticky bar of buttons at the bottom of the window.
+  await pad.evaluate((el) => el.scrollIntoView({ block: 'center' }));
+  const box = (await pad.boundingBox())!;
+  const points = Array.from({ length: 16 }, (_, i) => ({
+    x: box.x + box.width * (0.12 + 0.05 * i),
+    y: box.y + box.height * (i % 2 === 0 ? 0.3 : 0.7),
+  }));
+  const [first, ...rest] = points;
+  if (by === 'mouse') {
+    await page.mouse.move(first!.x, first!.y);
+    await page.mouse.down();
+    for (const p of rest) await page.mouse.move(p.x, p.y, { steps: 3 });
+    await page.mouse.up();
+    return;
+  }
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [first!] });
+  for (const p of rest)
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [p] });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
 }
 
 /**

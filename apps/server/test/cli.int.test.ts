@@ -148,15 +148,19 @@ describe('pal CLI on a fresh DATA_DIR', () => {
     json(await pal(env, 'enterprise', 'create', 'Runners', '--json'));
     const never = join(dir.path, 'never-runs');
     mkdirSync(join(never, 'workflows'), { recursive: true });
-    writeFileSync(
-      join(never, 'pal.json'),
-      JSON.stringify({
-        id: 'never-runs',
-        modes: { transaction: true },
-        workflows: { main: 'workflows/main.js' },
-      }),
-    );
-    writeFileSync(join(never, 'workflows', 'main.js'), 'export function runWorkflow() {}\n');
+    /** A transaction-mode pal whose one module, `workflows/main.js`, is named `module`. */
+    const writePal = (module: string, source: string) => {
+      writeFileSync(
+        join(never, 'pal.json'),
+        JSON.stringify({
+          id: 'never-runs',
+          modes: { transaction: true },
+          workflows: { [module]: 'workflows/main.js' },
+        }),
+      );
+      writeFileSync(join(never, 'workflows', 'main.js'), source);
+    };
+    writePal('main', 'export function runWorkflow() {}\n');
     const refused = await pal(env, 'pal', 'deploy', never, '--enterprise', 'Runners');
     expect([refused.code, refused.stdout]).toEqual([1, '']);
     expect(refused.stderr).toMatch(
@@ -164,15 +168,7 @@ describe('pal CLI on a fresh DATA_DIR', () => {
         `^error: ${join(never, 'pal.json')}: workflows: no module the service runs \\("main"\\): it runs "transaction" in a transaction-mode pal`,
       ),
     );
-    writeFileSync(
-      join(never, 'pal.json'),
-      JSON.stringify({
-        id: 'never-runs',
-        modes: { transaction: true },
-        workflows: { transaction: 'workflows/main.js' },
-      }),
-    );
-    writeFileSync(join(never, 'workflows', 'main.js'), 'export function main() {}\n');
+    writePal('transaction', 'export function main() {}\n');
     const warned = await pal(env, 'pal', 'deploy', never, '--enterprise', 'Runners');
     expect(warned.code).toBe(0);
     expect(warned.stderr).toBe(

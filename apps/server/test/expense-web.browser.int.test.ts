@@ -12,11 +12,18 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PEOPLE, ensureDemoPeople } from '../src/domain/demo.js';
 import { deployPal } from '../src/domain/pals.js';
-import { inkedPixels, launchChromium, pdfPagesDrawn, SCREENSHOTS } from './browser.js';
+import {
+  inkedPixels,
+  launchChromium,
+  pdfPagesDrawn,
+  SCREENSHOTS,
+  signPad,
+  watchedPage,
+} from './browser.js';
 import { inkPng } from './documents.js';
 import { tempDir } from './helpers.js';
 import { PUBLIC_URL, startHarness, type Harness } from './harness.js';
@@ -63,25 +70,9 @@ afterAll(async () => {
   work.remove();
 });
 
-/** A fresh cookie jar whose page records script errors, CSP refusals and failed requests. */
-async function freshContext(device: keyof typeof DEVICES = 'desktop'): Promise<{
-  context: BrowserContext;
-  page: Page;
-  problems: string[];
-}> {
-  const context = await browser.newContext(DEVICES[device]);
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`${m.text()} ${m.location().url}`);
-  });
-  page.on('pageerror', (e) => problems.push(String(e)));
-  page.on('response', (r) => {
-    if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
-  });
-  return { context, page, problems };
-}
+/** A fresh cookie jar on one of DEVICES, whose page records errors and failed requests. */
+const freshContext = (device: keyof typeof DEVICES = 'desktop') =>
+  watchedPage(browser, DEVICES[device]);
 
 async function screenshot(page: Page, step: string): Promise<void> {
   // A page with documents is shown as a person sees it once pdf.js has drawn them (the earlier
@@ -96,35 +87,6 @@ async function seriousViolations(page: Page): Promise<string[]> {
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
-
-/**
- * A zigzag across a signature pad: with the mouse, or with a finger (CDP touch events, which
- * Chromium delivers to the page as pointer events of pointerType "touch").
- */
-async function sign(page: Page, signatureId: string, by: 'mouse' | 'touch'): Promise<void> {
-  const pad = page.locator(`[data-signature="${signatureId}"] canvas`);
-  // Kept clear of the sticky bar of buttons at the bottom of the window.
-  await pad.evaluate((el) => el.scrollIntoView({ block: 'center' }));
-  const box = (await pad.boundingBox())!;
-  const points = Array.from({ length: 16 }, (_, i) => ({
-    x: box.x + box.width * (0.12 + 0.05 * i),
-    y: box.y + box.height * (i % 2 === 0 ? 0.3 : 0.7),
-  }));
-  const [first, ...rest] = points;
-  if (by === 'mouse') {
-    await page.mouse.move(first!.x, first!.y);
-    await page.mouse.down();
-    for (const p of rest) await page.mouse.move(p.x, p.y, { steps: 3 });
-    await page.mouse.up();
-    return;
-  }
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [first!] });
-  for (const p of rest)
-    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [p] });
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-  await cdp.detach();
 }
 
 /** Records the pointerType of each pointerdown on the page, for pointerTypes() to read. */
@@ -268,7 +230,7 @@ describe('expense approval in Chromium', () => {
     await page.getByLabel('The receipts are attached to this claim.').check();
     await page.getByLabel('Receipts: a PDF, or a photo of them').setInputFiles(RECEIPTS);
     await watchPointers(page);
-    await sign(page, 'employee-signature', 'mouse');
+    await signPad(page, 'employee-signature', 'mouse');
     expect(await pointerTypes(page)).toEqual(['mouse']);
     expect(await page.locator('[data-marker="employee-signature"] img').count()).toBe(1);
     // Submitted with a wrong amount and no description: both said at once, each under its
@@ -415,7 +377,7 @@ describe('expense approval in Chromium', () => {
       ),
     ).toBe('manager-signature');
     await watchPointers(managerPage);
-    await sign(managerPage, 'manager-signature', 'touch');
+    await signPad(managerPage, 'manager-signature', 'touch');
     expect(await pointerTypes(managerPage)).toEqual(['touch']);
     expect(await managerPage.locator('[data-marker="manager-signature"] img').count()).toBe(1);
     await screenshot(managerPage, '4-manager-signed');

@@ -10,11 +10,11 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders } from '
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PEOPLE, ensureDemoPeople } from '../src/domain/demo.js';
 import { deployPal } from '../src/domain/pals.js';
-import { launchChromium } from './browser.js';
+import { launchChromium, signPad, watchedPage } from './browser.js';
 import { inkPng } from './documents.js';
 import { startHarness, type Harness } from './harness.js';
 
@@ -107,24 +107,7 @@ afterAll(async () => {
 });
 
 /** A fresh cookie jar whose page records script errors and failed requests. */
-async function freshContext(): Promise<{
-  context: BrowserContext;
-  page: Page;
-  problems: string[];
-}> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`${m.text()} ${m.location().url}`);
-  });
-  page.on('pageerror', (e) => problems.push(String(e)));
-  page.on('response', (r) => {
-    if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
-  });
-  return { context, page, problems };
-}
+const freshContext = () => watchedPage(browser, { viewport: { width: 1280, height: 900 } });
 
 /**
  * Every address the page holds (href, src, action and the data-* attributes that hold one), as
@@ -152,24 +135,6 @@ async function addressesOf(page: Page): Promise<string[]> {
 /** The addresses of the page that leave the mount (none expected). */
 async function outsideTheMount(page: Page): Promise<string[]> {
   return (await addressesOf(page)).filter((a) => !a.startsWith(`${publicUrl}/services/`));
-}
-
-/** A zigzag across a signature pad with the mouse. */
-async function sign(page: Page, signatureId: string): Promise<void> {
-  const pad = page.locator(`[data-signature="${signatureId}"] canvas`);
-  await pad.evaluate((el) => el.scrollIntoView({ block: 'center' }));
-  const box = (await pad.boundingBox())!;
-  await page.mouse.move(box.x + box.width * 0.1, box.y + box.height * 0.3);
-  await page.mouse.down();
-  for (let i = 1; i < 16; i++)
-    await page.mouse.move(
-      box.x + box.width * (0.1 + 0.05 * i),
-      box.y + box.height * (i % 2 ? 0.7 : 0.3),
-      {
-        steps: 3,
-      },
-    );
-  await page.mouse.up();
 }
 
 /** Presses a button of a page's form and waits for the page it redirects to, under the mount. */
@@ -250,7 +215,7 @@ describe('behind a proxy mounted at /pal', () => {
     await page.getByLabel('What was bought, and why').fill('Train to Geneva and back');
     await page.getByLabel('The receipts are attached to this claim.').check();
     await page.getByLabel('Receipts: a PDF, or a photo of them').setInputFiles(RECEIPTS);
-    await sign(page, 'employee-signature');
+    await signPad(page, 'employee-signature');
     const mailsBefore = h.mails.length;
     await press(page, 'Submit the claim');
     expect(await page.locator('#outcome').textContent()).toContain('Submitted CHF 184.60');
@@ -279,7 +244,7 @@ describe('behind a proxy mounted at /pal', () => {
     ]);
     await managerPage.waitForSelector('main[data-pads-ready="true"]');
     expect(await outsideTheMount(managerPage)).toEqual([]);
-    await sign(managerPage, 'manager-signature');
+    await signPad(managerPage, 'manager-signature');
     await press(managerPage, 'Approve and sign');
     expect(await managerPage.locator('#outcome').textContent()).toContain('Approved CHF 184.60');
 
