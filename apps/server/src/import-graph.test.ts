@@ -18,8 +18,9 @@ const serverDir = fileURLToPath(new URL('..', import.meta.url));
 //   it), so it ranks with config;
 // - documents/ (reading PDF and image files) is a leaf library the domain calls, like mail/;
 // - html.ts (escaping), text-cut.ts (cutting text to a bound), email-key.ts (the form addresses
-//   are compared in, which a migration computes too), folders.ts (making the service's folders),
-//   calendar-days.ts and setting-parsers.ts are leaves, with config;
+//   are compared in, which a migration computes too), json-walk.ts (a walk over parsed JSON that
+//   names paths), folders.ts (making the service's folders), calendar-days.ts and
+//   setting-parsers.ts are leaves, with config;
 // - server-processes.ts (the primary of several server processes) starts servers as server.ts
 //   does, and ranks with it.
 const RANKS: Record<string, number> = {
@@ -45,6 +46,7 @@ const RANKS: Record<string, number> = {
   'src/html.ts': 1,
   'src/text-cut.ts': 1,
   'src/email-key.ts': 1,
+  'src/json-walk.ts': 1,
   'src/folders.ts': 1,
   'src/calendar-days.ts': 1,
 };

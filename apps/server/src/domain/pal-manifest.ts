@@ -10,6 +10,7 @@ import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { isXmlText } from '@pal-workflow/validators';
 import { z } from 'zod';
 import { CONFIG_DEFAULTS } from '../config.js';
+import { memberPath, walkJson } from '../json-walk.js';
 import { InvalidArgumentError } from './errors.js';
 import { isInsideFolder, issueKey, text, type ManifestIssue } from './manifest-values.js';
 import { listProblem, MAX_SIGNATURES, zManifestDocuments } from './pal-document-manifest.js';
@@ -305,27 +306,22 @@ const MAX_TEXT_ISSUES = 20;
  */
 export function manifestTextIssues(json: unknown): ManifestIssue[] {
   const issues: ManifestIssue[] = [];
-  const stack: { value: unknown; key: string }[] = [{ value: json, key: '' }];
-  while (stack.length > 0 && issues.length < MAX_TEXT_ISSUES) {
-    const { value, key } = stack.pop()!;
-    if (typeof value === 'string') {
-      if (!isXmlText(value))
-        issues.push({
-          key,
-          message: 'holds a character that XML cannot carry (a control character)',
-        });
-    } else if (typeof value === 'object' && value !== null) {
-      const entries = Object.entries(value);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [name, child] = entries[i]!;
-        const at = Array.isArray(value) ? `${key}[${name}]` : key ? `${key}.${name}` : name;
-        if (!Array.isArray(value) && !isXmlText(name))
-          issues.push({ key: at, message: 'is a name that holds a character XML cannot carry' });
-        else stack.push({ value: child, key: at });
-      }
+  walkJson(json, (member) => {
+    if (!member.inArray && !isXmlText(member.key)) {
+      issues.push({
+        key: memberPath(member),
+        message: 'is a name that holds a character XML cannot carry',
+      });
+      return issues.length === MAX_TEXT_ISSUES ? 'stop' : 'skip';
     }
-  }
-  return issues.slice(0, MAX_TEXT_ISSUES);
+    if (typeof member.value === 'string' && !isXmlText(member.value))
+      issues.push({
+        key: memberPath(member),
+        message: 'holds a character that XML cannot carry (a control character)',
+      });
+    return issues.length === MAX_TEXT_ISSUES ? 'stop' : undefined;
+  });
+  return issues;
 }
 
 /** Validates a parsed pal.json. `file` names it in the errors. */

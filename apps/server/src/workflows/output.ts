@@ -4,6 +4,7 @@
 import type * as Wire from '@pal-workflow/types';
 import { zConsoleResult, zNameValueList, zTransactionResult } from '@pal-workflow/validators';
 import type { z } from 'zod';
+import { walkJson } from '../json-walk.js';
 
 /** The return value does not fit the response type. */
 export class OutputError extends Error {
@@ -33,39 +34,21 @@ export function fit<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
  * A key "__proto__" fails the run, naming where: JSON.parse keeps it as data, but zod's records
  * assign their entries, so `payload.data.__proto__` was dropped without a word (or, holding an
  * object, became the map's prototype). The request refuses the key in both formats (400), so the
- * answer does not carry it either. A stack with links to the parent, not recursion: a result may
- * nest as deep as JSON.parse allows.
+ * answer does not carry it either.
  */
 function refuseProtoKeys(value: unknown, what: string): void {
-  interface Visit {
-    value: object;
-    key: string | number;
-    parent: Visit | undefined;
-  }
-  if (typeof value !== 'object' || value === null) return;
   const found: string[] = [];
-  const stack: Visit[] = [{ value, key: '', parent: undefined }];
-  while (stack.length > 0 && found.length < 3) {
-    const visit = stack.pop()!;
-    const at = visit.value;
-    if (!Array.isArray(at) && Object.hasOwn(at, '__proto__')) found.push(pathOf(visit));
-    for (const [key, child] of Object.entries(at))
-      if (typeof child === 'object' && child !== null)
-        stack.push({ value: child, key: Array.isArray(at) ? Number(key) : key, parent: visit });
-  }
+  walkJson(value, (member) => {
+    if (member.inArray || member.key !== '__proto__') return;
+    found.push(member.parentPath);
+    return found.length === 3 ? 'stop' : undefined;
+  });
   if (found.length > 0)
     fail(
       `the workflow returned a value that is not a ${what}: ${found
         .map((where) => `${where === '' ? '(the value)' : where}: the key "__proto__" is reserved`)
         .join('; ')}`,
     );
-
-  function pathOf(visit: Visit): string {
-    let path = '';
-    for (let v: Visit | undefined = visit; v?.parent; v = v.parent)
-      path = (typeof v.key === 'number' ? `[${v.key}]` : `.${v.key}`) + path;
-    return path.replace(/^\./, '');
-  }
 }
 
 function fail(message: string): never {
