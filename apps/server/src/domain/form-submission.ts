@@ -12,7 +12,7 @@ import { checkPng } from '../documents/png-check.js';
 import { sniffUpload, type UploadKind } from '../documents/upload-sniff.js';
 import type { GivenSignature, StoredSignature } from './document-state.js';
 import type { SessionBasisView } from './session-view.js';
-import type { DraftFile, DraftSignature, FormDraft } from './sessions.js';
+import { COUNT, type DraftFile, type DraftSignature, type FormDraft } from './sessions.js';
 import { FieldType } from '@pal-workflow/types';
 import { isXmlText } from '@pal-workflow/validators';
 import { SIGNATURE_CONTROL_PREFIX } from './pal-document-manifest.js';
@@ -44,7 +44,6 @@ export const SIGNATURE_MAX_SIDE = 4000;
 export const TYPED_SIGNATURE_MAX = 2 * MAX_NAME_LENGTH + 1;
 /** The longest value of one field, in characters (as `pal.documents.setField` allows). */
 export const FIELD_VALUE_MAX = 65_536;
-const COUNT = new Intl.NumberFormat('en');
 const DATA_URL = /^data:image\/png;base64,([A-Za-z0-9+/]*={0,2})$/;
 const CONTROL_CHARACTERS = /\p{Cc}/u;
 /**

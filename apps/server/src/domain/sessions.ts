@@ -68,7 +68,8 @@ export const OUTCOME_TYPE_LENGTH = 100;
 /** The type of the last line that says how many messages were left out (a code, as INFO is). */
 export const MORE_MESSAGES = 'MORE_MESSAGES';
 
-const COUNT = new Intl.NumberFormat('en-US');
+/** Counts in messages people read: 65,536, not 65536. */
+export const COUNT = new Intl.NumberFormat('en-US');
 
 /** What the last action of a session did, as the page shows it. */
 export interface ActionOutcome {
